@@ -1,0 +1,50 @@
+//! ROS time abstractions and the [`PlayerClock`] that owns all playback time logic.
+//!
+//! - [`Time`], [`Duration`] and [`ClockType`]: integer nanoseconds, checked
+//!   arithmetic, `builtin_interfaces` conversions, and a clock tag so that
+//!   times of different clocks never mix silently.
+//! - [`Clock`]: one interface over [`SteadyClock`], [`SystemClock`],
+//!   [`RosClock`] and the player clocks, with jump handlers
+//!   ([`JumpThreshold`], [`JumpHandle`]), [`Rate`] and [`Timer`].
+//! - [`PlayerClock`]: playback time. [`TimeControllerClock`] controls time
+//!   (pause, rate, jump, `/clock` schedule); [`SimTimeClock`] follows an
+//!   external `/clock`, optionally extrapolating between samples.
+//! - [`TimeSource`]: every clock reads and waits through an injectable
+//!   source: [`MonotonicSource`] / [`SystemSource`] in production (precise
+//!   sleep: condition variable to just before the deadline, then a bounded
+//!   spin, see [`SpinPolicy`]), [`VirtualTimeSource`] in tests.
+#![warn(missing_docs)]
+
+mod clock;
+mod clock_publish;
+mod clock_type;
+mod duration;
+mod error;
+mod jump;
+mod player_clock;
+mod rate_timer;
+mod ros_clock;
+mod scale;
+mod sim_time;
+mod source;
+mod time;
+mod time_controller;
+mod virtual_source;
+
+pub use clock::{Clock, SteadyClock, SystemClock};
+pub use clock_publish::ClockPublisherMonitor;
+pub use clock_type::ClockType;
+pub use duration::{Duration, DurationMsg, NANOS_PER_SEC};
+pub use error::{ClockError, TimeError};
+pub use jump::{
+    ClockChange, JumpHandle, JumpRegistry, JumpThreshold, PostJumpCallback, PreJumpCallback,
+    TimeJump,
+};
+pub use player_clock::{create_player_clock, PlayerClock, PlayerClockOptions};
+pub use rate_timer::{Rate, Timer};
+pub use ros_clock::RosClock;
+pub use sim_time::{SimTimeClock, SimTimeConfig};
+pub use source::{MonotonicSource, SpinPolicy, SystemSource, TimeSource, WaitOutcome, WakeSignal};
+pub use time::{Time, TimeMsg};
+pub use time_controller::{TimeControllerClock, TimeControllerConfig};
+pub use virtual_source::VirtualTimeSource;

@@ -1,0 +1,213 @@
+//! Locating a bag's storage files and its metadata: a bag directory with `metadata.yaml`, a bag
+//! directory without one, or a single `.mcap`/`.db3` file.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, StorageError};
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation, METADATA_FILENAME};
+use crate::storage::{StorageId, StorageReader};
+
+/// A bag on disk: where its files are and what its metadata says.
+#[derive(Debug, Clone)]
+pub struct Bag {
+    /// The path the bag was opened from (directory or file).
+    pub path: PathBuf,
+    /// Storage files in order.
+    pub files: Vec<PathBuf>,
+    /// The bag's metadata (read from `metadata.yaml`, or computed from the files).
+    pub metadata: BagMetadata,
+    /// True when the metadata came from `metadata.yaml`.
+    pub has_metadata_file: bool,
+}
+
+/// Orders storage files by the split index rosbag2 appends (`name_10` after `name_9`).
+pub fn split_index_key(path: &Path) -> (String, u64) {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match stem
+        .rsplit_once('_')
+        .and_then(|(base, n)| Some((base.to_string(), n.parse().ok()?)))
+    {
+        Some((base, n)) => (base, n),
+        None => (stem, 0),
+    }
+}
+
+/// Storage files (`.mcap`, `.db3`) directly inside `dir`, in split order.
+pub fn storage_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| StorageError::io(dir, e))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("mcap" | "db3"))
+        })
+        .collect();
+    files.sort_by_key(|p| split_index_key(p));
+    Ok(files)
+}
+
+/// Builds bag metadata from opened storage files (what `reindex` writes).
+pub fn metadata_from_readers(readers: &[Box<dyn StorageReader>], bag_dir: &Path) -> BagMetadata {
+    let mut metadata = BagMetadata {
+        storage_identifier: readers
+            .first()
+            .map(|r| r.storage_id().as_str().to_string())
+            .unwrap_or_default(),
+        ..Default::default()
+    };
+    for reader in readers {
+        let relative = reader
+            .path()
+            .strip_prefix(bag_dir)
+            .unwrap_or(reader.path())
+            .to_string_lossy()
+            .into_owned();
+        metadata.relative_file_paths.push(relative.clone());
+        metadata.files.push(FileInformation {
+            path: relative,
+            ..reader.file_information()
+        });
+        for topic in reader.topics() {
+            match metadata
+                .topics_with_message_count
+                .iter_mut()
+                .find(|t| t.topic_metadata.name == topic.topic_metadata.name)
+            {
+                Some(known) => known.message_count += topic.message_count,
+                None => metadata
+                    .topics_with_message_count
+                    .push(TopicInformation { ..topic.clone() }),
+            }
+        }
+        if let Some(embedded) = reader.embedded_metadata() {
+            metadata.custom_data.extend(embedded.custom_data);
+            if metadata.ros_distro.is_empty() {
+                metadata.ros_distro = embedded.ros_distro;
+            }
+        }
+    }
+    metadata.recompute_totals_from_files();
+    metadata.bag_size = bag_size(readers.iter().map(|r| r.path()));
+    metadata
+}
+
+fn bag_size<'a>(files: impl Iterator<Item = &'a Path>) -> u64 {
+    files
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+impl Bag {
+    /// Locates a bag. A directory without `metadata.yaml` is read from its storage files (with a
+    /// warning); call [`Bag::metadata_from_files`] or `reindex` to compute its metadata.
+    pub fn locate(path: &Path) -> Result<Self> {
+        if path.is_file() {
+            StorageId::detect(path)?;
+            return Ok(Self {
+                path: path.to_path_buf(),
+                files: vec![path.to_path_buf()],
+                metadata: BagMetadata::default(),
+                has_metadata_file: false,
+            });
+        }
+        if !path.is_dir() {
+            return Err(StorageError::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no such bag (file or directory)",
+                ),
+            ));
+        }
+        if !path.join(METADATA_FILENAME).exists() {
+            let files = storage_files_in(path)?;
+            if files.is_empty() {
+                return Err(StorageError::corrupt(
+                    path,
+                    "not a bag: no metadata.yaml and no .mcap/.db3 files",
+                ));
+            }
+            log::warn!("{}: no {METADATA_FILENAME}; reading the storage files directly (`ros2bag-rs reindex` writes one)", path.display());
+            return Ok(Self {
+                path: path.to_path_buf(),
+                files,
+                metadata: BagMetadata::default(),
+                has_metadata_file: false,
+            });
+        }
+        let mut metadata = BagMetadata::read_from_dir(path)?;
+        if !metadata.compression_mode.is_empty() && metadata.compression_mode != "none" {
+            return Err(StorageError::InvalidArgument(format!(
+                "{}: rosbag2 {} compression ({}) is not supported; MCAP chunk compression is",
+                path.display(),
+                metadata.compression_mode,
+                metadata.compression_format
+            )));
+        }
+        let mut files = Vec::new();
+        for relative in &metadata.relative_file_paths {
+            let direct = path.join(relative);
+            // Early rosbag2 versions stored paths with the bag directory's name in front.
+            let by_name = Path::new(relative).file_name().map(|n| path.join(n));
+            match (direct.is_file(), by_name) {
+                (true, _) => files.push(direct),
+                (false, Some(p)) if p.is_file() => files.push(p),
+                _ => {
+                    return Err(StorageError::corrupt(
+                        path.join(METADATA_FILENAME),
+                        format!("lists '{relative}', which does not exist"),
+                    ))
+                }
+            }
+        }
+        metadata.bag_size = bag_size(files.iter().map(PathBuf::as_path));
+        Ok(Self {
+            path: path.to_path_buf(),
+            files,
+            metadata,
+            has_metadata_file: true,
+        })
+    }
+
+    /// The directory that holds the storage files.
+    pub fn dir(&self) -> &Path {
+        if self.path.is_dir() {
+            &self.path
+        } else {
+            self.path.parent().unwrap_or(Path::new("."))
+        }
+    }
+
+    /// Fills `metadata` from the opened storage files when the bag had no `metadata.yaml`.
+    pub fn metadata_from_files(&mut self, readers: &[Box<dyn StorageReader>]) {
+        if !self.has_metadata_file {
+            self.metadata = metadata_from_readers(readers, self.dir());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_files_sort_numerically() {
+        let mut v = vec![
+            PathBuf::from("b_10.mcap"),
+            PathBuf::from("b_9.mcap"),
+            PathBuf::from("b_0.mcap"),
+        ];
+        v.sort_by_key(|p| split_index_key(p));
+        assert_eq!(
+            v,
+            vec![
+                PathBuf::from("b_0.mcap"),
+                PathBuf::from("b_9.mcap"),
+                PathBuf::from("b_10.mcap")
+            ]
+        );
+    }
+}

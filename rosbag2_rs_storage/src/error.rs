@@ -1,0 +1,78 @@
+//! Typed errors of the storage layer. Every error names the file it concerns.
+
+use std::path::PathBuf;
+
+/// Result alias used throughout the storage layer.
+pub type Result<T, E = StorageError> = std::result::Result<T, E>;
+
+/// What went wrong while reading or writing a bag.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// An operating-system error on a file or directory.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory concerned.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file whose content is not what its format requires (truncated, corrupted, foreign).
+    #[error("{path}: {reason}")]
+    Corrupt {
+        /// The file concerned.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `metadata.yaml` could not be parsed or lacks required fields.
+    #[error("{path}: invalid metadata: {reason}")]
+    Metadata {
+        /// The metadata file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An SQLite error while accessing a `.db3` file.
+    #[error("{path}: sqlite: {source}")]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// An error reported by the MCAP library.
+    #[error("{path}: mcap: {source}")]
+    Mcap {
+        /// The MCAP file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: mcap::McapError,
+    },
+    /// The caller asked for something the bag or the options do not allow.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// The output location already exists; bags are never overwritten.
+    #[error("{0}: already exists, refusing to overwrite")]
+    AlreadyExists(PathBuf),
+}
+
+impl StorageError {
+    /// Builds an [`StorageError::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Builds a [`StorageError::Corrupt`] for `path`.
+    pub fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        Self::Corrupt {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+}

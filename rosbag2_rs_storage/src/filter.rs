@@ -1,0 +1,110 @@
+//! Topic selection shared by readers, the player and the recorder: an include list and regex,
+//! and an exclude list and regex, with `ros2 bag`'s semantics.
+
+use regex::Regex;
+
+use crate::error::{Result, StorageError};
+
+/// Which topics to read. Empty include criteria select every topic; exclusion always wins.
+#[derive(Debug, Clone, Default)]
+pub struct TopicFilter {
+    /// Topics selected by exact name.
+    pub topics: Vec<String>,
+    /// Topics selected by a regular expression matching the whole name.
+    pub regex: Option<Regex>,
+    /// Topics excluded by exact name.
+    pub exclude_topics: Vec<String>,
+    /// Topics excluded by a regular expression matching the whole name.
+    pub exclude_regex: Option<Regex>,
+}
+
+/// Compiles `pattern` so that it must match a whole topic name, as rosbag2's `regex_match` does.
+pub fn whole_name_regex(pattern: &str) -> Result<Regex> {
+    Regex::new(&format!("^(?:{pattern})$"))
+        .map_err(|e| StorageError::InvalidArgument(format!("invalid topic regex '{pattern}': {e}")))
+}
+
+impl TopicFilter {
+    /// Selects all topics.
+    pub fn all() -> Self {
+        Self::default()
+    }
+
+    /// Selects exactly the listed topics.
+    pub fn topics<S: Into<String>>(topics: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            topics: topics.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Builds a filter from command-line style strings, compiling the regexes.
+    pub fn from_parts(
+        topics: Vec<String>,
+        regex: Option<&str>,
+        exclude_topics: Vec<String>,
+        exclude_regex: Option<&str>,
+    ) -> Result<Self> {
+        Ok(Self {
+            topics,
+            regex: regex
+                .filter(|r| !r.is_empty())
+                .map(whole_name_regex)
+                .transpose()?,
+            exclude_topics,
+            exclude_regex: exclude_regex
+                .filter(|r| !r.is_empty())
+                .map(whole_name_regex)
+                .transpose()?,
+        })
+    }
+
+    /// True when no criterion is set.
+    pub fn is_all(&self) -> bool {
+        self.topics.is_empty()
+            && self.regex.is_none()
+            && self.exclude_topics.is_empty()
+            && self.exclude_regex.is_none()
+    }
+
+    /// Whether `topic` passes the filter.
+    pub fn matches(&self, topic: &str) -> bool {
+        if self.exclude_topics.iter().any(|t| t == topic)
+            || self
+                .exclude_regex
+                .as_ref()
+                .is_some_and(|r| r.is_match(topic))
+        {
+            return false;
+        }
+        if self.topics.is_empty() && self.regex.is_none() {
+            return true;
+        }
+        self.topics.iter().any(|t| t == topic)
+            || self.regex.as_ref().is_some_and(|r| r.is_match(topic))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn include_exclude_semantics() {
+        let f = TopicFilter::from_parts(
+            vec!["/a".into()],
+            Some("/cam/.*"),
+            vec!["/cam/raw".into()],
+            Some(".*debug"),
+        )
+        .unwrap();
+        assert!(f.matches("/a"));
+        assert!(f.matches("/cam/info"));
+        assert!(!f.matches("/cam/raw"));
+        assert!(!f.matches("/cam/debug"));
+        assert!(!f.matches("/b"));
+        assert!(!f.matches("/x/cam/info"), "regex must match the whole name");
+        assert!(TopicFilter::all().matches("/anything"));
+        assert!(TopicFilter::from_parts(vec![], Some("("), vec![], None).is_err());
+    }
+}

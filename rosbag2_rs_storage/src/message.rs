@@ -1,0 +1,75 @@
+//! The bag model: topics, message definitions and serialized messages.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::qos::QosProfile;
+
+/// Everything a bag records about one topic.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TopicMetadata {
+    /// Fully qualified topic name, e.g. `/chatter`.
+    pub name: String,
+    /// Message type, e.g. `std_msgs/msg/String`.
+    pub type_name: String,
+    /// Serialization format of the payloads, `cdr` for ROS 2.
+    pub serialization_format: String,
+    /// QoS profiles offered by the publishers seen while recording.
+    pub offered_qos_profiles: Vec<QosProfile>,
+    /// `RIHS01_...` type description hash, empty when unknown.
+    pub type_description_hash: String,
+}
+
+impl TopicMetadata {
+    /// A CDR topic with no recorded QoS and no type hash.
+    pub fn new(name: impl Into<String>, type_name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            type_name: type_name.into(),
+            serialization_format: "cdr".into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// The definition of a message type as stored in a bag (MCAP schema, SQLite `message_definitions`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MessageDefinition {
+    /// Message type, e.g. `std_msgs/msg/String`.
+    pub topic_type: String,
+    /// `ros2msg`, `ros2idl`, or empty when the definition is unknown.
+    pub encoding: String,
+    /// The full definition text, dependencies appended after `====` separators.
+    pub encoded_message_definition: String,
+    /// `RIHS01_...` type description hash, empty when unknown.
+    pub type_description_hash: String,
+}
+
+/// One recorded message: its topic, timestamps and CDR bytes.
+///
+/// The payload is a [`Bytes`] so that readers can hand out slices of a memory-mapped file or a
+/// decompressed chunk without copying, and writers and caches can share it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SerializedMessage {
+    /// Topic name, shared between all messages of the topic.
+    pub topic: Arc<str>,
+    /// Time the message was received by the recorder, in ns (ROS time).
+    pub recv_timestamp: i64,
+    /// Time the message was sent by its publisher, in ns; equals `recv_timestamp` when unknown.
+    pub send_timestamp: i64,
+    /// Serialized payload including the 4-byte CDR encapsulation header.
+    pub data: Bytes,
+}
+
+impl SerializedMessage {
+    /// A message whose send time is unknown (set to the receive time).
+    pub fn new(topic: Arc<str>, recv_timestamp: i64, data: impl Into<Bytes>) -> Self {
+        Self {
+            topic,
+            recv_timestamp,
+            send_timestamp: recv_timestamp,
+            data: data.into(),
+        }
+    }
+}

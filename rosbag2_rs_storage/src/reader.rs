@@ -1,0 +1,223 @@
+//! The sequential reader: one or more bags, each of one or more files, read as a single stream
+//! in receive-time order, with topic filters and index-based seeking.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+
+use crate::bag::Bag;
+use crate::error::{Result, StorageError};
+use crate::filter::TopicFilter;
+use crate::message::{MessageDefinition, SerializedMessage};
+use crate::metadata::TopicInformation;
+use crate::msgdefs::MessageDefinitionCache;
+use crate::storage::{open_reader, OpenMode, StorageReader};
+
+/// Reads bags message by message in receive-time order. Ties are broken by the order the bags
+/// were given and, within a bag, by file order.
+pub struct SequentialReader {
+    bags: Vec<Bag>,
+    sources: Vec<Box<dyn StorageReader>>,
+    heads: Vec<Option<SerializedMessage>>,
+    heap: BinaryHeap<Reverse<(i64, usize)>>,
+    primed: bool,
+    topics: Vec<TopicInformation>,
+    definitions: Vec<MessageDefinition>,
+    current_source: Option<usize>,
+}
+
+impl SequentialReader {
+    /// Opens one bag (directory or single file).
+    pub fn open(path: &Path) -> Result<Self> {
+        Self::open_many(&[path.to_path_buf()])
+    }
+
+    /// Opens several bags to be read merged in time order.
+    pub fn open_many(paths: &[PathBuf]) -> Result<Self> {
+        if paths.is_empty() {
+            return Err(StorageError::InvalidArgument("no bag given".into()));
+        }
+        let mut bags = Vec::new();
+        let mut sources: Vec<Box<dyn StorageReader>> = Vec::new();
+        let mut topics: Vec<TopicInformation> = Vec::new();
+        let mut definitions: Vec<MessageDefinition> = Vec::new();
+        for path in paths {
+            let mut bag = Bag::locate(path)?;
+            let first = sources.len();
+            for file in &bag.files {
+                sources.push(open_reader(file, OpenMode::Strict)?);
+            }
+            bag.metadata_from_files(&sources[first..]);
+            let file_topics = sources[first..].iter().flat_map(|s| s.topics().iter());
+            for topic in bag
+                .metadata
+                .topics_with_message_count
+                .iter()
+                .chain(file_topics)
+            {
+                match topics
+                    .iter()
+                    .position(|t| t.topic_metadata.name == topic.topic_metadata.name)
+                {
+                    None => topics.push(topic.clone()),
+                    Some(i)
+                        if topics[i].topic_metadata.type_name != topic.topic_metadata.type_name =>
+                    {
+                        return Err(StorageError::InvalidArgument(format!(
+                            "topic '{}' has type '{}' in one bag and '{}' in {}",
+                            topic.topic_metadata.name,
+                            topics[i].topic_metadata.type_name,
+                            topic.topic_metadata.type_name,
+                            path.display()
+                        )));
+                    }
+                    Some(_) => {}
+                }
+            }
+            for source in &sources[first..] {
+                for def in source.message_definitions() {
+                    if !definitions.iter().any(|d| d.topic_type == def.topic_type) {
+                        definitions.push(def.clone());
+                    }
+                }
+            }
+            bags.push(bag);
+        }
+        // Message counts: per bag from its metadata; summed over bags.
+        for topic in &mut topics {
+            topic.message_count = bags
+                .iter()
+                .filter_map(|b| b.metadata.topic(&topic.topic_metadata.name))
+                .map(|t| t.message_count)
+                .sum();
+        }
+        let heads = vec![None; sources.len()];
+        Ok(Self {
+            bags,
+            sources,
+            heads,
+            heap: BinaryHeap::new(),
+            primed: false,
+            topics,
+            definitions,
+            current_source: None,
+        })
+    }
+
+    /// The bags being read.
+    pub fn bags(&self) -> &[Bag] {
+        &self.bags
+    }
+
+    /// All topics of all bags, with message counts summed.
+    pub fn topics(&self) -> &[TopicInformation] {
+        &self.topics
+    }
+
+    /// Receive time of the earliest message of all bags, ns.
+    pub fn start_time(&self) -> i64 {
+        self.bags
+            .iter()
+            .filter(|b| b.metadata.message_count > 0)
+            .map(|b| b.metadata.starting_time)
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Receive time of the latest message of all bags, ns.
+    pub fn end_time(&self) -> i64 {
+        self.bags
+            .iter()
+            .filter(|b| b.metadata.message_count > 0)
+            .map(|b| b.metadata.end_time())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The stored definition of `type_name`, or one looked up in `cache` when the bag has none.
+    pub fn message_definition(
+        &self,
+        type_name: &str,
+        cache: &mut MessageDefinitionCache,
+    ) -> MessageDefinition {
+        self.definitions
+            .iter()
+            .find(|d| d.topic_type == type_name && !d.encoded_message_definition.is_empty())
+            .cloned()
+            .unwrap_or_else(|| cache.definition(type_name))
+    }
+
+    /// The file the last message came from.
+    pub fn current_file(&self) -> Option<&Path> {
+        self.current_source.map(|i| self.sources[i].path())
+    }
+
+    /// Restricts reading to the topics `filter` selects, from the next message on.
+    pub fn set_filter(&mut self, filter: &TopicFilter) -> Result<()> {
+        for source in &mut self.sources {
+            source.set_filter(filter);
+        }
+        for i in 0..self.heads.len() {
+            if self.heads[i]
+                .as_ref()
+                .is_some_and(|m| !filter.matches(&m.topic))
+            {
+                self.heads[i] = None;
+                self.heap.retain(|Reverse((_, s))| *s != i);
+                self.pull(i)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Repositions every file so that the next message is the first with receive time `>= time_ns`.
+    pub fn seek(&mut self, time_ns: i64) -> Result<()> {
+        for source in &mut self.sources {
+            source.seek(time_ns)?;
+        }
+        self.heap.clear();
+        self.heads.iter_mut().for_each(|h| *h = None);
+        self.primed = false;
+        Ok(())
+    }
+
+    fn pull(&mut self, i: usize) -> Result<()> {
+        if let Some(m) = self.sources[i].read_next()? {
+            self.heap.push(Reverse((m.recv_timestamp, i)));
+            self.heads[i] = Some(m);
+        }
+        Ok(())
+    }
+
+    /// The next message in receive-time order, or `None` at the end.
+    pub fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
+        if self.sources.len() == 1 {
+            let m = self.sources[0].read_next()?;
+            self.current_source = Some(0);
+            return Ok(m);
+        }
+        if !self.primed {
+            for i in 0..self.sources.len() {
+                if self.heads[i].is_none() {
+                    self.pull(i)?;
+                }
+            }
+            self.primed = true;
+        }
+        let Some(Reverse((_, i))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        let message = self.heads[i].take();
+        self.current_source = Some(i);
+        self.pull(i)?;
+        Ok(message)
+    }
+}
+
+impl Iterator for SequentialReader {
+    type Item = Result<SerializedMessage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.read_next().transpose()
+    }
+}

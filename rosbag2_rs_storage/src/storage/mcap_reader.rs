@@ -1,0 +1,785 @@
+//! MCAP storage reader.
+//!
+//! The file is memory-mapped; payloads of uncompressed chunks are handed out as slices of the
+//! mapping and payloads of compressed chunks as slices of the decompressed chunk, so no message
+//! is copied. Messages come out in log-time (receive-time) order: chunks are taken in order of
+//! their start time, chunks whose time ranges overlap are decoded together and merged, and a
+//! chunk whose messages are out of order is sorted. Seeking skips whole chunks by their index.
+//!
+//! A file with a summary section is opened from it without touching the data. A file without
+//! one (written without a summary, or cut short by a crash) is scanned record by record; in
+//! [`OpenMode::Strict`] a truncated or corrupted file is an error, in [`OpenMode::Recover`]
+//! every intact chunk is read and the rest skipped with a warning.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::{OpenMode, StorageId, StorageReader};
+use crate::error::{Result, StorageError};
+use crate::filter::TopicFilter;
+use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use crate::qos;
+
+const OP_SCHEMA: u8 = 0x03;
+const OP_CHANNEL: u8 = 0x04;
+const OP_MESSAGE: u8 = 0x05;
+const OP_CHUNK: u8 = 0x06;
+const OP_METADATA: u8 = 0x0C;
+const OP_DATA_END: u8 = 0x0F;
+/// Loose (unchunked) message records are grouped into runs of at most this many.
+const LOOSE_RUN: usize = 4096;
+/// Refuse to allocate more than this for one decompressed chunk (guards corrupted headers).
+const MAX_CHUNK: u64 = 1 << 34;
+
+/// Where the records of one decodable unit live.
+#[derive(Debug, Clone)]
+enum Unit {
+    /// A chunk record at this file offset.
+    Chunk { offset: u64 },
+    /// A byte range of top-level records holding loose messages.
+    Records { start: u64, end: u64 },
+}
+
+#[derive(Debug, Clone)]
+struct UnitRef {
+    start_time: u64,
+    end_time: u64,
+    file_offset: u64,
+    unit: Unit,
+}
+
+/// Message statistics gathered by a scan.
+struct ScanStats {
+    first: u64,
+    last: u64,
+    count: u64,
+}
+
+impl Default for ScanStats {
+    fn default() -> Self {
+        Self {
+            first: u64::MAX,
+            last: 0,
+            count: 0,
+        }
+    }
+}
+
+/// A run of loose message records being gathered by a scan.
+#[derive(Default)]
+struct LooseRun {
+    start: u64,
+    end: u64,
+    times: Option<(u64, u64)>,
+    len: usize,
+}
+
+impl LooseRun {
+    fn add(&mut self, record_start: u64, record_end: u64, t: u64) {
+        if self.len == 0 {
+            self.start = record_start;
+        }
+        self.end = record_end;
+        self.times = Some(self.times.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+        self.len += 1;
+    }
+
+    fn flush_into(&mut self, units: &mut Vec<UnitRef>) {
+        if let Some((start_time, end_time)) = self.times.take() {
+            units.push(UnitRef {
+                start_time,
+                end_time,
+                file_offset: self.start,
+                unit: Unit::Records {
+                    start: self.start,
+                    end: self.end,
+                },
+            });
+        }
+        self.len = 0;
+    }
+}
+
+#[derive(Debug, Clone)]
+struct ChannelEntry {
+    topic: Arc<str>,
+    topic_index: usize,
+    selected: bool,
+}
+
+/// Reads one `.mcap` file.
+pub struct McapReader {
+    path: PathBuf,
+    data: Bytes,
+    channels: Vec<Option<ChannelEntry>>,
+    /// Schema id -> type name, for channels met during a scan.
+    schema_ids: HashMap<u16, String>,
+    topics: Vec<TopicInformation>,
+    definitions: Vec<MessageDefinition>,
+    units: Vec<UnitRef>,
+    info: FileInformation,
+    embedded: Option<BagMetadata>,
+    seek_time: u64,
+    next_unit: usize,
+    pending: std::vec::IntoIter<SerializedMessage>,
+}
+
+fn le_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes(b[at..at + 2].try_into().unwrap())
+}
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// Iterates `(opcode, body range)` over a buffer of records; stops with an error at a record
+/// that runs past the end.
+struct Records<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl Iterator for Records<'_> {
+    type Item = std::result::Result<(u8, usize, usize), String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.buf.len() {
+            return None;
+        }
+        if self.buf.len() - self.pos < 9 {
+            self.pos = self.buf.len();
+            return Some(Err(format!("record header cut off at offset {}", self.pos)));
+        }
+        let op = self.buf[self.pos];
+        let len = le_u64(self.buf, self.pos + 1);
+        let body = self.pos + 9;
+        if len > (self.buf.len() - body) as u64 {
+            let at = self.pos;
+            self.pos = self.buf.len();
+            return Some(Err(format!(
+                "record (opcode 0x{op:02x}) at offset {at} runs past the end ({len} bytes)"
+            )));
+        }
+        self.pos = body + len as usize;
+        Some(Ok((op, body, self.pos)))
+    }
+}
+
+/// The parsed fixed part of a chunk record body.
+struct ChunkHeader {
+    start_time: u64,
+    end_time: u64,
+    uncompressed_size: u64,
+    uncompressed_crc: u32,
+    compression: String,
+    /// Range of the compressed records within the file.
+    records: std::ops::Range<usize>,
+}
+
+fn parse_chunk_header(
+    data: &[u8],
+    body: usize,
+    end: usize,
+) -> std::result::Result<ChunkHeader, String> {
+    let b = &data[body..end];
+    if b.len() < 8 + 8 + 8 + 4 + 4 {
+        return Err("chunk header too short".into());
+    }
+    let clen = le_u32(b, 28) as usize;
+    let after_name = 32usize
+        .checked_add(clen)
+        .filter(|&n| n + 8 <= b.len())
+        .ok_or("chunk compression name out of bounds")?;
+    let compression = std::str::from_utf8(&b[32..after_name])
+        .map_err(|_| "chunk compression name is not UTF-8")?
+        .to_string();
+    let records_len = le_u64(b, after_name);
+    let records_start = after_name + 8;
+    if records_len != (b.len() - records_start) as u64 {
+        return Err(format!(
+            "chunk records length {records_len} disagrees with the record size"
+        ));
+    }
+    Ok(ChunkHeader {
+        start_time: le_u64(b, 0),
+        end_time: le_u64(b, 8),
+        uncompressed_size: le_u64(b, 16),
+        uncompressed_crc: le_u32(b, 24),
+        compression,
+        records: body + records_start..end,
+    })
+}
+
+impl McapReader {
+    /// Opens `path`; see the module documentation for what `mode` changes.
+    pub fn open(path: &Path, mode: OpenMode) -> Result<Self> {
+        let file = std::fs::File::open(path).map_err(|e| StorageError::io(path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| StorageError::io(path, e))?
+            .len();
+        if len < mcap::MAGIC.len() as u64 {
+            return Err(StorageError::corrupt(
+                path,
+                format!("not an MCAP file: only {len} bytes"),
+            ));
+        }
+        // SAFETY: the mapping is read-only; bags are not modified while they are read.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
+        let data = Bytes::from_owner(map);
+        if !data.starts_with(mcap::MAGIC) {
+            return Err(StorageError::corrupt(path, "not an MCAP file: bad magic"));
+        }
+        let mut reader = Self {
+            path: path.to_path_buf(),
+            data,
+            channels: Vec::new(),
+            schema_ids: HashMap::new(),
+            topics: Vec::new(),
+            definitions: Vec::new(),
+            units: Vec::new(),
+            info: FileInformation {
+                path: file_name(path),
+                ..Default::default()
+            },
+            embedded: None,
+            seek_time: 0,
+            next_unit: 0,
+            pending: Vec::new().into_iter(),
+        };
+        let complete = reader.data.len() >= 16 && reader.data.ends_with(mcap::MAGIC);
+        let summary = if complete {
+            mcap::Summary::read(&reader.data)
+        } else {
+            Ok(None)
+        };
+        match summary {
+            Ok(Some(summary)) if reader.open_from_summary(&summary)? => {}
+            Ok(_) if complete => reader.scan(OpenMode::Strict)?,
+            Ok(_) if mode == OpenMode::Strict => {
+                return Err(StorageError::corrupt(path, "truncated MCAP file (no footer): the writer did not finish it; `ros2bag-rs reindex` recovers it"));
+            }
+            Err(e) if mode == OpenMode::Strict => {
+                return Err(StorageError::corrupt(
+                    path,
+                    format!("corrupted MCAP summary ({e}); `ros2bag-rs reindex` recovers the data"),
+                ));
+            }
+            _ => reader.scan(OpenMode::Recover)?,
+        }
+        reader.units.sort_by_key(|u| (u.start_time, u.file_offset));
+        Ok(reader)
+    }
+
+    /// Whether the file lacks a valid footer and summary (it needs repair to be read strictly).
+    pub fn needs_repair(path: &Path) -> Result<bool> {
+        match Self::open(path, OpenMode::Strict) {
+            Ok(_) => Ok(false),
+            Err(StorageError::Corrupt { .. }) => Ok(true),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn corrupt(&self, reason: impl Into<String>) -> StorageError {
+        StorageError::corrupt(&self.path, reason)
+    }
+
+    /// Uses the summary section; returns false when it lacks what is needed (chunk indexes for
+    /// chunked data, statistics), so that the caller scans instead.
+    fn open_from_summary(&mut self, summary: &mcap::Summary) -> Result<bool> {
+        let Some(stats) = &summary.stats else {
+            return Ok(false);
+        };
+        if summary.chunk_indexes.is_empty() && stats.message_count > 0 {
+            return Ok(false);
+        }
+        let mut schemas: Vec<_> = summary.schemas.values().collect();
+        schemas.sort_by_key(|s| s.id);
+        for schema in schemas {
+            self.add_schema(&schema.name, &schema.encoding, &schema.data);
+        }
+        let mut channels: Vec<_> = summary.channels.values().collect();
+        channels.sort_by_key(|c| c.id);
+        for ch in channels {
+            let type_name = ch
+                .schema
+                .as_ref()
+                .map(|s| s.name.clone())
+                .unwrap_or_default();
+            self.add_channel(
+                ch.id,
+                &ch.topic,
+                &type_name,
+                &ch.message_encoding,
+                &ch.metadata,
+            );
+        }
+        for (id, count) in &stats.channel_message_counts {
+            if let Some(Some(entry)) = self.channels.get(*id as usize) {
+                self.topics[entry.topic_index].message_count += count;
+            }
+        }
+        for ci in &summary.chunk_indexes {
+            if ci.chunk_start_offset + ci.chunk_length > self.data.len() as u64 {
+                return Err(self.corrupt(format!(
+                    "chunk index points past the end of the file (offset {})",
+                    ci.chunk_start_offset
+                )));
+            }
+            self.units.push(UnitRef {
+                start_time: ci.message_start_time,
+                end_time: ci.message_end_time,
+                file_offset: ci.chunk_start_offset,
+                unit: Unit::Chunk {
+                    offset: ci.chunk_start_offset,
+                },
+            });
+        }
+        if stats.message_count > 0 {
+            self.info.starting_time = stats.message_start_time as i64;
+            self.info.duration = stats
+                .message_end_time
+                .saturating_sub(stats.message_start_time) as i64;
+        }
+        self.info.message_count = stats.message_count;
+        if let Some(index) = summary
+            .metadata_indexes
+            .iter()
+            .find(|m| m.name == "rosbag2")
+        {
+            match mcap::read::metadata(&self.data, index) {
+                Ok(record) => self.set_embedded(&record.metadata),
+                Err(e) => log::warn!(
+                    "{}: unreadable rosbag2 metadata record: {e}",
+                    self.path.display()
+                ),
+            }
+        }
+        Ok(true)
+    }
+
+    /// Reads the file record by record, building the unit list, topics and statistics.
+    fn scan(&mut self, mode: OpenMode) -> Result<()> {
+        let data = self.data.clone();
+        let mut stats = ScanStats::default();
+        let mut run = LooseRun::default();
+        let mut records = Records {
+            buf: &data,
+            pos: mcap::MAGIC.len(),
+        };
+        while let Some(record) = records.next() {
+            let (op, body, end) = match record {
+                Ok(r) => r,
+                Err(reason) => {
+                    self.damaged(mode, format!("truncated MCAP file: {reason}"))?;
+                    break;
+                }
+            };
+            let record_start = (body - 9) as u64;
+            match op {
+                OP_SCHEMA | OP_CHANNEL => {
+                    if let Err(reason) = self.register_record(op, &data[body..end]) {
+                        self.damaged(mode, reason)?;
+                    }
+                }
+                OP_MESSAGE if end - body >= 22 => {
+                    let t = le_u64(&data, body + 6);
+                    run.add(record_start, end as u64, t);
+                    self.count_message(le_u16(&data, body), t, &mut stats);
+                    if run.len >= LOOSE_RUN {
+                        run.flush_into(&mut self.units);
+                    }
+                }
+                OP_MESSAGE => self.damaged(
+                    mode,
+                    format!("message record at offset {record_start} is too short"),
+                )?,
+                OP_CHUNK => {
+                    run.flush_into(&mut self.units);
+                    match self.scan_chunk(record_start, &mut stats) {
+                        Ok(unit) => self.units.push(unit),
+                        Err(reason) => self.damaged(mode, reason)?,
+                    }
+                }
+                OP_METADATA => match mcap::parse_record(op, &data[body..end]) {
+                    Ok(mcap::records::Record::Metadata(m)) if m.name == "rosbag2" => {
+                        self.set_embedded(&m.metadata)
+                    }
+                    Ok(_) => {}
+                    Err(e) => self.damaged(
+                        mode,
+                        format!("bad metadata record at offset {record_start}: {e}"),
+                    )?,
+                },
+                OP_DATA_END => break,
+                // Indexes, attachments and statistics are not needed to read messages; a run of
+                // loose messages may span them.
+                _ => {}
+            }
+        }
+        run.flush_into(&mut self.units);
+        if stats.count > 0 {
+            self.info.starting_time = stats.first as i64;
+            self.info.duration = (stats.last - stats.first) as i64;
+        }
+        self.info.message_count = stats.count;
+        Ok(())
+    }
+
+    /// A damaged part of the file: an error when strict, a warning when recovering.
+    fn damaged(&self, mode: OpenMode, reason: String) -> Result<()> {
+        match mode {
+            OpenMode::Strict => Err(self.corrupt(reason)),
+            OpenMode::Recover => {
+                log::warn!("{}: {reason}; skipping it", self.path.display());
+                Ok(())
+            }
+        }
+    }
+
+    /// Decodes a chunk found by a scan: registers its schemas and channels, counts messages.
+    fn scan_chunk(
+        &mut self,
+        offset: u64,
+        stats: &mut ScanStats,
+    ) -> std::result::Result<UnitRef, String> {
+        let (header, records) = self.decompress_chunk(offset)?;
+        let mut times = (u64::MAX, 0u64);
+        for record in (Records {
+            buf: &records,
+            pos: 0,
+        }) {
+            let (op, body, end) = record.map_err(|e| format!("chunk at offset {offset}: {e}"))?;
+            match op {
+                OP_SCHEMA | OP_CHANNEL => self.register_record(op, &records[body..end])?,
+                OP_MESSAGE if end - body >= 22 => {
+                    let t = le_u64(&records, body + 6);
+                    times = (times.0.min(t), times.1.max(t));
+                    self.count_message(le_u16(&records, body), t, stats);
+                }
+                OP_MESSAGE => {
+                    return Err(format!(
+                        "chunk at offset {offset}: message record too short"
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if times.0 == u64::MAX {
+            times = (header.start_time, header.end_time);
+        }
+        Ok(UnitRef {
+            start_time: times.0,
+            end_time: times.1,
+            file_offset: offset,
+            unit: Unit::Chunk { offset },
+        })
+    }
+
+    fn count_message(&mut self, channel: u16, t: u64, stats: &mut ScanStats) {
+        stats.first = stats.first.min(t);
+        stats.last = stats.last.max(t);
+        stats.count += 1;
+        if let Some(Some(entry)) = self.channels.get(channel as usize) {
+            self.topics[entry.topic_index].message_count += 1;
+        }
+    }
+
+    fn register_record(&mut self, op: u8, body: &[u8]) -> std::result::Result<(), String> {
+        match mcap::parse_record(op, body)
+            .map_err(|e| format!("bad record (opcode 0x{op:02x}): {e}"))?
+        {
+            mcap::records::Record::Schema { header, data } => {
+                if !self.definitions.iter().any(|d| d.topic_type == header.name) {
+                    self.add_schema(&header.name, &header.encoding, &data);
+                }
+                self.schema_ids.insert(header.id, header.name);
+            }
+            mcap::records::Record::Channel(ch) => {
+                let known = self
+                    .channels
+                    .get(ch.id as usize)
+                    .is_some_and(Option::is_some);
+                if !known {
+                    let type_name = self
+                        .schema_ids
+                        .get(&ch.schema_id)
+                        .cloned()
+                        .unwrap_or_default();
+                    self.add_channel(
+                        ch.id,
+                        &ch.topic,
+                        &type_name,
+                        &ch.message_encoding,
+                        &ch.metadata,
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn add_schema(&mut self, name: &str, encoding: &str, data: &[u8]) {
+        self.definitions.push(MessageDefinition {
+            topic_type: name.to_string(),
+            encoding: encoding.to_string(),
+            encoded_message_definition: String::from_utf8_lossy(data).into_owned(),
+            type_description_hash: String::new(),
+        });
+    }
+
+    fn add_channel(
+        &mut self,
+        id: u16,
+        topic: &str,
+        type_name: &str,
+        encoding: &str,
+        metadata: &BTreeMap<String, String>,
+    ) {
+        let topic_index = match self
+            .topics
+            .iter()
+            .position(|t| t.topic_metadata.name == topic)
+        {
+            Some(i) => i,
+            None => {
+                let offered_qos_profiles = metadata
+                    .get("offered_qos_profiles")
+                    .map(|text| {
+                        qos::parse_profiles(text).unwrap_or_else(|e| {
+                            log::warn!("{}: topic '{topic}': unreadable offered_qos_profiles ({e}); ignoring them", self.path.display());
+                            Vec::new()
+                        })
+                    })
+                    .unwrap_or_default();
+                self.topics.push(TopicInformation {
+                    topic_metadata: TopicMetadata {
+                        name: topic.to_string(),
+                        type_name: type_name.to_string(),
+                        serialization_format: encoding.to_string(),
+                        offered_qos_profiles,
+                        type_description_hash: metadata
+                            .get("topic_type_hash")
+                            .cloned()
+                            .unwrap_or_default(),
+                    },
+                    message_count: 0,
+                });
+                self.topics.len() - 1
+            }
+        };
+        let shared: Arc<str> = self
+            .channels
+            .iter()
+            .flatten()
+            .find(|c| c.topic_index == topic_index)
+            .map(|c| c.topic.clone())
+            .unwrap_or_else(|| topic.into());
+        if self.channels.len() <= id as usize {
+            self.channels.resize(id as usize + 1, None);
+        }
+        self.channels[id as usize] = Some(ChannelEntry {
+            topic: shared,
+            topic_index,
+            selected: true,
+        });
+    }
+
+    fn set_embedded(&mut self, metadata: &BTreeMap<String, String>) {
+        if let Some(text) = metadata.get("serialized_metadata") {
+            match BagMetadata::from_yaml_str(text, &self.path) {
+                Ok(m) => self.embedded = Some(m),
+                Err(e) => log::warn!("embedded rosbag2 metadata ignored: {e}"),
+            }
+        }
+    }
+
+    /// Reads and checks the chunk record at `offset`; returns its header and records.
+    fn decompress_chunk(&self, offset: u64) -> std::result::Result<(ChunkHeader, Bytes), String> {
+        let at = offset as usize;
+        let data = &self.data;
+        if data.len() < at + 9 || data[at] != OP_CHUNK {
+            return Err(format!("no chunk record at offset {offset}"));
+        }
+        let end = (at + 9)
+            .checked_add(le_u64(data, at + 1) as usize)
+            .filter(|&e| e <= data.len());
+        let end =
+            end.ok_or_else(|| format!("chunk at offset {offset} runs past the end of the file"))?;
+        let header = parse_chunk_header(data, at + 9, end)
+            .map_err(|e| format!("chunk at offset {offset}: {e}"))?;
+        if header.uncompressed_size > MAX_CHUNK {
+            return Err(format!(
+                "chunk at offset {offset}: implausible size {}",
+                header.uncompressed_size
+            ));
+        }
+        let compressed = &data[header.records.clone()];
+        let records = match header.compression.as_str() {
+            "" => data.slice(header.records.clone()),
+            "zstd" => zstd::bulk::decompress(compressed, header.uncompressed_size as usize)
+                .map(Bytes::from)
+                .map_err(|e| format!("chunk at offset {offset}: zstd: {e}"))?,
+            "lz4" => {
+                let mut out = Vec::with_capacity(header.uncompressed_size as usize);
+                lz4::Decoder::new(compressed)
+                    .and_then(|mut d| d.read_to_end(&mut out))
+                    .map_err(|e| format!("chunk at offset {offset}: lz4: {e}"))?;
+                Bytes::from(out)
+            }
+            other => {
+                return Err(format!(
+                    "chunk at offset {offset}: unsupported compression '{other}'"
+                ))
+            }
+        };
+        if records.len() as u64 != header.uncompressed_size {
+            return Err(format!(
+                "chunk at offset {offset}: {} bytes after decompression, header says {}",
+                records.len(),
+                header.uncompressed_size
+            ));
+        }
+        if header.uncompressed_crc != 0 && crc32fast::hash(&records) != header.uncompressed_crc {
+            return Err(format!(
+                "chunk at offset {offset}: CRC mismatch (data corrupted)"
+            ));
+        }
+        Ok((header, records))
+    }
+
+    /// Appends the selected messages at or after the seek time from one unit to `out`.
+    fn decode_unit(&self, unit: &UnitRef, out: &mut Vec<SerializedMessage>) -> Result<()> {
+        let (buf, range) = match unit.unit {
+            Unit::Chunk { offset } => {
+                let (_, records) = self.decompress_chunk(offset).map_err(|e| self.corrupt(e))?;
+                let len = records.len();
+                (records, 0..len)
+            }
+            Unit::Records { start, end } => (self.data.clone(), start as usize..end as usize),
+        };
+        let mut records = Records {
+            buf: &buf[..range.end],
+            pos: range.start,
+        };
+        while let Some(record) = records.next() {
+            let (op, body, end) = record.map_err(|e| self.corrupt(e))?;
+            if op != OP_MESSAGE || end - body < 22 {
+                continue;
+            }
+            let log_time = le_u64(&buf, body + 6);
+            if log_time < self.seek_time {
+                continue;
+            }
+            let Some(Some(channel)) = self.channels.get(le_u16(&buf, body) as usize) else {
+                continue;
+            };
+            if !channel.selected {
+                continue;
+            }
+            out.push(SerializedMessage {
+                topic: channel.topic.clone(),
+                recv_timestamp: log_time as i64,
+                send_timestamp: le_u64(&buf, body + 14) as i64,
+                data: buf.slice(body + 22..end),
+            });
+        }
+        Ok(())
+    }
+
+    /// Decodes the next group of units whose time ranges overlap, merged in time order.
+    fn load_next_group(&mut self) -> Result<()> {
+        let first = self.next_unit;
+        let mut end_time = self.units[first].end_time;
+        let mut last = first + 1;
+        while last < self.units.len() && self.units[last].start_time <= end_time {
+            end_time = end_time.max(self.units[last].end_time);
+            last += 1;
+        }
+        self.next_unit = last;
+        if end_time < self.seek_time {
+            return Ok(());
+        }
+        let mut group: Vec<&UnitRef> = self.units[first..last].iter().collect();
+        group.sort_by_key(|u| u.file_offset);
+        let mut out = Vec::new();
+        for unit in group {
+            self.decode_unit(unit, &mut out)?;
+        }
+        if !out.is_sorted_by_key(|m| m.recv_timestamp) {
+            out.sort_by_key(|m| m.recv_timestamp);
+        }
+        self.pending = out.into_iter();
+        Ok(())
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl StorageReader for McapReader {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn storage_id(&self) -> StorageId {
+        StorageId::Mcap
+    }
+
+    fn topics(&self) -> &[TopicInformation] {
+        &self.topics
+    }
+
+    fn message_definitions(&self) -> &[MessageDefinition] {
+        &self.definitions
+    }
+
+    fn set_filter(&mut self, filter: &TopicFilter) {
+        for entry in self.channels.iter_mut().flatten() {
+            entry.selected = filter.matches(&entry.topic);
+        }
+        let pending = std::mem::take(&mut self.pending);
+        self.pending = pending
+            .filter(|m| filter.matches(&m.topic))
+            .collect::<Vec<_>>()
+            .into_iter();
+    }
+
+    fn seek(&mut self, time_ns: i64) -> Result<()> {
+        self.seek_time = time_ns.max(0) as u64;
+        self.next_unit = 0;
+        self.pending = Vec::new().into_iter();
+        Ok(())
+    }
+
+    fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
+        loop {
+            if let Some(message) = self.pending.next() {
+                return Ok(Some(message));
+            }
+            if self.next_unit >= self.units.len() {
+                return Ok(None);
+            }
+            self.load_next_group()?;
+        }
+    }
+
+    fn file_information(&self) -> FileInformation {
+        self.info.clone()
+    }
+
+    fn embedded_metadata(&self) -> Option<BagMetadata> {
+        self.embedded.clone()
+    }
+}

@@ -1,0 +1,253 @@
+//! MCAP storage writer in rosbag2's layout: profile `ros2`, `ros2msg` schemas, `cdr` channels
+//! with `offered_qos_profiles` and `topic_type_hash` metadata, log time = receive time, publish
+//! time = send time, and a `rosbag2` metadata record.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use mcap::records::{MessageHeader, Metadata};
+use mcap::write::NoSeek;
+
+use super::blockfile::BlockFile;
+use super::{StorageWriter, WriterOptions};
+use crate::error::{Result, StorageError};
+use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::metadata::BagMetadata;
+use crate::qos;
+
+type Sink = mcap::Writer<NoSeek<BlockFile>>;
+
+/// Bytes an MCAP message record adds to its payload (opcode, length, header).
+const MESSAGE_RECORD_OVERHEAD: u64 = 1 + 8 + 2 + 4 + 8 + 8;
+
+/// Writes one `.mcap` file.
+pub struct McapWriter {
+    path: PathBuf,
+    writer: Option<Sink>,
+    /// topic name -> (channel id, next sequence number)
+    channels: HashMap<Arc<str>, (u16, u32)>,
+    schemas: HashMap<String, u16>,
+    position: Arc<AtomicU64>,
+    /// Record bytes written since `position` last moved: the part still in the chunk buffer.
+    pending: u64,
+    last_position: u64,
+    metadata: Option<String>,
+}
+
+/// Translates a rosbag2 preset and compression override into MCAP write options.
+fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
+    let base = mcap::WriteOptions::new()
+        .profile("ros2")
+        .library(format!(
+            "rosbag2-rs {}; {}",
+            env!("CARGO_PKG_VERSION"),
+            mcap::LIBRARY_IDENTIFIER
+        ))
+        .disable_seeking(true)
+        .compression_threads(0);
+    let (mut opts, mut compression) = match options.preset.as_str() {
+        "" | "none" => (base.chunk_size(Some(options.chunk_size)), None),
+        "fastwrite" => (
+            base.use_chunks(false).calculate_summary_section_crc(false),
+            None,
+        ),
+        "zstd_fast" => (
+            base.chunk_size(Some(options.chunk_size))
+                .compression_level(1)
+                .calculate_chunk_crcs(false),
+            Some(mcap::Compression::Zstd),
+        ),
+        "zstd_small" => (
+            base.chunk_size(Some(4 << 20)).compression_level(19),
+            Some(mcap::Compression::Zstd),
+        ),
+        other => return Err(StorageError::InvalidArgument(format!(
+            "unknown MCAP storage preset '{other}' (valid: none, fastwrite, zstd_fast, zstd_small)"
+        ))),
+    };
+    if let Some(c) = &options.compression {
+        compression = match c.as_str() {
+            "" | "none" => None,
+            "zstd" => Some(mcap::Compression::Zstd),
+            "lz4" => Some(mcap::Compression::Lz4),
+            other => {
+                return Err(StorageError::InvalidArgument(format!(
+                    "unknown MCAP compression '{other}' (valid: none, lz4, zstd)"
+                )))
+            }
+        };
+    }
+    if compression.is_some() && options.preset == "fastwrite" {
+        return Err(StorageError::InvalidArgument(
+            "the 'fastwrite' preset writes no chunks and cannot compress".into(),
+        ));
+    }
+    opts = opts.compression(compression);
+    Ok(opts)
+}
+
+impl McapWriter {
+    /// Creates `path` (which must not exist) and writes the MCAP header.
+    pub fn create(path: PathBuf, options: &WriterOptions) -> Result<Self> {
+        let opts = write_options(options)?;
+        let file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| StorageError::io(&path, e))?;
+        let sink = BlockFile::new(file);
+        let position = sink.position_counter();
+        let writer = opts
+            .create(NoSeek::new(sink))
+            .map_err(|e| StorageError::Mcap {
+                path: path.clone(),
+                source: e,
+            })?;
+        Ok(Self {
+            path,
+            writer: Some(writer),
+            channels: HashMap::new(),
+            schemas: HashMap::new(),
+            position,
+            pending: 0,
+            last_position: 0,
+            metadata: None,
+        })
+    }
+
+    fn mcap_err(&self, source: mcap::McapError) -> StorageError {
+        match source {
+            mcap::McapError::Io(e) => StorageError::io(&self.path, e),
+            source => StorageError::Mcap {
+                path: self.path.clone(),
+                source,
+            },
+        }
+    }
+
+    fn sink(&mut self) -> Result<&mut Sink> {
+        self.writer.as_mut().ok_or_else(|| {
+            StorageError::InvalidArgument(format!("{}: already finished", self.path.display()))
+        })
+    }
+}
+
+impl StorageWriter for McapWriter {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn create_topic(
+        &mut self,
+        topic: &TopicMetadata,
+        definition: &MessageDefinition,
+    ) -> Result<()> {
+        if self.channels.contains_key(topic.name.as_str()) {
+            return Ok(());
+        }
+        let schema_id = match self.schemas.get(&topic.type_name) {
+            Some(id) => *id,
+            None => {
+                let (encoding, text) = (
+                    definition.encoding.as_str(),
+                    definition.encoded_message_definition.as_bytes(),
+                );
+                let id = self
+                    .sink()?
+                    .add_schema(&topic.type_name, encoding, text)
+                    .map_err(|e| self.mcap_err(e))?;
+                self.schemas.insert(topic.type_name.clone(), id);
+                id
+            }
+        };
+        let metadata = [
+            (
+                "offered_qos_profiles".to_string(),
+                qos::serialize_profiles(&topic.offered_qos_profiles),
+            ),
+            (
+                "topic_type_hash".to_string(),
+                topic.type_description_hash.clone(),
+            ),
+        ]
+        .into();
+        let id = self
+            .sink()?
+            .add_channel(
+                schema_id,
+                &topic.name,
+                &topic.serialization_format,
+                &metadata,
+            )
+            .map_err(|e| self.mcap_err(e))?;
+        self.channels.insert(topic.name.as_str().into(), (id, 0));
+        Ok(())
+    }
+
+    fn write(&mut self, message: &SerializedMessage) -> Result<()> {
+        let Some((channel_id, sequence)) = self.channels.get_mut(&message.topic) else {
+            return Err(StorageError::InvalidArgument(format!(
+                "{}: topic '{}' was not created before writing to it",
+                self.path.display(),
+                message.topic
+            )));
+        };
+        let header = MessageHeader {
+            channel_id: *channel_id,
+            sequence: *sequence,
+            log_time: message.recv_timestamp.max(0) as u64,
+            publish_time: message.send_timestamp.max(0) as u64,
+        };
+        *sequence = sequence.wrapping_add(1);
+        let result = self.sink()?.write_to_known_channel(&header, &message.data);
+        result.map_err(|e| self.mcap_err(e))?;
+        let position = self.position.load(Ordering::Relaxed);
+        if position != self.last_position {
+            self.last_position = position;
+            self.pending = 0;
+        }
+        self.pending += message.data.len() as u64 + MESSAGE_RECORD_OVERHEAD;
+        Ok(())
+    }
+
+    fn bytes_written(&self) -> u64 {
+        self.position
+            .load(Ordering::Relaxed)
+            .max(self.last_position)
+            + self.pending
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        let result = self.sink()?.flush();
+        result.map_err(|e| self.mcap_err(e))
+    }
+
+    fn update_metadata(&mut self, metadata: &BagMetadata) -> Result<()> {
+        self.metadata = Some(metadata.to_yaml_string());
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        let Some(mut writer) = self.writer.take() else {
+            return Ok(());
+        };
+        if let Some(serialized) = self.metadata.take() {
+            let record = Metadata {
+                name: "rosbag2".into(),
+                metadata: [("serialized_metadata".to_string(), serialized)].into(),
+            };
+            writer
+                .write_metadata(&record)
+                .map_err(|e| self.mcap_err(e))?;
+        }
+        writer.finish().map_err(|e| self.mcap_err(e))?;
+        writer
+            .into_inner()
+            .into_inner()
+            .sync()
+            .map_err(|e| StorageError::io(&self.path, e))
+    }
+}

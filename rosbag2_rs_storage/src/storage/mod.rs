@@ -1,0 +1,171 @@
+//! Storage plugins behind one pair of traits, and detection of a file's storage.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, StorageError};
+use crate::filter::TopicFilter;
+use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+
+pub mod blockfile;
+pub mod mcap_reader;
+pub mod mcap_writer;
+pub mod sqlite_reader;
+pub mod sqlite_writer;
+
+/// The storage formats this crate reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StorageId {
+    /// MCAP (`.mcap`), the default.
+    Mcap,
+    /// SQLite3 (`.db3`).
+    Sqlite3,
+}
+
+impl StorageId {
+    /// The identifier used in `metadata.yaml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Mcap => "mcap",
+            Self::Sqlite3 => "sqlite3",
+        }
+    }
+
+    /// File extension including the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Mcap => ".mcap",
+            Self::Sqlite3 => ".db3",
+        }
+    }
+
+    /// Parses `mcap` or `sqlite3`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "mcap" => Ok(Self::Mcap),
+            "sqlite3" => Ok(Self::Sqlite3),
+            other => Err(StorageError::InvalidArgument(format!(
+                "unknown storage '{other}' (expected 'mcap' or 'sqlite3')"
+            ))),
+        }
+    }
+
+    /// Detects the storage of a file from its first bytes, falling back to its extension.
+    pub fn detect(path: &Path) -> Result<Self> {
+        use std::io::Read;
+        let mut head = [0u8; 16];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut head))
+            .map_err(|e| StorageError::io(path, e))?;
+        if head[..n].starts_with(mcap::MAGIC) {
+            return Ok(Self::Mcap);
+        }
+        if head[..n].starts_with(b"SQLite format 3\0") {
+            return Ok(Self::Sqlite3);
+        }
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("mcap") => Ok(Self::Mcap),
+            Some("db3") => Ok(Self::Sqlite3),
+            _ => Err(StorageError::corrupt(
+                path,
+                "neither an MCAP nor an SQLite3 file",
+            )),
+        }
+    }
+}
+
+/// How strictly a damaged file is treated when opened for reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpenMode {
+    /// A truncated or corrupted file is an error.
+    #[default]
+    Strict,
+    /// Read every intact part of a damaged file and skip the rest with a warning (reindex).
+    Recover,
+}
+
+/// Reads one storage file in receive-time order.
+pub trait StorageReader: Send {
+    /// The file being read.
+    fn path(&self) -> &Path;
+    /// Its storage format.
+    fn storage_id(&self) -> StorageId;
+    /// All topics in the file with their message counts.
+    fn topics(&self) -> &[TopicInformation];
+    /// The message definitions stored in the file.
+    fn message_definitions(&self) -> &[MessageDefinition];
+    /// Restricts subsequent reads to the topics `filter` selects.
+    fn set_filter(&mut self, filter: &TopicFilter);
+    /// Repositions so that the next message is the first with receive time `>= time_ns`, using
+    /// the storage's index.
+    fn seek(&mut self, time_ns: i64) -> Result<()>;
+    /// The next message in receive-time order (ties in file order), or `None` at the end.
+    fn read_next(&mut self) -> Result<Option<SerializedMessage>>;
+    /// File statistics: first and last receive time and the message count.
+    fn file_information(&self) -> FileInformation;
+    /// The `metadata.yaml` a rosbag2 writer embedded in the file, if any.
+    fn embedded_metadata(&self) -> Option<BagMetadata>;
+}
+
+/// Writes one storage file.
+pub trait StorageWriter: Send {
+    /// The file being written.
+    fn path(&self) -> &Path;
+    /// Registers a topic and its type's definition; must precede the topic's first message.
+    fn create_topic(&mut self, topic: &TopicMetadata, definition: &MessageDefinition)
+        -> Result<()>;
+    /// Appends one message.
+    fn write(&mut self, message: &SerializedMessage) -> Result<()>;
+    /// Bytes written to the file so far (an estimate while buffers are pending).
+    fn bytes_written(&self) -> u64;
+    /// Makes everything written so far durable in the file's own terms (a finished chunk, a
+    /// committed transaction), so a crash after this loses nothing before it.
+    fn flush(&mut self) -> Result<()>;
+    /// Stores the bag's metadata inside the file (MCAP metadata record, SQLite `metadata` table).
+    fn update_metadata(&mut self, metadata: &BagMetadata) -> Result<()>;
+    /// Finishes the file (summary, indexes) and closes it.
+    fn finish(self: Box<Self>) -> Result<()>;
+}
+
+/// Writer options shared by the storage plugins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriterOptions {
+    /// Storage format.
+    pub storage: StorageId,
+    /// rosbag2 storage preset: MCAP `none`, `fastwrite`, `zstd_fast`, `zstd_small`; SQLite `none`, `resilient`.
+    pub preset: String,
+    /// MCAP chunk compression: `none`, `lz4` or `zstd`; overrides the preset's compression.
+    pub compression: Option<String>,
+    /// MCAP chunk size in bytes.
+    pub chunk_size: u64,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        Self {
+            storage: StorageId::Mcap,
+            preset: "none".into(),
+            compression: None,
+            chunk_size: 768 * 1024,
+        }
+    }
+}
+
+/// Opens a storage file for reading, detecting its format.
+pub fn open_reader(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>> {
+    Ok(match StorageId::detect(path)? {
+        StorageId::Mcap => Box::new(mcap_reader::McapReader::open(path, mode)?),
+        StorageId::Sqlite3 => Box::new(sqlite_reader::SqliteReader::open(path)?),
+    })
+}
+
+/// Creates a new storage file for writing; `path` must not exist.
+pub fn create_writer(path: PathBuf, options: &WriterOptions) -> Result<Box<dyn StorageWriter>> {
+    if path.exists() {
+        return Err(StorageError::AlreadyExists(path));
+    }
+    Ok(match options.storage {
+        StorageId::Mcap => Box::new(mcap_writer::McapWriter::create(path, options)?),
+        StorageId::Sqlite3 => Box::new(sqlite_writer::SqliteWriter::create(path, &options.preset)?),
+    })
+}

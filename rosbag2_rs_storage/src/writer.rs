@@ -1,0 +1,262 @@
+//! The bag writer: creates a bag directory, writes topics and messages through a storage
+//! plugin, splits files by size, duration or on demand, and keeps `metadata.yaml` correct after
+//! every split and at close.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{Result, StorageError};
+use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use crate::msgdefs::MessageDefinitionCache;
+use crate::storage::{create_writer, StorageWriter, WriterOptions};
+
+/// How to write a bag.
+#[derive(Debug, Clone, Default)]
+pub struct BagWriterOptions {
+    /// The bag directory to create; it must not exist.
+    pub uri: PathBuf,
+    /// Storage plugin options.
+    pub storage: WriterOptions,
+    /// Split when a file reaches this many bytes (0: never).
+    pub max_bagfile_size: u64,
+    /// Split when a file spans this many ns of receive time (0: never).
+    pub max_bagfile_duration: i64,
+    /// User key/value pairs stored in the metadata.
+    pub custom_data: BTreeMap<String, String>,
+}
+
+/// A file change: the writer closed one file and opened the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitEvent {
+    /// The file that was closed.
+    pub closed_file: PathBuf,
+    /// The file that was opened.
+    pub opened_file: PathBuf,
+}
+
+type SplitCallback = Box<dyn FnMut(&SplitEvent) + Send>;
+
+/// Writes a bag; see the module documentation.
+pub struct BagWriter {
+    options: BagWriterOptions,
+    storage: Option<Box<dyn StorageWriter>>,
+    metadata: BagMetadata,
+    topic_index: HashMap<Arc<str>, usize>,
+    definitions: Vec<MessageDefinition>,
+    definition_cache: MessageDefinitionCache,
+    file: FileInformation,
+    split_callback: Option<SplitCallback>,
+}
+
+impl BagWriter {
+    /// Creates the bag directory and its first file.
+    pub fn create(options: BagWriterOptions) -> Result<Self> {
+        if options.max_bagfile_duration < 0 {
+            return Err(StorageError::InvalidArgument(
+                "max bag file duration must not be negative".into(),
+            ));
+        }
+        let dir = &options.uri;
+        if dir.exists() {
+            return Err(StorageError::AlreadyExists(dir.clone()));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| StorageError::io(dir, e))?;
+        let metadata = BagMetadata {
+            storage_identifier: options.storage.storage.as_str().to_string(),
+            custom_data: options.custom_data.clone(),
+            ros_distro: std::env::var("ROS_DISTRO").unwrap_or_default(),
+            ..Default::default()
+        };
+        let mut writer = Self {
+            options,
+            storage: None,
+            metadata,
+            topic_index: HashMap::new(),
+            definitions: Vec::new(),
+            definition_cache: MessageDefinitionCache::new(),
+            file: FileInformation::default(),
+            split_callback: None,
+        };
+        writer.open_next_file()?;
+        Ok(writer)
+    }
+
+    /// Calls `callback` on every split.
+    pub fn on_split(&mut self, callback: impl FnMut(&SplitEvent) + Send + 'static) {
+        self.split_callback = Some(Box::new(callback));
+    }
+
+    /// The bag directory.
+    pub fn dir(&self) -> &Path {
+        &self.options.uri
+    }
+
+    /// The metadata as of now (totals cover closed files only until the next split or close).
+    pub fn metadata(&self) -> &BagMetadata {
+        &self.metadata
+    }
+
+    /// The file being written.
+    pub fn current_file(&self) -> Option<&Path> {
+        self.storage.as_deref().map(|s| s.path())
+    }
+
+    fn open_next_file(&mut self) -> Result<()> {
+        let dir = &self.options.uri;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "bag".into());
+        let relative = format!(
+            "{name}_{}{}",
+            self.metadata.relative_file_paths.len(),
+            self.options.storage.storage.extension()
+        );
+        let mut storage = create_writer(dir.join(&relative), &self.options.storage)?;
+        for (info, def) in self
+            .metadata
+            .topics_with_message_count
+            .iter()
+            .zip(&self.definitions)
+        {
+            storage.create_topic(&info.topic_metadata, def)?;
+        }
+        self.metadata.relative_file_paths.push(relative.clone());
+        self.file = FileInformation {
+            path: relative,
+            ..Default::default()
+        };
+        self.storage = Some(storage);
+        Ok(())
+    }
+
+    fn storage(&mut self) -> Result<&mut Box<dyn StorageWriter>> {
+        self.storage
+            .as_mut()
+            .ok_or_else(|| StorageError::InvalidArgument("bag writer is closed".into()))
+    }
+
+    /// Registers a topic. Without a definition, one is looked up (`AMENT_PREFIX_PATH`, then the
+    /// bundled interfaces); an unknown type is recorded with an empty definition and a warning.
+    pub fn create_topic(
+        &mut self,
+        topic: &TopicMetadata,
+        definition: Option<MessageDefinition>,
+    ) -> Result<()> {
+        if self.topic_index.contains_key(topic.name.as_str()) {
+            return Ok(());
+        }
+        let definition = definition
+            .filter(|d| !d.encoded_message_definition.is_empty())
+            .unwrap_or_else(|| self.definition_cache.definition(&topic.type_name));
+        self.storage()?.create_topic(topic, &definition)?;
+        self.topic_index.insert(
+            topic.name.as_str().into(),
+            self.metadata.topics_with_message_count.len(),
+        );
+        self.metadata
+            .topics_with_message_count
+            .push(TopicInformation {
+                topic_metadata: topic.clone(),
+                message_count: 0,
+            });
+        self.definitions.push(definition);
+        Ok(())
+    }
+
+    /// Writes a message to a created topic, splitting first or after as the limits require.
+    pub fn write(&mut self, message: &SerializedMessage) -> Result<()> {
+        let Some(&index) = self.topic_index.get(&message.topic) else {
+            return Err(StorageError::InvalidArgument(format!(
+                "topic '{}' was not created before writing to it",
+                message.topic
+            )));
+        };
+        let limit = self.options.max_bagfile_duration;
+        if limit > 0
+            && self.file.message_count > 0
+            && message.recv_timestamp - self.file.starting_time >= limit
+        {
+            self.split()?;
+        }
+        self.storage()?.write(message)?;
+        let file = &mut self.file;
+        if file.message_count == 0 {
+            file.starting_time = message.recv_timestamp;
+        } else if message.recv_timestamp < file.starting_time {
+            file.duration += file.starting_time - message.recv_timestamp;
+            file.starting_time = message.recv_timestamp;
+        }
+        file.duration = file
+            .duration
+            .max(message.recv_timestamp - file.starting_time);
+        file.message_count += 1;
+        self.metadata.topics_with_message_count[index].message_count += 1;
+        let max_size = self.options.max_bagfile_size;
+        if max_size > 0 && self.storage()?.bytes_written() >= max_size {
+            self.split()?;
+        }
+        Ok(())
+    }
+
+    /// Makes everything written so far durable in the current file (see [`StorageWriter::flush`]).
+    pub fn flush(&mut self) -> Result<()> {
+        self.storage()?.flush()
+    }
+
+    fn close_current_file(&mut self) -> Result<Option<PathBuf>> {
+        let Some(mut storage) = self.storage.take() else {
+            return Ok(None);
+        };
+        self.metadata.files.push(self.file.clone());
+        self.metadata.recompute_totals_from_files();
+        storage.update_metadata(&self.metadata)?;
+        let path = storage.path().to_path_buf();
+        storage.finish()?;
+        self.metadata.bag_size += std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.metadata.write_to_dir(&self.options.uri)?;
+        Ok(Some(path))
+    }
+
+    /// Closes the current file and continues in a new one.
+    pub fn split(&mut self) -> Result<()> {
+        let Some(closed_file) = self.close_current_file()? else {
+            return Err(StorageError::InvalidArgument("bag writer is closed".into()));
+        };
+        self.open_next_file()?;
+        let event = SplitEvent {
+            closed_file,
+            opened_file: self
+                .current_file()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+        };
+        log::info!(
+            "split bag: closed {}, writing {}",
+            event.closed_file.display(),
+            event.opened_file.display()
+        );
+        if let Some(callback) = &mut self.split_callback {
+            callback(&event);
+        }
+        Ok(())
+    }
+
+    /// Finishes the last file and writes the final `metadata.yaml`; returns the metadata.
+    pub fn close(mut self) -> Result<BagMetadata> {
+        self.close_current_file()?;
+        Ok(std::mem::take(&mut self.metadata))
+    }
+}
+
+impl Drop for BagWriter {
+    fn drop(&mut self) {
+        if self.storage.is_some() {
+            if let Err(e) = self.close_current_file() {
+                log::error!("closing bag {} failed: {e}", self.options.uri.display());
+            }
+        }
+    }
+}
