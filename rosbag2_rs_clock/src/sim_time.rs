@@ -385,18 +385,27 @@ impl PlayerClock for SimTimeClock {
         }
         let ros = time.nanos();
         let _feed = self.feed.lock();
-        let previous = self.state.lock().latest;
+        let (previous, reported) = {
+            let st = self.state.lock();
+            (st.latest, self.estimate(&st, self.source.now()).value)
+        };
         let jump = match previous {
             None => TimeJump {
                 clock_change: ClockChange::RosTimeActivated,
                 delta: Duration::from_nanos(ros),
             },
+            // Backward: the jump as seen by readers (from the reported time).
+            Some(prev) if ros < prev => TimeJump {
+                clock_change: ClockChange::RosTimeNoChange,
+                delta: Duration::from_nanos(ros.saturating_sub(reported).min(-1)),
+            },
+            // Forward: the step of the source.
             Some(prev) => TimeJump {
                 clock_change: ClockChange::RosTimeNoChange,
                 delta: Duration::from_nanos(ros.saturating_sub(prev)),
             },
         };
-        let backward = jump.delta.is_negative();
+        let backward = previous.is_some_and(|p| ros < p);
         self.jumps.notify_pre(&jump);
         {
             let mut st = self.state.lock();

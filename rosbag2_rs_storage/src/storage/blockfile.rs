@@ -10,8 +10,9 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 /// Small writes are gathered up to this size before they go to the kernel.
 const BUFFER: usize = 1 << 20;
@@ -30,8 +31,6 @@ pub struct BlockFile {
     kicked: u64,
     /// Everything below this offset is on disk and dropped from the cache.
     settled: u64,
-    /// Shared view of `written + buffer.len()` for size-based splitting.
-    position: Arc<AtomicU64>,
     writeback: bool,
 }
 
@@ -44,14 +43,13 @@ impl BlockFile {
             written: 0,
             kicked: 0,
             settled: 0,
-            position: Arc::new(AtomicU64::new(0)),
             writeback: true,
         }
     }
 
-    /// A counter that follows the logical file size as bytes are written.
-    pub fn position_counter(&self) -> Arc<AtomicU64> {
-        Arc::clone(&self.position)
+    /// The logical file size: bytes written, including those still buffered.
+    pub fn position(&self) -> u64 {
+        self.written + self.buffer.len() as u64
     }
 
     /// Writes buffered bytes to the kernel and waits until the whole file is on disk.
@@ -60,7 +58,8 @@ impl BlockFile {
         self.file.sync_data()
     }
 
-    fn drain_buffer(&mut self) -> io::Result<()> {
+    /// Hands buffered bytes to the kernel, after which they survive the process being killed.
+    pub fn drain_buffer(&mut self) -> io::Result<()> {
         if !self.buffer.is_empty() {
             self.file.write_all(&self.buffer)?;
             self.written += self.buffer.len() as u64;
@@ -123,13 +122,48 @@ impl Write for BlockFile {
             }
             self.buffer.extend_from_slice(data);
         }
-        self.position
-            .store(self.written + self.buffer.len() as u64, Ordering::Relaxed);
         Ok(data.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
         self.drain_buffer()
+    }
+}
+
+/// A [`BlockFile`] shared between the MCAP writer that owns the stream and the storage plugin,
+/// which drains it at durability points without finishing a chunk early.
+#[derive(Clone)]
+pub struct SharedBlockFile(Arc<Mutex<BlockFile>>);
+
+impl SharedBlockFile {
+    /// Wraps a newly created, empty file.
+    pub fn new(file: File) -> Self {
+        Self(Arc::new(Mutex::new(BlockFile::new(file))))
+    }
+
+    /// See [`BlockFile::position`].
+    pub fn position(&self) -> u64 {
+        self.0.lock().position()
+    }
+
+    /// See [`BlockFile::drain_buffer`].
+    pub fn drain_buffer(&self) -> io::Result<()> {
+        self.0.lock().drain_buffer()
+    }
+
+    /// See [`BlockFile::sync`].
+    pub fn sync(&self) -> io::Result<()> {
+        self.0.lock().sync()
+    }
+}
+
+impl Write for SharedBlockFile {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.0.lock().write(data)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.lock().flush()
     }
 }
 
@@ -153,10 +187,7 @@ mod tests {
             sink.write_all(&chunk).unwrap();
             expected.extend_from_slice(&chunk);
         }
-        assert_eq!(
-            sink.position_counter().load(Ordering::Relaxed),
-            expected.len() as u64
-        );
+        assert_eq!(sink.position(), expected.len() as u64);
         sink.sync().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), expected);
     }

@@ -5,20 +5,19 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use mcap::records::{MessageHeader, Metadata};
 use mcap::write::NoSeek;
 
-use super::blockfile::BlockFile;
+use super::blockfile::SharedBlockFile;
 use super::{StorageWriter, WriterOptions};
 use crate::error::{Result, StorageError};
 use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::BagMetadata;
 use crate::qos;
 
-type Sink = mcap::Writer<NoSeek<BlockFile>>;
+type Sink = mcap::Writer<NoSeek<SharedBlockFile>>;
 
 /// Bytes an MCAP message record adds to its payload (opcode, length, header).
 const MESSAGE_RECORD_OVERHEAD: u64 = 1 + 8 + 2 + 4 + 8 + 8;
@@ -30,8 +29,9 @@ pub struct McapWriter {
     /// topic name -> (channel id, next sequence number)
     channels: HashMap<Arc<str>, (u16, u32)>,
     schemas: HashMap<String, u16>,
-    position: Arc<AtomicU64>,
-    /// Record bytes written since `position` last moved: the part still in the chunk buffer.
+    file: SharedBlockFile,
+    chunked: bool,
+    /// Record bytes written since the file position last moved: the part still in the chunk buffer.
     pending: u64,
     last_position: u64,
     metadata: Option<String>,
@@ -64,9 +64,11 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
             base.chunk_size(Some(4 << 20)).compression_level(19),
             Some(mcap::Compression::Zstd),
         ),
-        other => return Err(StorageError::InvalidArgument(format!(
+        other => {
+            return Err(StorageError::InvalidArgument(format!(
             "unknown MCAP storage preset '{other}' (valid: none, fastwrite, zstd_fast, zstd_small)"
-        ))),
+        )))
+        }
     };
     if let Some(c) = &options.compression {
         compression = match c.as_str() {
@@ -98,10 +100,9 @@ impl McapWriter {
             .create_new(true)
             .open(&path)
             .map_err(|e| StorageError::io(&path, e))?;
-        let sink = BlockFile::new(file);
-        let position = sink.position_counter();
+        let file = SharedBlockFile::new(file);
         let writer = opts
-            .create(NoSeek::new(sink))
+            .create(NoSeek::new(file.clone()))
             .map_err(|e| StorageError::Mcap {
                 path: path.clone(),
                 source: e,
@@ -111,7 +112,8 @@ impl McapWriter {
             writer: Some(writer),
             channels: HashMap::new(),
             schemas: HashMap::new(),
-            position,
+            file,
+            chunked: options.preset != "fastwrite",
             pending: 0,
             last_position: 0,
             metadata: None,
@@ -204,8 +206,14 @@ impl StorageWriter for McapWriter {
         *sequence = sequence.wrapping_add(1);
         let result = self.sink()?.write_to_known_channel(&header, &message.data);
         result.map_err(|e| self.mcap_err(e))?;
-        let position = self.position.load(Ordering::Relaxed);
+        let position = self.file.position();
         if position != self.last_position {
+            // A chunk was emitted: hand it to the kernel now, so that a crash keeps it.
+            if self.chunked {
+                self.file
+                    .drain_buffer()
+                    .map_err(|e| StorageError::io(&self.path, e))?;
+            }
             self.last_position = position;
             self.pending = 0;
         }
@@ -214,15 +222,13 @@ impl StorageWriter for McapWriter {
     }
 
     fn bytes_written(&self) -> u64 {
-        self.position
-            .load(Ordering::Relaxed)
-            .max(self.last_position)
-            + self.pending
+        self.last_position + self.pending
     }
 
     fn flush(&mut self) -> Result<()> {
-        let result = self.sink()?.flush();
-        result.map_err(|e| self.mcap_err(e))
+        self.file
+            .drain_buffer()
+            .map_err(|e| StorageError::io(&self.path, e))
     }
 
     fn update_metadata(&mut self, metadata: &BagMetadata) -> Result<()> {

@@ -1,0 +1,626 @@
+//! Behaviour of the storage layer through its public API, for both storage plugins.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rosbag2_rs_storage::qos::{Durability, Reliability};
+use rosbag2_rs_storage::storage::{mcap_reader::McapReader, OpenMode};
+use rosbag2_rs_storage::*;
+
+const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
+
+fn topics() -> Vec<TopicMetadata> {
+    let mut latched = TopicMetadata::new("/map", "nav_msgs/msg/OccupancyGrid");
+    latched.offered_qos_profiles = vec![QosProfile {
+        durability: Durability::TransientLocal,
+        depth: 1,
+        ..Default::default()
+    }];
+    let mut scan = TopicMetadata::new("/scan", "sensor_msgs/msg/LaserScan");
+    scan.offered_qos_profiles = vec![QosProfile {
+        reliability: Reliability::BestEffort,
+        ..Default::default()
+    }];
+    vec![
+        TopicMetadata::new("/chatter", "std_msgs/msg/String"),
+        latched,
+        scan,
+        TopicMetadata::new("/odd", "unknown_msgs/msg/Thing"),
+    ]
+}
+
+/// A CDR-looking payload that encodes its index so order and content can be checked.
+fn payload(i: usize, len: usize) -> Vec<u8> {
+    let mut v = vec![0, 1, 0, 0];
+    v.extend_from_slice(&(i as u32).to_le_bytes());
+    v.extend((0..len).map(|j| (i * 31 + j) as u8));
+    v
+}
+
+/// Messages at 1 ms spacing cycling over the topics, times starting at `t0`.
+fn messages(n: usize, t0: i64) -> Vec<SerializedMessage> {
+    let names: Vec<Arc<str>> = topics()
+        .iter()
+        .map(|t| Arc::from(t.name.as_str()))
+        .collect();
+    (0..n)
+        .map(|i| {
+            let mut m = SerializedMessage::new(
+                names[i % names.len()].clone(),
+                t0 + i as i64 * 1_000_000,
+                payload(i, i % 300),
+            );
+            m.send_timestamp = (m.recv_timestamp - 500).max(0);
+            m
+        })
+        .collect()
+}
+
+fn options(dir: &Path, storage: StorageId) -> BagWriterOptions {
+    BagWriterOptions {
+        uri: dir.to_path_buf(),
+        storage: WriterOptions {
+            storage,
+            chunk_size: 4096,
+            ..Default::default()
+        },
+        custom_data: [("owner".to_string(), "tests".to_string())].into(),
+        ..Default::default()
+    }
+}
+
+fn write_bag(opts: BagWriterOptions, msgs: &[SerializedMessage]) -> BagMetadata {
+    let mut w = BagWriter::create(opts).unwrap();
+    for t in topics() {
+        w.create_topic(&t, None).unwrap();
+    }
+    for m in msgs {
+        w.write(m).unwrap();
+    }
+    w.close().unwrap()
+}
+
+fn read_all(path: &Path) -> Vec<SerializedMessage> {
+    SequentialReader::open(path)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn same(a: &SerializedMessage, b: &SerializedMessage, storage: StorageId) -> bool {
+    if std::env::var("DEBUG_SAME").is_ok()
+        && (a.topic != b.topic
+            || a.recv_timestamp != b.recv_timestamp
+            || a.data != b.data
+            || a.send_timestamp != b.send_timestamp)
+    {
+        eprintln!("{storage:?} mismatch:\n got  {a:?}\n want {b:?}");
+    }
+    // SQLite stores no send time.
+    let send_ok = storage == StorageId::Sqlite3 || a.send_timestamp == b.send_timestamp;
+    a.topic == b.topic && a.recv_timestamp == b.recv_timestamp && a.data == b.data && send_ok
+}
+
+#[test]
+fn round_trip_preserves_messages_topics_qos_and_definitions() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        let msgs = messages(500, 1_700_000_000_000_000_000);
+        let written = write_bag(options(&bag, storage), &msgs);
+        assert_eq!(written.message_count, 500);
+
+        let read = read_all(&bag);
+        assert_eq!(read.len(), msgs.len(), "{storage:?}");
+        assert!(
+            read.iter().zip(&msgs).all(|(a, b)| same(a, b, storage)),
+            "{storage:?}"
+        );
+
+        let meta = BagMetadata::read_from_dir(&bag).unwrap();
+        assert_eq!(meta.storage_identifier, storage.as_str());
+        assert_eq!(meta.message_count, 500);
+        assert_eq!(meta.starting_time, msgs[0].recv_timestamp);
+        assert_eq!(meta.duration, 499_000_000);
+        assert_eq!(meta.custom_data["owner"], "tests");
+        assert_eq!(meta.files.len(), 1);
+        assert_eq!(
+            meta.topic("/map")
+                .unwrap()
+                .topic_metadata
+                .offered_qos_profiles[0]
+                .durability,
+            Durability::TransientLocal
+        );
+        assert_eq!(meta.topic("/chatter").unwrap().message_count, 125);
+
+        let reader = SequentialReader::open(&bag).unwrap();
+        let mut cache = MessageDefinitionCache::with_prefixes(vec![]);
+        let def = reader.message_definition("nav_msgs/msg/OccupancyGrid", &mut cache);
+        assert_eq!(def.encoding, "ros2msg");
+        assert!(def
+            .encoded_message_definition
+            .contains("MSG: nav_msgs/MapMetaData"));
+        let file_topic = reader
+            .topics()
+            .iter()
+            .find(|t| t.topic_metadata.name == "/scan")
+            .unwrap();
+        assert_eq!(
+            file_topic.topic_metadata.offered_qos_profiles[0].reliability,
+            Reliability::BestEffort
+        );
+    }
+}
+
+#[test]
+fn single_storage_file_opens_without_metadata() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        write_bag(options(&bag, storage), &messages(50, 10));
+        let file = bag.join(format!("bag_0{}", storage.extension()));
+        assert_eq!(read_all(&file).len(), 50);
+        std::fs::remove_file(bag.join("metadata.yaml")).unwrap();
+        let reader = SequentialReader::open(&bag).unwrap();
+        assert_eq!(reader.bags()[0].metadata.message_count, 50);
+        assert_eq!(reader.start_time(), 10);
+    }
+}
+
+#[test]
+fn out_of_order_writes_are_read_in_time_order() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        let mut msgs = messages(2000, 0);
+        // Reverse blocks so that chunks overlap in time and are internally unsorted.
+        for block in msgs.chunks_mut(150) {
+            block.reverse();
+        }
+        msgs.swap(0, 1999);
+        write_bag(options(&bag, storage), &msgs);
+        let read = read_all(&bag);
+        assert_eq!(read.len(), 2000);
+        assert!(
+            read.windows(2)
+                .all(|w| w[0].recv_timestamp <= w[1].recv_timestamp),
+            "{storage:?}"
+        );
+        let mut expected = msgs.clone();
+        expected.sort_by_key(|m| m.recv_timestamp);
+        assert!(read.iter().zip(&expected).all(|(a, b)| same(a, b, storage)));
+    }
+}
+
+#[test]
+fn seek_uses_index_and_clamps() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        let msgs = messages(1000, 5_000_000_000);
+        write_bag(options(&bag, storage), &msgs);
+        let mut r = SequentialReader::open(&bag).unwrap();
+        for _ in 0..10 {
+            r.read_next().unwrap();
+        }
+        r.seek(msgs[700].recv_timestamp).unwrap();
+        assert!(same(&r.read_next().unwrap().unwrap(), &msgs[700], storage));
+        r.seek(msgs[700].recv_timestamp + 1).unwrap();
+        assert!(same(&r.read_next().unwrap().unwrap(), &msgs[701], storage));
+        r.seek(0).unwrap();
+        assert!(same(&r.read_next().unwrap().unwrap(), &msgs[0], storage));
+        r.seek(i64::MAX).unwrap();
+        assert!(r.read_next().unwrap().is_none());
+        r.seek(msgs[999].recv_timestamp).unwrap();
+        assert_eq!(r.by_ref().count(), 1);
+    }
+}
+
+#[test]
+fn filters_select_topics() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        write_bag(options(&bag, storage), &messages(400, 0));
+        let mut r = SequentialReader::open(&bag).unwrap();
+        r.set_filter(
+            &TopicFilter::from_parts(vec!["/chatter".into()], Some("/s.*"), vec![], None).unwrap(),
+        )
+        .unwrap();
+        let got: Vec<_> = r.map(Result::unwrap).collect();
+        assert_eq!(got.len(), 200);
+        assert!(got
+            .iter()
+            .all(|m| &*m.topic == "/chatter" || &*m.topic == "/scan"));
+
+        let mut r = SequentialReader::open(&bag).unwrap();
+        r.set_filter(
+            &TopicFilter::from_parts(vec![], None, vec!["/map".into()], Some("/o.*")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r.count(), 200);
+    }
+}
+
+#[test]
+fn splits_by_size_duration_and_on_demand_keep_metadata_correct() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let mut opts = options(&bag, storage);
+        opts.max_bagfile_duration = 100_000_000; // 100 ms
+        let mut w = BagWriter::create(opts).unwrap();
+        let sink = events.clone();
+        w.on_split(move |e| sink.lock().unwrap().push(e.clone()));
+        for t in topics() {
+            w.create_topic(&t, None).unwrap();
+        }
+        let msgs = messages(1000, 0);
+        for (i, m) in msgs.iter().enumerate() {
+            w.write(m).unwrap();
+            if i == 950 {
+                w.split().unwrap();
+            }
+            if i == 120 {
+                // metadata.yaml is already correct for the closed files
+                let on_disk = BagMetadata::read_from_dir(&bag).unwrap();
+                assert_eq!(on_disk.files.len(), 1);
+                assert_eq!(on_disk.files[0].message_count, 100);
+            }
+        }
+        let meta = w.close().unwrap();
+        assert_eq!(meta.files.len(), 11, "{storage:?}: {:?}", meta.files);
+        assert_eq!(events.lock().unwrap().len(), 10);
+        assert_eq!(
+            meta.files.iter().map(|f| f.message_count).sum::<u64>(),
+            1000
+        );
+        assert_eq!(meta.files[0].starting_time, 0);
+        assert_eq!(meta.files[0].duration, 99_000_000);
+        assert_eq!(meta.files[9].message_count, 51);
+        assert_eq!(
+            BagMetadata {
+                bag_size: meta.bag_size,
+                ..BagMetadata::read_from_dir(&bag).unwrap()
+            },
+            meta
+        );
+        let read = read_all(&bag);
+        assert!(read.iter().zip(&msgs).all(|(a, b)| same(a, b, storage)) && read.len() == 1000);
+
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        let mut opts = options(&bag, storage);
+        opts.max_bagfile_size = 200_000;
+        let meta = write_bag(opts, &messages(3000, 0));
+        assert!(
+            meta.files.len() >= 2,
+            "{storage:?}: size split produced {:?}",
+            meta.files
+        );
+        assert_eq!(read_all(&bag).len(), 3000);
+    }
+}
+
+#[test]
+fn several_bags_merge_in_time_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    let mut first = messages(300, 0);
+    first.retain(|m| m.recv_timestamp % 2_000_000 == 0);
+    let mut second = messages(300, 0);
+    second.retain(|m| m.recv_timestamp % 2_000_000 != 0);
+    write_bag(options(&a, StorageId::Mcap), &first);
+    write_bag(options(&b, StorageId::Sqlite3), &second);
+    let merged: Vec<_> = SequentialReader::open_many(&[a, b])
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(merged.len(), 300);
+    assert!(merged
+        .windows(2)
+        .all(|w| w[0].recv_timestamp < w[1].recv_timestamp));
+}
+
+#[test]
+fn compression_and_presets_round_trip() {
+    for (preset, compression) in [
+        ("none", Some("zstd")),
+        ("none", Some("lz4")),
+        ("fastwrite", None),
+        ("zstd_fast", None),
+        ("zstd_small", None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        let mut opts = options(&bag, StorageId::Mcap);
+        opts.storage.preset = preset.into();
+        opts.storage.compression = compression.map(Into::into);
+        let msgs = messages(800, 0);
+        write_bag(opts, &msgs);
+        let read = read_all(&bag);
+        assert_eq!(read.len(), 800, "{preset} {compression:?}");
+        assert!(read
+            .iter()
+            .zip(&msgs)
+            .all(|(a, b)| same(a, b, StorageId::Mcap)));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = options(&dir.path().join("bag"), StorageId::Sqlite3);
+    opts.storage.preset = "resilient".into();
+    write_bag(opts, &messages(100, 0));
+    assert_eq!(read_all(&dir.path().join("bag")).len(), 100);
+}
+
+#[test]
+fn invalid_writer_options_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (storage, preset, compression, needle) in [
+        (
+            StorageId::Mcap,
+            "turbo",
+            None,
+            "unknown MCAP storage preset 'turbo'",
+        ),
+        (
+            StorageId::Mcap,
+            "none",
+            Some("brotli"),
+            "unknown MCAP compression 'brotli'",
+        ),
+        (
+            StorageId::Mcap,
+            "fastwrite",
+            Some("zstd"),
+            "cannot compress",
+        ),
+        (
+            StorageId::Sqlite3,
+            "turbo",
+            None,
+            "unknown SQLite3 storage preset",
+        ),
+    ] {
+        let mut opts = options(
+            &dir.path()
+                .join(format!("b{preset}{compression:?}{storage:?}")),
+            storage,
+        );
+        opts.storage.preset = preset.into();
+        opts.storage.compression = compression.map(Into::into);
+        let err = BagWriter::create(opts)
+            .err()
+            .expect("must fail")
+            .to_string();
+        assert!(err.contains(needle), "{err}");
+    }
+    let existing = dir.path().join("exists");
+    std::fs::create_dir(&existing).unwrap();
+    let err = BagWriter::create(options(&existing, StorageId::Mcap))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("already exists"), "{err}");
+    assert!(StorageId::parse("rosbag1").is_err());
+}
+
+/// Writes a bag, returns the path of its only storage file.
+fn single_file_bag(dir: &Path, storage: StorageId, n: usize) -> (PathBuf, PathBuf) {
+    let bag = dir.join("bag");
+    write_bag(options(&bag, storage), &messages(n, 0));
+    let file = bag.join(format!("bag_0{}", storage.extension()));
+    (bag, file)
+}
+
+#[test]
+fn truncated_mcap_is_a_clear_error_and_reindex_recovers_complete_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bag, file) = single_file_bag(dir.path(), StorageId::Mcap, 2000);
+    let full = std::fs::read(&file).unwrap();
+    for cut in [full.len() - 1, full.len() * 2 / 3, full.len() / 3, 20, 9, 3] {
+        std::fs::write(&file, &full[..cut]).unwrap();
+        let err = SequentialReader::open(&bag)
+            .err()
+            .expect("truncated must fail")
+            .to_string();
+        assert!(
+            err.contains("bag_0.mcap")
+                && (err.contains("truncated") || err.contains("not an MCAP")),
+            "cut {cut}: {err}"
+        );
+    }
+    // Cut in the middle: reindex keeps every complete chunk, in order.
+    let cut = full.len() * 2 / 3;
+    std::fs::write(&file, &full[..cut]).unwrap();
+    let report = reindex(&bag).unwrap();
+    assert_eq!(report.repaired.len(), 1);
+    let kept = report.repaired[0].1 as usize;
+    assert!(
+        kept > 2000 / 2,
+        "only {kept} of 2000 recovered from 2/3 of the file"
+    );
+    let read = read_all(&bag);
+    assert_eq!(read.len(), kept);
+    let expected = messages(2000, 0);
+    assert!(
+        read.iter()
+            .zip(&expected)
+            .all(|(a, b)| same(a, b, StorageId::Mcap)),
+        "recovered messages must be the first ones"
+    );
+    assert_eq!(report.metadata.message_count, kept as u64);
+    assert_eq!(
+        report.metadata.custom_data["owner"], "tests",
+        "custom data survives reindex"
+    );
+}
+
+#[test]
+fn corrupted_mcap_chunk_is_reported_not_returned() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bag, file) = single_file_bag(dir.path(), StorageId::Mcap, 2000);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    for b in &mut bytes[middle..middle + 64] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&file, &bytes).unwrap();
+    let mut reader = SequentialReader::open(&bag).unwrap();
+    let err = loop {
+        match reader.read_next() {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("corruption went unnoticed"),
+            Err(e) => break e.to_string(),
+        }
+    };
+    assert!(
+        err.contains("bag_0.mcap") && (err.contains("CRC") || err.contains("chunk")),
+        "{err}"
+    );
+}
+
+#[test]
+fn garbage_and_empty_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("empty.mcap", b"", "only 0 bytes"),
+        ("junk.mcap", b"this is not an mcap file at all", "bad magic"),
+        (
+            "junk.db3",
+            b"SQLite format 3\0 but then nothing useful follows here......",
+            "junk.db3",
+        ),
+        (
+            "junk.bag",
+            b"#ROSBAG V2.0",
+            "neither an MCAP nor an SQLite3 file",
+        ),
+    ];
+    for (name, content, needle) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        let err = SequentialReader::open(&path)
+            .err()
+            .expect("must fail")
+            .to_string();
+        assert!(err.contains(needle), "{name}: {err}");
+    }
+    let err = SequentialReader::open(&dir.path().join("missing"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("missing"), "{err}");
+}
+
+#[test]
+fn truncated_sqlite_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bag, file) = single_file_bag(dir.path(), StorageId::Sqlite3, 3000);
+    let full = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &full[..full.len() / 2]).unwrap();
+    let result = SequentialReader::open(&bag).and_then(|r| r.collect::<Result<Vec<_>>>());
+    let err = result
+        .err()
+        .expect("truncated sqlite must fail")
+        .to_string();
+    assert!(err.contains("bag_0.db3"), "{err}");
+}
+
+#[test]
+fn malformed_metadata_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bag, _) = single_file_bag(dir.path(), StorageId::Mcap, 10);
+    std::fs::write(
+        bag.join("metadata.yaml"),
+        "rosbag2_bagfile_information: [1, 2",
+    )
+    .unwrap();
+    let err = SequentialReader::open(&bag).err().unwrap().to_string();
+    assert!(
+        err.contains("metadata.yaml") && err.contains("invalid metadata"),
+        "{err}"
+    );
+    reindex(&bag).unwrap();
+    assert_eq!(read_all(&bag).len(), 10);
+}
+
+#[test]
+fn killed_writer_leaves_a_bag_reindex_recovers() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("bag");
+        let mut w = BagWriter::create(options(&bag, storage)).unwrap();
+        for t in topics() {
+            w.create_topic(&t, None).unwrap();
+        }
+        let msgs = messages(5000, 0);
+        for m in &msgs {
+            w.write(m).unwrap();
+        }
+        // A killed process runs no destructor: nothing after the last completed chunk (MCAP)
+        // or committed transaction (SQLite) is written.
+        std::mem::forget(w);
+        assert!(SequentialReader::open(&bag).is_err() || storage == StorageId::Sqlite3);
+        let report = reindex(&bag).unwrap();
+        let read = read_all(&bag);
+        assert_eq!(read.len() as u64, report.metadata.message_count);
+        assert!(
+            read.len() >= 4000,
+            "{storage:?}: only {} of 5000 recovered",
+            read.len()
+        );
+        assert!(read.iter().zip(&msgs).all(|(a, b)| same(a, b, storage)));
+    }
+}
+
+#[test]
+fn strict_open_of_summaryless_but_complete_mcap_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("bag");
+    let mut opts = options(&bag, StorageId::Mcap);
+    opts.storage.preset = "fastwrite".into();
+    write_bag(opts, &messages(300, 0));
+    let file = bag.join("bag_0.mcap");
+    assert!(!McapReader::needs_repair(&file).unwrap());
+    let r = McapReader::open(&file, OpenMode::Strict).unwrap();
+    assert_eq!(r.topics().iter().map(|t| t.message_count).sum::<u64>(), 300);
+}
+
+#[test]
+fn convert_merges_filters_and_cuts_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    write_bag(options(&a, StorageId::Sqlite3), &messages(1000, 0));
+    let out = dir.path().join("out");
+    let meta = convert(&ConvertOptions {
+        inputs: vec![a],
+        output: options(&out, StorageId::Mcap),
+        filter: TopicFilter::from_parts(vec![], None, vec!["/odd".into()], None).unwrap(),
+        start: Some(100_000_000),
+        end: Some(199_000_000),
+    })
+    .unwrap();
+    assert_eq!(meta.message_count, 75);
+    assert_eq!(meta.storage_identifier, "mcap");
+    assert!(meta.topic("/odd").is_none());
+    let read = read_all(&out);
+    assert_eq!(read.first().unwrap().recv_timestamp, 100_000_000);
+    assert_eq!(
+        read.last().unwrap().recv_timestamp,
+        198_000_000,
+        "199 ms is on the excluded topic"
+    );
+    let qos = &meta
+        .topic("/map")
+        .unwrap()
+        .topic_metadata
+        .offered_qos_profiles;
+    assert_eq!(
+        qos[0].durability,
+        Durability::TransientLocal,
+        "QoS survives conversion"
+    );
+}
