@@ -22,7 +22,8 @@ fn cpu_time_ns() -> i64 {
     if rc != 0 {
         return 0;
     }
-    let tv = |t: libc::timeval| t.tv_sec as i64 * 1_000_000_000 + t.tv_usec as i64 * 1_000;
+    // time_t and suseconds_t are i64 on the 64-bit Linux targets this runs on.
+    let tv = |t: libc::timeval| -> i64 { t.tv_sec * 1_000_000_000 + t.tv_usec * 1_000 };
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 

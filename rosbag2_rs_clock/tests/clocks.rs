@@ -8,6 +8,8 @@ use rosbag2_rs_clock::{
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+/// Recorded jump-handler calls: (which handler, time it saw, jump).
+type JumpLog = Arc<Mutex<Vec<(&'static str, Time, TimeJump)>>>;
 const MS: i64 = 1_000_000;
 const S: i64 = 1_000_000_000;
 const GUARD: std::time::Duration = std::time::Duration::from_secs(30);
@@ -106,7 +108,7 @@ fn ros_clock_jump_callbacks() {
         system.as_source(),
         steady.as_source(),
     ));
-    let log: Arc<Mutex<Vec<(&'static str, Time, TimeJump)>>> = Arc::default();
+    let log: JumpLog = Arc::default();
     let (c1, l1) = (Arc::clone(&clock), Arc::clone(&log));
     let (c2, l2) = (Arc::clone(&clock), Arc::clone(&log));
     let _h = clock

@@ -12,6 +12,8 @@ use rosbag2_rs_clock::{
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+/// Recorded jump-handler calls: (which handler, time it saw, jump).
+type JumpLog = Arc<Mutex<Vec<(&'static str, i64, TimeJump)>>>;
 const MS: i64 = 1_000_000;
 const S: i64 = 1_000_000_000;
 const GUARD: std::time::Duration = std::time::Duration::from_secs(30);
@@ -365,7 +367,7 @@ fn backward_jump_fires_callbacks_and_interrupts_sleepers() {
         ..SimTimeConfig::default()
     };
     let clock = Arc::new(SimTimeClock::with_source(cfg, src.as_source()));
-    let log: Arc<Mutex<Vec<(&'static str, i64, TimeJump)>>> = Arc::default();
+    let log: JumpLog = Arc::default();
     let (c1, l1) = (Arc::clone(&clock), Arc::clone(&log));
     let (c2, l2) = (Arc::clone(&clock), Arc::clone(&log));
     let _h = clock

@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+/// Recorded jump-handler calls: (which handler, time it saw, jump).
+type JumpLog = Arc<Mutex<Vec<(String, Time, TimeJump)>>>;
 const S: i64 = 1_000_000_000;
 const GUARD: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -411,7 +413,7 @@ fn jump_fires_callbacks_pre_before_new_time_is_visible() {
     let src = VirtualTimeSource::new(0);
     let clock = Arc::new(running(0, &src));
     src.advance(Duration::from_secs(4));
-    let seen: Arc<Mutex<Vec<(String, Time, TimeJump)>>> = Arc::default();
+    let seen: JumpLog = Arc::default();
     let (c1, s1) = (Arc::clone(&clock), Arc::clone(&seen));
     let (c2, s2) = (Arc::clone(&clock), Arc::clone(&seen));
     let handle = clock

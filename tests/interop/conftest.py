@@ -1,0 +1,50 @@
+"""Shared fixtures: our binaries and a Python typestore for ROS 2 messages."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+from rosbags.typesys import Stores, get_typestore
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TARGET = pathlib.Path(os.environ.get('CARGO_TARGET_DIR', ROOT / 'target'))
+PROFILE = os.environ.get('ROSBAG2_RS_PROFILE', 'release')
+
+
+def binary(name: str) -> pathlib.Path:
+    path = TARGET / PROFILE / name
+    if not path.exists():
+        pytest.fail(f'{path} is missing: build with `cargo build --{PROFILE} --workspace --bins` first')
+    return path
+
+
+@pytest.fixture(scope='session')
+def typestore():
+    return get_typestore(Stores.ROS2_JAZZY)
+
+
+class Cli:
+    """Runs `ros2bag-rs`."""
+
+    def __init__(self):
+        self.path = binary('ros2bag-rs')
+
+    def run(self, *args, check=True, **kwargs):
+        proc = subprocess.run([str(self.path), *map(str, args)], capture_output=True, text=True, **kwargs)
+        assert 'panicked' not in proc.stderr, proc.stderr
+        if check and proc.returncode != 0:
+            raise AssertionError(f'ros2bag-rs {args} failed ({proc.returncode}): {proc.stderr}')
+        return proc
+
+    def cat(self, *bags):
+        out = self.run('cat', '--json', *bags).stdout
+        return [json.loads(line) for line in out.splitlines()]
+
+    def info(self, bag):
+        return json.loads(self.run('info', '--format', 'json', bag).stdout)
+
+
+@pytest.fixture(scope='session')
+def cli():
+    return Cli()
