@@ -40,7 +40,7 @@ enum Command {
         format: InfoFormat,
     },
     /// Merge bags and rewrite them with another storage, compression, selection or time range.
-    Convert(ConvertArgs),
+    Convert(Box<ConvertArgs>),
     /// Print every message (receive time, send time, topic, size; `--json` adds the payload in
     /// hex), in receive-time order, for scripts and comparisons.
     Cat {
@@ -128,7 +128,7 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Convert(args) => {
-            let metadata = rosbag2_rs_storage::convert(&convert_options(args)?)?;
+            let metadata = rosbag2_rs_storage::convert(&convert_options(*args)?)?;
             println!(
                 "wrote {} messages on {} topics",
                 metadata.message_count,

@@ -522,10 +522,7 @@ fn truncated_sqlite_is_a_clear_error() {
     let full = std::fs::read(&file).unwrap();
     std::fs::write(&file, &full[..full.len() / 2]).unwrap();
     let result = SequentialReader::open(&bag).and_then(|r| r.collect::<Result<Vec<_>>>());
-    let err = result
-        .err()
-        .expect("truncated sqlite must fail")
-        .to_string();
+    let err = result.expect_err("truncated sqlite must fail").to_string();
     assert!(err.contains("bag_0.db3"), "{err}");
 }
 

@@ -370,11 +370,11 @@ impl McapReader {
         let data = self.data.clone();
         let mut stats = ScanStats::default();
         let mut run = LooseRun::default();
-        let mut records = Records {
+        let records = Records {
             buf: &data,
             pos: mcap::MAGIC.len(),
         };
-        while let Some(record) = records.next() {
+        for record in records {
             let (op, body, end) = match record {
                 Ok(r) => r,
                 Err(reason) => {
@@ -666,11 +666,11 @@ impl McapReader {
             }
             Unit::Records { start, end } => (self.data.clone(), start as usize..end as usize),
         };
-        let mut records = Records {
+        let records = Records {
             buf: &buf[..range.end],
             pos: range.start,
         };
-        while let Some(record) = records.next() {
+        for record in records {
             let (op, body, end) = record.map_err(|e| self.corrupt(e))?;
             if op != OP_MESSAGE || end - body < 22 {
                 continue;

@@ -1,0 +1,41 @@
+//! `create_player_clock` and use through `Arc<dyn PlayerClock>` with only the
+//! player-facing names imported (supertrait `Clock` methods resolve on the object).
+
+use rosbag2_rs_clock::{create_player_clock, PlayerClockOptions, Time};
+
+#[test]
+fn builds_time_controller_by_default() {
+    let opts = PlayerClockOptions {
+        starting_time: Time::ros(42),
+        rate: 2.0,
+        ..PlayerClockOptions::default()
+    };
+    let clock = create_player_clock(&opts).unwrap();
+    assert!(!clock.uses_sim_time());
+    assert!(clock.is_paused(), "starts paused by default");
+    assert_eq!(clock.now(), Time::ros(42));
+    assert_eq!(clock.get_rate(), 2.0);
+}
+
+#[test]
+fn builds_sim_time_clock() {
+    let opts = PlayerClockOptions {
+        use_sim_time: true,
+        extrapolate_ros_time: true,
+        ..PlayerClockOptions::default()
+    };
+    let clock = create_player_clock(&opts).unwrap();
+    assert!(clock.uses_sim_time());
+    clock.on_clock_message(Time::ros(7));
+    assert_eq!(clock.now(), Time::ros(7));
+    assert!(clock.jump(Time::ros(0)).is_err());
+}
+
+#[test]
+fn rejects_invalid_rate() {
+    let opts = PlayerClockOptions {
+        rate: -1.0,
+        ..PlayerClockOptions::default()
+    };
+    assert!(create_player_clock(&opts).is_err());
+}
