@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what the tests need (apt packages, a Python venv with the peer tools, cargo tools) and
+# runs every check and test: fmt, clippy, cargo tests, Python interop tests, colcon build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "system packages"
+need_apt=()
+for pkg in python3-venv iproute2; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
+fi
+
+step "python venv (peer tools: rosbags, mcap, mcap-ros2-support; colcon)"
+if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
+.venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+
+step "cargo tools"
+command -v cargo-ament-build >/dev/null || cargo install --locked -q cargo-ament-build
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -q -- -D warnings
+
+step "cargo tests"
+cargo test --workspace -q 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
+
+step "colcon build (ament_cargo packages, release, shared target dir)"
+ws=$(mktemp -d)
+trap 'rm -rf "$ws"' EXIT
+(cd "$ws" && "$root/.venv/bin/colcon" --log-base "$ws/log" build --base-paths "$root" \
+   --build-base "$CARGO_TARGET_DIR" --install-base "$ws/install" --cargo-args --release >"$ws/colcon.log" 2>&1) \
+  || { tail -n 50 "$ws/colcon.log"; exit 1; }
+for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs; do
+  test -x "$ws/install/$exe" || { echo "colcon did not install $exe"; exit 1; }
+  echo "installed: $exe"
+done
+
+step "interop tests against real peers (release binaries)"
+ROSBAG2_RS_PROFILE=release .venv/bin/python -m pytest -q tests/interop
