@@ -76,9 +76,7 @@ pub fn metadata_from_readers(readers: &[Box<dyn StorageReader>], bag_dir: &Path)
                 .find(|t| t.topic_metadata.name == topic.topic_metadata.name)
             {
                 Some(known) => known.message_count += topic.message_count,
-                None => metadata
-                    .topics_with_message_count
-                    .push(TopicInformation { ..topic.clone() }),
+                None => metadata.topics_with_message_count.push(topic.clone()),
             }
         }
         if let Some(embedded) = reader.embedded_metadata() {

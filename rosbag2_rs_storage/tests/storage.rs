@@ -621,3 +621,58 @@ fn convert_merges_filters_and_cuts_time() {
         "QoS survives conversion"
     );
 }
+
+mod damaged_files_never_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pristine() -> &'static [u8] {
+        static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+        BYTES.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let bag = dir.path().join("bag");
+            let mut opts = options(&bag, StorageId::Mcap);
+            opts.storage.chunk_size = 1024;
+            write_bag(opts, &messages(300, 0));
+            std::fs::read(bag.join("bag_0.mcap")).unwrap()
+        })
+    }
+
+    fn read_everything(path: &Path, mode: OpenMode) {
+        if let Ok(mut reader) = McapReader::open(path, mode) {
+            reader.set_filter(&TopicFilter::all());
+            for _ in 0..10_000 {
+                match reader.read_next() {
+                    Ok(Some(_)) => {}
+                    Ok(None) | Err(_) => break,
+                }
+            }
+            let _ = reader.seek(150_000_000);
+            let _ = reader.read_next();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn corrupted_or_truncated_mcap_gives_errors_not_panics(
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8),
+            cut in any::<prop::sample::Index>(),
+            truncate in any::<bool>(),
+        ) {
+            let mut bytes = pristine().to_vec();
+            for (at, value) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] = value;
+            }
+            if truncate {
+                bytes.truncate(cut.index(bytes.len()));
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("damaged.mcap");
+            std::fs::write(&path, &bytes).unwrap();
+            read_everything(&path, OpenMode::Strict);
+            read_everything(&path, OpenMode::Recover);
+        }
+    }
+}

@@ -327,7 +327,11 @@ impl McapReader {
             }
         }
         for ci in &summary.chunk_indexes {
-            if ci.chunk_start_offset + ci.chunk_length > self.data.len() as u64 {
+            let in_file = ci
+                .chunk_start_offset
+                .checked_add(ci.chunk_length)
+                .is_some_and(|end| end <= self.data.len() as u64);
+            if !in_file {
                 return Err(self.corrupt(format!(
                     "chunk index points past the end of the file (offset {})",
                     ci.chunk_start_offset
