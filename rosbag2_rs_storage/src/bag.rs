@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Result, StorageError};
-use crate::metadata::{BagMetadata, FileInformation, TopicInformation, METADATA_FILENAME};
+use crate::metadata::{BagMetadata, FileInformation, METADATA_FILENAME};
 use crate::storage::{StorageId, StorageReader};
 
 /// A bag on disk: where its files are and what its metadata says.
