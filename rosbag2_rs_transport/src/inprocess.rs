@@ -1,0 +1,401 @@
+//! The in-process backend: a deterministic graph inside one process, for tests and benchmarks of
+//! everything above the middleware. Delivery is synchronous, on the publishing thread, in
+//! subscription order; time comes from an injectable clock. Matching follows DDS: same type,
+//! and the offered reliability and durability must satisfy the requested ones. Transient-local
+//! publishers keep their last `depth` messages for late-joining transient-local subscriptions.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use bytes::Bytes;
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::Mutex;
+use rosbag2_rs_storage::qos::{Durability, History, Reliability};
+use rosbag2_rs_storage::QosProfile;
+
+use crate::error::{Result, TransportError};
+use crate::middleware::*;
+use crate::names::{expand_name, split_type_name, NodeIdentity};
+
+type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+type SharedCallback = Arc<Mutex<MessageCallback>>;
+type SharedHandler = Arc<Mutex<ServiceHandler>>;
+
+struct PublisherEntry {
+    topic: String,
+    type_name: String,
+    qos: QosProfile,
+    history: VecDeque<Bytes>,
+}
+
+struct SubscriptionEntry {
+    topic: String,
+    type_name: String,
+    qos: QosProfile,
+    callback: SharedCallback,
+}
+
+#[derive(Default)]
+struct BusState {
+    next_id: u64,
+    publishers: BTreeMap<u64, PublisherEntry>,
+    subscriptions: BTreeMap<u64, SubscriptionEntry>,
+    services: BTreeMap<String, (String, SharedHandler)>,
+    events: Vec<Sender<GraphEvent>>,
+}
+
+impl BusState {
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+}
+
+/// Whether an offer satisfies a request, by the DDS request/offer rules.
+fn compatible(offered: &QosProfile, requested: &QosProfile) -> bool {
+    let reliable = |r: Reliability| !matches!(r, Reliability::BestEffort);
+    let transient = |d: Durability| matches!(d, Durability::TransientLocal);
+    (reliable(offered.reliability) || !reliable(requested.reliability))
+        && (transient(offered.durability) || !transient(requested.durability))
+}
+
+/// A graph shared by the nodes created from it.
+#[derive(Clone)]
+pub struct InProcessBus {
+    state: Arc<Mutex<BusState>>,
+    clock: Clock,
+}
+
+impl Default for InProcessBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl InProcessBus {
+    /// A bus whose receive times come from the system clock.
+    pub fn new() -> Self {
+        Self::with_clock(Arc::new(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as i64)
+        }))
+    }
+
+    /// A bus whose receive times come from `clock` (ns), e.g. a test's virtual time.
+    pub fn with_clock(clock: Arc<dyn Fn() -> i64 + Send + Sync>) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(BusState::default())),
+            clock,
+        }
+    }
+
+    /// A node on this bus.
+    pub fn node(&self, name: &str, namespace: &str) -> Result<InProcessNode> {
+        Ok(InProcessNode {
+            identity: NodeIdentity::new(name, namespace)?,
+            bus: self.clone(),
+        })
+    }
+}
+
+/// A node of an [`InProcessBus`].
+pub struct InProcessNode {
+    identity: NodeIdentity,
+    bus: InProcessBus,
+}
+
+struct Remover {
+    state: Weak<Mutex<BusState>>,
+    remove: fn(&mut BusState, u64),
+    id: u64,
+}
+
+impl Drop for Remover {
+    fn drop(&mut self) {
+        if let Some(state) = self.state.upgrade() {
+            (self.remove)(&mut state.lock(), self.id);
+        }
+    }
+}
+
+struct InProcessPublisher {
+    bus: InProcessBus,
+    id: u64,
+    _remover: Remover,
+}
+
+impl RawPublisher for InProcessPublisher {
+    fn publish(&self, data: &Bytes) -> Result<()> {
+        self.publish_at(data, (self.bus.clock)())
+    }
+
+    fn publish_at(&self, data: &Bytes, send_timestamp: i64) -> Result<()> {
+        check_payload(data)?;
+        let targets: Vec<SharedCallback> = {
+            let mut state = self.bus.state.lock();
+            let state = &mut *state;
+            let Some(publisher) = state.publishers.get_mut(&self.id) else {
+                return Ok(());
+            };
+            if publisher.qos.durability == Durability::TransientLocal {
+                let depth = if publisher.qos.history == History::KeepAll {
+                    usize::MAX
+                } else {
+                    publisher.qos.depth.max(1) as usize
+                };
+                publisher.history.push_back(data.clone());
+                while publisher.history.len() > depth {
+                    publisher.history.pop_front();
+                }
+            }
+            let publisher = &state.publishers[&self.id];
+            state
+                .subscriptions
+                .values()
+                .filter(|s| {
+                    s.topic == publisher.topic
+                        && s.type_name == publisher.type_name
+                        && compatible(&publisher.qos, &s.qos)
+                })
+                .map(|s| s.callback.clone())
+                .collect()
+        };
+        let recv_timestamp = (self.bus.clock)();
+        for callback in targets {
+            (callback.lock())(ReceivedMessage {
+                data: data.clone(),
+                recv_timestamp,
+                send_timestamp: Some(send_timestamp),
+            });
+        }
+        Ok(())
+    }
+
+    fn subscription_count(&self) -> usize {
+        let state = self.bus.state.lock();
+        let Some(p) = state.publishers.get(&self.id) else {
+            return 0;
+        };
+        state
+            .subscriptions
+            .values()
+            .filter(|s| {
+                s.topic == p.topic && s.type_name == p.type_name && compatible(&p.qos, &s.qos)
+            })
+            .count()
+    }
+}
+
+/// Rejects bytes without a CDR encapsulation header.
+pub(crate) fn check_payload(data: &[u8]) -> Result<()> {
+    match data {
+        [0, 0 | 1, _, _, ..] => Ok(()),
+        _ => Err(TransportError::InvalidPayload(format!(
+            "{} bytes without a CDR encapsulation header",
+            data.len()
+        ))),
+    }
+}
+
+struct InProcessClient {
+    bus: InProcessBus,
+    service: String,
+    type_name: String,
+}
+
+impl RawClient for InProcessClient {
+    fn wait_for_service(&self, _timeout: Duration) -> bool {
+        self.bus.state.lock().services.contains_key(&self.service)
+    }
+
+    fn call(&self, request: &[u8], _timeout: Duration) -> Result<Vec<u8>> {
+        let handler = match self.bus.state.lock().services.get(&self.service) {
+            Some((type_name, handler)) if *type_name == self.type_name => handler.clone(),
+            Some((type_name, _)) => {
+                return Err(TransportError::Service {
+                    service: self.service.clone(),
+                    reason: format!(
+                        "served with type '{type_name}', called with '{}'",
+                        self.type_name
+                    ),
+                })
+            }
+            None => return Err(TransportError::Timeout(self.service.clone())),
+        };
+        check_payload(request)?;
+        let response = (handler.lock())(request);
+        response.map_err(|reason| TransportError::Service {
+            service: self.service.clone(),
+            reason,
+        })
+    }
+}
+
+impl Middleware for InProcessNode {
+    fn node(&self) -> &NodeIdentity {
+        &self.identity
+    }
+
+    fn create_publisher(
+        &self,
+        topic: &str,
+        type_name: &str,
+        qos: &QosProfile,
+    ) -> Result<Box<dyn RawPublisher>> {
+        let topic = expand_name(topic, &self.identity)?;
+        split_type_name(type_name)?;
+        let mut state = self.bus.state.lock();
+        let id = state.id();
+        state.publishers.insert(
+            id,
+            PublisherEntry {
+                topic: topic.clone(),
+                type_name: type_name.to_string(),
+                qos: *qos,
+                history: VecDeque::new(),
+            },
+        );
+        let event = GraphEvent::PublisherAppeared {
+            topic,
+            type_name: type_name.to_string(),
+        };
+        state.events.retain(|tx| tx.send(event.clone()).is_ok());
+        let remover = Remover {
+            state: Arc::downgrade(&self.bus.state),
+            remove: |s, id| drop(s.publishers.remove(&id)),
+            id,
+        };
+        Ok(Box::new(InProcessPublisher {
+            bus: self.bus.clone(),
+            id,
+            _remover: remover,
+        }))
+    }
+
+    fn create_subscription(
+        &self,
+        topic: &str,
+        type_name: &str,
+        qos: &QosProfile,
+        callback: MessageCallback,
+    ) -> Result<Handle> {
+        let topic = expand_name(topic, &self.identity)?;
+        split_type_name(type_name)?;
+        let callback = Arc::new(Mutex::new(callback));
+        let (id, latched) = {
+            let mut state = self.bus.state.lock();
+            let id = state.id();
+            let latched: Vec<Bytes> = if qos.durability == Durability::TransientLocal {
+                state
+                    .publishers
+                    .values()
+                    .filter(|p| {
+                        p.topic == topic && p.type_name == type_name && compatible(&p.qos, qos)
+                    })
+                    .flat_map(|p| p.history.iter().cloned())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            state.subscriptions.insert(
+                id,
+                SubscriptionEntry {
+                    topic,
+                    type_name: type_name.to_string(),
+                    qos: *qos,
+                    callback: callback.clone(),
+                },
+            );
+            (id, latched)
+        };
+        let now = (self.bus.clock)();
+        for data in latched {
+            (callback.lock())(ReceivedMessage {
+                data,
+                recv_timestamp: now,
+                send_timestamp: None,
+            });
+        }
+        Ok(Handle::new(Remover {
+            state: Arc::downgrade(&self.bus.state),
+            remove: |s, id| drop(s.subscriptions.remove(&id)),
+            id,
+        }))
+    }
+
+    fn create_service(
+        &self,
+        service: &str,
+        type_name: &str,
+        handler: ServiceHandler,
+    ) -> Result<Handle> {
+        let service = expand_name(service, &self.identity)?;
+        split_type_name(type_name)?;
+        let mut state = self.bus.state.lock();
+        if state.services.contains_key(&service) {
+            return Err(TransportError::Middleware(format!(
+                "service '{service}' is already served on this bus"
+            )));
+        }
+        state.services.insert(
+            service.clone(),
+            (type_name.to_string(), Arc::new(Mutex::new(handler))),
+        );
+        struct ServiceRemover(Weak<Mutex<BusState>>, String);
+        impl Drop for ServiceRemover {
+            fn drop(&mut self) {
+                if let Some(state) = self.0.upgrade() {
+                    state.lock().services.remove(&self.1);
+                }
+            }
+        }
+        Ok(Handle::new(ServiceRemover(
+            Arc::downgrade(&self.bus.state),
+            service,
+        )))
+    }
+
+    fn create_client(&self, service: &str, type_name: &str) -> Result<Box<dyn RawClient>> {
+        let service = expand_name(service, &self.identity)?;
+        split_type_name(type_name)?;
+        Ok(Box::new(InProcessClient {
+            bus: self.bus.clone(),
+            service,
+            type_name: type_name.to_string(),
+        }))
+    }
+
+    fn topics(&self) -> Vec<TopicInfo> {
+        let state = self.bus.state.lock();
+        let mut topics: BTreeMap<&str, TopicInfo> = BTreeMap::new();
+        for p in state.publishers.values() {
+            let info = topics.entry(&p.topic).or_insert_with(|| TopicInfo {
+                name: p.topic.clone(),
+                ..Default::default()
+            });
+            info.publishers.push(EndpointInfo {
+                type_name: p.type_name.clone(),
+                qos: p.qos,
+            });
+        }
+        for s in state.subscriptions.values() {
+            let info = topics.entry(&s.topic).or_insert_with(|| TopicInfo {
+                name: s.topic.clone(),
+                ..Default::default()
+            });
+            info.subscriptions.push(EndpointInfo {
+                type_name: s.type_name.clone(),
+                qos: s.qos,
+            });
+        }
+        topics.into_values().collect()
+    }
+
+    fn graph_events(&self) -> Receiver<GraphEvent> {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        self.bus.state.lock().events.push(tx);
+        rx
+    }
+}

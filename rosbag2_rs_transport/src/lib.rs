@@ -1,0 +1,19 @@
+//! # rosbag2_rs_transport
+//!
+//! The link between rosbag2-rs and a ROS 2 graph: one narrow [`Middleware`] interface over
+//! serialized messages, with a pure-Rust DDS backend ([`dds::DdsMiddleware`], the default; no ROS 2
+//! installation needed) and a deterministic in-process backend ([`inprocess::InProcessBus`]) for
+//! tests and benchmarks.
+
+pub mod dds;
+pub mod error;
+pub mod inprocess;
+pub mod middleware;
+pub mod names;
+
+pub use error::{Result, TransportError};
+pub use middleware::{
+    EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
+    ReceivedMessage, ServiceHandler, TopicInfo,
+};
+pub use names::NodeIdentity;

@@ -1,0 +1,148 @@
+//! The one interface the player and recorder use to reach the ROS 2 graph. It works on
+//! serialized CDR bytes (with their 4-byte encapsulation header) so that a bag's bytes go out as
+//! they are and received bytes go into a bag as they are; typed services sit on top
+//! ([`crate::services`]). Backends: [`crate::dds::DdsMiddleware`] (default, pure-Rust DDS) and
+//! [`crate::inprocess::InProcessBus`] (deterministic, for tests and benchmarks).
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use rosbag2_rs_storage::QosProfile;
+
+use crate::error::Result;
+use crate::names::NodeIdentity;
+
+/// A message received on a subscription.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReceivedMessage {
+    /// CDR bytes including the 4-byte encapsulation header.
+    pub data: Bytes,
+    /// When it was received, ns since the epoch (the backend's clock).
+    pub recv_timestamp: i64,
+    /// When its publisher sent it, ns since the epoch, if the middleware carries it.
+    pub send_timestamp: Option<i64>,
+}
+
+/// Called for every message of a subscription, on a backend thread (DDS) or on the publishing
+/// thread (in-process). It must not block for long.
+pub type MessageCallback = Box<dyn FnMut(ReceivedMessage) + Send>;
+
+/// Handles one service request: request CDR bytes in, response CDR bytes out (both with their
+/// encapsulation header), or a reason the request was refused (logged; no response is sent).
+pub type ServiceHandler = Box<dyn FnMut(&[u8]) -> std::result::Result<Vec<u8>, String> + Send>;
+
+/// An endpoint seen on the graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointInfo {
+    /// ROS message type, `pkg/msg/Type`.
+    pub type_name: String,
+    /// The QoS it offers (publishers) or requests (subscriptions).
+    pub qos: QosProfile,
+}
+
+/// A topic seen on the graph.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TopicInfo {
+    /// Fully qualified name.
+    pub name: String,
+    /// Publishers, with their types and offered QoS.
+    pub publishers: Vec<EndpointInfo>,
+    /// Subscriptions, with their types and requested QoS.
+    pub subscriptions: Vec<EndpointInfo>,
+}
+
+impl TopicInfo {
+    /// The types used on the topic, publishers first, without repeats.
+    pub fn type_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for e in self.publishers.iter().chain(&self.subscriptions) {
+            if !out.contains(&e.type_name) {
+                out.push(e.type_name.clone());
+            }
+        }
+        out
+    }
+}
+
+/// A change on the graph.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GraphEvent {
+    /// A publisher appeared on a topic.
+    PublisherAppeared {
+        /// Fully qualified topic name.
+        topic: String,
+        /// Its message type.
+        type_name: String,
+    },
+}
+
+/// A publisher of serialized messages.
+pub trait RawPublisher: Send + Sync {
+    /// Publishes CDR bytes (with encapsulation header) as they are.
+    fn publish(&self, data: &Bytes) -> Result<()>;
+    /// Publishes with an explicit send time (ns since the epoch) where the middleware carries one.
+    fn publish_at(&self, data: &Bytes, _send_timestamp: i64) -> Result<()> {
+        self.publish(data)
+    }
+    /// Subscriptions currently matched.
+    fn subscription_count(&self) -> usize;
+}
+
+/// A client of one service, for serialized requests.
+pub trait RawClient: Send + Sync {
+    /// Whether a server is available, waiting up to `timeout`.
+    fn wait_for_service(&self, timeout: Duration) -> bool;
+    /// Sends a request (CDR with header) and waits for its response.
+    fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>>;
+}
+
+/// Keeps a subscription or service alive; dropping it removes it from the graph.
+pub struct Handle(#[allow(dead_code)] Box<dyn Send + Sync>);
+
+impl Handle {
+    /// Wraps whatever keeps the entity alive.
+    pub fn new(inner: impl Send + Sync + 'static) -> Self {
+        Self(Box::new(inner))
+    }
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Handle")
+    }
+}
+
+/// A node on the ROS 2 graph. Names may be absolute, relative or private (`~/x`) and are
+/// expanded against the node's identity.
+pub trait Middleware: Send + Sync {
+    /// The node's name and namespace.
+    fn node(&self) -> &NodeIdentity;
+    /// Creates a publisher of `type_name` (`pkg/msg/Type`) on `topic`.
+    fn create_publisher(
+        &self,
+        topic: &str,
+        type_name: &str,
+        qos: &QosProfile,
+    ) -> Result<Box<dyn RawPublisher>>;
+    /// Subscribes to `topic`; `callback` receives every message.
+    fn create_subscription(
+        &self,
+        topic: &str,
+        type_name: &str,
+        qos: &QosProfile,
+        callback: MessageCallback,
+    ) -> Result<Handle>;
+    /// Serves `service` of `type_name` (`pkg/srv/Type`).
+    fn create_service(
+        &self,
+        service: &str,
+        type_name: &str,
+        handler: ServiceHandler,
+    ) -> Result<Handle>;
+    /// Creates a client of `service`.
+    fn create_client(&self, service: &str, type_name: &str) -> Result<Box<dyn RawClient>>;
+    /// All topics on the graph with their publishers and subscriptions.
+    fn topics(&self) -> Vec<TopicInfo>;
+    /// Graph changes from now on.
+    fn graph_events(&self) -> crossbeam_channel::Receiver<GraphEvent>;
+}
