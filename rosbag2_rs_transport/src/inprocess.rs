@@ -16,7 +16,7 @@ use rosbag2_rs_storage::QosProfile;
 
 use crate::error::{Result, TransportError};
 use crate::middleware::*;
-use crate::names::{expand_name, split_type_name, NodeIdentity};
+use crate::names::{check_type_name, expand_name, NodeIdentity};
 
 type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
 type SharedCallback = Arc<Mutex<MessageCallback>>;
@@ -245,7 +245,7 @@ impl Middleware for InProcessNode {
         qos: &QosProfile,
     ) -> Result<Box<dyn RawPublisher>> {
         let topic = expand_name(topic, &self.identity)?;
-        split_type_name(type_name)?;
+        check_type_name(type_name)?;
         let mut state = self.bus.state.lock();
         let id = state.id();
         state.publishers.insert(
@@ -282,7 +282,7 @@ impl Middleware for InProcessNode {
         callback: MessageCallback,
     ) -> Result<Handle> {
         let topic = expand_name(topic, &self.identity)?;
-        split_type_name(type_name)?;
+        check_type_name(type_name)?;
         let callback = Arc::new(Mutex::new(callback));
         let (id, latched) = {
             let mut state = self.bus.state.lock();
@@ -332,7 +332,7 @@ impl Middleware for InProcessNode {
         handler: ServiceHandler,
     ) -> Result<Handle> {
         let service = expand_name(service, &self.identity)?;
-        split_type_name(type_name)?;
+        check_type_name(type_name)?;
         let mut state = self.bus.state.lock();
         if state.services.contains_key(&service) {
             return Err(TransportError::Middleware(format!(
@@ -359,7 +359,7 @@ impl Middleware for InProcessNode {
 
     fn create_client(&self, service: &str, type_name: &str) -> Result<Box<dyn RawClient>> {
         let service = expand_name(service, &self.identity)?;
-        split_type_name(type_name)?;
+        check_type_name(type_name)?;
         Ok(Box::new(InProcessClient {
             bus: self.bus.clone(),
             service,

@@ -10,6 +10,7 @@ pub mod error;
 pub mod inprocess;
 pub mod middleware;
 pub mod names;
+pub mod services;
 
 pub use error::{Result, TransportError};
 pub use middleware::{
@@ -17,3 +18,4 @@ pub use middleware::{
     ReceivedMessage, ServiceHandler, TopicInfo,
 };
 pub use names::NodeIdentity;
+pub use services::{serve, Client};

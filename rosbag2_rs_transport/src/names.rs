@@ -113,30 +113,29 @@ pub fn dds_service_topics(fq_service: &str) -> (String, String) {
     )
 }
 
-/// Splits `pkg/msg/Type` (or `pkg/srv/Type`) into its parts.
-pub fn split_type_name(type_name: &str) -> Result<(&str, &str, &str)> {
-    let parts: Vec<&str> = type_name.split('/').collect();
-    match parts.as_slice() {
-        [pkg, kind @ ("msg" | "srv" | "action"), ty] if !pkg.is_empty() && !ty.is_empty() => {
-            Ok((pkg, kind, ty))
-        }
-        _ => Err(TransportError::InvalidTypeName(type_name.to_string())),
-    }
+fn invalid_type(type_name: &str) -> TransportError {
+    TransportError::InvalidTypeName(type_name.to_string())
+}
+
+/// Checks that `type_name` is `pkg/msg/Type`, `pkg/srv/Type` or `pkg/action/Type`.
+pub fn check_type_name(type_name: &str) -> Result<()> {
+    rosbag2_rs_interfaces::parse_type_name(type_name)
+        .map(drop)
+        .map_err(|_| invalid_type(type_name))
 }
 
 /// The DDS type of a message type: `std_msgs/msg/String` → `std_msgs::msg::dds_::String_`.
 pub fn dds_message_type(type_name: &str) -> Result<String> {
-    let (pkg, kind, ty) = split_type_name(type_name)?;
-    Ok(format!("{pkg}::{kind}::dds_::{ty}_"))
+    rosbag2_rs_interfaces::dds_type_name(type_name).map_err(|_| invalid_type(type_name))
 }
 
 /// The DDS request and response types of a service type.
 pub fn dds_service_types(type_name: &str) -> Result<(String, String)> {
-    let (pkg, _, ty) = split_type_name(type_name)?;
-    Ok((
-        format!("{pkg}::srv::dds_::{ty}_Request_"),
-        format!("{pkg}::srv::dds_::{ty}_Response_"),
-    ))
+    let request = rosbag2_rs_interfaces::dds_request_type_name(type_name)
+        .map_err(|_| invalid_type(type_name))?;
+    let response = rosbag2_rs_interfaces::dds_response_type_name(type_name)
+        .map_err(|_| invalid_type(type_name))?;
+    Ok((request, response))
 }
 
 /// The ROS topic and message type of a DDS topic, if it is a ROS topic (`rt/...`).

@@ -273,3 +273,66 @@ fn bad_names_types_and_payloads_are_clear_errors() {
     assert!(publisher.publish(&Bytes::from_static(b"x")).is_err());
     assert!(bus.node("1bad", "/").is_err());
 }
+
+#[test]
+fn typed_services_with_rosbag2_interfaces() {
+    use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{
+        IsPaused, IsPausedRequest, IsPausedResponse, SetRate, SetRateRequest, SetRateResponse,
+    };
+    let bus = InProcessBus::new();
+    let player = bus.node("rosbag2_player", "/").unwrap();
+    let rate = Arc::new(Mutex::new(1.0));
+    let r = rate.clone();
+    let _set = serve::<SetRate>(&player, "~/set_rate", move |req| {
+        let ok = req.rate > 0.0 && req.rate.is_finite();
+        if ok {
+            *r.lock().unwrap() = req.rate;
+        }
+        SetRateResponse { success: ok }
+    })
+    .unwrap();
+    let _paused = serve::<IsPaused>(&player, "~/is_paused", |_| IsPausedResponse {
+        paused: true,
+    })
+    .unwrap();
+    let cli = bus.node("cli", "/").unwrap();
+    let set_rate = Client::<SetRate>::new(&cli, "/rosbag2_player/set_rate").unwrap();
+    assert!(
+        set_rate
+            .call(&SetRateRequest { rate: 2.5 }, Duration::from_secs(1))
+            .unwrap()
+            .success
+    );
+    assert!(
+        !set_rate
+            .call(&SetRateRequest { rate: -1.0 }, Duration::from_secs(1))
+            .unwrap()
+            .success
+    );
+    assert_eq!(*rate.lock().unwrap(), 2.5);
+    let is_paused = Client::<IsPaused>::new(&cli, "/rosbag2_player/is_paused").unwrap();
+    assert!(
+        is_paused
+            .call(&IsPausedRequest::default(), Duration::from_secs(1))
+            .unwrap()
+            .paused
+    );
+    // A malformed request is refused with a reason, and the service keeps serving.
+    let raw = cli
+        .create_client("/rosbag2_player/set_rate", "rosbag2_interfaces/srv/SetRate")
+        .unwrap();
+    let err = raw
+        .call(&[0, 1, 0, 0, 1, 2], Duration::from_secs(1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("malformed rosbag2_interfaces/srv/SetRate request"),
+        "{err}"
+    );
+    assert!(
+        set_rate
+            .call(&SetRateRequest { rate: 1.0 }, Duration::from_secs(1))
+            .unwrap()
+            .success
+    );
+}

@@ -1,0 +1,305 @@
+//! Every message, request and response of the crate: CDR bytes as encoded by
+//! `rosbags` (section "every type" of `rosbags_golden.txt`), round trips, and
+//! the type names the middleware sees.
+//!
+//! Sample values follow the rule of `rosbags_cdr_golden.py`: for field number
+//! i (from 1), bool = true, the uint8 placeholder of empty types = 0, other
+//! integers = i, float64 = i + 0.5, string = "s<i>", Time / Duration =
+//! { sec: i, nanosec: 10 i }.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use rosbag2_rs_interfaces::builtin_interfaces::{Duration, Time};
+use rosbag2_rs_interfaces::rosbag2_interfaces::{msg, srv};
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv as rs_srv;
+use rosbag2_rs_interfaces::{
+    dds_request_type_name, dds_response_type_name, from_cdr, to_cdr, MessageType, ServiceType,
+};
+
+const GOLDEN_FILE: &str = include_str!("rosbags_golden.txt");
+
+/// Type name to little-endian bytes, from the "every type" section.
+fn rosbags_table() -> BTreeMap<String, Vec<u8>> {
+    GOLDEN_FILE
+        .lines()
+        .skip_while(|line| !line.starts_with("# every type"))
+        .skip(1)
+        .map(|line| {
+            let (type_name, hex) = line.split_once(' ').unwrap();
+            let bytes = hex
+                .split(' ')
+                .map(|b| u8::from_str_radix(b, 16).unwrap())
+                .collect();
+            (type_name.to_owned(), bytes)
+        })
+        .collect()
+}
+
+struct Checker {
+    table: BTreeMap<String, Vec<u8>>,
+    seen: Vec<&'static str>,
+}
+
+impl Checker {
+    fn message<T: MessageType>(&mut self, value: T) {
+        let name = T::TYPE_NAME;
+        let expected = self
+            .table
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not in rosbags_golden.txt"));
+        let bytes = to_cdr(&value);
+        assert_eq!(&bytes, expected, "{name}: bytes differ from rosbags");
+        assert_eq!(from_cdr::<T>(&bytes).unwrap(), value, "{name}: round trip");
+        // A default value round-trips too.
+        assert_eq!(from_cdr::<T>(&to_cdr(&T::default())).unwrap(), T::default());
+        // DDS pads payloads to 4 bytes and may say so in the option bytes.
+        let mut padded = bytes.clone();
+        padded[3] = ((4 - (bytes.len() % 4)) % 4) as u8;
+        padded.resize(bytes.len().div_ceil(4) * 4, 0);
+        assert_eq!(from_cdr::<T>(&padded).unwrap(), value, "{name}: padded");
+        self.seen.push(name);
+    }
+
+    fn service<S: ServiceType>(&mut self, request: S::Request, response: S::Response) {
+        let name = S::TYPE_NAME;
+        assert_eq!(
+            <S::Request as MessageType>::TYPE_NAME,
+            format!("{name}_Request")
+        );
+        assert_eq!(
+            <S::Response as MessageType>::TYPE_NAME,
+            format!("{name}_Response")
+        );
+        assert_eq!(
+            S::dds_request_type_name(),
+            dds_request_type_name(name).unwrap()
+        );
+        assert_eq!(
+            S::dds_response_type_name(),
+            dds_response_type_name(name).unwrap()
+        );
+        assert_eq!(
+            S::dds_request_type_name(),
+            <S::Request as MessageType>::dds_type_name()
+        );
+        assert_eq!(
+            S::dds_response_type_name(),
+            <S::Response as MessageType>::dds_type_name()
+        );
+        self.message(request);
+        self.message(response);
+    }
+}
+
+fn s(i: usize) -> String {
+    format!("s{i}")
+}
+
+#[test]
+fn every_type_matches_rosbags_and_round_trips() {
+    let mut c = Checker {
+        table: rosbags_table(),
+        seen: Vec::new(),
+    };
+    let empty = 0u8;
+    c.message(msg::ReadSplitEvent {
+        closed_file: s(1),
+        opened_file: s(2),
+        node_name: s(3),
+    });
+    c.message(msg::WriteSplitEvent {
+        closed_file: s(1),
+        opened_file: s(2),
+        node_name: s(3),
+    });
+    c.service::<srv::Burst>(
+        srv::BurstRequest { num_messages: 1 },
+        srv::BurstResponse { actually_burst: 1 },
+    );
+    c.service::<srv::GetRate>(
+        srv::GetRateRequest {
+            structure_needs_at_least_one_member: empty,
+        },
+        srv::GetRateResponse { rate: 1.5 },
+    );
+    c.service::<srv::IsPaused>(
+        srv::IsPausedRequest::default(),
+        srv::IsPausedResponse { paused: true },
+    );
+    c.service::<srv::Pause>(srv::PauseRequest::default(), srv::PauseResponse::default());
+    c.service::<srv::Play>(
+        srv::PlayRequest {
+            start_offset: Time {
+                sec: 1,
+                nanosec: 10,
+            },
+            playback_duration: Duration {
+                sec: 2,
+                nanosec: 20,
+            },
+            playback_until_timestamp: Time {
+                sec: 3,
+                nanosec: 30,
+            },
+        },
+        srv::PlayResponse { success: true },
+    );
+    c.service::<srv::PlayNext>(
+        srv::PlayNextRequest::default(),
+        srv::PlayNextResponse { success: true },
+    );
+    c.service::<srv::Resume>(
+        srv::ResumeRequest::default(),
+        srv::ResumeResponse::default(),
+    );
+    c.service::<srv::Seek>(
+        srv::SeekRequest {
+            time: Time {
+                sec: 1,
+                nanosec: 10,
+            },
+        },
+        srv::SeekResponse { success: true },
+    );
+    c.service::<srv::SetRate>(
+        srv::SetRateRequest { rate: 1.5 },
+        srv::SetRateResponse { success: true },
+    );
+    c.service::<srv::Snapshot>(
+        srv::SnapshotRequest::default(),
+        srv::SnapshotResponse { success: true },
+    );
+    c.service::<srv::SplitBagfile>(
+        srv::SplitBagfileRequest::default(),
+        srv::SplitBagfileResponse::default(),
+    );
+    c.service::<srv::Stop>(srv::StopRequest::default(), srv::StopResponse::default());
+    c.service::<srv::TogglePaused>(
+        srv::TogglePausedRequest::default(),
+        srv::TogglePausedResponse::default(),
+    );
+    c.service::<rs_srv::ClearBuffer>(
+        rs_srv::ClearBufferRequest::default(),
+        rs_srv::ClearBufferResponse {
+            success: true,
+            message: s(2),
+        },
+    );
+    c.service::<rs_srv::SetDuration>(
+        rs_srv::SetDurationRequest {
+            max_duration_seconds: 1.5,
+        },
+        rs_srv::SetDurationResponse {
+            success: true,
+            message: s(2),
+        },
+    );
+    c.service::<rs_srv::SetMemory>(
+        rs_srv::SetMemoryRequest {
+            max_bytes_per_topic: 1,
+        },
+        rs_srv::SetMemoryResponse {
+            success: true,
+            message: s(2),
+        },
+    );
+
+    let mut seen = c.seen.clone();
+    seen.sort_unstable();
+    let all: Vec<&str> = c.table.keys().map(String::as_str).collect();
+    assert_eq!(seen, all, "every type in the rosbags table is checked once");
+    assert_eq!(seen.len(), 34);
+}
+
+#[test]
+fn type_names_and_dds_names() {
+    assert_eq!(srv::SetRate::TYPE_NAME, "rosbag2_interfaces/srv/SetRate");
+    assert_eq!(
+        srv::SetRate::dds_request_type_name(),
+        "rosbag2_interfaces::srv::dds_::SetRate_Request_"
+    );
+    assert_eq!(
+        srv::SetRate::dds_response_type_name(),
+        "rosbag2_interfaces::srv::dds_::SetRate_Response_"
+    );
+    assert_eq!(
+        msg::WriteSplitEvent::TYPE_NAME,
+        "rosbag2_interfaces/msg/WriteSplitEvent"
+    );
+    assert_eq!(
+        msg::WriteSplitEvent::dds_type_name(),
+        "rosbag2_interfaces::msg::dds_::WriteSplitEvent_"
+    );
+    assert_eq!(
+        rs_srv::SetMemory::dds_request_type_name(),
+        "rosbag2_rs_interfaces::srv::dds_::SetMemory_Request_"
+    );
+    assert_eq!(
+        Time::dds_type_name(),
+        "builtin_interfaces::msg::dds_::Time_"
+    );
+    assert_eq!(
+        Duration::dds_type_name(),
+        "builtin_interfaces::msg::dds_::Duration_"
+    );
+}
+
+/// Every `.srv`/`.msg` file of the crate has a Rust type, and the other way round.
+#[test]
+fn interface_files_and_rust_types_agree() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut from_files = Vec::new();
+    for (package, dir) in [
+        ("rosbag2_interfaces", crate_dir.join("rosbag2_interfaces")),
+        ("rosbag2_rs_interfaces", crate_dir.to_path_buf()),
+    ] {
+        for kind in ["msg", "srv"] {
+            let Ok(entries) = std::fs::read_dir(dir.join(kind)) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.unwrap().path();
+                let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
+                if kind == "srv" {
+                    from_files.push(format!("{package}/srv/{stem}_Request"));
+                    from_files.push(format!("{package}/srv/{stem}_Response"));
+                } else {
+                    from_files.push(format!("{package}/msg/{stem}"));
+                }
+            }
+        }
+    }
+    from_files.sort();
+    let table: Vec<String> = rosbags_table().into_keys().collect();
+    assert_eq!(from_files, table);
+}
+
+/// Re-runs the rosbags script, when a Python with rosbags is at hand, and
+/// compares its output with the committed `rosbags_golden.txt`.
+#[test]
+fn rosbags_script_still_agrees() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = std::env::var_os("ROSBAGS_PYTHON")
+        .map(Into::into)
+        .unwrap_or_else(|| crate_dir.join("../.venv/bin/python"));
+    let script = crate_dir.join("tests/rosbags_cdr_golden.py");
+    let output = match Command::new(&python).arg(&script).output() {
+        Ok(output) if output.status.success() => output,
+        Ok(output) => {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains("No module named 'rosbags'"),
+                "rosbags script failed: {stderr}"
+            );
+            eprintln!("skipped: {} has no rosbags", python.display());
+            return;
+        }
+        Err(err) => {
+            eprintln!("skipped: cannot run {}: {err}", python.display());
+            return;
+        }
+    };
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), GOLDEN_FILE);
+}

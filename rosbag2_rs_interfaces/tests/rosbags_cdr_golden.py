@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Print CDR bytes of sample values, encoded by an independent implementation.
+
+Its output is kept verbatim in tests/rosbags_golden.txt: tests/cdr_golden.rs
+writes the named samples out as byte literals, and tests/all_types.rs checks
+the table of every type against that file (and re-runs this script to compare
+with the file when a Python with rosbags is at hand).
+
+The types are registered with `rosbags` (pip package) from this crate's own
+.srv/.msg files, so the check also covers the field lists in those files.
+
+Regenerate from the repository root (needs `pip install rosbags`; .venv has it):
+    .venv/bin/python rosbag2_rs_interfaces/tests/rosbags_cdr_golden.py \
+        > rosbag2_rs_interfaces/tests/rosbags_golden.txt
+"""
+
+from pathlib import Path
+
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+CRATE = Path(__file__).resolve().parent.parent
+
+
+def register(store):
+    """Register every message, request and response of this crate with `store`.
+
+    Returns a map from ROS 2 type name to the key rosbags stores it under
+    (rosbags files `pkg/srv/X_Request` as `pkg/srv/msg/X_Request`). Registering
+    a type the store already has with a different definition fails, so the
+    Jazzy store of rosbags also checks our copies of rosbag2_interfaces/msg.
+    """
+    types = {}
+    keys = {}
+    order = []
+
+    def add(text, typename):
+        parsed = get_types_from_msg(text, typename)
+        (key,) = parsed
+        keys[typename] = key
+        order.append(typename)
+        types.update(parsed)
+    for package, root in (
+        ("rosbag2_interfaces", CRATE / "rosbag2_interfaces"),
+        ("rosbag2_rs_interfaces", CRATE),
+    ):
+        for path in sorted((root / "msg").glob("*.msg")) if (root / "msg").is_dir() else []:
+            add(path.read_text(), f"{package}/msg/{path.stem}")
+        for path in sorted((root / "srv").glob("*.srv")):
+            request, response = split_service(path.read_text())
+            add(request, f"{package}/srv/{path.stem}_Request")
+            add(response, f"{package}/srv/{path.stem}_Response")
+    store.register(types)
+    return keys, {name: types[keys[name]][1] for name in order}
+
+
+def split_service(text):
+    """Split a .srv text at its `---` line into request and response texts."""
+    lines = text.splitlines()
+    index = next(i for i, line in enumerate(lines) if line.strip() == "---")
+    return "\n".join(lines[:index]) + "\n", "\n".join(lines[index + 1:]) + "\n"
+
+
+def main():
+    store = get_typestore(Stores.ROS2_JAZZY)
+    keys, fields = register(store)
+    time = store.types["builtin_interfaces/msg/Time"]
+    duration = store.types["builtin_interfaces/msg/Duration"]
+
+    def make(typename, **fields):
+        return typename, store.types[keys[typename]](**fields)
+
+    samples = {
+        "set_rate_request": make("rosbag2_interfaces/srv/SetRate_Request", rate=2.0),
+        "is_paused_response": make("rosbag2_interfaces/srv/IsPaused_Response", paused=True),
+        "pause_request": make(
+            "rosbag2_interfaces/srv/Pause_Request", structure_needs_at_least_one_member=0
+        ),
+        "seek_request": make(
+            "rosbag2_interfaces/srv/Seek_Request", time=time(sec=1, nanosec=2)
+        ),
+        "burst_request": make("rosbag2_interfaces/srv/Burst_Request", num_messages=7),
+        "play_request": make(
+            "rosbag2_interfaces/srv/Play_Request",
+            start_offset=time(sec=1, nanosec=2),
+            playback_duration=duration(sec=-3, nanosec=4),
+            playback_until_timestamp=time(sec=5, nanosec=6),
+        ),
+        "write_split_event": make(
+            "rosbag2_interfaces/msg/WriteSplitEvent",
+            closed_file="a.mcap",
+            opened_file="b_1.mcap",
+            node_name="/rec",
+        ),
+        "set_memory_request": make(
+            "rosbag2_rs_interfaces/srv/SetMemory_Request",
+            max_bytes_per_topic=0x0102030405060708,
+        ),
+        "set_duration_response": make(
+            "rosbag2_rs_interfaces/srv/SetDuration_Response", success=True, message="ok"
+        ),
+        "clear_buffer_request": make(
+            "rosbag2_rs_interfaces/srv/ClearBuffer_Request",
+            structure_needs_at_least_one_member=0,
+        ),
+    }
+    print("# named samples: name, type, little- and big-endian CDR")
+    for name, (typename, value) in samples.items():
+        little = bytes(store.serialize_cdr(value, keys[typename]))
+        big = bytes(store.serialize_cdr(value, keys[typename], little_endian=False))
+        print(f"{name} {typename}")
+        print(f"  le {little.hex(' ')}")
+        print(f"  be {big.hex(' ')}")
+
+    print()
+    print("# every type, field i (from 1) set by rule_value()")
+    for typename, type_fields in fields.items():
+        value = store.types[keys[typename]](
+            **{
+                name: rule_value(index, kind, store)
+                for index, (name, kind) in enumerate(type_fields, start=1)
+            }
+        )
+        print(f"{typename} {bytes(store.serialize_cdr(value, keys[typename])).hex(' ')}")
+
+
+def rule_value(index, kind, store):
+    """The sample value of the index-th field (from 1) of a type.
+
+    bool: true; uint8 (the placeholder of empty types): 0; other integers: i;
+    float64: i + 0.5; string: "s<i>"; Time / Duration: sec = i, nanosec = 10 * i.
+    """
+    node, detail = kind
+    if node.name == "NAME":
+        return store.types[detail](sec=index, nanosec=10 * index)
+    base = detail[0]
+    if base == "bool":
+        return True
+    if base == "uint8":
+        return 0
+    if base == "float64":
+        return index + 0.5
+    if base == "string":
+        return f"s{index}"
+    return index
+
+
+if __name__ == "__main__":
+    main()
