@@ -11,7 +11,7 @@ step() { printf '\n== %s ==\n' "$*"; }
 
 step "system packages"
 need_apt=()
-for pkg in python3-venv iproute2; do
+for pkg in python3-venv iproute2 tcpdump; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -48,5 +48,8 @@ for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs; do
   echo "installed: $exe"
 done
 
-step "interop tests against real peers (release binaries)"
-ROSBAG2_RS_PROFILE=release .venv/bin/python -m pytest -q tests/interop
+# Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
+step "interop tests against real peers (rosbags, mcap, cyclonedds) in a private network namespace"
+cargo build -q -p rosbag2_rs_transport --examples
+unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
+  ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop' 
