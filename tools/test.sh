@@ -39,10 +39,17 @@ cargo test --workspace -q 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
 step "colcon build (ament_cargo packages, release, shared target dir)"
 ws=$(mktemp -d)
 trap 'rm -rf "$ws"' EXIT
+# colcon-ros-cargo gives cargo `--target-dir <build-base>/<package>`: point every package's build
+# directory at the one shared target directory so that nothing is compiled twice.
+mkdir -p "$ws/build"
+for manifest in */package.xml; do
+  ln -s "$CARGO_TARGET_DIR" "$ws/build/$(dirname "$manifest")"
+done
 (cd "$ws" && "$root/.venv/bin/colcon" --log-base "$ws/log" build --base-paths "$root" \
-   --build-base "$CARGO_TARGET_DIR" --install-base "$ws/install" \
+   --build-base "$ws/build" --install-base "$ws/install" \
    --packages-skip rosbag2_rs_interfaces --cargo-args --release >"$ws/colcon.log" 2>&1) \
   || { tail -n 50 "$ws/colcon.log"; exit 1; }
+test -x "$CARGO_TARGET_DIR/release/ros2bag-rs" || { echo "colcon's build did not land in $CARGO_TARGET_DIR"; exit 1; }
 for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs; do
   test -x "$ws/install/$exe" || { echo "colcon did not install $exe"; exit 1; }
   echo "installed: $exe"

@@ -188,17 +188,6 @@ impl RawPublisher for InProcessPublisher {
     }
 }
 
-/// Rejects bytes without a CDR encapsulation header.
-pub(crate) fn check_payload(data: &[u8]) -> Result<()> {
-    match data {
-        [0, 0 | 1, _, _, ..] => Ok(()),
-        _ => Err(TransportError::InvalidPayload(format!(
-            "{} bytes without a CDR encapsulation header",
-            data.len()
-        ))),
-    }
-}
-
 struct InProcessClient {
     bus: InProcessBus,
     service: String,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
 
-use crate::error::Result;
+use crate::error::{Result, TransportError};
 use crate::names::NodeIdentity;
 
 /// A message received on a subscription.
@@ -145,4 +145,15 @@ pub trait Middleware: Send + Sync {
     fn topics(&self) -> Vec<TopicInfo>;
     /// Graph changes from now on.
     fn graph_events(&self) -> crossbeam_channel::Receiver<GraphEvent>;
+}
+
+/// Rejects bytes without a CDR encapsulation header.
+pub(crate) fn check_payload(data: &[u8]) -> Result<()> {
+    match data {
+        [0, 0 | 1, _, _, ..] => Ok(()),
+        _ => Err(TransportError::InvalidPayload(format!(
+            "{} bytes without a CDR encapsulation header",
+            data.len()
+        ))),
+    }
 }

@@ -188,14 +188,14 @@ struct DdsPublisher {
 
 impl RawPublisher for DdsPublisher {
     fn publish(&self, data: &Bytes) -> Result<()> {
-        crate::inprocess::check_payload(data)?;
+        crate::middleware::check_payload(data)?;
         self.writer
             .write(RawCdr(data.clone()), None)
             .map_err(|e| TransportError::InvalidPayload(format!("{e:?}")))
     }
 
     fn publish_at(&self, data: &Bytes, send_timestamp: i64) -> Result<()> {
-        crate::inprocess::check_payload(data)?;
+        crate::middleware::check_payload(data)?;
         self.writer
             .write(RawCdr(data.clone()), Some(time::from_nanos(send_timestamp)))
             .map_err(|e| TransportError::InvalidPayload(format!("{e:?}")))

@@ -197,7 +197,7 @@ impl RawClient for DdsClient {
     }
 
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>> {
-        crate::inprocess::check_payload(request)?;
+        crate::middleware::check_payload(request)?;
         let (tx, rx) = crossbeam_channel::bounded(1);
         let key = {
             let mut pending = self.pending.lock();
