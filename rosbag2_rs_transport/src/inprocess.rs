@@ -358,28 +358,19 @@ impl Middleware for InProcessNode {
 
     fn topics(&self) -> Vec<TopicInfo> {
         let state = self.bus.state.lock();
-        let mut topics: BTreeMap<&str, TopicInfo> = BTreeMap::new();
-        for p in state.publishers.values() {
-            let info = topics.entry(&p.topic).or_insert_with(|| TopicInfo {
-                name: p.topic.clone(),
-                ..Default::default()
-            });
-            info.publishers.push(EndpointInfo {
-                type_name: p.type_name.clone(),
-                qos: p.qos,
-            });
-        }
-        for s in state.subscriptions.values() {
-            let info = topics.entry(&s.topic).or_insert_with(|| TopicInfo {
-                name: s.topic.clone(),
-                ..Default::default()
-            });
-            info.subscriptions.push(EndpointInfo {
-                type_name: s.type_name.clone(),
-                qos: s.qos,
-            });
-        }
-        topics.into_values().collect()
+        let endpoint = |type_name: &String, qos: &QosProfile| EndpointInfo {
+            type_name: type_name.clone(),
+            qos: *qos,
+        };
+        let publishers = state
+            .publishers
+            .values()
+            .map(|p| (p.topic.clone(), true, endpoint(&p.type_name, &p.qos)));
+        let subscriptions = state
+            .subscriptions
+            .values()
+            .map(|s| (s.topic.clone(), false, endpoint(&s.type_name, &s.qos)));
+        group_by_topic(publishers.chain(subscriptions))
     }
 
     fn graph_events(&self) -> Receiver<GraphEvent> {

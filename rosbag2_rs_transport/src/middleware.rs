@@ -64,6 +64,26 @@ impl TopicInfo {
     }
 }
 
+/// Groups endpoints, given as `(topic, is_publisher, endpoint)`, into topics sorted by name.
+pub(crate) fn group_by_topic(
+    endpoints: impl IntoIterator<Item = (String, bool, EndpointInfo)>,
+) -> Vec<TopicInfo> {
+    let mut topics: std::collections::BTreeMap<String, TopicInfo> =
+        std::collections::BTreeMap::new();
+    for (name, is_publisher, endpoint) in endpoints {
+        let info = topics.entry(name.clone()).or_insert_with(|| TopicInfo {
+            name,
+            ..Default::default()
+        });
+        if is_publisher {
+            info.publishers.push(endpoint);
+        } else {
+            info.subscriptions.push(endpoint);
+        }
+    }
+    topics.into_values().collect()
+}
+
 /// A change on the graph.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GraphEvent {

@@ -1,12 +1,12 @@
 //! The DDS backend against itself: two nodes (two DDS participants) in one private network
 //! namespace per test. Interop with a real DDS implementation is tested in `tests/interop`.
 
-mod netns;
+mod common;
 
-use std::sync::{Arc, Mutex};
+use common::{cdr, collector};
+
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
 use rosbag2_rs_transport::dds::{DdsConfig, DdsMiddleware, DiscoveryRange, ServiceMapping};
@@ -25,10 +25,6 @@ fn node(name: &str, config: DdsConfig) -> DdsMiddleware {
     DdsMiddleware::with_config(name, "/", config).unwrap()
 }
 
-fn cdr(payload: &[u8]) -> Bytes {
-    [&[0u8, 1, 0, 0][..], payload].concat().into()
-}
-
 /// RTPS pads payloads to 4 bytes and RustDDS does not carry the XCDR padding count, so a
 /// received payload is the sent one plus at most 3 zero bytes (which CDR readers ignore).
 fn assert_same_cdr(received: &[u8], sent: &[u8]) {
@@ -38,12 +34,6 @@ fn assert_same_cdr(received: &[u8], sent: &[u8]) {
         tail.len() < 4 && tail.iter().all(|b| *b == 0),
         "unexpected trailing bytes {tail:?}"
     );
-}
-
-fn collector() -> (Arc<Mutex<Vec<ReceivedMessage>>>, MessageCallback) {
-    let store = Arc::new(Mutex::new(Vec::new()));
-    let sink = store.clone();
-    (store, Box::new(move |m| sink.lock().unwrap().push(m)))
 }
 
 fn config(domain_id: u16, service_mapping: ServiceMapping) -> DdsConfig {
@@ -56,7 +46,7 @@ fn config(domain_id: u16, service_mapping: ServiceMapping) -> DdsConfig {
 
 #[test]
 fn messages_small_and_large_arrive_byte_for_byte() {
-    netns::enter_private_network();
+    common::enter_private_network();
     let talker = node("talker", config(11, ServiceMapping::Cyclone));
     let listener = node("listener", config(11, ServiceMapping::Cyclone));
     let (got, cb) = collector();
@@ -90,7 +80,7 @@ fn messages_small_and_large_arrive_byte_for_byte() {
 
 #[test]
 fn transient_local_reaches_a_late_joiner() {
-    netns::enter_private_network();
+    common::enter_private_network();
     let talker = node("talker", config(12, ServiceMapping::Cyclone));
     let latched = QosProfile {
         durability: Durability::TransientLocal,
@@ -134,7 +124,7 @@ fn echo_service(server: &DdsMiddleware) -> Handle {
 
 #[test]
 fn services_in_both_request_id_mappings() {
-    netns::enter_private_network();
+    common::enter_private_network();
     for (domain, mapping) in [
         (13, ServiceMapping::Cyclone),
         (14, ServiceMapping::FastRtps),
@@ -174,7 +164,7 @@ fn services_in_both_request_id_mappings() {
 
 #[test]
 fn graph_shows_remote_publishers_with_type_and_qos() {
-    netns::enter_private_network();
+    common::enter_private_network();
     let talker = node("talker", config(15, ServiceMapping::Cyclone));
     let observer = node("observer", config(15, ServiceMapping::Cyclone));
     let events = observer.graph_events();

@@ -1,5 +1,9 @@
 //! The in-process backend: delivery, QoS matching, latching, services, graph, errors.
 
+mod common;
+
+use common::{cdr, collector};
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -8,16 +12,6 @@ use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
 use rosbag2_rs_transport::inprocess::InProcessBus;
 use rosbag2_rs_transport::*;
-
-fn cdr(payload: &[u8]) -> Bytes {
-    [&[0u8, 1, 0, 0][..], payload].concat().into()
-}
-
-fn collector() -> (Arc<Mutex<Vec<ReceivedMessage>>>, MessageCallback) {
-    let store = Arc::new(Mutex::new(Vec::new()));
-    let sink = store.clone();
-    (store, Box::new(move |m| sink.lock().unwrap().push(m)))
-}
 
 fn virtual_bus() -> (InProcessBus, Arc<std::sync::atomic::AtomicI64>) {
     let now = Arc::new(std::sync::atomic::AtomicI64::new(1_000));

@@ -9,7 +9,7 @@ mod raw;
 mod service;
 mod time;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
@@ -320,35 +320,35 @@ impl Middleware for DdsMiddleware {
     }
 
     fn topics(&self) -> Vec<TopicInfo> {
-        let mut topics: BTreeMap<String, TopicInfo> = BTreeMap::new();
-        for writer in self.participant.discovered_writers() {
-            let data = &writer.publication_topic_data;
-            if let Some((name, type_name)) = ros_topic_from_dds(&data.topic_name, &data.type_name) {
-                let info = topics.entry(name.clone()).or_insert_with(|| TopicInfo {
+        let endpoint = |topic: &str, type_name: &str, policies: QosPolicies, is_publisher: bool| {
+            ros_topic_from_dds(topic, type_name).map(|(name, type_name)| {
+                (
                     name,
-                    ..Default::default()
-                });
-                info.publishers.push(EndpointInfo {
-                    type_name,
-                    qos: qos::from_dds(&data.qos()),
-                });
-            }
-        }
-        for reader in self.participant.discovered_readers() {
-            let data = &reader.subscription_topic_data;
-            if let Some((name, type_name)) = ros_topic_from_dds(data.topic_name(), data.type_name())
-            {
-                let info = topics.entry(name.clone()).or_insert_with(|| TopicInfo {
-                    name,
-                    ..Default::default()
-                });
-                info.subscriptions.push(EndpointInfo {
-                    type_name,
-                    qos: qos::from_dds(&data.qos()),
-                });
-            }
-        }
-        topics.into_values().collect()
+                    is_publisher,
+                    EndpointInfo {
+                        type_name,
+                        qos: qos::from_dds(&policies),
+                    },
+                )
+            })
+        };
+        let publishers = self
+            .participant
+            .discovered_writers()
+            .into_iter()
+            .filter_map(|w| {
+                let data = &w.publication_topic_data;
+                endpoint(&data.topic_name, &data.type_name, data.qos(), true)
+            });
+        let subscriptions = self
+            .participant
+            .discovered_readers()
+            .into_iter()
+            .filter_map(|r| {
+                let data = &r.subscription_topic_data;
+                endpoint(data.topic_name(), data.type_name(), data.qos(), false)
+            });
+        group_by_topic(publishers.chain(subscriptions))
     }
 
     fn graph_events(&self) -> Receiver<GraphEvent> {
