@@ -90,34 +90,30 @@ fn report(target: &str, size: usize, r: &Result) {
 
 type Inbox = Arc<Mutex<Vec<(i64, i64)>>>;
 
-/// Publishes `paced` messages at `period` then `burst` back to back; returns (latencies, throughput).
+/// Publishes `paced` messages at `period`, calls `between`, then publishes `burst` back to back;
+/// `collect` returns the `(send, receive)` rows of all messages received, in order.
 fn run(
     publisher: &dyn rosbag2_rs_transport::RawPublisher,
-    inbox: &dyn Fn() -> Vec<(i64, i64)>,
-    size: usize,
-    paced: usize,
-    period: Duration,
-    burst: usize,
+    (size, paced, period, burst): (usize, usize, Duration, usize),
+    between: &dyn Fn(),
+    collect: &mut dyn FnMut() -> Vec<(i64, i64)>,
 ) -> Result {
     let mut template = blob(size);
     for _ in 0..paced {
         publisher.publish(&stamp(&mut template)).unwrap();
         std::thread::sleep(period);
     }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while inbox().len() < paced && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let latencies_us = inbox().iter().map(|(s, r)| (r - s) as f64 / 1e3).collect();
+    between();
     let start = now_ns();
     for _ in 0..burst {
         publisher.publish(&stamp(&mut template)).unwrap();
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while inbox().len() < paced + burst && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let got = inbox();
+    let got = collect();
+    let latencies_us = got
+        .iter()
+        .take(paced)
+        .map(|(s, r)| (r - s) as f64 / 1e3)
+        .collect();
     let burst_rows = &got[paced.min(got.len())..];
     let throughput = burst_rows
         .last()
@@ -126,6 +122,30 @@ fn run(
         latencies_us,
         throughput,
     }
+}
+
+/// Waits until `inbox` holds `count` rows (or `timeout` passes) and returns them.
+fn wait_rows(inbox: &Inbox, count: usize, timeout: Duration) -> Vec<(i64, i64)> {
+    let deadline = Instant::now() + timeout;
+    while inbox.lock().unwrap().len() < count && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    inbox.lock().unwrap().clone()
+}
+
+/// Runs one case into an in-process inbox: waits for the paced messages before the burst.
+fn run_into(
+    publisher: &dyn rosbag2_rs_transport::RawPublisher,
+    case: (usize, usize, Duration, usize),
+    inbox: &Inbox,
+) -> Result {
+    let (_, paced, _, burst) = case;
+    run(
+        publisher,
+        case,
+        &|| drop(wait_rows(inbox, paced, Duration::from_secs(30))),
+        &mut || wait_rows(inbox, paced + burst, Duration::from_secs(60)),
+    )
 }
 
 fn wait_matched(p: &dyn rosbag2_rs_transport::RawPublisher) {
@@ -160,7 +180,7 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     let python = std::env::var("CYCLONE_PYTHON")
         .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin/python").into());
-    for (size, paced, period, burst) in [
+    for case @ (size, paced, _, burst) in [
         (100, 1000, Duration::from_millis(1), 20_000),
         (1 << 20, 100, Duration::from_millis(20), 200),
     ] {
@@ -172,18 +192,7 @@ fn main() {
             .create_subscription("/bench", TYPE, &qos(), collecting(&inbox))
             .unwrap();
         let p = a.create_publisher("/bench", TYPE, &qos()).unwrap();
-        report(
-            "in-process backend",
-            size,
-            &run(
-                &*p,
-                &|| inbox.lock().unwrap().clone(),
-                size,
-                paced,
-                period,
-                burst,
-            ),
-        );
+        report("in-process backend", size, &run_into(&*p, case, &inbox));
 
         // DDS, ours to ours.
         let listener = DdsMiddleware::with_config("bench_listener", "/", config).unwrap();
@@ -197,14 +206,7 @@ fn main() {
         report(
             "DDS: rosbag2-rs → rosbag2-rs",
             size,
-            &run(
-                &*p,
-                &|| inbox.lock().unwrap().clone(),
-                size,
-                paced,
-                period,
-                burst,
-            ),
+            &run_into(&*p, case, &inbox),
         );
 
         // DDS, ours to a Cyclone DDS reader (Python binding, listener callback).
@@ -234,35 +236,16 @@ fn main() {
                     reader_rows.lock().unwrap().push((f[0], f[1]));
                 }
             });
-            // The sink prints its rows when it has them all, so wait for the process first.
-            let mut template = blob(size);
-            for _ in 0..paced {
-                p.publish(&stamp(&mut template)).unwrap();
-                std::thread::sleep(period);
-            }
-            let start = now_ns();
-            for _ in 0..burst {
-                p.publish(&stamp(&mut template)).unwrap();
-            }
-            sink.wait().unwrap();
+            // The sink prints its rows once it has them all: collect after it exits.
+            let result = run(&*p, case, &|| {}, &mut || {
+                sink.wait().unwrap();
+                rows.lock().unwrap().clone()
+            });
             collector.join().unwrap();
-            let got = rows.lock().unwrap().clone();
-            let latencies_us = got
-                .iter()
-                .take(paced)
-                .map(|(s, r)| (r - s) as f64 / 1e3)
-                .collect();
-            let burst_rows = &got[paced.min(got.len())..];
-            let throughput = burst_rows
-                .last()
-                .map(|(_, last)| burst_rows.len() as f64 / ((last - start) as f64 / 1e9));
             report(
                 "DDS: rosbag2-rs → Cyclone DDS (Python reader)",
                 size,
-                &Result {
-                    latencies_us,
-                    throughput,
-                },
+                &result,
             );
         }
     }
