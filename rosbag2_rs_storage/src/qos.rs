@@ -294,6 +294,40 @@ pub fn parse_profiles(text: &str) -> Result<Vec<QosProfile>, String> {
     }
 }
 
+/// Parses a QoS override file (`--qos-profile-overrides-path`): a mapping from topic name to a
+/// (possibly partial) profile. Topic names without a leading `/` are made absolute.
+pub fn parse_overrides(
+    text: &str,
+) -> Result<std::collections::BTreeMap<String, QosProfile>, String> {
+    let docs = yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| format!("QoS YAML: {e}"))?;
+    let mut out = std::collections::BTreeMap::new();
+    let Some(doc) = docs.first() else {
+        return Ok(out);
+    };
+    let map = match doc {
+        Yaml::Hash(map) => map,
+        Yaml::Null => return Ok(out),
+        other => {
+            return Err(format!(
+                "expected a mapping of topic names, found {other:?}"
+            ))
+        }
+    };
+    for (topic, profile) in map {
+        let topic = topic
+            .as_str()
+            .ok_or_else(|| format!("topic names must be strings, found {topic:?}"))?;
+        let profile = QosProfile::from_yaml(profile).map_err(|e| format!("{topic}: {e}"))?;
+        let topic = if topic.starts_with('/') {
+            topic.to_string()
+        } else {
+            format!("/{topic}")
+        };
+        out.insert(topic, profile);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,6 +359,19 @@ mod tests {
         assert_eq!(p.durability, Durability::Volatile);
         assert_eq!(p.deadline.sec, 2147483647);
         assert!(p.deadline.is_unlimited());
+    }
+
+    #[test]
+    fn parses_override_files() {
+        let text = "/chatter:\n  reliability: best_effort\n  depth: 3\nscan:\n  durability: transient_local\n  deadline:\n    sec: 1\n    nsec: 5\n";
+        let map = parse_overrides(text).unwrap();
+        assert_eq!(map["/chatter"].reliability, Reliability::BestEffort);
+        assert_eq!(map["/chatter"].depth, 3);
+        assert_eq!(map["/scan"].durability, Durability::TransientLocal);
+        assert_eq!(map["/scan"].deadline, QosDuration { sec: 1, nsec: 5 });
+        assert!(parse_overrides("").unwrap().is_empty());
+        assert!(parse_overrides("- a\n").is_err());
+        assert!(parse_overrides("/x:\n  reliability: sometimes\n").is_err());
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub enum TransportError {
     /// No response arrived in time.
     #[error("service '{0}': no response within the timeout")]
     Timeout(String),
+    /// An option value or option file that cannot be used.
+    #[error("{0}")]
+    InvalidArgument(String),
     /// The middleware itself failed (DDS entity creation, sockets, ...).
     #[error("middleware: {0}")]
     Middleware(String),

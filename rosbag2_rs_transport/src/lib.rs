@@ -8,9 +8,12 @@
 pub mod dds;
 pub mod error;
 pub mod inprocess;
+pub mod keyboard;
 pub mod middleware;
 pub mod names;
+pub mod qos_overrides;
 pub mod services;
+pub mod shutdown;
 
 pub use error::{Result, TransportError};
 pub use middleware::{
