@@ -12,6 +12,7 @@ pub mod keyboard;
 pub mod middleware;
 pub mod names;
 pub mod qos_overrides;
+pub mod recorder;
 pub mod services;
 pub mod shutdown;
 

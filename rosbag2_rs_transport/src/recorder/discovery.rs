@@ -1,0 +1,237 @@
+//! Which topics to record and with which QoS: `ros2 bag record`'s selection rules, and the
+//! subscription QoS adapted to what the publishers offer (rosbag2's `adapt_request_to_offers`).
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+use rosbag2_rs_storage::filter::whole_name_regex;
+use rosbag2_rs_storage::qos::{Durability, History, Reliability};
+use rosbag2_rs_storage::QosProfile;
+
+use super::error::{RecorderError, Result};
+use crate::middleware::TopicInfo;
+
+/// The smallest keep-last depth the recorder requests, so that a burst is not lost between two
+/// takes of the middleware's reader cache (rosbag2 requests the publishers' depth).
+pub const MIN_SUBSCRIPTION_DEPTH: u64 = 100;
+
+/// Topic selection, as given on the command line. Included: `all`, or a name in `topics`, or a
+/// name matching `regex` (whole name), or a type in `topic_types`. Exclusion (`exclude_topics`,
+/// `exclude_regex`) always wins. Hidden topics (a name token starting with `_`) need
+/// `include_hidden_topics` unless listed by name; topics without publishers need
+/// `include_unpublished_topics`.
+#[derive(Debug, Clone, Default)]
+pub struct TopicSelection {
+    /// Record every topic.
+    pub all: bool,
+    /// Topics to record, by name (relative names are expanded against the recorder's node).
+    pub topics: Vec<String>,
+    /// Record topics whose whole name matches this regular expression.
+    pub regex: Option<String>,
+    /// Do not record topics whose whole name matches this regular expression.
+    pub exclude_regex: Option<String>,
+    /// Do not record these topics.
+    pub exclude_topics: Vec<String>,
+    /// Record topics of these types (`pkg/msg/Type`).
+    pub topic_types: Vec<String>,
+    /// Also record hidden topics (a name token starting with `_`).
+    pub include_hidden_topics: bool,
+    /// Also record topics that have subscriptions but no publishers.
+    pub include_unpublished_topics: bool,
+}
+
+impl TopicSelection {
+    /// Selects every topic.
+    pub fn all() -> Self {
+        Self {
+            all: true,
+            ..Self::default()
+        }
+    }
+
+    /// Selects exactly these topics.
+    pub fn topics<S: Into<String>>(topics: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            topics: topics.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Checks that something is selected and the regular expressions compile.
+    pub fn validate(&self) -> Result<()> {
+        if !self.all
+            && self.topics.is_empty()
+            && self.regex.as_deref().is_none_or(str::is_empty)
+            && self.topic_types.is_empty()
+        {
+            return Err(RecorderError::InvalidOptions(
+                "nothing to record: give topics, --all, --regex or --topic-types".into(),
+            ));
+        }
+        self.compile().map(drop)
+    }
+
+    /// Compiles the regular expressions.
+    pub(crate) fn compile(&self) -> Result<CompiledSelection> {
+        let regex = |r: &Option<String>| -> Result<Option<Regex>> {
+            r.as_deref()
+                .filter(|r| !r.is_empty())
+                .map(whole_name_regex)
+                .transpose()
+                .map_err(|e| RecorderError::InvalidOptions(e.to_string()))
+        };
+        Ok(CompiledSelection {
+            selection: self.clone(),
+            regex: regex(&self.regex)?,
+            exclude_regex: regex(&self.exclude_regex)?,
+        })
+    }
+}
+
+/// A [`TopicSelection`] with its regular expressions compiled.
+#[derive(Debug, Clone)]
+pub(crate) struct CompiledSelection {
+    pub selection: TopicSelection,
+    regex: Option<Regex>,
+    exclude_regex: Option<Regex>,
+}
+
+/// True if a token of the name starts with `_` (ROS hides such topics).
+pub fn is_hidden(topic: &str) -> bool {
+    topic.split('/').any(|token| token.starts_with('_'))
+}
+
+impl CompiledSelection {
+    /// Whether a topic of `type_name` passes the name and type rules (publishers aside).
+    pub fn matches(&self, topic: &str, type_name: &str) -> bool {
+        let s = &self.selection;
+        if s.exclude_topics.iter().any(|t| t == topic)
+            || self.exclude_regex.as_ref().is_some_and(|r| r.is_match(topic))
+        {
+            return false;
+        }
+        let listed = s.topics.iter().any(|t| t == topic);
+        if is_hidden(topic) && !s.include_hidden_topics && !listed {
+            return false;
+        }
+        s.all
+            || listed
+            || self.regex.as_ref().is_some_and(|r| r.is_match(topic))
+            || s.topic_types.iter().any(|t| t == type_name)
+    }
+
+    /// True when only listed topics can ever match, so discovery can stop once all are found.
+    pub fn is_fixed_list(&self) -> bool {
+        let s = &self.selection;
+        !s.all && self.regex.is_none() && s.topic_types.is_empty()
+    }
+}
+
+/// The decision for one topic of the graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicPlan {
+    /// Fully qualified name.
+    pub name: String,
+    /// Its one message type.
+    pub type_name: String,
+    /// The QoS to subscribe with.
+    pub request: QosProfile,
+    /// What the publishers offer (recorded in the bag).
+    pub offered: Vec<QosProfile>,
+}
+
+/// Decides whether to record `topic` and how; `None` when it is not (or not yet) recordable.
+pub(crate) fn plan_topic(
+    topic: &TopicInfo,
+    selection: &CompiledSelection,
+    overrides: &BTreeMap<String, QosProfile>,
+) -> Option<TopicPlan> {
+    let types = if topic.publishers.is_empty() {
+        if !selection.selection.include_unpublished_topics {
+            return None;
+        }
+        topic.type_names()
+    } else {
+        let mut types: Vec<String> = topic
+            .publishers
+            .iter()
+            .map(|p| p.type_name.clone())
+            .collect();
+        types.sort();
+        types.dedup();
+        types
+    };
+    let type_name = match types.as_slice() {
+        [one] => one.clone(),
+        [] => return None,
+        many => {
+            if types.iter().any(|t| selection.matches(&topic.name, t)) {
+                log::warn!(
+                    "topic '{}' has several types ({}): not recorded",
+                    topic.name,
+                    many.join(", ")
+                );
+            }
+            return None;
+        }
+    };
+    if !selection.matches(&topic.name, &type_name) {
+        return None;
+    }
+    let offered: Vec<QosProfile> = topic.publishers.iter().map(|p| p.qos).collect();
+    let request = match overrides.get(&topic.name) {
+        Some(qos) => *qos,
+        None => adapt_request_to_offers(&topic.name, &offered),
+    };
+    Some(TopicPlan {
+        name: topic.name.clone(),
+        type_name,
+        request,
+        offered,
+    })
+}
+
+/// The QoS that receives from all `offers`: reliable only when every publisher is reliable,
+/// transient-local only when every publisher is; keep-last with a generous depth.
+pub fn adapt_request_to_offers(topic: &str, offers: &[QosProfile]) -> QosProfile {
+    let mut request = QosProfile {
+        history: History::KeepLast,
+        depth: MIN_SUBSCRIPTION_DEPTH,
+        ..QosProfile::default()
+    };
+    if offers.is_empty() {
+        return request;
+    }
+    request.depth = offers
+        .iter()
+        .filter(|o| o.history == History::KeepLast)
+        .map(|o| o.depth)
+        .max()
+        .unwrap_or(0)
+        .max(MIN_SUBSCRIPTION_DEPTH);
+    let best_effort = |o: &QosProfile| o.reliability == Reliability::BestEffort;
+    let transient = |o: &QosProfile| o.durability == Durability::TransientLocal;
+    if offers.iter().all(|o| !best_effort(o)) {
+        request.reliability = Reliability::Reliable;
+    } else {
+        if !offers.iter().all(best_effort) {
+            log::warn!(
+                "topic '{topic}': some publishers offer reliable and some best-effort QoS; \
+                 subscribing best-effort, so messages of the reliable ones may be lost"
+            );
+        }
+        request.reliability = Reliability::BestEffort;
+    }
+    if offers.iter().all(transient) {
+        request.durability = Durability::TransientLocal;
+    } else {
+        if offers.iter().any(transient) {
+            log::warn!(
+                "topic '{topic}': some publishers offer transient-local durability and some \
+                 volatile; subscribing volatile, so latched messages are not received"
+            );
+        }
+        request.durability = Durability::Volatile;
+    }
+    request
+}

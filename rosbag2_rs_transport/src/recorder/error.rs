@@ -1,0 +1,29 @@
+//! Typed errors of the recorder.
+
+use rosbag2_rs_storage::StorageError;
+
+use crate::error::TransportError;
+
+/// Result alias of the recorder.
+pub type Result<T, E = RecorderError> = std::result::Result<T, E>;
+
+/// What went wrong recording.
+#[derive(Debug, thiserror::Error)]
+pub enum RecorderError {
+    /// Options that cannot work together (no topic selection, bad limits, ...).
+    #[error("invalid record options: {0}")]
+    InvalidOptions(String),
+    /// Writing the bag failed (existing directory, unwritable directory, full disk, ...).
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The middleware failed (subscription, service, ...).
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// An operation that the recorder's mode does not offer (e.g. a snapshot when not in
+    /// snapshot mode).
+    #[error("{0}")]
+    NotAvailable(String),
+    /// The bag writer stopped after an earlier error (reported once, with its cause).
+    #[error("the bag writer has failed: {0}")]
+    WriterFailed(String),
+}

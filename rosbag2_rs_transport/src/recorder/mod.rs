@@ -1,0 +1,632 @@
+//! The recorder: subscribes to the selected topics as they appear on the graph, with a QoS
+//! adapted to their publishers, and writes every message to a bag through a double-buffered
+//! cache and a writer thread, so that the subscriptions never wait on the disk. In snapshot mode
+//! (seed 002) it keeps per-topic ring buffers instead and writes them to a new bag on a trigger.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use rosbag2_rs_transport::inprocess::InProcessBus;
+//! use rosbag2_rs_transport::recorder::{RecordOptions, Recorder, TopicSelection};
+//!
+//! let bus = InProcessBus::new();
+//! let node = Arc::new(bus.node("rosbag2_recorder", "/")?);
+//! let recorder = Recorder::start(node, RecordOptions {
+//!     uri: "my_bag".into(),
+//!     selection: TopicSelection::all(),
+//!     ..Default::default()
+//! })?;
+//! // ... messages arrive ...
+//! let summary = recorder.stop()?;
+//! print!("{}", summary.to_text());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod cache;
+pub mod cli;
+pub mod discovery;
+mod error;
+pub mod options;
+mod ring;
+mod services;
+mod snapshot;
+mod snapshot_writer;
+mod stats;
+mod time;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::Sender;
+use parking_lot::Mutex;
+use rosbag2_rs_interfaces::rosbag2_interfaces::msg::WriteSplitEvent;
+use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
+use rosbag2_rs_storage::{BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata};
+
+pub use discovery::{adapt_request_to_offers, is_hidden, TopicPlan, TopicSelection};
+pub use error::{RecorderError, Result};
+pub use options::{RecordOptions, SnapshotLimits};
+pub use stats::{RecordSummary, TopicCounters, TopicSummary};
+
+use cache::{CacheWriter, Command, MessageCache};
+use discovery::{plan_topic, CompiledSelection};
+use snapshot::SnapshotBuffers;
+use snapshot_writer::{SnapshotJob, SnapshotWriter};
+use stats::{RecordedTopic, TopicRegistry};
+use time::RecordTime;
+
+use crate::middleware::{Handle, MessageCallback, Middleware, ReceivedMessage};
+use crate::names::expand_name;
+
+/// The topic of the split events, relative to the recorder node (as in rosbag2).
+pub const WRITE_SPLIT_TOPIC: &str = "events/write_split";
+
+/// State shared by the recorder handle, its services and its discovery thread.
+pub(crate) struct Inner {
+    middleware: Arc<dyn Middleware>,
+    selection: CompiledSelection,
+    qos_overrides: BTreeMap<String, QosProfile>,
+    own_topics: Vec<String>,
+    paused: Arc<AtomicBool>,
+    time: RecordTime,
+    registry: Arc<TopicRegistry>,
+    subscriptions: Mutex<BTreeMap<String, Handle>>,
+    failed_topics: Mutex<BTreeSet<String>>,
+    cache: Option<Arc<MessageCache>>,
+    snapshots: Option<Arc<SnapshotBuffers>>,
+    snapshot_jobs: Mutex<Option<Sender<SnapshotJob>>>,
+}
+
+/// A running recorder; see the module documentation.
+pub struct Recorder {
+    inner: Arc<Inner>,
+    bag: Option<PathBuf>,
+    writer: Option<CacheWriter>,
+    snapshot_writer: Option<SnapshotWriter>,
+    services: Vec<Handle>,
+    clock_subscription: Option<Handle>,
+    discovery: Option<(Sender<()>, JoinHandle<()>)>,
+}
+
+impl Recorder {
+    /// Creates the bag (normal mode), serves the services, subscribes to the selected topics
+    /// present now and, unless discovery is off, to those that appear later.
+    pub fn start(middleware: Arc<dyn Middleware>, options: RecordOptions) -> Result<Self> {
+        options.validate()?;
+        let node = middleware.node().clone();
+        let mut selection = options.selection.clone();
+        selection.topics = selection
+            .topics
+            .iter()
+            .map(|t| expand_name(t, &node))
+            .collect::<crate::Result<_>>()?;
+        let selection = selection.compile()?;
+        let qos_overrides = options
+            .qos_overrides
+            .iter()
+            .map(|(t, q)| Ok((expand_name(t, &node)?, *q)))
+            .collect::<crate::Result<_>>()?;
+        let (time, clock_subscription) = if options.use_sim_time {
+            let (clock, handle) = time::sim_time(middleware.as_ref())?;
+            (RecordTime::Ros(clock), Some(handle))
+        } else {
+            (RecordTime::Receive, None)
+        };
+        let registry = Arc::new(TopicRegistry::default());
+        let bag_options = BagWriterOptions {
+            uri: options.uri.clone(),
+            storage: options.storage.clone(),
+            max_bagfile_size: options.max_bagfile_size,
+            max_bagfile_duration: options.max_bagfile_duration,
+            custom_data: options.custom_data.clone(),
+        };
+        let (mut bag, mut writer, mut snapshot_writer) = (None, None, None);
+        let (mut cache, mut snapshots, mut snapshot_jobs) = (None, None, None);
+        match options.snapshot {
+            None => {
+                let mut bag_writer = BagWriter::create(bag_options)?;
+                let events = middleware.create_publisher(
+                    WRITE_SPLIT_TOPIC,
+                    WriteSplitEvent::TYPE_NAME,
+                    &QosProfile {
+                        depth: 1,
+                        ..QosProfile::default()
+                    },
+                )?;
+                let node_name = node.fully_qualified_name();
+                bag_writer.on_split(move |split| {
+                    let event = WriteSplitEvent {
+                        closed_file: split.closed_file.display().to_string(),
+                        opened_file: split.opened_file.display().to_string(),
+                        node_name: node_name.clone(),
+                    };
+                    match try_to_cdr(&event) {
+                        Ok(bytes) => {
+                            if let Err(e) = events.publish(&bytes.into()) {
+                                log::warn!("cannot publish the split event: {e}");
+                            }
+                        }
+                        Err(e) => log::warn!("cannot encode the split event: {e}"),
+                    }
+                });
+                bag = Some(bag_writer.dir().to_path_buf());
+                let c = Arc::new(MessageCache::new(options.max_cache_size));
+                writer = Some(CacheWriter::spawn(bag_writer, c.clone(), registry.clone())?);
+                cache = Some(c);
+            }
+            Some(limits) => {
+                let template = BagWriterOptions {
+                    max_bagfile_size: 0,
+                    max_bagfile_duration: 0,
+                    ..bag_options
+                };
+                let w = SnapshotWriter::spawn(template)?;
+                snapshot_jobs = w.sender();
+                snapshot_writer = Some(w);
+                snapshots = Some(Arc::new(SnapshotBuffers::new(limits)));
+            }
+        }
+        let inner = Arc::new(Inner {
+            own_topics: vec![expand_name(WRITE_SPLIT_TOPIC, &node)?],
+            middleware,
+            selection,
+            qos_overrides,
+            paused: Arc::new(AtomicBool::new(options.start_paused)),
+            time,
+            registry,
+            subscriptions: Mutex::new(BTreeMap::new()),
+            failed_topics: Mutex::new(BTreeSet::new()),
+            cache,
+            snapshots,
+            snapshot_jobs: Mutex::new(snapshot_jobs),
+        });
+        let services = services::serve_all(&inner)?;
+        let mut recorder = Self {
+            inner,
+            bag,
+            writer,
+            snapshot_writer,
+            services,
+            clock_subscription,
+            discovery: None,
+        };
+        if options.start_paused {
+            log::info!("recording starts paused");
+        }
+        recorder.inner.discover();
+        if options.discovery {
+            recorder.discovery = Some(spawn_discovery(
+                recorder.inner.clone(),
+                options.polling_interval,
+            )?);
+        }
+        Ok(recorder)
+    }
+
+    /// A handle that pauses and resumes from another thread (e.g. keyboard controls).
+    pub fn control(&self) -> RecorderControl {
+        RecorderControl(self.inner.clone())
+    }
+
+    /// Normal mode: the bag directory.
+    pub fn bag_dir(&self) -> Option<&Path> {
+        self.bag.as_deref()
+    }
+
+    /// Pauses: messages arriving from now on are not recorded (not buffered in snapshot mode).
+    pub fn pause(&self) {
+        self.inner.pause()
+    }
+
+    /// Resumes recording; in snapshot mode the buffers are cleared first (seed 002).
+    pub fn resume(&self) {
+        self.inner.resume()
+    }
+
+    /// Whether recording is paused.
+    pub fn is_paused(&self) -> bool {
+        self.inner.is_paused()
+    }
+
+    /// Subscribes at once to selected topics that appeared since the last look; returns their
+    /// names. Discovery does this by itself; this is for callers that need it to have happened.
+    pub fn discover_now(&self) -> Vec<String> {
+        self.inner.discover()
+    }
+
+    /// The topics subscribed to.
+    pub fn topics(&self) -> Vec<String> {
+        self.inner.subscriptions.lock().keys().cloned().collect()
+    }
+
+    /// Normal mode: closes the current file and continues in a new one, after every message
+    /// received so far is written; returns when done.
+    pub fn split(&self) -> Result<()> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.inner.command(Command::Split(tx))?;
+        rx.recv()
+            .map_err(|_| RecorderError::WriterFailed("the writer has stopped".into()))?
+    }
+
+    /// Normal mode: returns once every message received so far is written and durable.
+    pub fn flush(&self) -> Result<()> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.inner.command(Command::Flush(tx))?;
+        rx.recv()
+            .map_err(|_| RecorderError::WriterFailed("the writer has stopped".into()))?
+    }
+
+    /// Snapshot mode: writes the buffers to a new bag and returns its directory, or `None`
+    /// (and no bag) when the buffers are empty. Buffering continues meanwhile.
+    pub fn snapshot(&self) -> Result<Option<PathBuf>> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        if !self.inner.request_snapshot(Some(tx))? {
+            return Ok(None);
+        }
+        rx.recv()
+            .map_err(|_| RecorderError::WriterFailed("the snapshot writer has stopped".into()))?
+            .map(Some)
+    }
+
+    /// Snapshot mode: the buffer limits in force.
+    pub fn snapshot_limits(&self) -> Result<SnapshotLimits> {
+        Ok(self.inner.snapshot_buffers()?.limits())
+    }
+
+    /// Snapshot mode: changes the buffer limits (at least one must stay positive) and trims the
+    /// buffers to them.
+    pub fn set_snapshot_limits(&self, limits: SnapshotLimits) -> Result<()> {
+        limits.validate()?;
+        self.inner.snapshot_buffers()?.set_limits(limits);
+        Ok(())
+    }
+
+    /// Snapshot mode: drops every buffered message; returns how many.
+    pub fn clear_snapshot_buffer(&self) -> Result<usize> {
+        self.inner.clear_snapshot_buffer()
+    }
+
+    /// Snapshot mode: messages and payload bytes buffered now.
+    pub fn snapshot_occupancy(&self) -> Result<(usize, u64)> {
+        Ok(self.inner.snapshot_buffers()?.occupancy())
+    }
+
+    /// The writer's failure (e.g. a full disk), if it has failed; recording then only counts
+    /// drops, and [`Recorder::stop`] returns the error.
+    pub fn failure(&self) -> Option<String> {
+        self.inner.cache.as_ref().and_then(|c| c.failure())
+    }
+
+    /// Per-topic counts so far (`written` is final only after [`Recorder::stop`]).
+    pub fn summary(&self) -> RecordSummary {
+        RecordSummary {
+            bag: self.bag.clone(),
+            snapshots: Vec::new(),
+            topics: RecordSummary::from_registry(&self.inner.registry),
+        }
+    }
+
+    /// Stops: unsubscribes, writes what is cached, closes the bag with its final metadata (in
+    /// snapshot mode, saves the buffers as a last snapshot unless they are empty), and returns
+    /// what was recorded. An error of the writer during the recording is returned here, after
+    /// the bag is closed as well as it can be.
+    pub fn stop(mut self) -> Result<RecordSummary> {
+        if let Some((stop, thread)) = self.discovery.take() {
+            drop(stop);
+            let _ = thread.join();
+        }
+        self.inner.subscriptions.lock().clear();
+        self.clock_subscription = None;
+        self.services.clear();
+        let mut summary = RecordSummary {
+            bag: self.bag.clone(),
+            ..RecordSummary::default()
+        };
+        let mut first_error = None;
+        if let Some(writer) = self.writer.take() {
+            let (metadata, error) = writer.finish();
+            if let Some(metadata) = metadata {
+                for topic in self.inner.registry.all() {
+                    let written = metadata
+                        .topic(&topic.metadata.name)
+                        .map_or(0, |t| t.message_count);
+                    topic.counters.written.store(written, Ordering::Relaxed);
+                }
+            }
+            first_error = error;
+        }
+        if self.inner.snapshots.is_some() {
+            match self.snapshot() {
+                Ok(Some(dir)) => log::info!("buffers saved at shutdown to {}", dir.display()),
+                Ok(None) => log::info!("buffers empty at shutdown: no snapshot written"),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+            self.inner.snapshot_jobs.lock().take();
+            if let Some(writer) = self.snapshot_writer.take() {
+                summary.snapshots = writer.finish();
+            }
+        }
+        summary.topics = RecordSummary::from_registry(&self.inner.registry);
+        for t in summary.topics.iter().filter(|t| t.dropped > 0) {
+            log::warn!(
+                "topic '{}': {} of {} messages dropped",
+                t.topic,
+                t.dropped,
+                t.received
+            );
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(summary),
+        }
+    }
+}
+
+/// Pauses and resumes a [`Recorder`] from another thread.
+#[derive(Clone)]
+pub struct RecorderControl(Arc<Inner>);
+
+impl RecorderControl {
+    /// See [`Recorder::pause`].
+    pub fn pause(&self) {
+        self.0.pause()
+    }
+
+    /// See [`Recorder::resume`].
+    pub fn resume(&self) {
+        self.0.resume()
+    }
+
+    /// See [`Recorder::is_paused`].
+    pub fn is_paused(&self) -> bool {
+        self.0.is_paused()
+    }
+}
+
+fn spawn_discovery(
+    inner: Arc<Inner>,
+    interval: std::time::Duration,
+) -> Result<(Sender<()>, JoinHandle<()>)> {
+    let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
+    let events = inner.middleware.graph_events();
+    let thread = std::thread::Builder::new()
+        .name("rosbag2_discovery".into())
+        .spawn(move || loop {
+            if inner.discovery_complete() {
+                log::debug!("every listed topic is recorded: discovery stops");
+                return;
+            }
+            crossbeam_channel::select! {
+                recv(stop_rx) -> _ => return,
+                recv(events) -> event => if event.is_err() { return },
+                default(interval) => {},
+            }
+            inner.discover();
+        })
+        .map_err(|e| RecorderError::NotAvailable(format!("cannot start discovery: {e}")))?;
+    Ok((stop_tx, thread))
+}
+
+impl Inner {
+    fn pause(&self) {
+        if !self.paused.swap(true, Ordering::SeqCst) {
+            log::info!("recording paused");
+        }
+    }
+
+    fn resume(&self) {
+        if let Some(buffers) = &self.snapshots {
+            buffers.clear();
+        }
+        if self.paused.swap(false, Ordering::SeqCst) {
+            log::info!("recording resumed");
+        }
+    }
+
+    fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    fn command(&self, command: Command) -> Result<()> {
+        match &self.cache {
+            Some(cache) => {
+                cache.command(command);
+                Ok(())
+            }
+            None => Err(RecorderError::NotAvailable(
+                "splitting is not available in snapshot mode".into(),
+            )),
+        }
+    }
+
+    fn request_split(&self) -> Result<()> {
+        let (tx, _rx) = crossbeam_channel::bounded(1);
+        self.command(Command::Split(tx))
+    }
+
+    fn snapshot_buffers(&self) -> Result<&SnapshotBuffers> {
+        self.snapshots.as_deref().ok_or_else(|| {
+            RecorderError::NotAvailable("the recorder is not in snapshot mode (--snapshot)".into())
+        })
+    }
+
+    /// Takes the buffers and queues them for writing; false when there was nothing to write.
+    fn request_snapshot(
+        &self,
+        reply: Option<Sender<Result<PathBuf>>>,
+    ) -> Result<bool> {
+        let buffers = self.snapshot_buffers()?;
+        let jobs = self.snapshot_jobs.lock();
+        let Some(jobs) = jobs.as_ref() else {
+            return Err(RecorderError::NotAvailable("the recorder has stopped".into()));
+        };
+        let taken = buffers.take_all();
+        if taken.is_empty() {
+            log::info!("snapshot requested with empty buffers: no bag written");
+            return Ok(false);
+        }
+        let job = SnapshotJob {
+            taken,
+            topics: self.registry.all(),
+            reply,
+        };
+        jobs.send(job)
+            .map_err(|_| RecorderError::NotAvailable("the snapshot writer has stopped".into()))?;
+        Ok(true)
+    }
+
+    fn set_snapshot_memory(&self, max_bytes_per_topic: u64) -> Result<String> {
+        let buffers = self.snapshot_buffers()?;
+        let limits = SnapshotLimits {
+            max_bytes_per_topic,
+            ..buffers.limits()
+        };
+        limits.validate()?;
+        buffers.set_limits(limits);
+        Ok(format!("max buffer size per topic: {max_bytes_per_topic} bytes"))
+    }
+
+    fn set_snapshot_duration(&self, seconds: f64) -> Result<String> {
+        let buffers = self.snapshot_buffers()?;
+        if !seconds.is_finite() || seconds < 0.0 || seconds * 1e9 > i64::MAX as f64 {
+            return Err(RecorderError::InvalidOptions(format!(
+                "invalid buffer duration {seconds} s"
+            )));
+        }
+        let limits = SnapshotLimits {
+            max_duration_ns: (seconds * 1e9).round() as i64,
+            ..buffers.limits()
+        };
+        limits.validate()?;
+        buffers.set_limits(limits);
+        Ok(format!("max buffer duration per topic: {seconds} s"))
+    }
+
+    fn clear_snapshot_buffer(&self) -> Result<usize> {
+        let taken = self.snapshot_buffers()?.take_all();
+        Ok(taken.iter().map(|(_, _, q)| q.len()).sum())
+    }
+
+    /// True when only listed topics can match and all of them are subscribed.
+    fn discovery_complete(&self) -> bool {
+        self.selection.is_fixed_list() && {
+            let subscribed = self.subscriptions.lock();
+            self.selection
+                .selection
+                .topics
+                .iter()
+                .all(|t| subscribed.contains_key(t))
+        }
+    }
+
+    /// One discovery pass: subscribes to every selected topic not yet subscribed.
+    fn discover(&self) -> Vec<String> {
+        let mut subscriptions = self.subscriptions.lock();
+        let mut added = Vec::new();
+        for topic in self.middleware.topics() {
+            if subscriptions.contains_key(&topic.name)
+                || self.failed_topics.lock().contains(&topic.name)
+                || (self.own_topics.contains(&topic.name)
+                    && !self.selection.selection.topics.contains(&topic.name))
+            {
+                continue;
+            }
+            let Some(plan) = plan_topic(&topic, &self.selection, &self.qos_overrides) else {
+                continue;
+            };
+            match self.subscribe(&plan) {
+                Ok(handle) => {
+                    log::info!(
+                        "recording '{}' ({}, {} {})",
+                        plan.name,
+                        plan.type_name,
+                        plan.request.reliability.as_str(),
+                        plan.request.durability.as_str()
+                    );
+                    subscriptions.insert(plan.name.clone(), handle);
+                    added.push(plan.name);
+                }
+                Err(e) => {
+                    log::error!("cannot subscribe to '{}': {e}", plan.name);
+                    self.failed_topics.lock().insert(plan.name);
+                }
+            }
+        }
+        added
+    }
+
+    fn subscribe(&self, plan: &TopicPlan) -> Result<Handle> {
+        let name: Arc<str> = Arc::from(plan.name.as_str());
+        let counters = Arc::new(TopicCounters::default());
+        let metadata = TopicMetadata {
+            offered_qos_profiles: plan.offered.clone(),
+            ..TopicMetadata::new(plan.name.clone(), plan.type_name.clone())
+        };
+        // Registered before subscribing, so the writer knows the topic before its messages.
+        self.registry.add(RecordedTopic {
+            metadata,
+            name: name.clone(),
+            counters: counters.clone(),
+        });
+        let paused = self.paused.clone();
+        let time = self.time.clone();
+        let callback: MessageCallback = match (&self.cache, &self.snapshots) {
+            (Some(cache), _) => {
+                let cache = cache.clone();
+                Box::new(move |m: ReceivedMessage| {
+                    if paused.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    TopicCounters::add(&counters.received, 1);
+                    let recv_timestamp = time.stamp(m.recv_timestamp);
+                    let message = SerializedMessage {
+                        topic: name.clone(),
+                        recv_timestamp,
+                        send_timestamp: m.send_timestamp.unwrap_or(recv_timestamp),
+                        data: m.data,
+                    };
+                    cache.push(message, &counters);
+                })
+            }
+            (None, Some(buffers)) => {
+                let ring = buffers.add_topic(name, counters.clone());
+                Box::new(move |m: ReceivedMessage| {
+                    if paused.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    TopicCounters::add(&counters.received, 1);
+                    let recv_timestamp = time.stamp(m.recv_timestamp);
+                    let send = m.send_timestamp.unwrap_or(recv_timestamp);
+                    ring.push(m.data, recv_timestamp, send);
+                })
+            }
+            (None, None) => {
+                return Err(RecorderError::NotAvailable("the recorder has stopped".into()))
+            }
+        };
+        Ok(self.middleware.create_subscription(
+            &plan.name,
+            &plan.type_name,
+            &plan.request,
+            callback,
+        )?)
+    }
+}
+
+impl Drop for Recorder {
+    /// A recorder dropped without [`Recorder::stop`] still unsubscribes and closes its bag (the
+    /// snapshot buffers are not saved).
+    fn drop(&mut self) {
+        if let Some((stop, thread)) = self.discovery.take() {
+            drop(stop);
+            let _ = thread.join();
+        }
+        self.inner.subscriptions.lock().clear();
+        self.services.clear();
+        self.inner.snapshot_jobs.lock().take();
+    }
+}

@@ -1,0 +1,130 @@
+//! What to record and how: the library-level options behind `ros2bag-rs record`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rosbag2_rs_storage::{QosProfile, WriterOptions};
+
+use super::discovery::TopicSelection;
+use super::error::{RecorderError, Result};
+
+/// rosbag2's default `--max-cache-size`: 100 MiB.
+pub const DEFAULT_MAX_CACHE_SIZE: u64 = 100 * 1024 * 1024;
+
+/// The snapshot mode's default window when neither limit is given (seed 002): 10 s.
+pub const DEFAULT_SNAPSHOT_DURATION_NS: i64 = 10_000_000_000;
+
+/// Limits of the snapshot ring buffers, per topic. A limit of zero is no limit; at least one must
+/// be positive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnapshotLimits {
+    /// Maximum payload bytes kept per topic (0: no limit by size).
+    pub max_bytes_per_topic: u64,
+    /// Maximum receive-time span (newest minus oldest message) kept per topic, ns (0: no limit).
+    pub max_duration_ns: i64,
+}
+
+impl Default for SnapshotLimits {
+    fn default() -> Self {
+        Self {
+            max_bytes_per_topic: 0,
+            max_duration_ns: DEFAULT_SNAPSHOT_DURATION_NS,
+        }
+    }
+}
+
+impl SnapshotLimits {
+    /// Checks that at least one limit is positive and none is negative.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_duration_ns < 0 {
+            return Err(RecorderError::InvalidOptions(
+                "the snapshot buffer duration must not be negative".into(),
+            ));
+        }
+        if self.max_bytes_per_topic == 0 && self.max_duration_ns == 0 {
+            return Err(RecorderError::InvalidOptions(
+                "snapshot mode needs a positive --max-buffer-size or --max-buffer-duration".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Everything the [`super::Recorder`] needs to know.
+#[derive(Debug, Clone)]
+pub struct RecordOptions {
+    /// The bag directory to create (it must not exist). In snapshot mode, the prefix of the
+    /// snapshot bags, each named `<uri>_<YYYYMMDD-HHMMSS>[-N]`.
+    pub uri: PathBuf,
+    /// Storage plugin, preset and compression.
+    pub storage: WriterOptions,
+    /// Split files at this size in bytes (0: never).
+    pub max_bagfile_size: u64,
+    /// Split files at this receive-time span in ns (0: never).
+    pub max_bagfile_duration: i64,
+    /// Bytes the cache holds before it drops messages while the disk lags (0: no limit).
+    pub max_cache_size: u64,
+    /// User key/value pairs stored in the bag's metadata.
+    pub custom_data: BTreeMap<String, String>,
+    /// Which topics to record.
+    pub selection: TopicSelection,
+    /// Keep looking for new topics after the start (`false`: `--no-discovery`).
+    pub discovery: bool,
+    /// How often the graph is polled for new topics (graph events also wake discovery at once).
+    pub polling_interval: Duration,
+    /// QoS to request per topic instead of the one adapted to the publishers' offers.
+    pub qos_overrides: BTreeMap<String, QosProfile>,
+    /// Start paused: nothing is recorded (or buffered) until resumed.
+    pub start_paused: bool,
+    /// Receive timestamps from `/clock` (ROS time) instead of the middleware's receive time.
+    pub use_sim_time: bool,
+    /// Snapshot mode: keep per-topic ring buffers and write them only on a trigger.
+    pub snapshot: Option<SnapshotLimits>,
+}
+
+impl Default for RecordOptions {
+    fn default() -> Self {
+        Self {
+            uri: PathBuf::new(),
+            storage: WriterOptions::default(),
+            max_bagfile_size: 0,
+            max_bagfile_duration: 0,
+            max_cache_size: DEFAULT_MAX_CACHE_SIZE,
+            custom_data: BTreeMap::new(),
+            selection: TopicSelection::default(),
+            discovery: true,
+            polling_interval: Duration::from_millis(100),
+            qos_overrides: BTreeMap::new(),
+            start_paused: false,
+            use_sim_time: false,
+            snapshot: None,
+        }
+    }
+}
+
+impl RecordOptions {
+    /// Checks the options that can be checked before touching the graph or the disk.
+    pub fn validate(&self) -> Result<()> {
+        if self.uri.as_os_str().is_empty() {
+            return Err(RecorderError::InvalidOptions(
+                "no output bag given".into(),
+            ));
+        }
+        if self.max_bagfile_duration < 0 {
+            return Err(RecorderError::InvalidOptions(
+                "the maximum bag duration must not be negative".into(),
+            ));
+        }
+        if self.polling_interval.is_zero() {
+            return Err(RecorderError::InvalidOptions(
+                "the polling interval must be positive".into(),
+            ));
+        }
+        self.selection.validate()?;
+        if let Some(limits) = &self.snapshot {
+            limits.validate()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,145 @@
+//! Per-topic counters (updated lock-free on the subscription path) and the summary the recorder
+//! returns when it stops.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rosbag2_rs_storage::TopicMetadata;
+
+/// Counters of one recorded topic.
+#[derive(Debug, Default)]
+pub struct TopicCounters {
+    /// Messages that arrived while recording (not paused).
+    pub received: AtomicU64,
+    /// Messages that could not be written: the cache was full or the writer had failed.
+    pub dropped: AtomicU64,
+    /// Messages written to a bag (normal mode: by the writer thread; snapshot mode: in snapshots).
+    pub written: AtomicU64,
+    /// Snapshot mode: messages evicted from the ring buffer by its limits (by design, not a loss).
+    pub evicted: AtomicU64,
+}
+
+impl TopicCounters {
+    pub(crate) fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// A topic the recorder subscribed to: its bag metadata and counters.
+#[derive(Debug, Clone)]
+pub struct RecordedTopic {
+    /// Name (shared by all its messages), type, offered QoS.
+    pub metadata: TopicMetadata,
+    /// The shared topic name of its messages.
+    pub name: Arc<str>,
+    /// Its counters.
+    pub counters: Arc<TopicCounters>,
+}
+
+/// The topics recorded so far, shared by discovery (which adds them before subscribing) and the
+/// writer threads (which create them in the bag before writing their messages).
+#[derive(Debug, Default)]
+pub struct TopicRegistry {
+    topics: Mutex<Vec<RecordedTopic>>,
+}
+
+impl TopicRegistry {
+    /// Adds a topic.
+    pub fn add(&self, topic: RecordedTopic) {
+        self.topics.lock().push(topic);
+    }
+
+    /// Topics from index `from` on.
+    pub fn since(&self, from: usize) -> Vec<RecordedTopic> {
+        self.topics.lock().get(from..).unwrap_or_default().to_vec()
+    }
+
+    /// All topics.
+    pub fn all(&self) -> Vec<RecordedTopic> {
+        self.since(0)
+    }
+}
+
+/// One topic's line in the [`RecordSummary`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicSummary {
+    /// Topic name.
+    pub topic: String,
+    /// Message type.
+    pub type_name: String,
+    /// Messages that arrived while recording.
+    pub received: u64,
+    /// Messages written to the bag (or to snapshots).
+    pub written: u64,
+    /// Messages lost because the disk could not keep up (or the writer failed).
+    pub dropped: u64,
+    /// Snapshot mode: messages evicted from the ring buffer by its limits.
+    pub evicted: u64,
+}
+
+/// What a recording did, returned by [`super::Recorder::stop`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordSummary {
+    /// Normal mode: the bag directory.
+    pub bag: Option<PathBuf>,
+    /// Snapshot mode: every snapshot bag written, in order (including the one at shutdown).
+    pub snapshots: Vec<PathBuf>,
+    /// Per topic, sorted by name.
+    pub topics: Vec<TopicSummary>,
+}
+
+impl RecordSummary {
+    pub(crate) fn from_registry(registry: &TopicRegistry) -> Vec<TopicSummary> {
+        let mut topics: Vec<TopicSummary> = registry
+            .all()
+            .into_iter()
+            .map(|t| TopicSummary {
+                topic: t.metadata.name.clone(),
+                type_name: t.metadata.type_name.clone(),
+                received: t.counters.received.load(Ordering::Relaxed),
+                written: t.counters.written.load(Ordering::Relaxed),
+                dropped: t.counters.dropped.load(Ordering::Relaxed),
+                evicted: t.counters.evicted.load(Ordering::Relaxed),
+            })
+            .collect();
+        topics.sort_by(|a, b| a.topic.cmp(&b.topic));
+        topics
+    }
+
+    /// Total messages dropped on all topics.
+    pub fn dropped(&self) -> u64 {
+        self.topics.iter().map(|t| t.dropped).sum()
+    }
+
+    /// Total messages written on all topics.
+    pub fn written(&self) -> u64 {
+        self.topics.iter().map(|t| t.written).sum()
+    }
+
+    /// Total messages received on all topics.
+    pub fn received(&self) -> u64 {
+        self.topics.iter().map(|t| t.received).sum()
+    }
+
+    /// A human-readable table, one line per topic.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for t in &self.topics {
+            out.push_str(&format!(
+                "{}: received {}, written {}, dropped {}{}\n",
+                t.topic,
+                t.received,
+                t.written,
+                t.dropped,
+                if t.evicted > 0 {
+                    format!(", evicted by the buffer limits {}", t.evicted)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        out
+    }
+}
