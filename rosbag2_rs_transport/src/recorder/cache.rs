@@ -309,3 +309,34 @@ impl WriterLoop {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(len: usize) -> SerializedMessage {
+        SerializedMessage::new(Arc::from("/t"), 0, vec![0u8; len])
+    }
+
+    #[test]
+    fn a_full_cache_drops_and_counts_instead_of_blocking() {
+        let cache = MessageCache::new(250);
+        let counters = TopicCounters::default();
+        cache.push(message(1000), &counters); // an empty cache takes any message
+        let mut spare = Vec::new();
+        cache.take(&mut spare);
+        assert_eq!(spare.len(), 1);
+        spare.clear();
+        for _ in 0..3 {
+            cache.push(message(100), &counters);
+        }
+        assert_eq!(counters.dropped.load(Ordering::Relaxed), 1);
+        cache.take(&mut spare);
+        assert_eq!(spare.len(), 2, "the writer gets the full buffer");
+        cache.push(message(100), &counters);
+        assert_eq!(counters.dropped.load(Ordering::Relaxed), 1, "swapped: room again");
+        cache.state.lock().failed = Some("disk full".into());
+        cache.push(message(1), &counters);
+        assert_eq!(counters.dropped.load(Ordering::Relaxed), 2);
+    }
+}

@@ -69,7 +69,7 @@ pub struct RecordArgs {
     #[arg(short = 'b', long, default_value_t = 0)]
     pub max_bag_size: u64,
     /// Split files at this duration in seconds (0: no limit).
-    #[arg(short = 'd', long, default_value_t = 0.0)]
+    #[arg(short = 'd', long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub max_bag_duration: f64,
     /// Bytes of messages the cache holds while the disk is busy; beyond it messages are dropped
     /// and counted (0: no limit).
@@ -99,7 +99,7 @@ pub struct RecordArgs {
     pub max_buffer_size: Option<u64>,
     /// Snapshot mode: seconds buffered per topic, newest minus oldest message (0: no limit by
     /// duration). Default 10 when neither limit is given.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub max_buffer_duration: Option<f64>,
 }
 
