@@ -54,6 +54,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Record topics to a bag (like `ros2 bag record`), or buffer them for snapshots.
+    Record(Box<rosbag2_rs_transport::recorder::cli::RecordArgs>),
     /// Rebuild a bag's metadata.yaml from its files, repairing files a killed recorder left.
     Reindex {
         /// Bag directory.
@@ -136,6 +138,7 @@ fn run(command: Command) -> Result<()> {
             );
         }
         Command::Cat { bags, topics, json } => cat(&bags, topics, json)?,
+        Command::Record(args) => rosbag2_rs_transport::recorder::cli::run(*args)?,
         Command::Reindex { bag } => {
             let report = rosbag2_rs_storage::reindex(&bag)?;
             for (file, kept) in &report.repaired {

@@ -1,1 +1,273 @@
-fn main() {}
+//! Recorder throughput on the in-process backend, against the disk's own bandwidth measured in
+//! the same run, plus the snapshot buffer's ingestion rate and memory overhead per message.
+//! Prints Markdown tables.
+//!
+//! `cargo bench -p rosbag2_rs_transport --bench record_throughput`
+//! Environment: `BENCH_DIR` (default `target/bench-data`, on the disk under test), `BENCH_LARGE`
+//! (1 MB messages, default 2000), `BENCH_SMALL` (100 B messages, default 5000000),
+//! `BENCH_SNAPSHOT` (messages into the snapshot buffer, default 2000000).
+//!
+//! Each recording runs from the first publish until `Recorder::stop` returns, which includes
+//! writing the cache out, closing the bag and `fdatasync`. Messages are published back to back
+//! from one thread (delivery is synchronous on it), so the publisher is as fast as the bus
+//! allows; "paced" runs publish at a fixed rate instead.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_transport::inprocess::InProcessBus;
+use rosbag2_rs_transport::recorder::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
+use rosbag2_rs_transport::Middleware;
+
+/// Counts live heap bytes, to measure the snapshot buffer's memory.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const TOPICS: usize = 10;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn payloads(size: usize) -> Vec<Bytes> {
+    (0..16u8)
+        .map(|i| Bytes::from([&[0u8, 1, 0, 0][..], &vec![i; size - 4]].concat()))
+        .collect()
+}
+
+fn row(what: &str, seconds: f64, messages: u64, bytes: u64, note: &str) {
+    let rate = messages as f64 / seconds;
+    let rate = if rate >= 1e5 {
+        format!("{:.2} M", rate / 1e6)
+    } else {
+        format!("{rate:.0}")
+    };
+    println!(
+        "| {what} | {seconds:.3} | {rate} | {:.0} | {note} |",
+        bytes as f64 / seconds / 1e6
+    );
+}
+
+/// Sequential 16 MiB writes of `bytes` bytes to a fresh file, then `fdatasync`.
+fn disk_bandwidth(dir: &Path, bytes: u64) -> f64 {
+    let path = dir.join("disk_baseline.bin");
+    let _ = std::fs::remove_file(&path);
+    let block = vec![0x5au8; 16 << 20];
+    let start = Instant::now();
+    let mut file = std::fs::File::create(&path).unwrap();
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(block.len() as u64) as usize;
+        file.write_all(&block[..n]).unwrap();
+        left -= n as u64;
+    }
+    file.sync_data().unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    drop(file);
+    let _ = std::fs::remove_file(&path);
+    row(
+        &format!("disk: write {} MB in 16 MiB blocks + fdatasync", bytes / 1_000_000),
+        seconds,
+        bytes / (16 << 20),
+        bytes,
+        "",
+    );
+    bytes as f64 / seconds / 1e6
+}
+
+/// Records `n` messages of `size` bytes on `TOPICS` topics; `rate` paces the publisher
+/// (messages/s), `None` publishes back to back.
+fn record(dir: &Path, n: usize, size: usize, rate: Option<f64>, label: &str) {
+    let bag = dir.join("record");
+    let _ = std::fs::remove_dir_all(&bag);
+    let bus = InProcessBus::new();
+    let talker = bus.node("talker", "/").unwrap();
+    let publishers: Vec<_> = (0..TOPICS)
+        .map(|i| {
+            talker
+                .create_publisher(
+                    &format!("/topic_{i}"),
+                    "std_msgs/msg/ByteMultiArray",
+                    &QosProfile::default(),
+                )
+                .unwrap()
+        })
+        .collect();
+    let recorder = Recorder::start(
+        Arc::new(bus.node("rosbag2_recorder", "/").unwrap()),
+        RecordOptions {
+            uri: bag.clone(),
+            selection: TopicSelection::all(),
+            discovery: false,
+            ..RecordOptions::default()
+        },
+    )
+    .unwrap();
+    let data = payloads(size);
+    let start = Instant::now();
+    for i in 0..n {
+        if let Some(rate) = rate {
+            let due = start + Duration::from_secs_f64(i as f64 / rate);
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+        }
+        publishers[i % TOPICS].publish(&data[i % 16]).unwrap();
+    }
+    let published = start.elapsed().as_secs_f64();
+    let summary = recorder.stop().unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    let note = format!(
+        "written {}, dropped {}; publishing took {published:.3} s",
+        summary.written(),
+        summary.dropped()
+    );
+    row(
+        &format!("record {n} x {size} B{label}"),
+        seconds,
+        summary.written(),
+        summary.written() * size as u64,
+        &note,
+    );
+    let _ = std::fs::remove_dir_all(&bag);
+}
+
+/// Ingestion into the snapshot ring buffers through the bus (eviction active), and the heap the
+/// buffers add per message above the payload buffers themselves.
+fn snapshot(dir: &Path, n: usize, size: usize) {
+    let prefix = dir.join("snap");
+    let bus = InProcessBus::new();
+    let talker = bus.node("talker", "/").unwrap();
+    let publishers: Vec<_> = (0..TOPICS)
+        .map(|i| {
+            talker
+                .create_publisher(
+                    &format!("/topic_{i}"),
+                    "std_msgs/msg/ByteMultiArray",
+                    &QosProfile::default(),
+                )
+                .unwrap()
+        })
+        .collect();
+    // Rate: a small window, so every push also evicts.
+    let recorder = Recorder::start(
+        Arc::new(bus.node("rosbag2_recorder", "/").unwrap()),
+        RecordOptions {
+            uri: prefix.clone(),
+            selection: TopicSelection::all(),
+            discovery: false,
+            snapshot: Some(SnapshotLimits {
+                max_bytes_per_topic: 1000 * size as u64,
+                max_duration_ns: 0,
+            }),
+            ..RecordOptions::default()
+        },
+    )
+    .unwrap();
+    let data = payloads(size);
+    let start = Instant::now();
+    for i in 0..n {
+        publishers[i % TOPICS].publish(&data[i % 16]).unwrap();
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    row(
+        &format!("snapshot buffer: ingest {n} x {size} B (evicting)"),
+        seconds,
+        n as u64,
+        (n * size) as u64,
+        "",
+    );
+    recorder.clear_snapshot_buffer().unwrap();
+
+    // Memory: every message its own payload buffer, shared before the measurement starts (so
+    // the buffer and its share header count as payload), then buffered without limits.
+    let m = n.min(1_000_000);
+    recorder
+        .set_snapshot_limits(SnapshotLimits {
+            max_bytes_per_topic: u64::MAX / 2,
+            max_duration_ns: 0,
+        })
+        .unwrap();
+    let own: Vec<Bytes> = (0..m)
+        .map(|i| {
+            let b = Bytes::from([&[0u8, 1, 0, 0][..], &vec![i as u8; size - 4]].concat());
+            drop(b.clone()); // promote to a shared buffer now
+            b
+        })
+        .collect();
+    let before = LIVE.load(Ordering::SeqCst);
+    for (i, b) in own.iter().enumerate() {
+        publishers[i % TOPICS].publish(b).unwrap();
+    }
+    let after = LIVE.load(Ordering::SeqCst);
+    let (count, payload) = recorder.snapshot_occupancy().unwrap();
+    assert_eq!(count, m);
+    println!(
+        "| snapshot buffer: heap added per buffered message above its payload ({m} x {size} B, {} topics) | | | | {:.1} bytes (payload {payload} B) |",
+        TOPICS,
+        (after - before) as f64 / m as f64
+    );
+    drop(own);
+    recorder.clear_snapshot_buffer().unwrap();
+    recorder.stop().unwrap();
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let root = std::env::var("BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data")
+        });
+    let dir = root.join("record_throughput");
+    std::fs::create_dir_all(&dir).unwrap();
+    let large = env_usize("BENCH_LARGE", 2000);
+    let small = env_usize("BENCH_SMALL", 5_000_000);
+    let snap = env_usize("BENCH_SNAPSHOT", 2_000_000);
+    println!("| case | seconds | messages/s | MB/s | notes |");
+    println!("|---|---|---|---|---|");
+    let disk = disk_bandwidth(&dir, (large as u64) << 20);
+    record(&dir, large, 1 << 20, None, ", back to back");
+    let paced = 0.9 * disk / 1.048576;
+    record(
+        &dir,
+        large,
+        1 << 20,
+        Some(paced),
+        &format!(", paced at {paced:.0}/s (90% of the disk)"),
+    );
+    record(&dir, small, 100, None, ", back to back");
+    snapshot(&dir, snap, 100);
+    let _ = std::fs::remove_dir_all(&dir);
+}
