@@ -16,8 +16,17 @@ struct Cli {
 
 fn main() {
     let cli = Cli::parse();
+    // The DDS stack is chatty at info level (discovery, locators): keep it at warnings unless
+    // debugging.
+    let dds = if cli.log_level >= log::LevelFilter::Debug {
+        cli.log_level
+    } else {
+        cli.log_level.min(log::LevelFilter::Warn)
+    };
     env_logger::Builder::new()
         .filter_level(cli.log_level)
+        .filter_module("rustdds", dds)
+        .filter_module("ros2_client", dds)
         .format_timestamp_millis()
         .init();
     if let Err(e) = run(cli.args) {

@@ -55,14 +55,18 @@ impl MessageCache {
     }
 
     /// Adds a message, or drops and counts it when the cache is full or the writer has failed.
-    /// Never blocks on the disk.
-    pub fn push(&self, message: SerializedMessage, counters: &TopicCounters) {
+    /// Never blocks on the disk. Returns false (and counts nothing) once the cache is closed,
+    /// for a message that raced with the end of the recording.
+    pub fn push(&self, message: SerializedMessage, counters: &TopicCounters) -> bool {
         let len = message.data.len() as u64;
         let mut state = self.state.lock();
+        if state.closed {
+            return false;
+        }
         let full = self.max_bytes > 0
             && !state.primary.is_empty()
             && state.bytes.saturating_add(len) > self.max_bytes;
-        if full || state.closed || state.failed.is_some() {
+        if full || state.failed.is_some() {
             drop(state);
             if counters.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
                 log::warn!(
@@ -75,7 +79,7 @@ impl MessageCache {
                     }
                 );
             }
-            return;
+            return true;
         }
         let wake = state.primary.is_empty();
         state.primary.push(message);
@@ -84,6 +88,7 @@ impl MessageCache {
         if wake {
             self.ready.notify_one();
         }
+        true
     }
 
     /// Queues a command for the writer thread.

@@ -581,7 +581,6 @@ impl Inner {
                     if paused.load(Ordering::Relaxed) {
                         return;
                     }
-                    TopicCounters::add(&counters.received, 1);
                     let recv_timestamp = time.stamp(m.recv_timestamp);
                     let message = SerializedMessage {
                         topic: name.clone(),
@@ -589,7 +588,9 @@ impl Inner {
                         send_timestamp: m.send_timestamp.unwrap_or(recv_timestamp),
                         data: m.data,
                     };
-                    cache.push(message, &counters);
+                    if cache.push(message, &counters) {
+                        TopicCounters::add(&counters.received, 1);
+                    }
                 })
             }
             (None, Some(buffers)) => {

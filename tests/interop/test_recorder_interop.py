@@ -1,0 +1,198 @@
+"""Our recorder against a real DDS peer: Python `cyclonedds` publishers (the DDS under
+rmw_cyclonedds_cpp) and service client, bags read back by Python `rosbags`.
+
+Runs only inside a private network namespace (`tools/test.sh` starts it under `unshare --net`).
+"""
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+import pytest
+from cyclonedds.core import Policy, Qos
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.types import int64, uint8, uint64
+from cyclonedds.pub import DataWriter
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+from cyclonedds.util import duration
+from rosbags.rosbag2 import Reader
+
+from conftest import binary
+from test_dds_interop import Header, Image, String, Time, _private_network, same_cdr, take
+
+pytestmark = pytest.mark.skipif(
+    not _private_network() and os.environ.get('CI') != 'true',
+    reason='DDS interop tests run only inside a private network namespace (tools/test.sh)',
+)
+
+
+@pytest.fixture(autouse=True)
+def _refuse_real_interfaces():
+    assert _private_network(), 'refusing to send DDS traffic: not in a private network namespace'
+
+
+# rmw_cyclonedds puts a header (client id, sequence number) in front of request and response.
+@dataclass
+class SnapshotRequest(IdlStruct, typename='rosbag2_interfaces::srv::dds_::Snapshot_Request_'):
+    client_id: uint64
+    sequence_number: int64
+    structure_needs_at_least_one_member: uint8
+
+
+@dataclass
+class SnapshotResponse(IdlStruct, typename='rosbag2_interfaces::srv::dds_::Snapshot_Response_'):
+    client_id: uint64
+    sequence_number: int64
+    success: bool
+
+
+RELIABLE = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(10))
+
+
+class Recorder:
+    """The `recorder` binary on its own DDS domain."""
+
+    def __init__(self, domain, log, *args):
+        env = {**os.environ, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
+        # The log goes to a file: an unread pipe would fill up and block the recorder's logging.
+        self.log = log
+        with open(log, 'w') as stderr:
+            self.proc = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', *map(str, args)],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+
+    def stop(self, sig=signal.SIGINT, timeout=60):
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=timeout)
+        err = self.log.read_text()
+        assert 'panicked' not in err, err
+        return self.proc.returncode, err
+
+
+def wait_matched(writer, what, timeout=20):
+    deadline = time.monotonic() + timeout
+    while not writer.get_matched_subscriptions():
+        assert time.monotonic() < deadline, f'the recorder never subscribed to {what}'
+        time.sleep(0.02)
+
+
+def preserialized(sample):
+    """The sample with its serialization done once, so Python can publish at the target rate."""
+    data = sample.serialize()
+    sample.serialize = lambda use_version_2=None: data
+    return sample, data
+
+
+def paced(writer, samples, hz):
+    start = time.monotonic()
+    for i, sample in enumerate(samples):
+        delay = start + i / hz - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        writer.write(sample)
+
+
+def read_bag(bag):
+    with Reader(bag) as reader:
+        return [(conn.topic, t, bytes(raw)) for conn, t, raw in reader.messages()]
+
+
+def test_every_message_small_and_large_is_recorded_byte_for_byte(tmp_path):
+    bag = tmp_path / 'bag'
+    rec = Recorder(31, tmp_path / 'recorder.log', '--topics', '/chatter', '/camera/image', '-o', bag)
+    dp = DomainParticipant(31)
+    chatter = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
+    camera = DataWriter(dp, Topic(dp, 'rt/camera/image', Image), qos=RELIABLE)
+    wait_matched(chatter, '/chatter')
+    wait_matched(camera, '/camera/image')
+    time.sleep(0.5)  # let the reliable handshake settle
+    small = [preserialized(String(data=f'small message {i:05d}')) for i in range(2000)]
+    pixels = bytes(range(256)) * 4096
+    images = [preserialized(Image(header=Header(stamp=Time(sec=i, nanosec=7), frame_id='camera'), height=1024,
+                                  width=1024, encoding='mono8', is_bigendian=0, step=1024,
+                                  data=bytes([i]) + pixels[1:])) for i in range(60)]
+    threads = [threading.Thread(target=paced, args=(chatter, [s for s, _ in small], 1000)),
+               threading.Thread(target=paced, args=(camera, [s for s, _ in images], 30))]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rate = len(small) / (time.monotonic() - started)
+    time.sleep(1.5)  # reliable delivery of the last samples
+    code, err = rec.stop()
+    assert code == 0, err
+    got = read_bag(bag)
+    by_topic = {}
+    for topic, _, raw in got:
+        by_topic.setdefault(topic, []).append(raw)
+    assert len(by_topic.get('/chatter', [])) == len(small), f'{rate:.0f} Hz; ' + err[-2000:]
+    assert len(by_topic.get('/camera/image', [])) == len(images), err[-2000:]
+    for raw, (_, sent) in zip(by_topic['/chatter'], small):
+        same_cdr(raw, sent)
+    for raw, (_, sent) in zip(by_topic['/camera/image'], images):
+        same_cdr(raw, sent)
+    assert 'messages were dropped' not in err and ', dropped 0' in err
+
+
+def test_snapshot_from_a_python_client_holds_exactly_the_last_seconds(tmp_path):
+    prefix = tmp_path / 'snap'
+    rec = Recorder(32, tmp_path / 'recorder.log', '--snapshot', '--max-buffer-duration', '1.0', '--topics', '/chatter', '-o', prefix)
+    dp = DomainParticipant(32)
+    chatter = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
+    requests = DataWriter(dp, Topic(dp, 'rq/rosbag2_recorder/snapshotRequest', SnapshotRequest), qos=RELIABLE)
+    replies = DataReader(dp, Topic(dp, 'rr/rosbag2_recorder/snapshotReply', SnapshotResponse), qos=RELIABLE)
+    wait_matched(chatter, '/chatter')
+    wait_matched(requests, 'the snapshot service')
+    time.sleep(0.5)
+    count = 300
+    paced(chatter, [String(data=f'{i}') for i in range(count)], 100)  # 3 s at 100 Hz
+    time.sleep(0.5)
+    client_id = 0x0102030405060708
+    requests.write(SnapshotRequest(client_id=client_id, sequence_number=1, structure_needs_at_least_one_member=0))
+    got = take(replies, 1)
+    assert got == [SnapshotResponse(client_id=client_id, sequence_number=1, success=True)]
+    deadline = time.monotonic() + 20
+    while not list(tmp_path.glob('snap_*/metadata.yaml')) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    code, err = rec.stop()
+    assert code == 0, err
+    bags = sorted(tmp_path.glob('snap_*'))
+    assert len(bags) == 1, f'{bags}: the buffers were empty at shutdown, so no second bag\n{err}'
+    messages = read_bag(bags[0])
+    numbers = [int(String.deserialize(raw).data) for _, _, raw in messages]
+    times = [t for _, t, _ in messages]
+    assert numbers == list(range(numbers[0], count)), 'the newest messages, none missing'
+    assert times[-1] - times[0] <= 1_000_000_000
+    assert len(numbers) >= 90, f'1 s at 100 Hz, got {len(numbers)}'
+
+
+def test_a_killed_recorder_leaves_a_bag_that_reindex_recovers(tmp_path, cli):
+    bag = tmp_path / 'bag'
+    rec = Recorder(33, tmp_path / 'recorder.log', '--topics', '/camera/image', '-o', bag)
+    dp = DomainParticipant(33)
+    camera = DataWriter(dp, Topic(dp, 'rt/camera/image', Image), qos=RELIABLE)
+    wait_matched(camera, '/camera/image')
+    time.sleep(0.5)
+    pixels = bytes(range(256)) * 4096
+    images = [preserialized(Image(header=Header(stamp=Time(sec=i, nanosec=0), frame_id='camera'), height=1024,
+                                  width=1024, encoding='mono8', is_bigendian=0, step=1024,
+                                  data=bytes([i]) + pixels[1:])) for i in range(20)]
+    paced(camera, [s for s, _ in images], 30)
+    # A 1 MB image overflows an MCAP chunk (768 KiB), so each completes the chunk before it: wait
+    # until the file holds the first 19, then kill. The last one may still be in the open chunk.
+    deadline = time.monotonic() + 20
+    while sum(f.stat().st_size for f in bag.glob('*.mcap')) < 19 * len(images[0][1]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    rec.stop(signal.SIGKILL)
+    assert not (bag / 'metadata.yaml').exists(), 'a killed recorder writes no final metadata'
+    out = cli.run('reindex', bag).stdout
+    assert 'reindexed' in out
+    got = [raw for _, _, raw in read_bag(bag)]
+    assert len(got) in (19, 20), f'{len(got)} recovered: {out}'
+    for raw, (_, sent) in zip(got, images):
+        same_cdr(raw, sent)
