@@ -40,7 +40,10 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -94,7 +97,10 @@ fn disk_bandwidth(dir: &Path, bytes: u64) -> f64 {
     drop(file);
     let _ = std::fs::remove_file(&path);
     row(
-        &format!("disk: write {} MB in 16 MiB blocks + fdatasync", bytes / 1_000_000),
+        &format!(
+            "disk: write {} MB in 16 MiB blocks + fdatasync",
+            bytes / 1_000_000
+        ),
         seconds,
         bytes / (16 << 20),
         bytes,
@@ -247,9 +253,7 @@ fn main() {
     }
     let root = std::env::var("BENCH_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data")
-        });
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data"));
     let dir = root.join("record_throughput");
     std::fs::create_dir_all(&dir).unwrap();
     let large = env_usize("BENCH_LARGE", 2000);

@@ -75,7 +75,9 @@ fn records_every_message_with_its_bytes_times_qos_and_definition() {
         .find(|d| d.topic_type == STRING)
         .unwrap();
     assert_eq!(definition.encoding, "ros2msg");
-    assert!(definition.encoded_message_definition.contains("string data"));
+    assert!(definition
+        .encoded_message_definition
+        .contains("string data"));
 }
 
 #[test]
@@ -114,7 +116,10 @@ fn selection_follows_ros2_bag_record_rules() {
         topics
     };
     // --all: no hidden, no unpublished, no topic with several types.
-    assert_eq!(topics(TopicSelection::all()), ["/a", "/cam/debug", "/cam/image"]);
+    assert_eq!(
+        topics(TopicSelection::all()),
+        ["/a", "/cam/debug", "/cam/image"]
+    );
     assert_eq!(
         topics(TopicSelection {
             include_hidden_topics: true,
@@ -194,10 +199,17 @@ fn qos_request_adapts_to_the_offers() {
     let r = adapt(&[reliable, reliable]);
     assert_eq!(
         (r.reliability, r.durability, r.history),
-        (Reliability::Reliable, Durability::Volatile, History::KeepLast)
+        (
+            Reliability::Reliable,
+            Durability::Volatile,
+            History::KeepLast
+        )
     );
     assert!(r.depth >= 100);
-    assert_eq!(adapt(&[reliable, best_effort]).reliability, Reliability::BestEffort);
+    assert_eq!(
+        adapt(&[reliable, best_effort]).reliability,
+        Reliability::BestEffort
+    );
     assert_eq!(adapt(&[best_effort]).reliability, Reliability::BestEffort);
     let l = adapt(&[latched]);
     assert_eq!((l.durability, l.depth), (Durability::TransientLocal, 500));
@@ -218,9 +230,15 @@ fn recorder_receives_best_effort_and_latched_topics_and_honours_overrides() {
         depth: 2,
         ..QosProfile::default()
     };
-    let be = talker.create_publisher("/be", STRING, &best_effort).unwrap();
-    let tl = talker.create_publisher("/latched", STRING, &latched).unwrap();
-    let forced = talker.create_publisher("/forced", STRING, &best_effort).unwrap();
+    let be = talker
+        .create_publisher("/be", STRING, &best_effort)
+        .unwrap();
+    let tl = talker
+        .create_publisher("/latched", STRING, &latched)
+        .unwrap();
+    let forced = talker
+        .create_publisher("/forced", STRING, &best_effort)
+        .unwrap();
     for i in 0..3 {
         tl.publish(&string_msg(&format!("latched {i}"))).unwrap();
     }
@@ -248,7 +266,10 @@ fn recorder_receives_best_effort_and_latched_topics_and_honours_overrides() {
     assert_eq!(summary.written(), 3);
     let meta = metadata(&bag);
     assert_eq!(
-        meta.topic("/latched").unwrap().topic_metadata.offered_qos_profiles,
+        meta.topic("/latched")
+            .unwrap()
+            .topic_metadata
+            .offered_qos_profiles,
         [latched]
     );
 }
@@ -369,7 +390,11 @@ fn splits_by_duration_and_on_the_service_and_announces_each_split() {
         clock.set(10_000_000_000 + i * 1_000_000_000);
         p.publish(&string_msg(&i.to_string())).unwrap();
     }
-    let split = Client::<SplitBagfile>::new(&bus.node("cli", "/").unwrap(), "/rosbag2_recorder/split_bagfile").unwrap();
+    let split = Client::<SplitBagfile>::new(
+        &bus.node("cli", "/").unwrap(),
+        "/rosbag2_recorder/split_bagfile",
+    )
+    .unwrap();
     split.call(&SplitBagfileRequest::default(), T).unwrap();
     recorder.flush().unwrap(); // commands run in order: the split is done
     clock.set(19_000_000_000);
@@ -390,7 +415,10 @@ fn splits_by_duration_and_on_the_service_and_announces_each_split() {
     assert_eq!(events.len(), 4);
     for (i, e) in events.iter().enumerate() {
         assert!(e.closed_file.ends_with(&format!("bag_{i}.mcap")), "{e:?}");
-        assert!(e.opened_file.ends_with(&format!("bag_{}.mcap", i + 1)), "{e:?}");
+        assert!(
+            e.opened_file.ends_with(&format!("bag_{}.mcap", i + 1)),
+            "{e:?}"
+        );
         assert_eq!(e.node_name, "/rosbag2_recorder");
     }
 }
@@ -414,7 +442,12 @@ fn pause_and_resume_by_method_service_and_start_paused() {
     let is_paused = Client::<IsPaused>::new(&cli, "/rosbag2_recorder/is_paused").unwrap();
     let pause = Client::<Pause>::new(&cli, "/rosbag2_recorder/pause").unwrap();
     let resume = Client::<Resume>::new(&cli, "/rosbag2_recorder/resume").unwrap();
-    assert!(is_paused.call(&IsPausedRequest::default(), T).unwrap().paused);
+    assert!(
+        is_paused
+            .call(&IsPausedRequest::default(), T)
+            .unwrap()
+            .paused
+    );
     p.publish(&string_msg("paused 1")).unwrap();
     resume.call(&ResumeRequest::default(), T).unwrap();
     assert!(!recorder.is_paused());
@@ -422,7 +455,12 @@ fn pause_and_resume_by_method_service_and_start_paused() {
     pause.call(&PauseRequest::default(), T).unwrap();
     p.publish(&string_msg("paused 2")).unwrap();
     recorder.resume();
-    assert!(!is_paused.call(&IsPausedRequest::default(), T).unwrap().paused);
+    assert!(
+        !is_paused
+            .call(&IsPausedRequest::default(), T)
+            .unwrap()
+            .paused
+    );
     p.publish(&string_msg("kept 2")).unwrap();
     recorder.pause();
     p.publish(&string_msg("paused 3")).unwrap();
@@ -485,7 +523,10 @@ fn existing_or_unwritable_output_is_a_clear_error() {
         matches!(err, RecorderError::Storage(StorageError::AlreadyExists(_))),
         "{err}"
     );
-    assert_eq!(std::fs::read_to_string(existing.join("keep")).unwrap(), "data");
+    assert_eq!(
+        std::fs::read_to_string(existing.join("keep")).unwrap(),
+        "data"
+    );
     let file = dir.path().join("file");
     std::fs::write(&file, "").unwrap();
     let err = Recorder::start(
@@ -511,12 +552,24 @@ fn existing_or_unwritable_output_is_a_clear_error() {
 fn snapshot_operations_are_refused_in_normal_mode_and_split_in_snapshot_mode() {
     let dir = tempfile::tempdir().unwrap();
     let (bus, _clock) = virtual_bus();
-    let recorder = start(&bus, "n", options(dir.path().join("n"), TopicSelection::all()));
-    assert!(matches!(recorder.snapshot(), Err(RecorderError::NotAvailable(_))));
+    let recorder = start(
+        &bus,
+        "n",
+        options(dir.path().join("n"), TopicSelection::all()),
+    );
+    assert!(matches!(
+        recorder.snapshot(),
+        Err(RecorderError::NotAvailable(_))
+    ));
     assert!(recorder.clear_snapshot_buffer().is_err());
     let cli = bus.node("cli", "/").unwrap();
     let snapshot = Client::<Snapshot>::new(&cli, "/n/snapshot").unwrap();
-    assert!(!snapshot.call(&SnapshotRequest::default(), T).unwrap().success);
+    assert!(
+        !snapshot
+            .call(&SnapshotRequest::default(), T)
+            .unwrap()
+            .success
+    );
     recorder.stop().unwrap();
     let recorder = start(
         &bus,
@@ -526,6 +579,9 @@ fn snapshot_operations_are_refused_in_normal_mode_and_split_in_snapshot_mode() {
             ..options(dir.path().join("s"), TopicSelection::all())
         },
     );
-    assert!(matches!(recorder.split(), Err(RecorderError::NotAvailable(_))));
+    assert!(matches!(
+        recorder.split(),
+        Err(RecorderError::NotAvailable(_))
+    ));
     recorder.stop().unwrap();
 }

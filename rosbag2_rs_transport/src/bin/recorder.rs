@@ -5,7 +5,11 @@ use clap::Parser;
 use rosbag2_rs_transport::recorder::cli::{run, RecordArgs};
 
 #[derive(Parser)]
-#[command(name = "recorder", version, about = "Record ROS 2 topics to a bag (rosbag2-rs)")]
+#[command(
+    name = "recorder",
+    version,
+    about = "Record ROS 2 topics to a bag (rosbag2-rs)"
+)]
 struct Cli {
     /// Log level: error, warn, info, debug or trace.
     #[arg(long, default_value = "info")]

@@ -151,7 +151,9 @@ impl CacheWriter {
             Some(Ok(result)) => result,
             _ => (
                 None,
-                Some(RecorderError::WriterFailed("the writer thread panicked".into())),
+                Some(RecorderError::WriterFailed(
+                    "the writer thread panicked".into(),
+                )),
             ),
         }
     }
@@ -339,7 +341,11 @@ mod tests {
         cache.take(&mut spare);
         assert_eq!(spare.len(), 2, "the writer gets the full buffer");
         cache.push(message(100), &counters);
-        assert_eq!(counters.dropped.load(Ordering::Relaxed), 1, "swapped: room again");
+        assert_eq!(
+            counters.dropped.load(Ordering::Relaxed),
+            1,
+            "swapped: room again"
+        );
         cache.state.lock().failed = Some("disk full".into());
         cache.push(message(1), &counters);
         assert_eq!(counters.dropped.load(Ordering::Relaxed), 2);

@@ -106,7 +106,10 @@ impl CompiledSelection {
     pub fn matches(&self, topic: &str, type_name: &str) -> bool {
         let s = &self.selection;
         if s.exclude_topics.iter().any(|t| t == topic)
-            || self.exclude_regex.as_ref().is_some_and(|r| r.is_match(topic))
+            || self
+                .exclude_regex
+                .as_ref()
+                .is_some_and(|r| r.is_match(topic))
         {
             return false;
         }

@@ -43,7 +43,9 @@ use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::WriteSplitEvent;
 use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
-use rosbag2_rs_storage::{BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata};
+use rosbag2_rs_storage::{
+    BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata,
+};
 
 pub use discovery::{adapt_request_to_offers, is_hidden, TopicPlan, TopicSelection};
 pub use error::{RecorderError, Result};
@@ -455,14 +457,13 @@ impl Inner {
     }
 
     /// Takes the buffers and queues them for writing; false when there was nothing to write.
-    fn request_snapshot(
-        &self,
-        reply: Option<Sender<Result<PathBuf>>>,
-    ) -> Result<bool> {
+    fn request_snapshot(&self, reply: Option<Sender<Result<PathBuf>>>) -> Result<bool> {
         let buffers = self.snapshot_buffers()?;
         let jobs = self.snapshot_jobs.lock();
         let Some(jobs) = jobs.as_ref() else {
-            return Err(RecorderError::NotAvailable("the recorder has stopped".into()));
+            return Err(RecorderError::NotAvailable(
+                "the recorder has stopped".into(),
+            ));
         };
         let taken = buffers.take_all();
         if taken.is_empty() {
@@ -487,7 +488,9 @@ impl Inner {
         };
         limits.validate()?;
         buffers.set_limits(limits);
-        Ok(format!("max buffer size per topic: {max_bytes_per_topic} bytes"))
+        Ok(format!(
+            "max buffer size per topic: {max_bytes_per_topic} bytes"
+        ))
     }
 
     fn set_snapshot_duration(&self, seconds: f64) -> Result<String> {
@@ -606,7 +609,9 @@ impl Inner {
                 })
             }
             (None, None) => {
-                return Err(RecorderError::NotAvailable("the recorder has stopped".into()))
+                return Err(RecorderError::NotAvailable(
+                    "the recorder has stopped".into(),
+                ))
             }
         };
         Ok(self.middleware.create_subscription(

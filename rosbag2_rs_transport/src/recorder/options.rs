@@ -107,9 +107,7 @@ impl RecordOptions {
     /// Checks the options that can be checked before touching the graph or the disk.
     pub fn validate(&self) -> Result<()> {
         if self.uri.as_os_str().is_empty() {
-            return Err(RecorderError::InvalidOptions(
-                "no output bag given".into(),
-            ));
+            return Err(RecorderError::InvalidOptions("no output bag given".into()));
         }
         if self.max_bagfile_duration < 0 {
             return Err(RecorderError::InvalidOptions(

@@ -39,10 +39,7 @@ impl<T> ChunkedQueue<T> {
 
     /// Appends an entry.
     pub fn push_back(&mut self, value: T) {
-        let needs_chunk = self
-            .chunks
-            .back()
-            .is_none_or(|c| c.len() == c.capacity());
+        let needs_chunk = self.chunks.back().is_none_or(|c| c.len() == c.capacity());
         if needs_chunk {
             let capacity = self.len.clamp(MIN_CHUNK, MAX_CHUNK);
             self.chunks.push_back(VecDeque::with_capacity(capacity));

@@ -62,9 +62,11 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         reply_memory(i.set_snapshot_memory(req.max_bytes_per_topic))
     })?);
     let i = inner.clone();
-    handles.push(serve::<SetDuration>(mw, "~/snapshot/duration", move |req| {
-        reply_duration(i.set_snapshot_duration(req.max_duration_seconds))
-    })?);
+    handles.push(serve::<SetDuration>(
+        mw,
+        "~/snapshot/duration",
+        move |req| reply_duration(i.set_snapshot_duration(req.max_duration_seconds)),
+    )?);
     let i = inner.clone();
     handles.push(serve::<ClearBuffer>(
         mw,

@@ -185,9 +185,8 @@ impl SnapshotBuffers {
 /// Merges taken buffers into one receive-time ordered list of messages (ties: topic order, then
 /// arrival order).
 pub(crate) fn into_messages(taken: Taken) -> Vec<SerializedMessage> {
-    let mut messages: Vec<SerializedMessage> = Vec::with_capacity(
-        taken.iter().map(|(_, _, q)| q.len()).sum(),
-    );
+    let mut messages: Vec<SerializedMessage> =
+        Vec::with_capacity(taken.iter().map(|(_, _, q)| q.len()).sum());
     for (topic, _, queue) in taken {
         messages.extend(queue.into_iter().map(|e| SerializedMessage {
             topic: topic.clone(),
