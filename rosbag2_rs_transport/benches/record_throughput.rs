@@ -291,8 +291,22 @@ fn main() {
     const CACHE: u64 = rosbag2_rs_transport::recorder::options::DEFAULT_MAX_CACHE_SIZE;
     let mb = 1 << 20;
     record(&dir, large, mb, None, 0, ", unlimited cache: writer-bound");
-    record(&dir, large, mb, Some(700e6 / mb as f64), CACHE, ", paced at 700 MB/s");
-    record(&dir, large, mb, None, CACHE, ", back to back (drops expected)");
+    record(
+        &dir,
+        large,
+        mb,
+        Some(700e6 / mb as f64),
+        CACHE,
+        ", paced at 700 MB/s",
+    );
+    record(
+        &dir,
+        large,
+        mb,
+        None,
+        CACHE,
+        ", back to back (drops expected)",
+    );
     record(&dir, small, 100, None, 0, ", unlimited cache: writer-bound");
     record(&dir, small, 100, Some(2e6), CACHE, ", paced at 2 M msgs/s");
     record(&dir, small, 100, None, CACHE, ", back to back");
