@@ -108,8 +108,16 @@ struct ConvertArgs {
 
 fn main() {
     let cli = Cli::parse();
+    // The DDS stack (used by `record`) is chatty at info level: warnings only unless debugging.
+    let dds = if cli.log_level >= log::LevelFilter::Debug {
+        cli.log_level
+    } else {
+        cli.log_level.min(log::LevelFilter::Warn)
+    };
     env_logger::Builder::new()
         .filter_level(cli.log_level)
+        .filter_module("rustdds", dds)
+        .filter_module("ros2_client", dds)
         .format_timestamp(None)
         .init();
     if let Err(e) = run(cli.command) {
