@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, StorageId, TopicFilter, WriterOptions};
+use rosbag2_rs_transport::player::cli::{run_burst, run_control, run_play, ControlArgs, PlayArgs};
 
 #[derive(Parser)]
 #[command(
@@ -54,6 +55,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Play bags onto the ROS 2 graph with time control (like `ros2 bag play`).
+    Play(Box<PlayArgs>),
+    /// Publish a bag's messages as fast as possible, then exit (like `ros2 bag burst`).
+    Burst {
+        #[command(flatten)]
+        play: Box<PlayArgs>,
+        /// How many messages (0 = all).
+        #[arg(short, long, default_value_t = 0)]
+        num_messages: u64,
+    },
+    /// Ask a running player to pause, resume, change rate, seek, ...
+    Control(ControlArgs),
     /// Rebuild a bag's metadata.yaml from its files, repairing files a killed recorder left.
     Reindex {
         /// Bag directory.
@@ -136,6 +149,9 @@ fn run(command: Command) -> Result<()> {
             );
         }
         Command::Cat { bags, topics, json } => cat(&bags, topics, json)?,
+        Command::Play(args) => run_play(&args, "/")?,
+        Command::Burst { play, num_messages } => run_burst(&play, num_messages, "/")?,
+        Command::Control(args) => run_control(&args)?,
         Command::Reindex { bag } => {
             let report = rosbag2_rs_storage::reindex(&bag)?;
             for (file, kept) in &report.repaired {

@@ -11,7 +11,9 @@ pub mod inprocess;
 pub mod keyboard;
 pub mod middleware;
 pub mod names;
+pub mod player;
 pub mod qos_overrides;
+pub mod ros_args;
 pub mod services;
 pub mod shutdown;
 
