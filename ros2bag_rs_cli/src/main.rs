@@ -119,10 +119,7 @@ struct ConvertArgs {
 
 fn main() {
     let cli = Cli::parse();
-    env_logger::Builder::new()
-        .filter_level(cli.log_level)
-        .format_timestamp(None)
-        .init();
+    rosbag2_rs_transport::logging::init(cli.log_level);
     if let Err(e) = run(cli.command) {
         eprintln!("error: {e:#}");
         std::process::exit(1);

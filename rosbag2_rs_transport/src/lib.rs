@@ -9,6 +9,7 @@ pub mod dds;
 pub mod error;
 pub mod inprocess;
 pub mod keyboard;
+pub mod logging;
 pub mod middleware;
 pub mod names;
 pub mod player;

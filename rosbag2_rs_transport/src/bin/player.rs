@@ -20,10 +20,7 @@ struct Args {
 fn main() {
     let (own, ros) = split_ros_args(std::env::args());
     let mut args = Args::parse_from(own);
-    env_logger::Builder::new()
-        .filter_level(args.log_level)
-        .format_target(false)
-        .init();
+    rosbag2_rs_transport::logging::init(args.log_level);
     if let Some(name) = ros.node_name {
         args.play.node_name = name;
     }
