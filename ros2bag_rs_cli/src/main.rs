@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, StorageId, TopicFilter, WriterOptions};
+use rosbag2_rs_transport::player::cli::{run_burst, run_control, run_play, ControlArgs, PlayArgs};
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +57,18 @@ enum Command {
     },
     /// Record topics to a bag (like `ros2 bag record`), or buffer them for snapshots.
     Record(Box<rosbag2_rs_transport::recorder::cli::RecordArgs>),
+    /// Play bags onto the ROS 2 graph with time control (like `ros2 bag play`).
+    Play(Box<PlayArgs>),
+    /// Publish a bag's messages as fast as possible, then exit (like `ros2 bag burst`).
+    Burst {
+        #[command(flatten)]
+        play: Box<PlayArgs>,
+        /// How many messages (0 = all).
+        #[arg(short, long, default_value_t = 0)]
+        num_messages: u64,
+    },
+    /// Ask a running player to pause, resume, change rate, seek, ...
+    Control(ControlArgs),
     /// Rebuild a bag's metadata.yaml from its files, repairing files a killed recorder left.
     Reindex {
         /// Bag directory.
@@ -108,18 +121,7 @@ struct ConvertArgs {
 
 fn main() {
     let cli = Cli::parse();
-    // The DDS stack (used by `record`) is chatty at info level: warnings only unless debugging.
-    let dds = if cli.log_level >= log::LevelFilter::Debug {
-        cli.log_level
-    } else {
-        cli.log_level.min(log::LevelFilter::Warn)
-    };
-    env_logger::Builder::new()
-        .filter_level(cli.log_level)
-        .filter_module("rustdds", dds)
-        .filter_module("ros2_client", dds)
-        .format_timestamp(None)
-        .init();
+    rosbag2_rs_transport::logging::init(cli.log_level);
     if let Err(e) = run(cli.command) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
@@ -147,6 +149,9 @@ fn run(command: Command) -> Result<()> {
         }
         Command::Cat { bags, topics, json } => cat(&bags, topics, json)?,
         Command::Record(args) => rosbag2_rs_transport::recorder::cli::run(*args)?,
+        Command::Play(args) => run_play(&args, "/")?,
+        Command::Burst { play, num_messages } => run_burst(&play, num_messages, "/")?,
+        Command::Control(args) => run_control(&args)?,
         Command::Reindex { bag } => {
             let report = rosbag2_rs_storage::reindex(&bag)?;
             for (file, kept) in &report.repaired {

@@ -27,6 +27,8 @@ pub struct VirtualTimeSource {
 struct Waiter {
     id: u64,
     signal: Arc<WakeSignal>,
+    /// The signal generation the waiter went to sleep on; a newer one means it was woken.
+    seen: u64,
     deadline: i64,
 }
 
@@ -138,11 +140,37 @@ impl VirtualTimeSource {
         true
     }
 
-    fn register(&self, signal: &Arc<WakeSignal>, deadline: i64) -> u64 {
+    /// Block until at least `n` threads wait on this source, every waiter's deadline lies ahead
+    /// of the current virtual time and none has been woken. After [`advance`](Self::advance) or
+    /// [`set`](Self::set), this is the moment the woken threads have done their work and gone
+    /// back to sleep. Returns false if that did not happen within `guard` of real time (a
+    /// safety net for broken tests, never a timing assertion).
+    pub fn wait_settled(&self, n: usize, guard: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + guard;
+        let mut waiters = self.inner.waiters.lock();
+        loop {
+            let now = self.now_nanos();
+            let asleep = |w: &Waiter| w.deadline > now && w.signal.generation() == w.seen;
+            if waiters.len() >= n && waiters.iter().all(asleep) {
+                return true;
+            }
+            if self
+                .inner
+                .waiters_changed
+                .wait_until(&mut waiters, deadline)
+                .timed_out()
+            {
+                return false;
+            }
+        }
+    }
+
+    fn register(&self, signal: &Arc<WakeSignal>, seen: u64, deadline: i64) -> u64 {
         let id = self.inner.next_id.fetch_add(1, Ordering::SeqCst);
         self.inner.waiters.lock().push(Waiter {
             id,
             signal: Arc::clone(signal),
+            seen,
             deadline,
         });
         self.inner.waiters_changed.notify_all();
@@ -172,7 +200,7 @@ impl TimeSource for VirtualTimeSource {
             self.poke_all();
             return WaitOutcome::Reached;
         }
-        let id = self.register(signal, deadline);
+        let id = self.register(signal, seen, deadline);
         let outcome = {
             let mut guard = signal.lock();
             loop {

@@ -106,16 +106,20 @@ pub struct InProcessNode {
     bus: InProcessBus,
 }
 
+/// Removes an entity from the bus when dropped. The removed entry is dropped only after the
+/// bus lock is released: a callback may own the last reference to something (a player, say)
+/// whose own publishers then leave the bus.
 struct Remover {
     state: Weak<Mutex<BusState>>,
-    remove: fn(&mut BusState, u64),
+    remove: fn(&mut BusState, u64) -> Option<Box<dyn std::any::Any>>,
     id: u64,
 }
 
 impl Drop for Remover {
     fn drop(&mut self) {
         if let Some(state) = self.state.upgrade() {
-            (self.remove)(&mut state.lock(), self.id);
+            let removed = (self.remove)(&mut state.lock(), self.id);
+            drop(removed);
         }
     }
 }
@@ -253,7 +257,11 @@ impl Middleware for InProcessNode {
         state.events.retain(|tx| tx.send(event.clone()).is_ok());
         let remover = Remover {
             state: Arc::downgrade(&self.bus.state),
-            remove: |s, id| drop(s.publishers.remove(&id)),
+            remove: |s, id| {
+                s.publishers
+                    .remove(&id)
+                    .map(|p| Box::new(p.history) as Box<dyn std::any::Any>)
+            },
             id,
         };
         Ok(Box::new(InProcessPublisher {
@@ -309,7 +317,11 @@ impl Middleware for InProcessNode {
         }
         Ok(Handle::new(Remover {
             state: Arc::downgrade(&self.bus.state),
-            remove: |s, id| drop(s.subscriptions.remove(&id)),
+            remove: |s, id| {
+                s.subscriptions
+                    .remove(&id)
+                    .map(|e| Box::new(e.callback) as Box<dyn std::any::Any>)
+            },
             id,
         }))
     }
@@ -336,7 +348,9 @@ impl Middleware for InProcessNode {
         impl Drop for ServiceRemover {
             fn drop(&mut self) {
                 if let Some(state) = self.0.upgrade() {
-                    state.lock().services.remove(&self.1);
+                    // The handler is dropped after the lock is released (see `Remover`).
+                    let removed = state.lock().services.remove(&self.1);
+                    drop(removed);
                 }
             }
         }

@@ -9,10 +9,13 @@ pub mod dds;
 pub mod error;
 pub mod inprocess;
 pub mod keyboard;
+pub mod logging;
 pub mod middleware;
 pub mod names;
+pub mod player;
 pub mod qos_overrides;
 pub mod recorder;
+pub mod ros_args;
 pub mod services;
 pub mod shutdown;
 

@@ -5,93 +5,31 @@ Runs only inside a private network namespace (`tools/test.sh` starts it under `u
 no DDS traffic reaches the machine's real interfaces.
 """
 import os
-import pathlib
 import shutil
-import socket
 import subprocess
 import time
-from dataclasses import dataclass
 
 import pytest
-from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
-from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import float64, int32, int64, sequence, uint8, uint32, uint64
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
-from cyclonedds.util import duration
 
 from conftest import TARGET
+from ros_dds import (LATCHED, RELIABLE, SERVICES, Clock, Header, Image, String, Time, only_in_private_network,
+                     refuse_real_interfaces, take, wait_matched)
 
 PROBE = TARGET / 'debug' / 'examples' / 'dds_probe'
-
-
-def _private_network() -> bool:
-    return sorted(name for _, name in socket.if_nameindex()) == ['lo']
-
-
-pytestmark = pytest.mark.skipif(
-    not _private_network() and os.environ.get('CI') != 'true',
-    reason='DDS interop tests run only inside a private network namespace (tools/test.sh)',
-)
+pytestmark = only_in_private_network
 
 
 @pytest.fixture(autouse=True)
 def _refuse_real_interfaces():
-    assert _private_network(), 'refusing to send DDS traffic: not in a private network namespace'
-
-
-@dataclass
-class String(IdlStruct, typename='std_msgs::msg::dds_::String_'):
-    data: str
-
-
-@dataclass
-class Time(IdlStruct, typename='builtin_interfaces::msg::dds_::Time_'):
-    sec: int32
-    nanosec: uint32
-
-
-@dataclass
-class Header(IdlStruct, typename='std_msgs::msg::dds_::Header_'):
-    stamp: Time
-    frame_id: str
-
-
-@dataclass
-class Image(IdlStruct, typename='sensor_msgs::msg::dds_::Image_'):
-    header: Header
-    height: uint32
-    width: uint32
-    encoding: str
-    is_bigendian: uint8
-    step: uint32
-    data: sequence[uint8]
-
-
-@dataclass
-class Clock(IdlStruct, typename='rosgraph_msgs::msg::dds_::Clock_'):
-    clock: Time
+    refuse_real_interfaces()
 
 
 # rmw_cyclonedds puts a header (client id, sequence number) in front of request and response.
-@dataclass
-class SetRateRequest(IdlStruct, typename='rosbag2_interfaces::srv::dds_::SetRate_Request_'):
-    client_id: uint64
-    sequence_number: int64
-    rate: float64
-
-
-@dataclass
-class SetRateResponse(IdlStruct, typename='rosbag2_interfaces::srv::dds_::SetRate_Response_'):
-    client_id: uint64
-    sequence_number: int64
-    success: bool
-
-
-RELIABLE = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(10))
-LATCHED = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.Durability.TransientLocal, Policy.History.KeepLast(1))
+SetRateRequest, SetRateResponse = SERVICES['set_rate']
 
 
 def probe(*args, env=None, **kwargs):
@@ -100,14 +38,6 @@ def probe(*args, env=None, **kwargs):
     full_env = {**os.environ, 'ROS_DOMAIN_ID': '0', **(env or {})}
     return subprocess.Popen([str(PROBE), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=full_env, **kwargs)
-
-
-def take(reader, count, timeout=20):
-    got, deadline = [], time.monotonic() + timeout
-    while len(got) < count and time.monotonic() < deadline:
-        got.extend(reader.take(N=count))
-        time.sleep(0.01)
-    return got
 
 
 def same_cdr(received: bytes, sent: bytes):
@@ -144,9 +74,7 @@ def test_a_cyclone_publisher_reaches_our_raw_subscriber():
     assert proc.stdout.readline().strip() == 'ready'
     dp = DomainParticipant(0)
     writer = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
-    deadline = time.monotonic() + 20
-    while not writer.get_matched_subscriptions() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_matched(writer)
     samples = [String(data=f'from cyclone {i}') for i in range(3)]
     for s in samples:
         writer.write(s)
@@ -164,9 +92,7 @@ def test_our_service_answers_a_client_using_the_rmw_cyclonedds_mapping():
     dp = DomainParticipant(0)
     requests = DataWriter(dp, Topic(dp, 'rq/rosbag2_player/set_rateRequest', SetRateRequest), qos=RELIABLE)
     replies = DataReader(dp, Topic(dp, 'rr/rosbag2_player/set_rateReply', SetRateResponse), qos=RELIABLE)
-    deadline = time.monotonic() + 20
-    while not requests.get_matched_subscriptions() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_matched(requests)
     time.sleep(0.5)
     client_id = 0x1122334455667788
     requests.write(SetRateRequest(client_id=client_id, sequence_number=1, rate=2.5))

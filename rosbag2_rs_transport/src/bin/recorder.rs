@@ -1,8 +1,10 @@
 //! `recorder`: the rosbag2-rs recorder node (`ros2 run rosbag2_rs_transport recorder ...`), with
-//! the flags of `ros2 bag record` and the snapshot mode.
+//! the flags of `ros2 bag record` and the snapshot mode. `--ros-args -r __node:=NAME -r __ns:=NS`
+//! as appended by `ros2 launch` set the node name and namespace.
 
 use clap::Parser;
-use rosbag2_rs_transport::recorder::cli::{run, RecordArgs};
+use rosbag2_rs_transport::recorder::cli::{run_in_namespace, RecordArgs};
+use rosbag2_rs_transport::ros_args::split_ros_args;
 
 #[derive(Parser)]
 #[command(
@@ -19,21 +21,13 @@ struct Cli {
 }
 
 fn main() {
-    let cli = Cli::parse();
-    // The DDS stack is chatty at info level (discovery, locators): keep it at warnings unless
-    // debugging.
-    let dds = if cli.log_level >= log::LevelFilter::Debug {
-        cli.log_level
-    } else {
-        cli.log_level.min(log::LevelFilter::Warn)
-    };
-    env_logger::Builder::new()
-        .filter_level(cli.log_level)
-        .filter_module("rustdds", dds)
-        .filter_module("ros2_client", dds)
-        .format_timestamp_millis()
-        .init();
-    if let Err(e) = run(cli.args) {
+    let (own, ros) = split_ros_args(std::env::args());
+    let mut cli = Cli::parse_from(own);
+    rosbag2_rs_transport::logging::init(cli.log_level);
+    if let Some(name) = ros.node_name {
+        cli.args.node_name = name;
+    }
+    if let Err(e) = run_in_namespace(cli.args, ros.namespace.as_deref().unwrap_or("/")) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

@@ -196,16 +196,23 @@ impl RecordArgs {
 }
 
 /// Records on the DDS graph until SIGINT/SIGTERM (or a writer failure), then closes the bag
-/// and prints the per-topic summary.
+/// and prints the per-topic summary. The node is in the root namespace.
 pub fn run(args: RecordArgs) -> Result<()> {
+    run_in_namespace(args, "/")
+}
+
+/// [`run`] with the recorder node in `namespace`.
+pub fn run_in_namespace(args: RecordArgs, namespace: &str) -> Result<()> {
     let options = args.to_options()?;
     let shutdown = crate::shutdown::shutdown_requested()?;
-    let middleware = DdsMiddleware::with_config(&args.node_name, "/", DdsConfig::from_env()?)
+    let middleware = DdsMiddleware::with_config(&args.node_name, namespace, DdsConfig::from_env()?)
         .context("cannot join the ROS 2 graph")?;
     let snapshot_mode = options.snapshot.is_some();
     let uri = options.uri.clone();
     let recorder = Recorder::start(Arc::new(middleware), options)?;
-    let service_prefix = format!("/{}", args.node_name.trim_start_matches('/'));
+    let service_prefix = crate::names::NodeIdentity::new(&args.node_name, namespace)
+        .map(|n| n.fully_qualified_name())
+        .unwrap_or_else(|_| args.node_name.clone());
     if snapshot_mode {
         eprintln!(
             "buffering for snapshots {}_*: call {service_prefix}/snapshot to write one; Ctrl-C to stop",

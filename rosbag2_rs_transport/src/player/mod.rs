@@ -1,0 +1,527 @@
+//! The player: plays bags onto the ROS 2 graph under full time control.
+//!
+//! All time logic belongs to the [`PlayerClock`]: the player asks it when to publish
+//! ([`sleep_until`](rosbag2_rs_clock::Clock::sleep_until)), forwards pause/resume/rate to it, and
+//! reacts to its jumps (seek, or an external `/clock` going back) by repositioning the
+//! [read-ahead queue](read_ahead). One playback thread publishes everything, so messages, `/clock`
+//! and split events leave in bag order; play-next and burst requests are handed to that thread.
+//!
+//! Controls are available as methods, as ROS 2 services on `/<node_name>/...` with rosbag2's
+//! wire types ([`services`]), and as keys in a terminal ([`cli`]).
+
+pub mod cli;
+mod clock_msg;
+mod error;
+mod options;
+mod playback;
+mod qos;
+mod read_ahead;
+pub mod services;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration as StdDuration;
+
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::Mutex;
+use rosbag2_rs_clock::{
+    Duration, JumpHandle, JumpThreshold, MonotonicSource, PlayerClock, SimTimeClock, SimTimeConfig,
+    SteadyClock, Time, TimeControllerClock, TimeControllerConfig, TimeSource,
+};
+use rosbag2_rs_storage::qos::Durability;
+use rosbag2_rs_storage::{QosProfile, SequentialReader, TopicFilter};
+
+use crate::middleware::{Handle, Middleware, RawPublisher};
+
+pub use clock_msg::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
+pub use error::PlayerError;
+pub use options::PlayOptions;
+pub use qos::adapt_to_recorded;
+
+/// How long the playback thread waits before re-checking for requests. Every request also
+/// wakes it at once; this is a backstop, not a polling period.
+const WAIT: Duration = Duration::from_nanos(1_000_000_000);
+/// How long a service or method waits for the playback thread to answer.
+const ANSWER_TIMEOUT: StdDuration = StdDuration::from_secs(10);
+
+/// How a playback ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaybackEnd {
+    /// Every message up to the end (or the playback bound) was played.
+    Finished,
+    /// [`Player::stop`] (or the `stop` service, or a signal) ended it.
+    Stopped,
+}
+
+/// What a playback did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlaybackSummary {
+    /// Messages published (excluding `/clock` and events).
+    pub published: u64,
+    /// How it ended.
+    pub end: PlaybackEnd,
+}
+
+/// Where playback starts and stops, relative to the bag: a [`PlayOptions`] subset that the
+/// `play` service can change per playback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlaySpan {
+    /// Skip this much bag time from the first message.
+    pub start_offset: i64,
+    /// Stop after this much bag time.
+    pub duration: Option<i64>,
+    /// Stop at this bag timestamp.
+    pub until: Option<i64>,
+}
+
+impl PlaySpan {
+    /// The last bag timestamp to play when playback starts at `from`.
+    fn end_bound(&self, from: i64) -> i64 {
+        let by_duration = self.duration.map_or(i64::MAX, |d| from.saturating_add(d));
+        by_duration.min(self.until.unwrap_or(i64::MAX))
+    }
+}
+
+/// A topic being played.
+struct TopicPublisher {
+    publisher: Box<dyn RawPublisher>,
+    qos: QosProfile,
+    clock_before: bool,
+}
+
+/// Where the playback thread must continue after a jump.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reposition {
+    /// A seek to this bag time.
+    To(i64),
+    /// The clock jumped on its own (external `/clock`): continue from its current time.
+    ToNow,
+}
+
+/// Work for the playback thread.
+enum Request {
+    PlayNext(Sender<Result<(), PlayerError>>),
+    Burst(u64, Sender<Result<u64, PlayerError>>),
+}
+
+/// State shared by the playback thread and the control surfaces.
+struct Control {
+    requests: (Sender<Request>, Receiver<Request>),
+    reposition: Mutex<Option<Reposition>>,
+    /// Set while the playback thread jumps the clock itself (play-next, loop): not a seek.
+    self_jump: AtomicBool,
+    stop: AtomicBool,
+    /// A seek past the end: playback is complete.
+    finish: AtomicBool,
+    playing: AtomicBool,
+    /// Bag time of the last published message.
+    position: AtomicI64,
+    published: AtomicU64,
+}
+
+/// The part of the player that the playback thread and the services share.
+struct Core {
+    options: PlayOptions,
+    middleware: Arc<dyn Middleware>,
+    clock: Arc<dyn PlayerClock>,
+    steady: SteadyClock,
+    /// Keyed by bag topic name.
+    publishers: HashMap<String, TopicPublisher>,
+    clock_publisher: Option<Box<dyn RawPublisher>>,
+    split_events: Box<dyn RawPublisher>,
+    reader: Mutex<Option<SequentialReader>>,
+    filter: TopicFilter,
+    bag_start: i64,
+    bag_end: i64,
+    control: Arc<Control>,
+}
+
+/// A bag player on one node.
+pub struct Player {
+    core: Arc<Core>,
+    _handles: Vec<Handle>,
+    _jumps: JumpHandle,
+}
+
+impl Player {
+    /// Opens the bags and creates the publishers, services and clock; playback starts with
+    /// [`play`](Self::play).
+    pub fn new(middleware: Arc<dyn Middleware>, options: PlayOptions) -> Result<Self, PlayerError> {
+        Self::with_time_source(middleware, options, Arc::new(MonotonicSource::new()))
+    }
+
+    /// As [`new`](Self::new), with the steady time source the clocks run on (tests pass a
+    /// `VirtualTimeSource`).
+    pub fn with_time_source(
+        middleware: Arc<dyn Middleware>,
+        options: PlayOptions,
+        source: Arc<dyn TimeSource>,
+    ) -> Result<Self, PlayerError> {
+        check_options(&options)?;
+        let mut filter = options.filter.clone();
+        // /clock carries the player's own time; the recorded one is never re-published.
+        filter.exclude_topics.push(CLOCK_TOPIC.to_string());
+        let mut reader = SequentialReader::open_many(&options.bags)?;
+        reader.set_filter(&filter)?;
+        let (bag_start, bag_end) = (reader.start_time(), reader.end_time());
+        if reader
+            .topics()
+            .iter()
+            .any(|t| t.topic_metadata.name == CLOCK_TOPIC)
+        {
+            log::info!("the bag's {CLOCK_TOPIC} is not played: the player publishes its own time with --clock");
+        }
+
+        let clock: Arc<dyn PlayerClock> = if options.use_sim_time {
+            let config = SimTimeConfig {
+                extrapolate: options.extrapolate_ros_time,
+                ..SimTimeConfig::default()
+            };
+            Arc::new(SimTimeClock::with_source(config, source.clone()))
+        } else {
+            let config = TimeControllerConfig {
+                rate: options.rate,
+                start_paused: options.start_paused,
+                clock_publish_frequency: options.clock_publish_frequency,
+            };
+            let start = bag_start.saturating_add(options.start_offset);
+            Arc::new(TimeControllerClock::with_source(
+                Time::ros(start),
+                config,
+                source.clone(),
+            )?)
+        };
+
+        let mut publishers = HashMap::new();
+        for topic in reader.topics() {
+            let meta = &topic.topic_metadata;
+            if !filter.matches(&meta.name) {
+                continue;
+            }
+            let name = options.remapped(&meta.name);
+            let qos = options
+                .qos_overrides
+                .get(name)
+                .or_else(|| options.qos_overrides.get(&meta.name))
+                .copied()
+                .unwrap_or_else(|| adapt_to_recorded(&meta.name, &meta.offered_qos_profiles));
+            match middleware.create_publisher(name, &meta.type_name, &qos) {
+                Ok(publisher) => {
+                    let clock_before =
+                        options.clock_before(&meta.name) || options.clock_before(name);
+                    publishers.insert(
+                        meta.name.clone(),
+                        TopicPublisher {
+                            publisher,
+                            qos,
+                            clock_before,
+                        },
+                    );
+                }
+                Err(e) => log::warn!("not playing {}: {e}", meta.name),
+            }
+        }
+        let clock_publisher = if options.publishes_clock() {
+            Some(middleware.create_publisher(CLOCK_TOPIC, CLOCK_TYPE, &clock_qos())?)
+        } else {
+            None
+        };
+        let split_events = middleware.create_publisher(
+            "events/read_split",
+            <rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent as rosbag2_rs_interfaces::MessageType>::TYPE_NAME,
+            &QosProfile { depth: 1, ..QosProfile::default() },
+        )?;
+
+        let control = Arc::new(Control {
+            requests: crossbeam_channel::unbounded(),
+            reposition: Mutex::new(None),
+            self_jump: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            finish: AtomicBool::new(false),
+            playing: AtomicBool::new(false),
+            position: AtomicI64::new(bag_start),
+            published: AtomicU64::new(0),
+        });
+        let jumped = control.clone();
+        let jumps = clock.create_jump_callback(
+            None,
+            Some(Box::new(move |_| {
+                if !jumped.self_jump.load(Ordering::SeqCst) {
+                    jumped.reposition.lock().get_or_insert(Reposition::ToNow);
+                }
+            })),
+            JumpThreshold::any(),
+        )?;
+
+        let core = Arc::new(Core {
+            options,
+            middleware: middleware.clone(),
+            clock,
+            steady: SteadyClock::with_source(source),
+            publishers,
+            clock_publisher,
+            split_events,
+            reader: Mutex::new(Some(reader)),
+            filter,
+            bag_start,
+            bag_end,
+            control,
+        });
+        let mut handles = services::register(&core)?;
+        if core.options.use_sim_time {
+            let clock = core.clock.clone();
+            handles.push(middleware.create_subscription(
+                CLOCK_TOPIC,
+                CLOCK_TYPE,
+                &clock_qos(),
+                Box::new(move |m| match clock_msg::decode(&m.data) {
+                    Some(t) => clock.on_clock_message(Time::ros(t)),
+                    None => log::warn!("ignoring a malformed {CLOCK_TOPIC} message"),
+                }),
+            )?);
+        }
+        Ok(Self {
+            core,
+            _handles: handles,
+            _jumps: jumps,
+        })
+    }
+
+    /// Plays the bags as the options say; blocks until playback finishes or is stopped.
+    pub fn play(&self) -> Result<PlaybackSummary, PlayerError> {
+        self.core.play(self.core.options.span())
+    }
+
+    /// Plays with another start, duration or end; blocks like [`play`](Self::play).
+    pub fn play_span(&self, span: PlaySpan) -> Result<PlaybackSummary, PlayerError> {
+        self.core.play(span)
+    }
+
+    /// Stops time.
+    pub fn pause(&self) -> Result<(), PlayerError> {
+        self.core.pause()
+    }
+
+    /// Lets time flow again; playback continues with the message after the last one published.
+    pub fn resume(&self) -> Result<(), PlayerError> {
+        self.core.resume()
+    }
+
+    /// Pauses when playing, resumes when paused.
+    pub fn toggle_paused(&self) -> Result<(), PlayerError> {
+        self.core.toggle_paused()
+    }
+
+    /// Whether time is paused.
+    pub fn is_paused(&self) -> bool {
+        self.core.clock.is_paused()
+    }
+
+    /// Sets the playback rate (must be positive and finite); takes effect at once.
+    pub fn set_rate(&self, rate: f64) -> Result<(), PlayerError> {
+        self.core.set_rate(rate)
+    }
+
+    /// The playback rate.
+    pub fn rate(&self) -> f64 {
+        self.core.clock.get_rate()
+    }
+
+    /// Continues playback from bag time `time` (ns): before the start clamps to the start, past
+    /// the end finishes playback.
+    pub fn seek(&self, time: i64) -> Result<(), PlayerError> {
+        self.core.seek(time)
+    }
+
+    /// While paused, publishes the next message at once and moves time to it.
+    pub fn play_next(&self) -> Result<(), PlayerError> {
+        self.core.play_next()
+    }
+
+    /// While paused, publishes up to `n` next messages at once; returns how many were published.
+    pub fn burst(&self, n: u64) -> Result<u64, PlayerError> {
+        self.core.burst(n)
+    }
+
+    /// Ends the current playback (also while paused).
+    pub fn stop(&self) {
+        self.core.stop();
+    }
+
+    /// Whether a playback is running.
+    pub fn is_playing(&self) -> bool {
+        self.core.control.playing.load(Ordering::SeqCst)
+    }
+
+    /// Bag time (ns) of the last message published.
+    pub fn position(&self) -> i64 {
+        self.core.control.position.load(Ordering::SeqCst)
+    }
+
+    /// Bag time (ns) of the first and last message.
+    pub fn bag_range(&self) -> (i64, i64) {
+        (self.core.bag_start, self.core.bag_end)
+    }
+
+    /// The clock that drives playback.
+    pub fn clock(&self) -> &Arc<dyn PlayerClock> {
+        &self.core.clock
+    }
+}
+
+impl PlayOptions {
+    fn span(&self) -> PlaySpan {
+        PlaySpan {
+            start_offset: self.start_offset,
+            duration: self.playback_duration,
+            until: self.playback_until,
+        }
+    }
+}
+
+fn check_options(options: &PlayOptions) -> Result<(), PlayerError> {
+    let invalid = |m: String| Err(PlayerError::InvalidOption(m));
+    if options.bags.is_empty() {
+        return invalid("no bag to play".into());
+    }
+    if !(options.rate.is_finite() && options.rate > 0.0) {
+        return invalid(format!(
+            "invalid rate {}: it must be a positive number (use --start-paused to start paused)",
+            options.rate
+        ));
+    }
+    if options.start_offset < 0 {
+        return invalid("--start-offset must not be negative".into());
+    }
+    if options.delay < 0 {
+        return invalid("--delay must not be negative".into());
+    }
+    if options.playback_duration.is_some_and(|d| d <= 0) {
+        return invalid("--playback-duration must be positive".into());
+    }
+    if !(options.clock_publish_frequency.is_finite() && options.clock_publish_frequency >= 0.0) {
+        return invalid(format!(
+            "invalid --clock frequency {}",
+            options.clock_publish_frequency
+        ));
+    }
+    if options.read_ahead_queue_size == 0 {
+        return invalid("--read-ahead-queue-size must be at least 1".into());
+    }
+    Ok(())
+}
+
+impl Core {
+    fn refuse_under_sim_time(&self, what: &str) -> Result<(), PlayerError> {
+        if self.clock.uses_sim_time() {
+            return Err(PlayerError::Refused(format!(
+                "{what} is not available with --use-sim-time: an external /clock controls time"
+            )));
+        }
+        Ok(())
+    }
+
+    fn pause(&self) -> Result<(), PlayerError> {
+        self.clock.pause()?;
+        log::info!("paused");
+        Ok(())
+    }
+
+    fn resume(&self) -> Result<(), PlayerError> {
+        self.clock.resume()?;
+        log::info!("resumed");
+        Ok(())
+    }
+
+    fn toggle_paused(&self) -> Result<(), PlayerError> {
+        if self.clock.is_paused() {
+            self.resume()
+        } else {
+            self.pause()
+        }
+    }
+
+    fn set_rate(&self, rate: f64) -> Result<(), PlayerError> {
+        self.clock.set_rate(rate)?;
+        log::info!("rate set to {rate}");
+        Ok(())
+    }
+
+    fn play_next(&self) -> Result<(), PlayerError> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.ask(Request::PlayNext(tx), rx)?
+    }
+
+    fn burst(&self, n: u64) -> Result<u64, PlayerError> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.ask(Request::Burst(n, tx), rx)?
+    }
+
+    fn seek(&self, time: i64) -> Result<(), PlayerError> {
+        self.refuse_under_sim_time("seek")?;
+        if time < 0 {
+            return Err(PlayerError::Refused(format!(
+                "cannot seek to a negative time ({time} ns)"
+            )));
+        }
+        let time = time.max(self.bag_start);
+        if time > self.bag_end {
+            log::info!("seek past the end of the bag: playback finishes");
+            self.control.finish.store(true, Ordering::SeqCst);
+            self.clock.wakeup();
+            return Ok(());
+        }
+        *self.control.reposition.lock() = Some(Reposition::To(time));
+        self.clock.jump(Time::ros(time))?;
+        log::info!("seek to {time}");
+        Ok(())
+    }
+
+    /// Starts a playback of `span` on a thread of its own (the `play` service).
+    fn play_in_background(self: &Arc<Self>, span: PlaySpan) -> Result<(), PlayerError> {
+        if self.control.playing.load(Ordering::SeqCst) {
+            return Err(PlayerError::Refused("already playing".into()));
+        }
+        let core = self.clone();
+        std::thread::Builder::new()
+            .name("player".into())
+            .spawn(move || {
+                if let Err(e) = core.play(span) {
+                    log::error!("playback failed: {e}");
+                }
+            })
+            .map_err(|e| PlayerError::Playback(e.to_string()))?;
+        Ok(())
+    }
+
+    fn stop(&self) {
+        self.control.stop.store(true, Ordering::SeqCst);
+        self.clock.wakeup();
+    }
+
+    /// Hands a request to the playback thread and waits for its answer.
+    fn ask<T>(
+        &self,
+        request: Request,
+        answer: Receiver<Result<T, PlayerError>>,
+    ) -> Result<Result<T, PlayerError>, PlayerError> {
+        if !self.control.playing.load(Ordering::SeqCst) {
+            return Err(PlayerError::Refused("not playing".into()));
+        }
+        let _ = self.control.requests.0.send(request);
+        self.clock.wakeup();
+        answer.recv_timeout(ANSWER_TIMEOUT).map_err(|_| {
+            PlayerError::Refused("playback ended before the request was served".into())
+        })
+    }
+
+    /// Whether a publisher of `topic` is latched (transient local).
+    fn latched_topics(&self) -> Vec<(String, u64)> {
+        self.publishers
+            .iter()
+            .filter(|(_, p)| p.qos.durability == Durability::TransientLocal)
+            .map(|(name, p)| (name.clone(), p.qos.depth.max(1)))
+            .collect()
+    }
+}

@@ -1,0 +1,95 @@
+//! What to play and how: the options of `ros2 bag play`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rosbag2_rs_storage::{QosProfile, TopicFilter};
+
+/// Playback options, mirroring `ros2 bag play`. All times are nanoseconds.
+#[derive(Debug, Clone)]
+pub struct PlayOptions {
+    /// Bags (directories or single files), merged in receive-time order.
+    pub bags: Vec<PathBuf>,
+    /// Playback rate; must be positive.
+    pub rate: f64,
+    /// Start with time paused.
+    pub start_paused: bool,
+    /// Skip this much of the bag (from its first message) before playing.
+    pub start_offset: i64,
+    /// Stop after this much bag time from the start point.
+    pub playback_duration: Option<i64>,
+    /// Stop at this bag timestamp.
+    pub playback_until: Option<i64>,
+    /// Wait this long (steady time) before playing.
+    pub delay: i64,
+    /// Start again from the start point when the end is reached.
+    pub loop_playback: bool,
+    /// Which topics to play.
+    pub filter: TopicFilter,
+    /// Topic renames, `from → to` (fully qualified names).
+    pub remap: Vec<(String, String)>,
+    /// QoS to offer instead of the one adapted from the recording, per topic.
+    pub qos_overrides: BTreeMap<String, QosProfile>,
+    /// Messages read ahead of playback.
+    pub read_ahead_queue_size: usize,
+    /// Publish `/clock` at this frequency (Hz); 0 disables.
+    pub clock_publish_frequency: f64,
+    /// Publish `/clock` before each message of these topics.
+    pub clock_topics: Vec<String>,
+    /// Publish `/clock` before every message.
+    pub clock_topics_all: bool,
+    /// Follow an external `/clock` instead of controlling time.
+    pub use_sim_time: bool,
+    /// With `use_sim_time`, extrapolate between `/clock` samples.
+    pub extrapolate_ros_time: bool,
+    /// Node name; services live under `/<node_name>/`.
+    pub node_name: String,
+}
+
+impl Default for PlayOptions {
+    fn default() -> Self {
+        Self {
+            bags: Vec::new(),
+            rate: 1.0,
+            start_paused: false,
+            start_offset: 0,
+            playback_duration: None,
+            playback_until: None,
+            delay: 0,
+            loop_playback: false,
+            filter: TopicFilter::all(),
+            remap: Vec::new(),
+            qos_overrides: BTreeMap::new(),
+            read_ahead_queue_size: 1000,
+            clock_publish_frequency: 0.0,
+            clock_topics: Vec::new(),
+            clock_topics_all: false,
+            use_sim_time: false,
+            extrapolate_ros_time: false,
+            node_name: "rosbag2_player".into(),
+        }
+    }
+}
+
+impl PlayOptions {
+    /// Whether `/clock` is published before each message of `topic`.
+    pub fn clock_before(&self, topic: &str) -> bool {
+        self.clock_topics_all || self.clock_topics.iter().any(|t| t == topic)
+    }
+
+    /// Whether the player publishes `/clock` at all.
+    pub fn publishes_clock(&self) -> bool {
+        !self.use_sim_time
+            && (self.clock_publish_frequency > 0.0
+                || self.clock_topics_all
+                || !self.clock_topics.is_empty())
+    }
+
+    /// The name a bag topic is published under.
+    pub fn remapped<'a>(&'a self, topic: &'a str) -> &'a str {
+        self.remap
+            .iter()
+            .find(|(from, _)| from == topic)
+            .map_or(topic, |(_, to)| to.as_str())
+    }
+}

@@ -1,0 +1,102 @@
+//! The player's ROS 2 services, on `/<node_name>/...` with rosbag2's wire types, so that
+//! `ros2 service call /rosbag2_player/pause rosbag2_interfaces/srv/Pause` works unchanged.
+//! Refused requests answer `success: false` (where the type has the field) and log the reason.
+
+use std::sync::Arc;
+
+use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
+
+use super::{Core, PlaySpan, PlayerError};
+use crate::error::Result;
+use crate::middleware::Handle;
+use crate::services::serve;
+
+/// Logs a refused request and turns the outcome into the `success` field.
+fn succeeded<T>(service: &str, result: std::result::Result<T, PlayerError>) -> bool {
+    match result {
+        Ok(_) => true,
+        Err(e) => {
+            log::warn!("{service} refused: {e}");
+            false
+        }
+    }
+}
+
+/// Zero means "not set" in the `play` request.
+fn set(nanos: i64) -> Option<i64> {
+    (nanos != 0).then_some(nanos)
+}
+
+/// Creates every control service; they live as long as the returned handles.
+pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
+    let mw = core.middleware.as_ref();
+    let c = || core.clone();
+    let mut handles = Vec::new();
+    let core_ = c();
+    handles.push(serve::<Pause>(mw, "~/pause", move |_| {
+        succeeded("pause", core_.pause());
+        PauseResponse::default()
+    })?);
+    let core_ = c();
+    handles.push(serve::<Resume>(mw, "~/resume", move |_| {
+        succeeded("resume", core_.resume());
+        ResumeResponse::default()
+    })?);
+    let core_ = c();
+    handles.push(serve::<TogglePaused>(mw, "~/toggle_paused", move |_| {
+        succeeded("toggle_paused", core_.toggle_paused());
+        TogglePausedResponse::default()
+    })?);
+    let core_ = c();
+    handles.push(serve::<IsPaused>(mw, "~/is_paused", move |_| {
+        IsPausedResponse {
+            paused: core_.clock.is_paused(),
+        }
+    })?);
+    let core_ = c();
+    handles.push(serve::<GetRate>(mw, "~/get_rate", move |_| {
+        GetRateResponse {
+            rate: core_.clock.get_rate(),
+        }
+    })?);
+    let core_ = c();
+    handles.push(serve::<SetRate>(mw, "~/set_rate", move |r| {
+        SetRateResponse {
+            success: succeeded("set_rate", core_.set_rate(r.rate)),
+        }
+    })?);
+    let core_ = c();
+    handles.push(serve::<Seek>(mw, "~/seek", move |r| SeekResponse {
+        success: succeeded("seek", core_.seek(r.time.as_nanos())),
+    })?);
+    let core_ = c();
+    handles.push(serve::<PlayNext>(mw, "~/play_next", move |_| {
+        PlayNextResponse {
+            success: succeeded("play_next", core_.play_next()),
+        }
+    })?);
+    let core_ = c();
+    handles.push(serve::<Burst>(mw, "~/burst", move |r| {
+        let burst = core_.burst(r.num_messages);
+        let actually_burst = burst.as_ref().copied().unwrap_or(0);
+        succeeded("burst", burst);
+        BurstResponse { actually_burst }
+    })?);
+    let core_ = c();
+    handles.push(serve::<Play>(mw, "~/play", move |r| {
+        let span = PlaySpan {
+            start_offset: r.start_offset.as_nanos(),
+            duration: set(r.playback_duration.as_nanos()),
+            until: set(r.playback_until_timestamp.as_nanos()),
+        };
+        PlayResponse {
+            success: succeeded("play", core_.play_in_background(span)),
+        }
+    })?);
+    let core_ = c();
+    handles.push(serve::<Stop>(mw, "~/stop", move |_| {
+        core_.stop();
+        StopResponse::default()
+    })?);
+    Ok(handles)
+}

@@ -1,0 +1,197 @@
+"""Our `player` binary against the Python `cyclonedds` peer: bags written by Python `rosbags` are
+played onto DDS and read by typed Cyclone readers; a Cyclone client controls playback over the
+rmw_cyclonedds service mapping; two players stay in sync through /clock.
+
+Runs only inside a private network namespace (see ros_dds.py)."""
+import os
+import statistics
+import subprocess
+import time
+
+import pytest
+from cyclonedds.core import Policy, Qos
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+from rosbags.rosbag2 import StoragePlugin, Writer
+
+from conftest import binary
+from ros_dds import (RELIABLE_ALL, Clock, Image, ServiceClient, String, Time, only_in_private_network,
+                     refuse_real_interfaces, take, wait_matched)
+
+pytestmark = only_in_private_network
+T0 = 1_700_000_000_000_000_000
+MS = 1_000_000
+CLOCK_QOS = Qos(Policy.Reliability.BestEffort, Policy.History.KeepAll)
+
+
+@pytest.fixture(autouse=True)
+def _refuse_real_interfaces():
+    refuse_real_interfaces()
+
+
+def write_bag(path, typestore, messages):
+    """messages: (topic, type, offset_ms, ros message); returns {topic: [cdr bytes]} in order."""
+    sent = {}
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conns = {}
+        for topic, msgtype, offset, msg in messages:
+            if topic not in conns:
+                conns[topic] = writer.add_connection(topic, msgtype, typestore=typestore)
+            data = typestore.serialize_cdr(msg, msgtype)
+            writer.write(conns[topic], T0 + offset * MS, data)
+            sent.setdefault(topic, []).append(data)
+    return sent
+
+
+def strings(typestore, topic, count, spacing_ms, start_ms=0):
+    String_ = typestore.types['std_msgs/msg/String']
+    return [(topic, 'std_msgs/msg/String', start_ms + i * spacing_ms, String_(data=f'{topic} {i}')) for i in range(count)]
+
+
+class Player:
+    def __init__(self, bag, *args):
+        env = {**os.environ, 'ROS_DOMAIN_ID': '0', 'RUST_BACKTRACE': '1'}
+        self.proc = subprocess.Popen([str(binary('player')), str(bag), '--disable-keyboard-controls', *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    def finish(self, timeout=60):
+        out, err = self.proc.communicate(timeout=timeout)
+        assert 'panicked' not in err, err
+        assert self.proc.returncode == 0, err
+        return err
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+def reader(dp, topic, idl, qos=RELIABLE_ALL):
+    return DataReader(dp, Topic(dp, 'rt' + topic, idl), qos=qos)
+
+
+def test_every_message_reaches_cyclone_with_identical_bytes_and_clock_is_ours(tmp_path, typestore):
+    Image_ = typestore.types['sensor_msgs/msg/Image']
+    Header = typestore.types['std_msgs/msg/Header']
+    Stamp = typestore.types['builtin_interfaces/msg/Time']
+    Clock_ = typestore.types['rosgraph_msgs/msg/Clock']
+    import numpy as np
+    messages = strings(typestore, '/chatter', 50, 20)
+    for i in range(8):
+        pixels = np.full(256 * 1024, i, dtype=np.uint8)
+        image = Image_(header=Header(stamp=Stamp(sec=i, nanosec=0), frame_id='cam'), height=256, width=1024,
+                       encoding='mono8', is_bigendian=0, step=1024, data=pixels)
+        messages.append(('/camera/image', 'sensor_msgs/msg/Image', 5 + i * 120, image))
+    # A recorded /clock far in the past: it must never be re-published.
+    messages += [('/clock', 'rosgraph_msgs/msg/Clock', i * 200, Clock_(clock=Stamp(sec=1, nanosec=0))) for i in range(5)]
+    messages.sort(key=lambda m: m[2])
+    sent = write_bag(tmp_path / 'bag', typestore, messages)
+
+    dp = DomainParticipant(0)
+    chatter = reader(dp, '/chatter', String)
+    images = reader(dp, '/camera/image', Image)
+    clock = reader(dp, '/clock', Clock, CLOCK_QOS)
+    player = Player(tmp_path / 'bag', '--start-paused', '--clock', '50')
+    try:
+        resume = ServiceClient(dp, 'rosbag2_player', 'resume')
+        resume.wait()
+        assert all(wait_matched(r) for r in (chatter, images, clock))
+        time.sleep(0.3)  # let the player's writers see our readers too
+        resume.call()
+        got_chatter = take(chatter, 50, timeout=30)
+        got_images = take(images, 8, timeout=30)
+        player.finish()
+    finally:
+        player.kill()
+    assert [m.serialize() for m in got_chatter] == sent['/chatter']
+    assert [m.serialize() for m in got_images] == sent['/camera/image']
+    ticks = clock.take(N=1000)
+    assert len(ticks) >= 5, 'expected /clock at 50 Hz during about 1 s of playback'
+    seconds = [t.clock.sec + t.clock.nanosec * 1e-9 for t in ticks]
+    assert all(s >= T0 / 1e9 for s in seconds), 'a recorded /clock was re-published'
+    assert seconds == sorted(seconds)
+
+
+def test_a_cyclone_client_pauses_reads_state_changes_rate_and_seeks(tmp_path, typestore):
+    write_bag(tmp_path / 'bag', typestore, strings(typestore, '/chatter', 200, 50))
+    dp = DomainParticipant(0)
+    chatter = reader(dp, '/chatter', String)
+    player = Player(tmp_path / 'bag', '--start-paused')
+    try:
+        clients = {name: ServiceClient(dp, 'rosbag2_player', name)
+                   for name in ('pause', 'resume', 'is_paused', 'set_rate', 'seek', 'stop')}
+        for client in clients.values():
+            client.wait()
+        assert wait_matched(chatter)
+        time.sleep(0.3)
+        assert clients['is_paused'].call().paused
+        clients['resume'].call()
+        assert not clients['is_paused'].call().paused
+        first = take(chatter, 5)
+        assert [m.data for m in first] == [f'/chatter {i}' for i in range(5)]
+
+        clients['pause'].call()
+        assert clients['is_paused'].call().paused
+        time.sleep(0.1)
+        chatter.take(N=100)  # in flight before the pause took effect
+        time.sleep(0.6)
+        assert chatter.take(N=100) == [], 'messages arrived while paused'
+
+        assert not clients['set_rate'].call(rate=-1.0).success
+        assert clients['set_rate'].call(rate=4.0).success
+        clients['resume'].call()
+        stamps = []
+        for _ in range(12):
+            stamps += [time.monotonic() for _ in take(chatter, 1)]
+        gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+        assert statistics.median(gaps) < 0.035, f'rate 4 should space 50 ms messages 12.5 ms apart: {gaps}'
+
+        assert clients['seek'].call(time=Time(sec=T0 // 10**9, nanosec=T0 % 10**9 + 10 * MS)).success
+        after_seek = [m.data for m in take(chatter, 30)]
+        assert '/chatter 1' in after_seek, f'seek back to 10 ms should replay message 1: {after_seek}'
+        assert not clients['seek'].call(time=Time(sec=-1, nanosec=0)).success
+        clients['stop'].call()
+        player.finish()
+    finally:
+        player.kill()
+
+
+def test_two_players_stay_in_sync_through_clock(tmp_path, typestore):
+    # Two bags of the same time range with different topics.
+    write_bag(tmp_path / 'a', typestore, strings(typestore, '/a', 30, 100))
+    write_bag(tmp_path / 'b', typestore, strings(typestore, '/b', 29, 100, start_ms=50))
+    dp = DomainParticipant(0)
+    a, b = reader(dp, '/a', String), reader(dp, '/b', String)
+    follower = Player(tmp_path / 'b', '--use-sim-time', '--node-name', 'follower')
+    leader = Player(tmp_path / 'a', '--clock', '200', '--start-paused', '--node-name', 'leader')
+    try:
+        resume = ServiceClient(dp, 'leader', 'resume')
+        resume.wait()
+        assert wait_matched(a) and wait_matched(b)
+        time.sleep(0.5)
+        resume.call()
+        arrivals = []
+        deadline = time.monotonic() + 30
+        while len(arrivals) < 59 and time.monotonic() < deadline:
+            for r in (a, b):
+                for m in r.take(N=10):
+                    arrivals.append((time.monotonic(), m.data))
+            time.sleep(0.001)
+        leader.finish()
+        follower.finish()
+    finally:
+        leader.kill()
+        follower.kill()
+    assert len(arrivals) == 59
+    # Bag time of each message, and when it arrived relative to the leader's schedule.
+    start = arrivals[0][0]
+    late = []
+    for arrived, data in arrivals:
+        topic, index = data.split()
+        bag_ms = int(index) * 100 + (50 if topic == '/b' else 0)
+        late.append((arrived - start) * 1000 - bag_ms)
+    # Every message, of either player, arrives within a few /clock periods of its bag time.
+    assert max(late) - min(late) < 60, f'players drifted apart: {late}'
+    order = [data for _, data in sorted(arrivals)]
+    assert order[:4] == ['/a 0', '/b 0', '/a 1', '/b 1'], order
