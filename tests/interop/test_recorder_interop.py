@@ -8,49 +8,25 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 
 import pytest
-from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
-from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import int64, uint8, uint64
 from cyclonedds.pub import DataWriter
-from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
-from cyclonedds.util import duration
 from rosbags.rosbag2 import Reader
 
 from conftest import binary
-from test_dds_interop import Header, Image, String, Time, _private_network, same_cdr, take
+from ros_dds import (RELIABLE, Header, Image, ServiceClient, String, Time, only_in_private_network,
+                     refuse_real_interfaces)
+from ros_dds import wait_matched as matched
+from test_dds_interop import same_cdr
 
-pytestmark = pytest.mark.skipif(
-    not _private_network() and os.environ.get('CI') != 'true',
-    reason='DDS interop tests run only inside a private network namespace (tools/test.sh)',
-)
+pytestmark = only_in_private_network
 
 
 @pytest.fixture(autouse=True)
 def _refuse_real_interfaces():
-    assert _private_network(), 'refusing to send DDS traffic: not in a private network namespace'
-
-
-# rmw_cyclonedds puts a header (client id, sequence number) in front of request and response.
-@dataclass
-class SnapshotRequest(IdlStruct, typename='rosbag2_interfaces::srv::dds_::Snapshot_Request_'):
-    client_id: uint64
-    sequence_number: int64
-    structure_needs_at_least_one_member: uint8
-
-
-@dataclass
-class SnapshotResponse(IdlStruct, typename='rosbag2_interfaces::srv::dds_::Snapshot_Response_'):
-    client_id: uint64
-    sequence_number: int64
-    success: bool
-
-
-RELIABLE = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(10))
+    refuse_real_interfaces()
 
 
 class Recorder:
@@ -73,10 +49,7 @@ class Recorder:
 
 
 def wait_matched(writer, what, timeout=20):
-    deadline = time.monotonic() + timeout
-    while not writer.get_matched_subscriptions():
-        assert time.monotonic() < deadline, f'the recorder never subscribed to {what}'
-        time.sleep(0.02)
+    assert matched(writer, timeout), f'the recorder never subscribed to {what}'
 
 
 def preserialized(sample):
@@ -143,18 +116,14 @@ def test_snapshot_from_a_python_client_holds_exactly_the_last_seconds(tmp_path):
     rec = Recorder(32, tmp_path / 'recorder.log', '--snapshot', '--max-buffer-duration', '1.0', '--topics', '/chatter', '-o', prefix)
     dp = DomainParticipant(32)
     chatter = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
-    requests = DataWriter(dp, Topic(dp, 'rq/rosbag2_recorder/snapshotRequest', SnapshotRequest), qos=RELIABLE)
-    replies = DataReader(dp, Topic(dp, 'rr/rosbag2_recorder/snapshotReply', SnapshotResponse), qos=RELIABLE)
+    snapshot = ServiceClient(dp, 'rosbag2_recorder', 'snapshot')
     wait_matched(chatter, '/chatter')
-    wait_matched(requests, 'the snapshot service')
+    snapshot.wait()
     time.sleep(0.5)
     count = 300
     paced(chatter, [String(data=f'{i}') for i in range(count)], 100)  # 3 s at 100 Hz
     time.sleep(0.5)
-    client_id = 0x0102030405060708
-    requests.write(SnapshotRequest(client_id=client_id, sequence_number=1, structure_needs_at_least_one_member=0))
-    got = take(replies, 1)
-    assert got == [SnapshotResponse(client_id=client_id, sequence_number=1, success=True)]
+    assert snapshot.call().success
     deadline = time.monotonic() + 20
     while not list(tmp_path.glob('snap_*/metadata.yaml')) and time.monotonic() < deadline:
         time.sleep(0.05)
