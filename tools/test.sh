@@ -50,10 +50,13 @@ done
    --packages-skip rosbag2_rs_interfaces --cargo-args --release >"$ws/colcon.log" 2>&1) \
   || { tail -n 50 "$ws/colcon.log"; exit 1; }
 test -x "$CARGO_TARGET_DIR/release/ros2bag-rs" || { echo "colcon's build did not land in $CARGO_TARGET_DIR"; exit 1; }
-for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs; do
+for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib/rosbag2_rs_transport/player; do
   test -x "$ws/install/$exe" || { echo "colcon did not install $exe"; exit 1; }
   echo "installed: $exe"
 done
+
+step "launch files (syntax)"
+.venv/bin/python -m py_compile launch/*.launch.py
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds) in a private network namespace"
