@@ -55,6 +55,9 @@ for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib
   echo "installed: $exe"
 done
 
+step "launch files (syntax)"
+.venv/bin/python -m py_compile launch/*.launch.py
+
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds) in a private network namespace"
 cargo build -q -p rosbag2_rs_transport --examples

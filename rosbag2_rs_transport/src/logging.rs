@@ -1,5 +1,7 @@
-//! Logging for the binaries: `--log-level` applies to rosbag2-rs itself; the DDS stack underneath
-//! logs warnings and errors only (its info output is per-packet noise). `RUST_LOG` overrides both.
+//! Logging for the binaries: `--log-level` applies to rosbag2-rs itself. The DDS stack underneath
+//! is silent unless `--log-level` is debug or trace (its warnings are per-packet notes and its
+//! shutdown reports errors about entities it already dropped); rosbag2-rs logs the DDS failures
+//! that matter itself. `RUST_LOG` overrides all of this.
 
 /// The crates whose messages `--log-level` controls.
 const OURS: &[&str] = &[
@@ -15,9 +17,12 @@ const OURS: &[&str] = &[
 /// Installs the logger; call once at the start of `main`.
 pub fn init(level: log::LevelFilter) {
     let mut builder = env_logger::Builder::new();
-    builder
-        .filter_level(log::LevelFilter::Warn.min(level))
-        .format_target(false);
+    let others = if level >= log::LevelFilter::Debug {
+        log::LevelFilter::Warn
+    } else {
+        log::LevelFilter::Off
+    };
+    builder.filter_level(others).format_target(false);
     for module in OURS {
         builder.filter_module(module, level);
     }

@@ -96,7 +96,7 @@ impl DdsMiddleware {
             Duration::from_millis(50),
             graph_watcher(participant.clone(), events.clone()),
         )?;
-        log::info!(
+        log::debug!(
             "node {} on DDS domain {} ({:?} discovery)",
             identity.fully_qualified_name(),
             config.domain_id,

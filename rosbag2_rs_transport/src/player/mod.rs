@@ -516,7 +516,7 @@ impl Core {
         })
     }
 
-    /// Whether a publisher of `topic` is latched (transient local).
+    /// The played topics offered as latched (transient local), with their history depth.
     fn latched_topics(&self) -> Vec<(String, u64)> {
         self.publishers
             .iter()

@@ -69,12 +69,8 @@ impl Core {
                 std::hint::spin_loop();
             }
         }
-        if !self.clock.uses_sim_time() {
-            self.self_jump(from);
-        }
         self.replay_latched(from)?;
-
-        let playback = Playback {
+        let mut playback = Playback {
             core: self,
             ahead: ReadAhead::start(reader, self.options.read_ahead_queue_size),
             next: None,
@@ -83,12 +79,21 @@ impl Core {
             from,
             end_bound,
         };
+        // Time starts when the first message is ready, as rosbag2 waits for its queue: a slow
+        // first read must not make every message late.
+        let first = playback.fetch();
+        if !self.clock.uses_sim_time() {
+            self.self_jump(from);
+        }
         let clock_thread_done = std::sync::atomic::AtomicBool::new(false);
         let result = std::thread::scope(|scope| {
             if self.clock_publisher.is_some() && self.clock.get_clock_publish_frequency() > 0.0 {
                 scope.spawn(|| self.publish_clock_periodically(&clock_thread_done));
             }
-            let result = playback.run();
+            let result = match first {
+                Ok(()) => playback.run(),
+                Err(e) => (Err(e), playback.ahead.finish()),
+            };
             clock_thread_done.store(true, Ordering::SeqCst);
             self.clock.wakeup();
             result
@@ -355,6 +360,7 @@ impl Playback<'_> {
             ));
         }
         let mut published = 0;
+        let mut last = None;
         while published < n {
             if self.next.is_none() && !self.at_end {
                 self.fetch()?;
@@ -366,7 +372,11 @@ impl Playback<'_> {
             if self.publish_next() {
                 published += 1;
             }
-            self.core.self_jump(due);
+            last = Some(due);
+        }
+        // Time moves to the last message published (once: a jump per message would slow bursts).
+        if let Some(time) = last {
+            self.core.self_jump(time);
         }
         Ok(published)
     }
