@@ -308,7 +308,14 @@ fn main() {
         ", back to back (drops expected)",
     );
     record(&dir, small, 100, None, 0, ", unlimited cache: writer-bound");
-    record(&dir, small, 100, Some(2.3e6), CACHE, ", paced at 2.3 M msgs/s");
+    record(
+        &dir,
+        small,
+        100,
+        Some(2.3e6),
+        CACHE,
+        ", paced at 2.3 M msgs/s",
+    );
     record(&dir, small, 100, None, CACHE, ", back to back");
     snapshot(&dir, snap, 100);
     let _ = std::fs::remove_dir_all(&dir);
