@@ -9,13 +9,14 @@ pub type Result<T, E = StorageError> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     /// An operating-system error on a file or directory.
-    #[error("{path}: {source}")]
+    /// The cause is part of the message (and deliberately not a `source()`, which would make
+    /// error chains print it twice).
+    #[error("{path}: {error}")]
     Io {
         /// The file or directory concerned.
         path: PathBuf,
         /// The underlying error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A file whose content is not what its format requires (truncated, corrupted, foreign).
     #[error("{path}: {reason}")]
@@ -61,10 +62,10 @@ pub enum StorageError {
 
 impl StorageError {
     /// Builds an [`StorageError::Io`] for `path`.
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),
-            source,
+            error,
         }
     }
 

@@ -165,3 +165,42 @@ def test_a_killed_recorder_leaves_a_bag_that_reindex_recovers(tmp_path, cli):
     assert len(got) in (19, 20), f'{len(got)} recovered: {out}'
     for raw, (_, sent) in zip(got, images):
         same_cdr(raw, sent)
+
+
+def test_a_full_disk_stops_the_recorder_with_a_clear_error_and_keeps_what_fit(tmp_path, cli):
+    """The recorder writes to a 6 MiB tmpfs (in a mount namespace of its own) until the disk is
+    full: it must stop with a clear error, no panic, and leave a bag whose complete chunks are
+    readable after `reindex`."""
+    small = tmp_path / 'small'
+    small.mkdir()
+    kept = tmp_path / 'kept'
+    log = tmp_path / 'recorder.log'
+    script = (f'mount -t tmpfs -o size=6m tmpfs {small} && '
+              f'{binary("recorder")} --disable-keyboard-controls --topics /camera/image -o {small}/bag 2>{log}; '
+              f'rc=$?; cp -r {small}/bag {kept}; exit $rc')
+    env = {**os.environ, 'ROS_DOMAIN_ID': '34', 'RUST_BACKTRACE': '1'}
+    proc = subprocess.Popen(['unshare', '--mount', '--', 'bash', '-c', script], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    dp = DomainParticipant(34)
+    camera = DataWriter(dp, Topic(dp, 'rt/camera/image', Image), qos=RELIABLE)
+    wait_matched(camera, '/camera/image')
+    time.sleep(0.5)
+    pixels = bytes(range(256)) * 1024
+    images = [preserialized(Image(header=Header(stamp=Time(sec=i, nanosec=0), frame_id='camera'), height=256,
+                                  width=1024, encoding='mono8', is_bigendian=0, step=1024,
+                                  data=bytes([i]) + pixels[1:])) for i in range(60)]  # 15 MB > 6 MiB
+    paced(camera, [s for s, _ in images], 30)
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail('the recorder kept running on a full disk: ' + log.read_text()[-2000:])
+    err = log.read_text()
+    assert 'panicked' not in err, err
+    assert code != 0, 'a full disk must end the recording with an error'
+    assert 'No space left on device' in err or 'space' in err.lower(), err[-2000:]
+    cli.run('reindex', kept)
+    got = [raw for _, _, raw in read_bag(kept)]
+    assert len(got) >= 10, f'only {len(got)} messages kept before the disk filled\n{err[-2000:]}'
+    for raw, (_, sent) in zip(got, images):
+        same_cdr(raw, sent)

@@ -305,8 +305,13 @@ impl WriterLoop {
                 .entry(topic.metadata.name.clone())
                 .or_default();
             if dropped > *reported {
+                let why = if self.failure.is_some() {
+                    "the bag can no longer be written"
+                } else {
+                    "the disk is not keeping up"
+                };
                 log::warn!(
-                    "topic '{}': {} messages dropped ({} in total): the disk is not keeping up",
+                    "topic '{}': {} messages dropped ({} in total): {why}",
                     topic.metadata.name,
                     dropped - *reported,
                     dropped
