@@ -155,6 +155,19 @@ impl Rig {
         self._subscriptions.push(handle);
     }
 
+    /// A rig recording /a, and a player of `specs` started paused.
+    fn started_paused(specs: &[Spec]) -> (Self, Arc<Player>, JoinHandle<PlaybackSummary>) {
+        let mut rig = Rig::new();
+        rig.subscribe("/a", STRING, QosProfile::default());
+        let bag = write_bag(&rig.dir, "bag", specs, &[]);
+        let player = rig.player(PlayOptions {
+            start_paused: true,
+            ..opts(bag)
+        });
+        let handle = rig.start(&player);
+        (rig, player, handle)
+    }
+
     fn player(&self, options: PlayOptions) -> Arc<Player> {
         self.player_named("rosbag2_player", options)
     }
@@ -339,14 +352,7 @@ fn invalid_options_are_refused_with_a_reason() {
 
 #[test]
 fn start_paused_then_resume_over_the_service() {
-    let mut rig = Rig::new();
-    rig.subscribe("/a", STRING, QosProfile::default());
-    let bag = write_bag(&rig.dir, "bag", SIMPLE, &[]);
-    let player = rig.player(PlayOptions {
-        start_paused: true,
-        ..opts(bag)
-    });
-    let handle = rig.start(&player);
+    let (rig, _player, handle) = Rig::started_paused(SIMPLE);
     // Paused: time may pass, nothing is published.
     for _ in 0..3 {
         assert!(rig.time.wait_settled(1, GUARD));
@@ -433,14 +439,7 @@ fn rate_changes_apply_at_once() {
 
 #[test]
 fn rate_services_refuse_bad_values_and_keep_playing() {
-    let mut rig = Rig::new();
-    rig.subscribe("/a", STRING, QosProfile::default());
-    let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
-    let player = rig.player(PlayOptions {
-        start_paused: true,
-        ..opts(bag)
-    });
-    let handle = rig.start(&player);
+    let (rig, _player, handle) = Rig::started_paused(&ten());
     let set_rate = rig.client::<SetRate>("set_rate");
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         assert!(
@@ -559,14 +558,7 @@ fn seek_back_forward_before_start_and_past_end() {
 
 #[test]
 fn play_next_and_burst_only_while_paused() {
-    let mut rig = Rig::new();
-    rig.subscribe("/a", STRING, QosProfile::default());
-    let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
-    let player = rig.player(PlayOptions {
-        start_paused: true,
-        ..opts(bag)
-    });
-    let handle = rig.start(&player);
+    let (rig, player, handle) = Rig::started_paused(&ten());
     let play_next = rig.client::<PlayNext>("play_next");
     for _ in 0..3 {
         assert!(play_next.call(&Default::default(), GUARD).unwrap().success);
@@ -613,14 +605,7 @@ fn play_next_and_burst_only_while_paused() {
 
 #[test]
 fn stop_ends_playback_while_paused() {
-    let mut rig = Rig::new();
-    rig.subscribe("/a", STRING, QosProfile::default());
-    let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
-    let player = rig.player(PlayOptions {
-        start_paused: true,
-        ..opts(bag)
-    });
-    let handle = rig.start(&player);
+    let (rig, player, handle) = Rig::started_paused(&ten());
     assert!(rig.time.wait_settled(1, GUARD));
     rig.client::<Stop>("stop")
         .call(&Default::default(), GUARD)
