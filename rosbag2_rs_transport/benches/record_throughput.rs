@@ -23,7 +23,7 @@ use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
 use rosbag2_rs_transport::inprocess::InProcessBus;
 use rosbag2_rs_transport::recorder::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
-use rosbag2_rs_transport::Middleware;
+use rosbag2_rs_transport::{Middleware, RawPublisher};
 
 /// Counts live heap bytes, to measure the snapshot buffer's memory.
 struct Counting;
@@ -132,6 +132,21 @@ fn disk_bandwidth(dir: &Path, bytes: u64) {
     );
 }
 
+/// One publisher on each of the `TOPICS` topics.
+fn talker(bus: &InProcessBus) -> Vec<Box<dyn RawPublisher>> {
+    let node = bus.node("talker", "/").unwrap();
+    (0..TOPICS)
+        .map(|i| {
+            node.create_publisher(
+                &format!("/topic_{i}"),
+                "std_msgs/msg/ByteMultiArray",
+                &QosProfile::default(),
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
 /// Records `n` messages of `size` bytes on `TOPICS` topics; `rate` paces the publisher
 /// (messages/s, checked every `batch` messages), `None` publishes back to back. `cache` is the
 /// recorder's `max_cache_size` (0: unlimited, so the run measures the writer).
@@ -139,18 +154,7 @@ fn record(dir: &Path, n: usize, size: usize, rate: Option<f64>, cache: u64, labe
     let bag = dir.join("record");
     let _ = std::fs::remove_dir_all(&bag);
     let bus = InProcessBus::new();
-    let talker = bus.node("talker", "/").unwrap();
-    let publishers: Vec<_> = (0..TOPICS)
-        .map(|i| {
-            talker
-                .create_publisher(
-                    &format!("/topic_{i}"),
-                    "std_msgs/msg/ByteMultiArray",
-                    &QosProfile::default(),
-                )
-                .unwrap()
-        })
-        .collect();
+    let publishers = talker(&bus);
     let recorder = Recorder::start(
         Arc::new(bus.node("rosbag2_recorder", "/").unwrap()),
         RecordOptions {
@@ -198,18 +202,7 @@ fn record(dir: &Path, n: usize, size: usize, rate: Option<f64>, cache: u64, labe
 fn snapshot(dir: &Path, n: usize, size: usize) {
     let prefix = dir.join("snap");
     let bus = InProcessBus::new();
-    let talker = bus.node("talker", "/").unwrap();
-    let publishers: Vec<_> = (0..TOPICS)
-        .map(|i| {
-            talker
-                .create_publisher(
-                    &format!("/topic_{i}"),
-                    "std_msgs/msg/ByteMultiArray",
-                    &QosProfile::default(),
-                )
-                .unwrap()
-        })
-        .collect();
+    let publishers = talker(&bus);
     // Rate: a small window, so every push also evicts.
     let recorder = Recorder::start(
         Arc::new(bus.node("rosbag2_recorder", "/").unwrap()),
