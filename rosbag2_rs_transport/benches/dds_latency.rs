@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use rosbag2_rs_storage::qos::History;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::dds::{DdsConfig, DdsMiddleware, DiscoveryRange, ServiceMapping};
+use rosbag2_rs_transport::dds::{DdsConfig, DdsMiddleware, DiscoveryRange};
 use rosbag2_rs_transport::inprocess::InProcessBus;
 use rosbag2_rs_transport::Middleware;
 
@@ -172,9 +172,9 @@ fn main() {
     let config = DdsConfig {
         domain_id: 0,
         range: DiscoveryRange::Localhost,
-        service_mapping: ServiceMapping::Cyclone,
+        ..DdsConfig::default()
     };
-    let talker = DdsMiddleware::with_config("bench_talker", "/", config).unwrap();
+    let talker = DdsMiddleware::with_config("bench_talker", "/", config.clone()).unwrap();
     println!("## Transport: one-way latency and throughput\n");
     println!("| path | bytes | latency samples | p50 µs | p99 µs | burst throughput |");
     println!("|---|---|---|---|---|---|");
@@ -195,7 +195,7 @@ fn main() {
         report("in-process backend", size, &run_into(&*p, case, &inbox));
 
         // DDS, ours to ours.
-        let listener = DdsMiddleware::with_config("bench_listener", "/", config).unwrap();
+        let listener = DdsMiddleware::with_config("bench_listener", "/", config.clone()).unwrap();
         let inbox: Inbox = Arc::default();
         let topic = format!("/bench_dds_{size}");
         let _sub = listener

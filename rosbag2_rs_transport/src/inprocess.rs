@@ -375,6 +375,7 @@ impl Middleware for InProcessNode {
         let endpoint = |type_name: &String, qos: &QosProfile| EndpointInfo {
             type_name: type_name.clone(),
             qos: *qos,
+            node: None,
         };
         let publishers = state
             .publishers

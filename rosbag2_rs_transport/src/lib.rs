@@ -1,7 +1,7 @@
 //! # rosbag2_rs_transport
 //!
 //! The link between rosbag2-rs and a ROS 2 graph: one narrow [`Middleware`] interface over
-//! serialized messages, with a pure-Rust DDS backend ([`dds::DdsMiddleware`], the default; no ROS 2
+//! serialized messages, with a Cyclone DDS backend ([`dds::DdsMiddleware`], the default; no ROS 2
 //! installation needed) and a deterministic in-process backend ([`inprocess::InProcessBus`]) for
 //! tests and benchmarks.
 

@@ -1,7 +1,7 @@
 //! The one interface the player and recorder use to reach the ROS 2 graph. It works on
 //! serialized CDR bytes (with their 4-byte encapsulation header) so that a bag's bytes go out as
 //! they are and received bytes go into a bag as they are; typed services sit on top
-//! ([`crate::services`]). Backends: [`crate::dds::DdsMiddleware`] (default, pure-Rust DDS) and
+//! ([`crate::services`]). Backends: [`crate::dds::DdsMiddleware`] (default, Cyclone DDS) and
 //! [`crate::inprocess::InProcessBus`] (deterministic, for tests and benchmarks).
 
 use std::time::Duration;
@@ -38,6 +38,9 @@ pub struct EndpointInfo {
     pub type_name: String,
     /// The QoS it offers (publishers) or requests (subscriptions).
     pub qos: QosProfile,
+    /// Its node (`/ns/name`), where the graph says (DDS: the participant's
+    /// `ros_discovery_info`).
+    pub node: Option<String>,
 }
 
 /// A topic seen on the graph.

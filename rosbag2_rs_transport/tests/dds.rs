@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::dds::{DdsConfig, DdsMiddleware, DiscoveryRange, ServiceMapping};
+use rosbag2_rs_transport::dds::{DdsConfig, DdsMiddleware, DiscoveryRange};
 use rosbag2_rs_transport::*;
 
 /// Waits for a condition that depends on discovery (which takes real time on a network).
@@ -25,10 +25,16 @@ fn node(name: &str, config: DdsConfig) -> DdsMiddleware {
     DdsMiddleware::with_config(name, "/", config).unwrap()
 }
 
-/// RTPS pads payloads to 4 bytes and RustDDS does not carry the XCDR padding count, so a
-/// received payload is the sent one plus at most 3 zero bytes (which CDR readers ignore).
+/// DDS pads payloads to 4 bytes and counts the padding in the header's options, so a received
+/// payload is the sent one (options aside) plus at most 3 zero bytes.
 fn assert_same_cdr(received: &[u8], sent: &[u8]) {
-    assert!(received.starts_with(sent), "payload changed");
+    assert_eq!(received[..2], sent[..2], "representation changed");
+    assert!(received[4..].starts_with(&sent[4..]), "payload changed");
+    assert_eq!(
+        usize::from(received[3] & 3),
+        received.len() - sent.len(),
+        "the options count the padding"
+    );
     let tail = &received[sent.len()..];
     assert!(
         tail.len() < 4 && tail.iter().all(|b| *b == 0),
@@ -36,19 +42,19 @@ fn assert_same_cdr(received: &[u8], sent: &[u8]) {
     );
 }
 
-fn config(domain_id: u16, service_mapping: ServiceMapping) -> DdsConfig {
+fn config(domain_id: u16) -> DdsConfig {
     DdsConfig {
         domain_id,
         range: DiscoveryRange::Localhost,
-        service_mapping,
+        ..DdsConfig::default()
     }
 }
 
 #[test]
 fn messages_small_and_large_arrive_byte_for_byte() {
     common::enter_private_network();
-    let talker = node("talker", config(11, ServiceMapping::Cyclone));
-    let listener = node("listener", config(11, ServiceMapping::Cyclone));
+    let talker = node("talker", config(11));
+    let listener = node("listener", config(11));
     let (got, cb) = collector();
     let _sub = listener
         .create_subscription(
@@ -81,7 +87,7 @@ fn messages_small_and_large_arrive_byte_for_byte() {
 #[test]
 fn transient_local_reaches_a_late_joiner() {
     common::enter_private_network();
-    let talker = node("talker", config(12, ServiceMapping::Cyclone));
+    let talker = node("talker", config(12));
     let latched = QosProfile {
         durability: Durability::TransientLocal,
         depth: 1,
@@ -92,20 +98,17 @@ fn transient_local_reaches_a_late_joiner() {
         .unwrap();
     publisher.publish(&cdr(b"old")).unwrap();
     publisher.publish(&cdr(b"latest")).unwrap();
-    let listener = node("listener", config(12, ServiceMapping::Cyclone));
+    let listener = node("listener", config(12));
     let (got, cb) = collector();
     let _sub = listener
         .create_subscription("/map", "nav_msgs/msg/OccupancyGrid", &latched, cb)
         .unwrap();
-    // RustDDS may also replay history beyond `depth`; the latest message must arrive, last.
-    let latest = cdr(b"latest");
-    eventually("the latched message", || {
-        got.lock()
-            .unwrap()
-            .last()
-            .is_some_and(|m| m.data.starts_with(&latest))
-    });
-    assert_same_cdr(&got.lock().unwrap().last().unwrap().data, &latest);
+    // Exactly `depth` messages of history: the latest.
+    eventually("the latched message", || !got.lock().unwrap().is_empty());
+    std::thread::sleep(Duration::from_millis(300));
+    let got = got.lock().unwrap();
+    assert_eq!(got.len(), 1, "only the last `depth` messages are replayed");
+    assert_same_cdr(&got[0].data, &cdr(b"latest"));
 }
 
 fn echo_service(server: &DdsMiddleware) -> Handle {
@@ -122,51 +125,76 @@ fn echo_service(server: &DdsMiddleware) -> Handle {
         .unwrap()
 }
 
+fn add_two_ints(a: i64) -> Vec<u8> {
+    [&[0u8, 1, 0, 0][..], &a.to_le_bytes()].concat()
+}
+
 #[test]
-fn services_in_both_request_id_mappings() {
+fn services_answer_every_client_even_fresh_ones() {
     common::enter_private_network();
-    for (domain, mapping) in [
-        (13, ServiceMapping::Cyclone),
-        (14, ServiceMapping::FastRtps),
-    ] {
-        let server = node("server", config(domain, mapping));
-        let _service = echo_service(&server);
-        let client_node = node("client", config(domain, mapping));
-        let client = client_node
+    let server = node("server", config(13));
+    let _service = echo_service(&server);
+    let client_node = node("client", config(13));
+    let client = client_node
+        .create_client("/server/double", "example_interfaces/srv/AddTwoInts")
+        .unwrap();
+    assert!(
+        client.wait_for_service(Duration::from_secs(20)),
+        "service not discovered"
+    );
+    for a in [1i64, 21, -5] {
+        let response = client.call(&add_two_ints(a), Duration::from_secs(5)).unwrap();
+        assert_eq!(response, add_two_ints(2 * a));
+    }
+    // A malformed request is refused (no answer) and the server keeps serving.
+    assert!(matches!(
+        client.call(&[0, 1, 0, 0, 1], Duration::from_millis(300)),
+        Err(TransportError::Timeout(_))
+    ));
+    assert_eq!(
+        client.call(&add_two_ints(7), Duration::from_secs(5)).unwrap(),
+        add_two_ints(14)
+    );
+    // Fresh participants calling at once, as `ros2 service call` does: the reply waits until
+    // the new client's reply reader is matched, so none is lost to discovery.
+    for i in 0..20i64 {
+        let fresh = node("fresh_client", config(13));
+        let client = fresh
             .create_client("/server/double", "example_interfaces/srv/AddTwoInts")
             .unwrap();
-        assert!(
-            client.wait_for_service(Duration::from_secs(20)),
-            "{mapping:?}: service not discovered"
-        );
-        std::thread::sleep(Duration::from_millis(300));
-        for a in [1i64, 21, -5] {
-            let request = [&[0u8, 1, 0, 0][..], &a.to_le_bytes()].concat();
-            let response = client.call(&request, Duration::from_secs(5)).unwrap();
-            assert_eq!(
-                response,
-                [&[0u8, 1, 0, 0][..], &(2 * a).to_le_bytes()].concat(),
-                "{mapping:?}"
-            );
-        }
-        // A malformed request is refused (no answer) and the server keeps serving.
-        assert!(matches!(
-            client.call(&[0, 1, 0, 0, 1], Duration::from_millis(300)),
-            Err(TransportError::Timeout(_))
-        ));
-        let request = [&[0u8, 1, 0, 0][..], &7i64.to_le_bytes()].concat();
+        assert!(client.wait_for_service(Duration::from_secs(20)));
         assert_eq!(
-            client.call(&request, Duration::from_secs(5)).unwrap()[4..],
-            14i64.to_le_bytes()
+            client.call(&add_two_ints(i), Duration::from_secs(2)).unwrap(),
+            add_two_ints(2 * i),
+            "call {i}"
         );
     }
 }
 
 #[test]
+fn the_node_lists_itself_on_ros_discovery_info() {
+    common::enter_private_network();
+    let talker = DdsMiddleware::with_config("camera_driver", "/robot1", config(16)).unwrap();
+    let observer = node("observer", config(16));
+    let _p = talker
+        .create_publisher("image", "sensor_msgs/msg/Image", &QosProfile::default())
+        .unwrap();
+    let node_of_image = || {
+        observer
+            .topics()
+            .into_iter()
+            .find(|t| t.name == "/robot1/image")
+            .and_then(|t| t.publishers.first().and_then(|p| p.node.clone()))
+    };
+    eventually("the publisher's node name", || node_of_image().is_some());
+    assert_eq!(node_of_image().as_deref(), Some("/robot1/camera_driver"));
+}
+
+#[test]
 fn graph_shows_remote_publishers_with_type_and_qos() {
     common::enter_private_network();
-    let talker = node("talker", config(15, ServiceMapping::Cyclone));
-    let observer = node("observer", config(15, ServiceMapping::Cyclone));
+    let talker = node("talker", config(15));
+    let observer = node("observer", config(15));
     let events = observer.graph_events();
     let latched = QosProfile {
         durability: Durability::TransientLocal,

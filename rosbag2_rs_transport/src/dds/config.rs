@@ -1,41 +1,46 @@
-//! How the DDS backend joins the graph, read from the ROS 2 environment variables:
-//! `ROS_DOMAIN_ID`, `ROS_AUTOMATIC_DISCOVERY_RANGE` (`OFF`, `LOCALHOST`, `SUBNET`,
-//! `SYSTEM_DEFAULT`), the older `ROS_LOCALHOST_ONLY=1`, and `RMW_IMPLEMENTATION` (which decides
-//! the service request-id mapping, so that clients and servers of that RMW understand us).
+//! How the DDS backend joins the graph, read from the ROS 2 environment variables as
+//! rmw_cyclonedds reads them: `ROS_DOMAIN_ID`, `ROS_AUTOMATIC_DISCOVERY_RANGE` (`OFF`,
+//! `LOCALHOST`, `SUBNET`, `SYSTEM_DEFAULT`), the older `ROS_LOCALHOST_ONLY=1`, `ROS_STATIC_PEERS`,
+//! and the user's own `CYCLONEDDS_URI`, which is applied after what the ROS variables require.
+//! Two settings of ours tune large data: `ROSBAG2_RS_DDS_RECEIVE_BUFFER` (the socket receive
+//! buffer to ask for, default 16MiB, quietly less where the kernel allows less) and
+//! `ROSBAG2_RS_DDS_FRAGMENT_SIZE` (Cyclone's `FragmentSize`, default Cyclone's 1344B).
 
 use crate::error::{Result, TransportError};
 
 /// Which peers discovery reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiscoveryRange {
-    /// No discovery traffic at all: the node only talks to itself.
+    /// No discovery traffic at all: the node only talks to participants of its own process.
     Off,
     /// Discovery and data stay on the loopback interface.
     Localhost,
     /// Every interface (the ROS 2 default).
     Subnet,
+    /// Cyclone's own defaults (or `CYCLONEDDS_URI`), untouched.
+    SystemDefault,
 }
 
-/// How a service request is tied to its response on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ServiceMapping {
-    /// rmw_cyclonedds_cpp: a 16-byte header (client id, sequence number) before the payload,
-    /// echoed in the response.
-    Cyclone,
-    /// rmw_fastrtps_cpp: the request's sample identity, returned in the response's
-    /// `related_sample_identity` inline QoS.
-    FastRtps,
-}
+/// The socket receive buffer asked for by default: enough for a few camera frames in flight.
+pub const DEFAULT_RECEIVE_BUFFER: u64 = 16 << 20;
 
 /// Settings of the DDS backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DdsConfig {
     /// DDS domain.
     pub domain_id: u16,
     /// Discovery range.
     pub range: DiscoveryRange,
-    /// Service request-id mapping.
-    pub service_mapping: ServiceMapping,
+    /// Static peers (`ROS_STATIC_PEERS`: host names or addresses), used with `Subnet` and
+    /// `Localhost`.
+    pub static_peers: Vec<String>,
+    /// Socket receive buffer to request, in bytes. The kernel may give less
+    /// (`net.core.rmem_max`); that is accepted quietly.
+    pub receive_buffer: u64,
+    /// Cyclone's `FragmentSize` in bytes, if set.
+    pub fragment_size: Option<u32>,
+    /// The user's Cyclone configuration (`CYCLONEDDS_URI`: file URIs or XML), applied last.
+    pub user_config: Option<String>,
 }
 
 impl Default for DdsConfig {
@@ -43,9 +48,35 @@ impl Default for DdsConfig {
         Self {
             domain_id: 0,
             range: DiscoveryRange::Subnet,
-            service_mapping: ServiceMapping::Cyclone,
+            static_peers: Vec::new(),
+            receive_buffer: DEFAULT_RECEIVE_BUFFER,
+            fragment_size: None,
+            user_config: None,
         }
     }
+}
+
+fn env_error(message: String) -> TransportError {
+    TransportError::InvalidArgument(message)
+}
+
+/// Parses a size like `16MiB`, `8MB`, `65536` or `64kB` into bytes.
+fn parse_size(name: &str, text: &str) -> Result<u64> {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let factor: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" | "kib" => 1 << 10,
+        "mb" | "mib" => 1 << 20,
+        "gb" | "gib" => 1 << 30,
+        _ => return Err(env_error(format!("{name}='{text}': unknown unit '{unit}'"))),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(factor))
+        .ok_or_else(|| env_error(format!("{name}='{text}' is not a size (e.g. 16MiB)")))
 }
 
 impl DdsConfig {
@@ -64,36 +95,128 @@ impl DdsConfig {
         let domain_id = match non_empty("ROS_DOMAIN_ID") {
             None => 0,
             Some(v) => v.parse::<u16>().ok().filter(|d| *d <= 232).ok_or_else(|| {
-                TransportError::Middleware(format!(
-                    "ROS_DOMAIN_ID='{v}' is not a domain id (0 to 232)"
-                ))
+                env_error(format!("ROS_DOMAIN_ID='{v}' is not a domain id (0 to 232)"))
             })?,
         };
         let localhost_only = non_empty("ROS_LOCALHOST_ONLY").is_some_and(|v| v == "1");
         let range = match non_empty("ROS_AUTOMATIC_DISCOVERY_RANGE").map(|v| v.to_ascii_uppercase()).as_deref() {
-            None | Some("SYSTEM_DEFAULT") if localhost_only => DiscoveryRange::Localhost,
-            None | Some("SYSTEM_DEFAULT") | Some("SUBNET") => DiscoveryRange::Subnet,
+            None if localhost_only => DiscoveryRange::Localhost,
+            None | Some("SUBNET") => DiscoveryRange::Subnet,
+            Some("SYSTEM_DEFAULT") => DiscoveryRange::SystemDefault,
             Some("LOCALHOST") => DiscoveryRange::Localhost,
             Some("OFF") => DiscoveryRange::Off,
             Some(other) => {
-                return Err(TransportError::Middleware(format!(
+                return Err(env_error(format!(
                     "ROS_AUTOMATIC_DISCOVERY_RANGE='{other}' (expected OFF, LOCALHOST, SUBNET or SYSTEM_DEFAULT)"
                 )))
             }
         };
-        let service_mapping = match non_empty("RMW_IMPLEMENTATION").as_deref() {
-            None | Some("rmw_cyclonedds_cpp") => ServiceMapping::Cyclone,
-            Some(rmw) if rmw.starts_with("rmw_fastrtps") => ServiceMapping::FastRtps,
-            Some(other) => {
-                log::warn!("RMW_IMPLEMENTATION='{other}' is not emulated; using the rmw_cyclonedds_cpp service mapping");
-                ServiceMapping::Cyclone
+        let static_peers: Vec<String> = non_empty("ROS_STATIC_PEERS")
+            .map(|v| {
+                v.split(';')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(bad) = static_peers.iter().find(|p| p.contains(['<', '>', '"', '&'])) {
+            return Err(env_error(format!("ROS_STATIC_PEERS: '{bad}' is not an address")));
+        }
+        if let Some(rmw) = non_empty("RMW_IMPLEMENTATION").filter(|r| r != "rmw_cyclonedds_cpp") {
+            log::warn!(
+                "RMW_IMPLEMENTATION='{rmw}': rosbag2-rs speaks Cyclone DDS; topics interoperate with every RMW, services only with rmw_cyclonedds_cpp clients and servers (as between any two ROS 2 RMW implementations)"
+            );
+        }
+        let receive_buffer = match non_empty("ROSBAG2_RS_DDS_RECEIVE_BUFFER") {
+            Some(v) => parse_size("ROSBAG2_RS_DDS_RECEIVE_BUFFER", &v)?,
+            None => DEFAULT_RECEIVE_BUFFER,
+        };
+        let fragment_size = match non_empty("ROSBAG2_RS_DDS_FRAGMENT_SIZE") {
+            Some(v) => {
+                let size = parse_size("ROSBAG2_RS_DDS_FRAGMENT_SIZE", &v)?;
+                Some(u32::try_from(size).ok().filter(|s| (512..=65_000).contains(s)).ok_or_else(
+                    || env_error(format!("ROSBAG2_RS_DDS_FRAGMENT_SIZE='{v}': 512B to 65000B")),
+                )?)
             }
+            None => None,
         };
         Ok(Self {
             domain_id,
             range,
-            service_mapping,
+            static_peers,
+            receive_buffer,
+            fragment_size,
+            user_config: non_empty("CYCLONEDDS_URI"),
         })
+    }
+
+    /// The Cyclone configuration string for `dds_create_domain`: our fragment (what the ROS
+    /// variables require, as rmw_cyclonedds writes it, plus the large-data settings), then the
+    /// user's `CYCLONEDDS_URI`, which Cyclone applies on top.
+    pub fn cyclone_xml(&self) -> String {
+        let mut general = String::new();
+        let mut discovery = String::new();
+        let (localhost, multicast, peers) = match self.range {
+            DiscoveryRange::Subnet => (false, true, true),
+            DiscoveryRange::SystemDefault => (false, true, false),
+            DiscoveryRange::Localhost => (true, false, true),
+            DiscoveryRange::Off => (false, false, false),
+        };
+        if localhost {
+            general.push_str(
+                "<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>",
+            );
+        }
+        if !multicast {
+            general.push_str("<AllowMulticast>false</AllowMulticast>");
+        }
+        if let Some(size) = self.fragment_size {
+            general.push_str(&format!(
+                "<FragmentSize>{size}B</FragmentSize><MaxMessageSize>{}B</MaxMessageSize>",
+                size.max(14_720)
+            ));
+        }
+        match self.range {
+            DiscoveryRange::Off => discovery.push_str(&format!(
+                "<ParticipantIndex>none</ParticipantIndex><Tag>ros_discovery_off_{}</Tag>",
+                std::process::id()
+            )),
+            DiscoveryRange::Localhost => discovery.push_str(
+                "<ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>",
+            ),
+            DiscoveryRange::Subnet if !self.static_peers.is_empty() => discovery.push_str(
+                "<ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>",
+            ),
+            _ => {}
+        }
+        if peers && (localhost || !self.static_peers.is_empty()) {
+            discovery.push_str("<Peers>");
+            if localhost {
+                discovery.push_str("<Peer address=\"localhost\"/>");
+            }
+            for peer in &self.static_peers {
+                discovery.push_str(&format!("<Peer address=\"{peer}\"/>"));
+            }
+            discovery.push_str("</Peers>");
+        }
+        let mut xml = String::from("<CycloneDDS><Domain Id=\"any\">");
+        if !general.is_empty() {
+            xml.push_str(&format!("<General>{general}</General>"));
+        }
+        if !discovery.is_empty() {
+            xml.push_str(&format!("<Discovery>{discovery}</Discovery>"));
+        }
+        xml.push_str(&format!(
+            "<Internal><SocketReceiveBufferSize min=\"default\" max=\"{}B\"/></Internal>",
+            self.receive_buffer
+        ));
+        xml.push_str("</Domain></CycloneDDS>");
+        if let Some(user) = &self.user_config {
+            xml.push(',');
+            xml.push_str(user);
+        }
+        xml
     }
 }
 
@@ -143,16 +266,49 @@ mod tests {
         );
         assert!(cfg(&[("ROS_AUTOMATIC_DISCOVERY_RANGE", "PLANET")]).is_err());
         assert_eq!(
-            cfg(&[("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")])
+            cfg(&[("ROS_STATIC_PEERS", "192.168.0.7; robot2 ;")])
                 .unwrap()
-                .service_mapping,
-            ServiceMapping::FastRtps
+                .static_peers,
+            vec!["192.168.0.7", "robot2"]
         );
+        assert!(cfg(&[("ROS_STATIC_PEERS", "a\"/><x")]).is_err());
         assert_eq!(
-            cfg(&[("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp")])
+            cfg(&[("ROSBAG2_RS_DDS_RECEIVE_BUFFER", "8MiB")])
                 .unwrap()
-                .service_mapping,
-            ServiceMapping::Cyclone
+                .receive_buffer,
+            8 << 20
         );
+        assert!(cfg(&[("ROSBAG2_RS_DDS_RECEIVE_BUFFER", "8 parsecs")]).is_err());
+        assert_eq!(
+            cfg(&[("ROSBAG2_RS_DDS_FRAGMENT_SIZE", "8000")])
+                .unwrap()
+                .fragment_size,
+            Some(8000)
+        );
+        assert!(cfg(&[("ROSBAG2_RS_DDS_FRAGMENT_SIZE", "100000")]).is_err());
+    }
+
+    #[test]
+    fn cyclone_configuration_follows_rmw_cyclonedds() {
+        let subnet = cfg(&[]).unwrap().cyclone_xml();
+        assert!(!subnet.contains("AllowMulticast") && !subnet.contains("Peers"), "{subnet}");
+        assert!(subnet.contains(r#"<SocketReceiveBufferSize min="default" max="16777216B"/>"#));
+        let local = cfg(&[("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"), ("ROS_STATIC_PEERS", "10.0.0.2")])
+            .unwrap()
+            .cyclone_xml();
+        for part in [
+            r#"<NetworkInterface address="127.0.0.1"/>"#,
+            "<AllowMulticast>false</AllowMulticast>",
+            "<ParticipantIndex>auto</ParticipantIndex>",
+            r#"<Peers><Peer address="localhost"/><Peer address="10.0.0.2"/></Peers>"#,
+        ] {
+            assert!(local.contains(part), "{part} missing in {local}");
+        }
+        let off = cfg(&[("ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"), ("ROS_STATIC_PEERS", "10.0.0.2")])
+            .unwrap()
+            .cyclone_xml();
+        assert!(off.contains("<Tag>ros_discovery_off_") && !off.contains("Peer"), "{off}");
+        let user = cfg(&[("CYCLONEDDS_URI", "file:///etc/cyclone.xml")]).unwrap().cyclone_xml();
+        assert!(user.ends_with("</CycloneDDS>,file:///etc/cyclone.xml"), "the user's file comes last: {user}");
     }
 }

@@ -1,31 +1,33 @@
-//! One background thread that waits on every DDS reader of a node (mio) and hands each sample
-//! to its handler, and runs periodic work (graph watching).
+//! One background thread per node that waits on every reader of the node (a Cyclone waitset
+//! with a read condition per reader), hands each reader's samples to its handler, and runs
+//! periodic work (replies waiting for their client, see [`super::service`]).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use mio::{Events, Interest, Poll, Registry, Token};
+use cyclors::*;
 use parking_lot::Mutex;
 
+use super::sys::{check, Entity};
 use crate::error::{Result, TransportError};
 
 /// A reader and what to do with its samples.
 pub trait Drain: Send {
     /// Takes and handles every available sample.
     fn drain(&mut self);
-    /// The reader, as a source of readable events.
-    fn source(&mut self) -> &mut dyn mio::event::Source;
+    /// Periodic work (about every dispatcher period).
+    fn tick(&mut self) {}
 }
 
 type Entry = Arc<Mutex<Box<dyn Drain>>>;
 
 struct Shared {
-    entries: Mutex<HashMap<Token, Entry>>,
-    registry: Registry,
+    entries: Mutex<HashMap<dds_attach_t, Entry>>,
+    waitset: Entity,
     stop: AtomicBool,
-    next: AtomicUsize,
+    next: AtomicIsize,
 }
 
 /// The dispatcher thread of one node.
@@ -34,60 +36,41 @@ pub struct Dispatcher {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Keeps a registered reader alive; dropping it deregisters and drops the reader.
+/// Keeps a registered reader's handler alive; dropping it detaches the reader and drops the
+/// handler (and with it the reader).
 pub struct Registration {
     shared: Arc<Shared>,
-    token: Token,
+    token: dds_attach_t,
+    condition: Entity,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let entry = self.shared.entries.lock().remove(&self.token);
-        if let Some(entry) = entry {
-            let _ = self.shared.registry.deregister(entry.lock().source());
-        }
+        // SAFETY: detaching a condition that is not attached only returns an error.
+        unsafe { dds_waitset_detach(self.shared.waitset.handle(), self.condition.handle()) };
+        self.shared.entries.lock().remove(&self.token);
     }
 }
 
 impl Dispatcher {
-    /// Starts the thread; `tick` runs about every `period`.
-    pub fn start(period: Duration, mut tick: impl FnMut() + Send + 'static) -> Result<Self> {
-        let err = |e: std::io::Error| {
-            TransportError::Middleware(format!("cannot create the event poll: {e}"))
-        };
-        let mut poll = Poll::new().map_err(err)?;
-        let registry = poll.registry().try_clone().map_err(err)?;
+    /// Starts the thread for the readers of `participant`; handlers' `tick` run about every
+    /// `period`.
+    pub fn start(participant: dds_entity_t, period: Duration) -> Result<Self> {
+        // SAFETY: a valid participant handle.
+        let waitset = Entity::new(
+            unsafe { dds_create_waitset(participant) },
+            "cannot create a DDS waitset",
+        )?;
         let shared = Arc::new(Shared {
             entries: Mutex::new(HashMap::new()),
-            registry,
+            waitset,
             stop: AtomicBool::new(false),
-            next: AtomicUsize::new(1),
+            next: AtomicIsize::new(1),
         });
         let thread_shared = shared.clone();
         let thread = std::thread::Builder::new()
             .name("rosbag2-rs-dds".into())
-            .spawn(move || {
-                let mut events = Events::with_capacity(256);
-                let mut last_tick = std::time::Instant::now();
-                while !thread_shared.stop.load(Ordering::Relaxed) {
-                    if let Err(e) = poll.poll(&mut events, Some(period)) {
-                        if e.kind() != std::io::ErrorKind::Interrupted {
-                            log::error!("DDS event poll failed: {e}");
-                            break;
-                        }
-                    }
-                    for event in events.iter() {
-                        let entry = thread_shared.entries.lock().get(&event.token()).cloned();
-                        if let Some(entry) = entry {
-                            entry.lock().drain();
-                        }
-                    }
-                    if last_tick.elapsed() >= period {
-                        last_tick = std::time::Instant::now();
-                        tick();
-                    }
-                }
-            })
+            .spawn(move || run(&thread_shared, period))
             .map_err(|e| TransportError::Middleware(format!("cannot start the DDS thread: {e}")))?;
         Ok(Self {
             shared,
@@ -95,27 +78,69 @@ impl Dispatcher {
         })
     }
 
-    /// Registers a reader (owned by `drain`) for readable events.
-    pub fn register(&self, drain: Box<dyn Drain>) -> Result<Registration> {
-        let token = Token(self.shared.next.fetch_add(1, Ordering::Relaxed));
+    /// Watches `reader` for samples and hands them to `drain` (which owns the reader).
+    pub fn register(&self, reader: dds_entity_t, drain: Box<dyn Drain>) -> Result<Registration> {
+        let token = self.shared.next.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: a valid reader handle.
+        let condition = Entity::new(
+            unsafe { dds_create_readcondition(reader, DDS_ANY_STATE) },
+            "cannot watch a DDS reader",
+        )?;
         let entry: Entry = Arc::new(Mutex::new(drain));
-        self.shared
-            .registry
-            .register(entry.lock().source(), token, Interest::READABLE)
-            .map_err(|e| TransportError::Middleware(format!("cannot watch a DDS reader: {e}")))?;
         self.shared.entries.lock().insert(token, entry.clone());
-        // Samples that arrived before registration produce no event.
+        // SAFETY: valid waitset and condition handles.
+        check(
+            unsafe { dds_waitset_attach(self.shared.waitset.handle(), condition.handle(), token) },
+            "cannot watch a DDS reader",
+        )?;
+        // Samples that arrived before the condition existed trigger it too; drain them now.
         entry.lock().drain();
         Ok(Registration {
             shared: self.shared.clone(),
             token,
+            condition,
         })
+    }
+}
+
+fn run(shared: &Shared, period: Duration) {
+    let mut triggered: Vec<dds_attach_t> = vec![0; 256];
+    let mut last_tick = Instant::now();
+    while !shared.stop.load(Ordering::Relaxed) {
+        // SAFETY: the buffer holds `triggered.len()` entries.
+        let n = unsafe {
+            dds_waitset_wait(
+                shared.waitset.handle(),
+                triggered.as_mut_ptr(),
+                triggered.len(),
+                period.as_nanos() as i64,
+            )
+        };
+        if n < 0 {
+            log::error!("DDS waitset failed ({n}); the node stops receiving");
+            break;
+        }
+        for token in &triggered[..(n as usize).min(triggered.len())] {
+            let entry = shared.entries.lock().get(token).cloned();
+            if let Some(entry) = entry {
+                entry.lock().drain();
+            }
+        }
+        if last_tick.elapsed() >= period {
+            last_tick = Instant::now();
+            let entries: Vec<Entry> = shared.entries.lock().values().cloned().collect();
+            for entry in entries {
+                entry.lock().tick();
+            }
+        }
     }
 }
 
 impl Drop for Dispatcher {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
+        // SAFETY: a valid waitset handle; the trigger wakes the thread.
+        unsafe { dds_waitset_set_trigger(self.shared.waitset.handle(), true) };
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

@@ -1,58 +1,114 @@
-//! The default backend: ROS 2 over DDS in pure Rust (RustDDS, with `ros2-client` for the node's
-//! identity on the graph), speaking ROS 2's wire conventions so that rmw_cyclonedds and
-//! rmw_fastrtps nodes talk to us unchanged.
+//! The default backend: ROS 2 over Cyclone DDS, the C library under rmw_cyclonedds_cpp (built
+//! from source by the `cyclors` crate). Samples travel as serialized bytes (`cyclocut`'s blob
+//! type), with ROS 2's wire conventions: topic and type names, QoS as rmw_cyclonedds sets it,
+//! its service request mapping, and the node's entry on `ros_discovery_info`, so ROS 2 nodes
+//! see a rosbag2-rs node as one of their own.
+//!
+//! Each [`DdsMiddleware`] is one DDS participant with one dispatcher thread for its readers.
 
 pub mod config;
+mod discovery_info;
 mod dispatcher;
+mod domain;
+mod graph;
 mod qos;
 mod raw;
 mod service;
+mod sys;
 mod time;
 
-use std::collections::{HashMap, HashSet};
-use std::net::{IpAddr, Ipv4Addr};
-use std::sync::atomic::AtomicI64;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
+use cyclors::*;
 use parking_lot::Mutex;
+use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
-use rustdds::{DomainParticipant, DomainParticipantBuilder, QosPolicies, Topic, TopicKind};
 
-pub use config::{DdsConfig, DiscoveryRange, ServiceMapping};
+pub use config::{DdsConfig, DiscoveryRange};
+pub use discovery_info::{NodeEntities, ParticipantEntities};
 use dispatcher::{Dispatcher, Drain, Registration};
-use raw::{RawAdapter, RawCdr};
-use service::{DdsClient, ReplyDrain, ServerDrain};
+use graph::{Announced, Announcer, BuiltinDrain, DiscoveryInfoDrain, Graph};
+use raw::RawWriter;
+use service::{DdsClient, ServerDrain};
+use sys::{Entity, Qos};
 
-use crate::error::{Result, TransportError};
+use crate::error::Result;
 use crate::middleware::*;
 use crate::names::{
     dds_message_type, dds_service_topics, dds_service_types, dds_topic_name, expand_name,
-    ros_topic_from_dds, NodeIdentity,
+    NodeIdentity,
 };
 
-fn dds_err(e: impl std::fmt::Debug) -> TransportError {
-    TransportError::Middleware(format!("{e:?}"))
+/// Keep-last depth a reliable volatile writer keeps at least, so that a reader that falls
+/// behind on large samples is repaired from the writer's history rather than skipped. Transient
+/// local writers keep their recorded depth (it decides what late joiners get).
+pub const MIN_RELIABLE_WRITER_DEPTH: u64 = 16;
+
+/// How often the dispatcher runs periodic work (waiting service replies).
+const TICK: Duration = Duration::from_millis(10);
+
+/// The participant and its domain; endpoints hold it so that it outlives them.
+struct Participant {
+    entity: Entity,
+    publisher: dds_entity_t,
+    subscriber: dds_entity_t,
+    topics: Mutex<HashMap<String, dds_entity_t>>,
+    _domain: domain::Domain,
 }
 
-/// The QoS ROS 2 uses for services: reliable, volatile, keep last 10.
-fn service_qos() -> QosProfile {
-    QosProfile::default()
+impl Participant {
+    /// The topic `name` of `type_name` (blob type), created once.
+    fn topic(&self, name: &str, type_name: &str) -> Result<dds_entity_t> {
+        let mut topics = self.topics.lock();
+        if let Some(topic) = topics.get(name) {
+            return Ok(*topic);
+        }
+        // Topics are deleted with the participant.
+        let topic = raw::create_topic(self.entity.handle(), name, type_name)?;
+        let handle = topic.handle();
+        std::mem::forget(topic);
+        topics.insert(name.to_string(), handle);
+        Ok(handle)
+    }
+
+    fn writer(&self, topic: &str, type_name: &str, qos: &Qos) -> Result<RawWriter> {
+        let topic_handle = self.topic(topic, type_name)?;
+        // SAFETY: valid publisher, topic and QoS.
+        let writer = Entity::new(
+            unsafe {
+                dds_create_writer(self.publisher, topic_handle, qos.as_ptr(), std::ptr::null())
+            },
+            &format!("cannot create a DDS writer on '{topic}'"),
+        )?;
+        RawWriter::new(writer)
+    }
+
+    fn reader(&self, topic: &str, type_name: &str, qos: &Qos) -> Result<Entity> {
+        let topic_handle = self.topic(topic, type_name)?;
+        // SAFETY: valid subscriber, topic and QoS.
+        Entity::new(
+            unsafe {
+                dds_create_reader(self.subscriber, topic_handle, qos.as_ptr(), std::ptr::null())
+            },
+            &format!("cannot create a DDS reader on '{topic}'"),
+        )
+    }
 }
 
-/// A node on the ROS 2 graph over DDS.
+/// A node on the ROS 2 graph over Cyclone DDS.
 pub struct DdsMiddleware {
+    // Fields drop in order: the dispatcher thread stops before anything it reads goes away.
+    dispatcher: Dispatcher,
+    _discovery: [Registration; 3],
+    graph: Arc<Graph>,
+    announcer: Arc<Announcer>,
     identity: NodeIdentity,
     config: DdsConfig,
-    participant: DomainParticipant,
-    publisher: rustdds::Publisher,
-    subscriber: rustdds::Subscriber,
-    topics: Mutex<HashMap<String, Topic>>,
-    events: Arc<Mutex<Vec<Sender<GraphEvent>>>>,
-    dispatcher: Dispatcher,
-    _ros_node: ros2_client::Node,
+    participant: Arc<Participant>,
 }
 
 impl DdsMiddleware {
@@ -64,38 +120,74 @@ impl DdsMiddleware {
     /// A node with explicit settings.
     pub fn with_config(name: &str, namespace: &str, config: DdsConfig) -> Result<Self> {
         let identity = NodeIdentity::new(name, namespace)?;
-        let mut builder = DomainParticipantBuilder::new(config.domain_id);
-        builder = match config.range {
-            DiscoveryRange::Subnet => builder,
-            DiscoveryRange::Localhost => {
-                builder.with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)])
-            }
-            DiscoveryRange::Off => builder
-                .with_only_networks(Vec::<IpAddr>::new())
-                .same_host_loopback(false),
-        };
-        let participant = builder.build().map_err(dds_err)?;
-        let context =
-            ros2_client::Context::from_domain_participant(participant.clone()).map_err(dds_err)?;
-        let node_name =
-            ros2_client::NodeName::new(&identity.namespace, &identity.name).map_err(dds_err)?;
-        let ros_node = context
-            .new_node(
-                node_name,
-                ros2_client::NodeOptions::new().enable_rosout(false),
-            )
-            .map_err(dds_err)?;
-        let publisher = participant
-            .create_publisher(&QosPolicies::qos_none())
-            .map_err(dds_err)?;
-        let subscriber = participant
-            .create_subscriber(&QosPolicies::qos_none())
-            .map_err(dds_err)?;
-        let events: Arc<Mutex<Vec<Sender<GraphEvent>>>> = Arc::default();
-        let dispatcher = Dispatcher::start(
-            Duration::from_millis(50),
-            graph_watcher(participant.clone(), events.clone()),
+        let domain = domain::Domain::join(&config)?;
+        let mut participant_qos = Qos::new();
+        participant_qos.set_user_data("enclave=/;");
+        // SAFETY: a valid domain id (the domain exists) and QoS.
+        let entity = Entity::new(
+            unsafe {
+                dds_create_participant(
+                    config.domain_id.into(),
+                    participant_qos.as_ptr(),
+                    std::ptr::null(),
+                )
+            },
+            "cannot create the DDS participant",
         )?;
+        // SAFETY: a valid participant; publisher and subscriber are deleted with it.
+        let (publisher, subscriber) = unsafe {
+            (
+                dds_create_publisher(entity.handle(), std::ptr::null(), std::ptr::null()),
+                dds_create_subscriber(entity.handle(), std::ptr::null(), std::ptr::null()),
+            )
+        };
+        sys::check(publisher.min(subscriber), "cannot create a DDS publisher/subscriber")?;
+        let participant = Arc::new(Participant {
+            entity,
+            publisher,
+            subscriber,
+            topics: Mutex::new(HashMap::new()),
+            _domain: domain,
+        });
+        let dispatcher = Dispatcher::start(participant.entity.handle(), TICK)?;
+
+        // ros_discovery_info as rmw_cyclonedds has it: reliable, transient local, depth 1.
+        let info_qos = QosProfile {
+            durability: Durability::TransientLocal,
+            depth: 1,
+            ..QosProfile::default()
+        };
+        let announcer = Arc::new(Announcer::new(
+            participant.writer(
+                discovery_info::TOPIC,
+                discovery_info::TYPE,
+                &qos::to_dds(&info_qos, 0),
+            )?,
+            participant.entity.guid(),
+            &identity.namespace,
+            &identity.name,
+        ));
+        let graph = Arc::new(Graph::default());
+        let info_reader = participant.reader(
+            discovery_info::TOPIC,
+            discovery_info::TYPE,
+            &qos::to_dds(&info_qos, 0),
+        )?;
+        let register_builtin = |is_writer: bool| -> Result<Registration> {
+            let drain = BuiltinDrain::new(participant.entity.handle(), is_writer, graph.clone())?;
+            dispatcher.register(drain.reader(), Box::new(drain))
+        };
+        let discovery = [
+            register_builtin(true)?,
+            register_builtin(false)?,
+            dispatcher.register(
+                info_reader.handle(),
+                Box::new(DiscoveryInfoDrain {
+                    reader: info_reader,
+                    graph: graph.clone(),
+                }),
+            )?,
+        ];
         log::debug!(
             "node {} on DDS domain {} ({:?} discovery)",
             identity.fully_qualified_name(),
@@ -103,15 +195,13 @@ impl DdsMiddleware {
             config.range
         );
         Ok(Self {
+            dispatcher,
+            _discovery: discovery,
+            graph,
+            announcer,
             identity,
             config,
             participant,
-            publisher,
-            subscriber,
-            topics: Mutex::new(HashMap::new()),
-            events,
-            dispatcher,
-            _ros_node: ros_node,
         })
     }
 
@@ -120,120 +210,76 @@ impl DdsMiddleware {
         &self.config
     }
 
-    fn topic(&self, dds_name: &str, dds_type: &str, qos: &QosPolicies) -> Result<Topic> {
-        let mut topics = self.topics.lock();
-        if let Some(topic) = topics.get(dds_name) {
-            return Ok(topic.clone());
-        }
-        let topic = self
-            .participant
-            .create_topic(
-                dds_name.to_string(),
-                dds_type.to_string(),
-                qos,
-                TopicKind::NoKey,
-            )
-            .map_err(dds_err)?;
-        topics.insert(dds_name.to_string(), topic.clone());
-        Ok(topic)
+    /// The participant's GUID (the node's GID prefix on `ros_discovery_info`).
+    pub fn participant_guid(&self) -> [u8; 16] {
+        self.participant.entity.guid()
     }
 
-    fn writer(&self, dds_name: &str, dds_type: &str, qos: &QosProfile) -> Result<service::Writer> {
-        let policies = qos::to_dds(qos);
-        let topic = self.topic(dds_name, dds_type, &policies)?;
-        self.publisher
-            .create_datawriter_no_key::<RawCdr, RawAdapter>(&topic, Some(policies))
-            .map_err(dds_err)
-    }
-
-    fn reader(&self, dds_name: &str, dds_type: &str, qos: &QosProfile) -> Result<service::Reader> {
-        let policies = qos::to_dds(qos);
-        let topic = self.topic(dds_name, dds_type, &policies)?;
-        self.subscriber
-            .create_simple_datareader_no_key::<RawCdr, RawAdapter>(&topic, Some(policies))
-            .map_err(dds_err)
+    fn register(&self, reader: Entity, make: impl FnOnce(Entity) -> Box<dyn Drain>) -> Result<(Registration, Announced)> {
+        let announced = self.announcer.add(reader.guid(), false);
+        let handle = reader.handle();
+        Ok((self.dispatcher.register(handle, make(reader))?, announced))
     }
 }
 
-/// Emits [`GraphEvent::PublisherAppeared`] for every newly discovered ROS publisher.
-fn graph_watcher(
-    participant: DomainParticipant,
-    events: Arc<Mutex<Vec<Sender<GraphEvent>>>>,
-) -> impl FnMut() + Send + 'static {
-    let mut known = HashSet::new();
-    move || {
-        let mut listeners = events.lock();
-        if listeners.is_empty() {
-            return;
-        }
-        for writer in participant.discovered_writers() {
-            let data = &writer.publication_topic_data;
-            if known.insert(data.key) {
-                if let Some((topic, type_name)) =
-                    ros_topic_from_dds(&data.topic_name, &data.type_name)
-                {
-                    let event = GraphEvent::PublisherAppeared { topic, type_name };
-                    listeners.retain(|tx| tx.send(event.clone()).is_ok());
-                }
-            }
-        }
-    }
+/// The QoS of services in ROS 2: reliable, volatile, keep last 10.
+fn service_qos(user_data: &str) -> Qos {
+    let mut qos = qos::to_dds(&QosProfile::default(), 0);
+    qos.set_user_data(user_data);
+    qos
 }
 
 struct DdsPublisher {
-    writer: service::Writer,
-    topic: String,
-    participant: DomainParticipant,
+    writer: RawWriter,
+    _announced: Announced,
+    _participant: Arc<Participant>,
 }
 
 impl RawPublisher for DdsPublisher {
     fn publish(&self, data: &Bytes) -> Result<()> {
-        crate::middleware::check_payload(data)?;
-        self.writer
-            .write(RawCdr(data.clone()), None)
-            .map_err(|e| TransportError::InvalidPayload(format!("{e:?}")))
+        self.writer.write(data, None)
     }
 
     fn publish_at(&self, data: &Bytes, send_timestamp: i64) -> Result<()> {
-        crate::middleware::check_payload(data)?;
-        self.writer
-            .write(RawCdr(data.clone()), Some(time::from_nanos(send_timestamp)))
-            .map_err(|e| TransportError::InvalidPayload(format!("{e:?}")))
+        self.writer.write(data, Some(send_timestamp))
     }
 
     fn subscription_count(&self) -> usize {
-        self.participant
-            .discovered_readers()
-            .iter()
-            .filter(|r| *r.subscription_topic_data.topic_name() == self.topic)
-            .count()
+        // SAFETY: plain data, filled by Cyclone.
+        let mut status: dds_publication_matched_status_t = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid writer and out pointer.
+        let ret = unsafe {
+            dds_get_publication_matched_status(self.writer.entity().handle(), &mut status)
+        };
+        if ret < 0 {
+            0
+        } else {
+            status.current_count as usize
+        }
     }
 }
 
 struct SubscriptionDrain {
-    reader: service::Reader,
+    reader: Entity,
     callback: MessageCallback,
-    topic: String,
 }
 
 impl Drain for SubscriptionDrain {
     fn drain(&mut self) {
-        self.reader.drain_read_notifications();
         loop {
-            match self.reader.try_take_one() {
-                Ok(Some(sample)) => (self.callback)(ReceivedMessage {
-                    data: sample.sample.0,
-                    recv_timestamp: time::now_nanos(),
-                    send_timestamp: sample.write_options.source_timestamp().map(time::to_nanos),
-                }),
-                Ok(None) => break,
-                Err(e) => log::warn!("topic '{}': unreadable sample: {e:?}", self.topic),
+            let samples = raw::take(self.reader.handle(), 64);
+            if samples.is_empty() {
+                return;
+            }
+            let recv_timestamp = time::now_nanos();
+            for sample in samples {
+                (self.callback)(ReceivedMessage {
+                    data: sample.data,
+                    recv_timestamp,
+                    send_timestamp: Some(sample.source_timestamp),
+                });
             }
         }
-    }
-
-    fn source(&mut self) -> &mut dyn mio::event::Source {
-        &mut self.reader
     }
 }
 
@@ -249,11 +295,19 @@ impl Middleware for DdsMiddleware {
         qos: &QosProfile,
     ) -> Result<Box<dyn RawPublisher>> {
         let dds_topic = dds_topic_name(&expand_name(topic, &self.identity)?);
-        let writer = self.writer(&dds_topic, &dds_message_type(type_name)?, qos)?;
+        let min_depth = match (qos.reliability, qos.durability) {
+            (Reliability::BestEffort, _) | (_, Durability::TransientLocal) => 0,
+            _ => MIN_RELIABLE_WRITER_DEPTH,
+        };
+        let writer = self.participant.writer(
+            &dds_topic,
+            &dds_message_type(type_name)?,
+            &qos::to_dds(qos, min_depth),
+        )?;
         Ok(Box::new(DdsPublisher {
+            _announced: self.announcer.add(writer.entity().guid(), true),
             writer,
-            topic: dds_topic,
-            participant: self.participant.clone(),
+            _participant: self.participant.clone(),
         }))
     }
 
@@ -265,13 +319,15 @@ impl Middleware for DdsMiddleware {
         callback: MessageCallback,
     ) -> Result<Handle> {
         let dds_topic = dds_topic_name(&expand_name(topic, &self.identity)?);
-        let reader = self.reader(&dds_topic, &dds_message_type(type_name)?, qos)?;
-        let registration = self.dispatcher.register(Box::new(SubscriptionDrain {
-            reader,
-            callback,
-            topic: dds_topic,
-        }))?;
-        Ok(Handle::new(registration))
+        let reader = self.participant.reader(
+            &dds_topic,
+            &dds_message_type(type_name)?,
+            &qos::to_dds(qos, 0),
+        )?;
+        let registration = self.register(reader, |reader| {
+            Box::new(SubscriptionDrain { reader, callback })
+        })?;
+        Ok(Handle::new((registration, self.participant.clone())))
     }
 
     fn create_service(
@@ -283,77 +339,59 @@ impl Middleware for DdsMiddleware {
         let name = expand_name(service, &self.identity)?;
         let (request_topic, reply_topic) = dds_service_topics(&name);
         let (request_type, reply_type) = dds_service_types(type_name)?;
-        let reader = self.reader(&request_topic, &request_type, &service_qos())?;
-        let writer = self.writer(&reply_topic, &reply_type, &service_qos())?;
-        let drain = ServerDrain {
-            service: name,
-            mapping: self.config.service_mapping,
-            reader,
-            writer,
-            handler,
-        };
-        Ok(Handle::new(self.dispatcher.register(Box::new(drain))?))
+        let writer = self.participant.writer(&reply_topic, &reply_type, &service_qos(""))?;
+        let reader = self.participant.reader(&request_topic, &request_type, &service_qos(""))?;
+        let writer_announced = self.announcer.add(writer.entity().guid(), true);
+        let registration = self.register(reader, |reader| {
+            Box::new(ServerDrain::new(name, reader, writer, handler))
+        })?;
+        Ok(Handle::new((
+            registration,
+            writer_announced,
+            self.participant.clone(),
+        )))
     }
 
     fn create_client(&self, service: &str, type_name: &str) -> Result<Box<dyn RawClient>> {
         let name = expand_name(service, &self.identity)?;
         let (request_topic, reply_topic) = dds_service_topics(&name);
         let (request_type, reply_type) = dds_service_types(type_name)?;
-        let writer = self.writer(&request_topic, &request_type, &service_qos())?;
-        let reader = self.reader(&reply_topic, &reply_type, &service_qos())?;
-        let pending = DdsClient::new_pending();
-        let replies: Registration = self.dispatcher.register(Box::new(ReplyDrain {
-            mapping: self.config.service_mapping,
-            reader,
-            pending: pending.clone(),
-        }))?;
-        Ok(Box::new(DdsClient {
-            service: name,
-            request_topic,
-            mapping: self.config.service_mapping,
+        // Both endpoints carry the client's id, so that servers can tell when they can reply.
+        let mut id = self.participant.entity.guid();
+        id[12..].copy_from_slice(&next_client_number().to_be_bytes());
+        let user_data = service::client_user_data(&id);
+        let writer =
+            self.participant
+                .writer(&request_topic, &request_type, &service_qos(&user_data))?;
+        let reader =
+            self.participant
+                .reader(&reply_topic, &reply_type, &service_qos(&user_data))?;
+        let announced = [
+            self.announcer.add(writer.entity().guid(), true),
+            self.announcer.add(reader.guid(), false),
+        ];
+        Ok(Box::new(DdsClient::new(
+            name,
             writer,
-            pending,
-            participant: self.participant.clone(),
-            sequence: AtomicI64::new(1),
-            _replies: replies,
-        }))
+            reader,
+            &self.dispatcher,
+            (announced, self.participant.clone()),
+        )?))
     }
 
     fn topics(&self) -> Vec<TopicInfo> {
-        let endpoint = |topic: &str, type_name: &str, policies: QosPolicies, is_publisher: bool| {
-            ros_topic_from_dds(topic, type_name).map(|(name, type_name)| {
-                (
-                    name,
-                    is_publisher,
-                    EndpointInfo {
-                        type_name,
-                        qos: qos::from_dds(&policies),
-                    },
-                )
-            })
-        };
-        let publishers = self
-            .participant
-            .discovered_writers()
-            .into_iter()
-            .filter_map(|w| {
-                let data = &w.publication_topic_data;
-                endpoint(&data.topic_name, &data.type_name, data.qos(), true)
-            });
-        let subscriptions = self
-            .participant
-            .discovered_readers()
-            .into_iter()
-            .filter_map(|r| {
-                let data = &r.subscription_topic_data;
-                endpoint(data.topic_name(), data.type_name(), data.qos(), false)
-            });
-        group_by_topic(publishers.chain(subscriptions))
+        self.graph.topics()
     }
 
     fn graph_events(&self) -> Receiver<GraphEvent> {
         let (tx, rx) = crossbeam_channel::unbounded();
-        self.events.lock().push(tx);
+        self.graph.listen(tx);
         rx
     }
+}
+
+/// A process-unique number for client ids.
+fn next_client_number() -> u32 {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }

@@ -1,17 +1,26 @@
-//! QoS between rosbag2's profile (what bags store) and RustDDS policies.
+//! QoS between rosbag2's profile (what bags store) and Cyclone DDS policies, set the way
+//! rmw_cyclonedds sets them so that ROS 2 nodes match us exactly as they match each other.
 
+use cyclors::*;
 use rosbag2_rs_storage::qos::{Durability, History, Liveliness, QosDuration, Reliability};
 use rosbag2_rs_storage::QosProfile;
-use rustdds::policy;
-use rustdds::{QosPolicies, QosPolicyBuilder};
 
-fn dds_duration(d: QosDuration) -> Option<rustdds::Duration> {
-    (!d.is_unlimited()).then(|| rustdds::Duration::from_nanos(d.as_nanos() as i64))
+use super::sys::Qos;
+
+/// DDS's infinite duration.
+const INFINITY: dds_duration_t = i64::MAX;
+
+/// How long a reliable writer may block when its readers lag (Cyclone's flow control), before
+/// the sample is reported as not sent. rmw_cyclonedds blocks forever; a bounded wait keeps a
+/// stuck reader from hanging the player.
+pub const MAX_BLOCKING: dds_duration_t = 10_000_000_000;
+
+fn dds_duration(d: QosDuration) -> Option<dds_duration_t> {
+    (!d.is_unlimited()).then(|| d.as_nanos().min(INFINITY as u64) as dds_duration_t)
 }
 
-fn qos_duration(d: rustdds::Duration) -> QosDuration {
-    let ns = d.to_nanoseconds();
-    if ns <= 0 || ns >= i64::MAX / 2 {
+fn qos_duration(ns: dds_duration_t) -> QosDuration {
+    if ns <= 0 || ns >= INFINITY / 2 {
         QosDuration::INFINITE
     } else {
         QosDuration {
@@ -21,76 +30,105 @@ fn qos_duration(d: rustdds::Duration) -> QosDuration {
     }
 }
 
-/// DDS policies for a ROS QoS profile ("system default" means the ROS default).
-pub fn to_dds(qos: &QosProfile) -> QosPolicies {
-    let mut b = QosPolicyBuilder::new()
-        .history(match qos.history {
-            History::KeepAll => policy::History::KeepAll,
-            _ => policy::History::KeepLast {
-                depth: qos.depth.clamp(1, i32::MAX as u64) as i32,
-            },
-        })
-        .reliability(match qos.reliability {
-            Reliability::BestEffort => policy::Reliability::BestEffort,
-            _ => policy::Reliability::Reliable {
-                max_blocking_time: rustdds::Duration::from_millis(100),
-            },
-        })
-        .durability(match qos.durability {
-            Durability::TransientLocal => policy::Durability::TransientLocal,
-            _ => policy::Durability::Volatile,
-        });
-    if let Some(period) = dds_duration(qos.deadline) {
-        b = b.deadline(policy::Deadline(period));
+/// Cyclone policies for a ROS QoS profile ("system default" means the ROS default).
+/// `min_depth` raises a keep-last depth (writers of volatile topics keep a few samples for
+/// repair of slow readers; see [`super::DdsMiddleware`]).
+pub fn to_dds(qos: &QosProfile, min_depth: u64) -> Qos {
+    let out = Qos::new();
+    let q = out.as_ptr();
+    let (history_kind, depth) = match qos.history {
+        History::KeepAll => (dds_history_kind_DDS_HISTORY_KEEP_ALL, -1),
+        _ => (
+            dds_history_kind_DDS_HISTORY_KEEP_LAST,
+            qos.depth.max(min_depth).clamp(1, i32::MAX as u64) as i32,
+        ),
+    };
+    // SAFETY: `q` is a valid QoS object owned by `out`.
+    unsafe {
+        dds_qset_writer_data_lifecycle(q, false);
+        dds_qset_history(q, history_kind, depth);
+        match qos.reliability {
+            Reliability::BestEffort => {
+                dds_qset_reliability(q, dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT, 0)
+            }
+            _ => dds_qset_reliability(
+                q,
+                dds_reliability_kind_DDS_RELIABILITY_RELIABLE,
+                MAX_BLOCKING,
+            ),
+        }
+        match qos.durability {
+            Durability::TransientLocal => {
+                dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_TRANSIENT_LOCAL);
+                // Cyclone keeps historical data by the durability service's history.
+                dds_qset_durability_service(q, 0, history_kind, depth, -1, -1, -1);
+            }
+            _ => dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_VOLATILE),
+        }
+        if let Some(period) = dds_duration(qos.deadline) {
+            dds_qset_deadline(q, period);
+        }
+        if let Some(duration) = dds_duration(qos.lifespan) {
+            dds_qset_lifespan(q, duration);
+        }
+        let lease = dds_duration(qos.liveliness_lease_duration).unwrap_or(INFINITY);
+        let kind = match qos.liveliness {
+            Liveliness::ManualByTopic => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC,
+            Liveliness::ManualByNode => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_PARTICIPANT,
+            _ => dds_liveliness_kind_DDS_LIVELINESS_AUTOMATIC,
+        };
+        dds_qset_liveliness(q, kind, lease);
     }
-    if let Some(duration) = dds_duration(qos.lifespan) {
-        b = b.lifespan(policy::Lifespan { duration });
-    }
-    let lease_duration =
-        dds_duration(qos.liveliness_lease_duration).unwrap_or(rustdds::Duration::INFINITE);
-    b = b.liveliness(match qos.liveliness {
-        Liveliness::ManualByTopic => policy::Liveliness::ManualByTopic { lease_duration },
-        Liveliness::ManualByNode => policy::Liveliness::ManualByParticipant { lease_duration },
-        _ => policy::Liveliness::Automatic { lease_duration },
-    });
-    b.build()
+    out
 }
 
-/// A ROS QoS profile for discovered DDS policies.
-pub fn from_dds(policies: &QosPolicies) -> QosProfile {
+/// A ROS QoS profile for discovered DDS policies (history is not part of discovery).
+///
+/// # Safety
+/// `q` must be null or a valid QoS object.
+pub unsafe fn from_dds(q: *const dds_qos_t) -> QosProfile {
     let mut qos = QosProfile {
         history: History::Unknown,
         depth: 0,
-        reliability: match policies.reliability() {
-            Some(policy::Reliability::BestEffort) => Reliability::BestEffort,
-            _ => Reliability::Reliable,
-        },
-        durability: match policies.durability() {
-            Some(policy::Durability::TransientLocal) => Durability::TransientLocal,
-            _ => Durability::Volatile,
-        },
         ..QosProfile::default()
     };
-    if let Some(d) = policies.deadline() {
-        qos.deadline = qos_duration(d.0);
+    if q.is_null() {
+        return qos;
     }
-    if let Some(l) = policies.lifespan() {
-        qos.lifespan = qos_duration(l.duration);
-    }
-    if let Some(l) = policies.liveliness() {
-        let (kind, lease) = match l {
-            policy::Liveliness::Automatic { lease_duration } => {
-                (Liveliness::Automatic, lease_duration)
-            }
-            policy::Liveliness::ManualByParticipant { lease_duration } => {
-                (Liveliness::ManualByNode, lease_duration)
-            }
-            policy::Liveliness::ManualByTopic { lease_duration } => {
-                (Liveliness::ManualByTopic, lease_duration)
-            }
+    let mut reliability = 0;
+    let mut blocking = 0;
+    if dds_qget_reliability(q, &mut reliability, &mut blocking) {
+        qos.reliability = if reliability == dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT {
+            Reliability::BestEffort
+        } else {
+            Reliability::Reliable
         };
-        qos.liveliness = kind;
-        qos.liveliness_lease_duration = qos_duration(lease);
+    }
+    let mut durability = 0;
+    if dds_qget_durability(q, &mut durability) {
+        qos.durability = if durability == dds_durability_kind_DDS_DURABILITY_VOLATILE {
+            Durability::Volatile
+        } else {
+            Durability::TransientLocal
+        };
+    }
+    let mut ns = 0;
+    if dds_qget_deadline(q, &mut ns) {
+        qos.deadline = qos_duration(ns);
+    }
+    if dds_qget_lifespan(q, &mut ns) {
+        qos.lifespan = qos_duration(ns);
+    }
+    let mut kind = 0;
+    if dds_qget_liveliness(q, &mut kind, &mut ns) {
+        qos.liveliness = if kind == dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC {
+            Liveliness::ManualByTopic
+        } else if kind == dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_PARTICIPANT {
+            Liveliness::ManualByNode
+        } else {
+            Liveliness::Automatic
+        };
+        qos.liveliness_lease_duration = qos_duration(ns);
     }
     qos
 }
@@ -105,23 +143,27 @@ mod tests {
             reliability: Reliability::BestEffort,
             durability: Durability::TransientLocal,
             deadline: QosDuration { sec: 1, nsec: 500 },
+            liveliness: Liveliness::ManualByTopic,
+            liveliness_lease_duration: QosDuration { sec: 2, nsec: 0 },
             ..QosProfile::default()
         };
-        let back = from_dds(&to_dds(&qos));
+        let dds = to_dds(&qos, 0);
+        // SAFETY: a valid QoS object.
+        let back = unsafe { from_dds(dds.as_ptr()) };
         assert_eq!(
-            (back.reliability, back.durability),
-            (qos.reliability, qos.durability)
+            (back.reliability, back.durability, back.liveliness),
+            (qos.reliability, qos.durability, qos.liveliness)
         );
-        // RTPS durations are 32.32 fixed point: a nanosecond may be lost.
-        assert!(
-            back.deadline.as_nanos().abs_diff(qos.deadline.as_nanos()) <= 1,
-            "{:?}",
-            back.deadline
-        );
+        assert_eq!(back.deadline, qos.deadline, "nanoseconds are exact");
+        assert_eq!(back.liveliness_lease_duration, qos.liveliness_lease_duration);
         assert_eq!(back.lifespan, QosDuration::INFINITE);
-        assert_eq!(
-            from_dds(&to_dds(&QosProfile::default())).reliability,
-            Reliability::Reliable
-        );
+        let default = to_dds(&QosProfile::default(), 16);
+        // SAFETY: a valid QoS object.
+        unsafe {
+            assert_eq!(from_dds(default.as_ptr()).reliability, Reliability::Reliable);
+            let (mut kind, mut depth) = (0, 0);
+            assert!(dds_qget_history(default.as_ptr(), &mut kind, &mut depth));
+            assert_eq!((kind, depth), (dds_history_kind_DDS_HISTORY_KEEP_LAST, 16));
+        }
     }
 }

@@ -1,5 +1,11 @@
-//! Services over DDS with serialized requests and responses, in either request-id mapping
-//! (see [`ServiceMapping`]).
+//! Services over DDS with serialized requests and responses, in rmw_cyclonedds's mapping: a
+//! 16-byte header (client id, sequence number) in front of the payload, echoed in the reply.
+//!
+//! A reply is sent only once the reply writer has matched the requesting client's reply reader
+//! (found by the `clientid=` USER_DATA rmw_cyclonedds clients put on both their endpoints, or
+//! else by the client's participant); until then it waits, bounded, without holding up other
+//! requests. Otherwise a client whose reader is discovered a moment after its request would
+//! never get the answer: the race every rmw implementation had to close.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -7,173 +13,250 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
+use cyclors::*;
 use parking_lot::Mutex;
-use rustdds::no_key::{DataWriter, SimpleDataReader};
-use rustdds::{DomainParticipant, RTPSEntity, SampleIdentity, WriteOptionsBuilder};
 
-use super::config::ServiceMapping;
-use super::dispatcher::{Drain, Registration};
-use super::raw::{RawAdapter, RawCdr};
+use super::dispatcher::{Dispatcher, Drain, Registration};
+use super::raw::{self, RawWriter};
+use super::sys::{self, Entity};
 use crate::error::{Result, TransportError};
 use crate::middleware::{RawClient, ServiceHandler};
 
-pub(crate) type Reader = SimpleDataReader<RawCdr, RawAdapter>;
-pub(crate) type Writer = DataWriter<RawCdr, RawAdapter>;
-
 /// Bytes of the rmw_cyclonedds request header (client id, sequence number).
-const CYCLONE_HEADER: usize = 16;
+const HEADER: usize = 16;
 
-/// Identifies a request in a response: the Cyclone header, or the request's sample identity.
-type RequestKey = Vec<u8>;
+/// How long a reply waits for its client's reply reader to be matched.
+pub const REPLY_MATCH_TIMEOUT: Duration = Duration::from_secs(5);
 
-fn identity_key(id: &SampleIdentity) -> RequestKey {
-    let mut key = id.writer_guid.to_bytes().to_vec();
-    key.extend_from_slice(&i64::from(id.sequence_number).to_le_bytes());
-    key
-}
-
-/// Splits a Cyclone-mapped payload into its header and the plain CDR message.
-fn split_cyclone(payload: &[u8]) -> std::result::Result<(RequestKey, Vec<u8>), String> {
-    if payload.len() < 4 + CYCLONE_HEADER {
+/// Splits a request or reply into its header and the plain CDR message.
+fn split(payload: &[u8]) -> std::result::Result<([u8; HEADER], Vec<u8>), String> {
+    if payload.len() < 4 + HEADER {
         return Err(format!(
             "{} bytes: too short for the rmw_cyclonedds request header",
             payload.len()
         ));
     }
     let mut message = payload[..4].to_vec();
-    message.extend_from_slice(&payload[4 + CYCLONE_HEADER..]);
-    Ok((payload[4..4 + CYCLONE_HEADER].to_vec(), message))
+    message.extend_from_slice(&payload[4 + HEADER..]);
+    let header = payload[4..4 + HEADER].try_into().expect("16 bytes");
+    Ok((header, message))
 }
 
-/// Puts a Cyclone header in front of a plain CDR message.
-fn join_cyclone(header: &[u8], message: &[u8]) -> std::result::Result<bytes::Bytes, String> {
+/// Puts a header in front of a plain CDR message.
+fn join(header: &[u8; HEADER], message: &[u8]) -> std::result::Result<Vec<u8>, String> {
     if message.len() < 4 {
         return Err("a CDR message needs its 4-byte encapsulation header".into());
     }
-    let mut out = Vec::with_capacity(message.len() + CYCLONE_HEADER);
+    let mut out = Vec::with_capacity(message.len() + HEADER);
     out.extend_from_slice(&message[..4]);
     out.extend_from_slice(header);
     out.extend_from_slice(&message[4..]);
-    Ok(out.into())
+    Ok(out)
+}
+
+/// `clientid=…;` USER_DATA for a client's endpoints, formatted as rmw_cyclonedds formats it
+/// (hex bytes joined by dots, the first right-aligned in two columns).
+pub fn client_user_data(id: &[u8; 16]) -> String {
+    let rest: String = id[1..].iter().map(|b| format!(".{b:x}")).collect();
+    format!("clientid={:>2x}{rest};", id[0])
+}
+
+/// Whether the requesting client can receive a reply yet.
+enum ClientState {
+    /// Its reply reader is matched.
+    Ready,
+    /// Its request writer is known but its reply reader is not matched yet.
+    NotYet,
+    /// Its request writer is gone: nobody to answer.
+    Gone,
+}
+
+/// A reply waiting for its client's reader.
+struct PendingReply {
+    reply: Vec<u8>,
+    writer_handle: dds_instance_handle_t,
+    deadline: Instant,
 }
 
 /// Serves one service: answers every request on the request topic.
-pub(crate) struct ServerDrain {
+pub struct ServerDrain {
+    /// Fully qualified service name.
     pub service: String,
-    pub mapping: ServiceMapping,
-    pub reader: Reader,
-    pub writer: Writer,
+    /// The request reader.
+    pub reader: Entity,
+    /// The reply writer.
+    pub writer: RawWriter,
+    /// Computes responses.
     pub handler: ServiceHandler,
+    /// Replies waiting for their client.
+    waiting: Vec<PendingReply>,
 }
 
 impl ServerDrain {
-    fn answer(
-        &mut self,
-        sample: rustdds::no_key::DeserializedCacheChange<RawCdr>,
-    ) -> std::result::Result<(), String> {
-        let payload = &sample.sample.0;
-        match self.mapping {
-            ServiceMapping::Cyclone => {
-                let (header, request) = split_cyclone(payload)?;
-                let response = (self.handler)(&request)?;
-                let reply = join_cyclone(&header, &response)?;
-                self.writer
-                    .write(RawCdr(reply), None)
-                    .map_err(|e| format!("sending the reply: {e:?}"))
-            }
-            ServiceMapping::FastRtps => {
-                let identity =
-                    sample
-                        .write_options
-                        .related_sample_identity()
-                        .unwrap_or(SampleIdentity {
-                            writer_guid: sample.writer_guid,
-                            sequence_number: sample.sequence_number,
-                        });
-                let response = (self.handler)(payload)?;
-                let options = WriteOptionsBuilder::new()
-                    .related_sample_identity(identity)
-                    .build();
-                self.writer
-                    .write_with_options(RawCdr(response.into()), options)
-                    .map(drop)
-                    .map_err(|e| format!("sending the reply: {e:?}"))
-            }
+    /// A server reading requests from `reader` and replying through `writer`.
+    pub fn new(service: String, reader: Entity, writer: RawWriter, handler: ServiceHandler) -> Self {
+        Self {
+            service,
+            reader,
+            writer,
+            handler,
+            waiting: Vec::new(),
         }
+    }
+
+    fn client_state(&self, writer_handle: dds_instance_handle_t) -> ClientState {
+        let Some(requester) = sys::matched_publication(self.reader.handle(), writer_handle) else {
+            return ClientState::Gone;
+        };
+        let reply_writer = self.writer.entity().handle();
+        let matched = sys::matched_handles(reply_writer, true).into_iter().any(|h| {
+            sys::matched_subscription(reply_writer, h).is_some_and(|reader| {
+                match &requester.service_id {
+                    Some(id) => reader.service_id.as_ref() == Some(id),
+                    None => reader.participant == requester.participant,
+                }
+            })
+        });
+        if matched {
+            ClientState::Ready
+        } else {
+            ClientState::NotYet
+        }
+    }
+
+    fn send(&self, reply: &[u8]) {
+        if let Err(e) = self.writer.write(reply, None) {
+            log::warn!("service '{}': cannot send the reply: {e}", self.service);
+        }
+    }
+
+    fn answer(&mut self, payload: &[u8], writer_handle: dds_instance_handle_t) -> std::result::Result<(), String> {
+        let (header, request) = split(payload)?;
+        let response = (self.handler)(&request)?;
+        let reply = join(&header, &response)?;
+        match self.client_state(writer_handle) {
+            ClientState::Ready => self.send(&reply),
+            ClientState::Gone => {
+                log::debug!("service '{}': the client left before its reply", self.service)
+            }
+            ClientState::NotYet => self.waiting.push(PendingReply {
+                reply,
+                writer_handle,
+                deadline: Instant::now() + REPLY_MATCH_TIMEOUT,
+            }),
+        }
+        Ok(())
     }
 }
 
 impl Drain for ServerDrain {
     fn drain(&mut self) {
-        self.reader.drain_read_notifications();
         loop {
-            match self.reader.try_take_one() {
-                Ok(Some(sample)) => {
-                    if let Err(reason) = self.answer(sample) {
-                        log::warn!("service '{}': request refused: {reason}", self.service);
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    log::warn!("service '{}': unreadable request: {e:?}", self.service);
+            let samples = raw::take(self.reader.handle(), 16);
+            if samples.is_empty() {
+                break;
+            }
+            for sample in samples {
+                if let Err(reason) = self.answer(&sample.data, sample.publication_handle) {
+                    log::warn!("service '{}': request refused: {reason}", self.service);
                 }
             }
         }
+        self.tick();
     }
 
-    fn source(&mut self) -> &mut dyn mio::event::Source {
-        &mut self.reader
+    fn tick(&mut self) {
+        if self.waiting.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let waiting = std::mem::take(&mut self.waiting);
+        for pending in waiting {
+            match self.client_state(pending.writer_handle) {
+                ClientState::Ready => self.send(&pending.reply),
+                ClientState::Gone => {}
+                ClientState::NotYet if now >= pending.deadline => {
+                    log::warn!(
+                        "service '{}': the client's reply reader was not discovered within {:?}; replying anyway",
+                        self.service,
+                        REPLY_MATCH_TIMEOUT
+                    );
+                    self.send(&pending.reply);
+                }
+                ClientState::NotYet => self.waiting.push(pending),
+            }
+        }
     }
 }
 
-type Pending = Arc<Mutex<HashMap<RequestKey, Sender<Vec<u8>>>>>;
+type Pending = Arc<Mutex<HashMap<[u8; HEADER], Sender<Vec<u8>>>>>;
 
 /// Routes replies to the calls waiting for them.
-pub(crate) struct ReplyDrain {
-    pub mapping: ServiceMapping,
-    pub reader: Reader,
+pub struct ReplyDrain {
+    /// The reply reader.
+    pub reader: Entity,
+    /// Calls waiting, by request header.
     pub pending: Pending,
 }
 
 impl Drain for ReplyDrain {
     fn drain(&mut self) {
-        self.reader.drain_read_notifications();
-        while let Ok(Some(sample)) = self.reader.try_take_one() {
-            let routed = match self.mapping {
-                ServiceMapping::Cyclone => split_cyclone(&sample.sample.0).ok(),
-                ServiceMapping::FastRtps => sample
-                    .write_options
-                    .related_sample_identity()
-                    .map(|id| (identity_key(&id), sample.sample.0.to_vec())),
-            };
-            if let Some((key, response)) = routed {
-                if let Some(tx) = self.pending.lock().remove(&key) {
-                    let _ = tx.send(response);
+        loop {
+            let samples = raw::take(self.reader.handle(), 16);
+            if samples.is_empty() {
+                return;
+            }
+            for sample in samples {
+                if let Ok((header, response)) = split(&sample.data) {
+                    if let Some(tx) = self.pending.lock().remove(&header) {
+                        let _ = tx.send(response);
+                    }
                 }
             }
         }
     }
-
-    fn source(&mut self) -> &mut dyn mio::event::Source {
-        &mut self.reader
-    }
 }
 
 /// A client of one service over DDS.
-pub(crate) struct DdsClient {
-    pub service: String,
-    pub request_topic: String,
-    pub mapping: ServiceMapping,
-    pub writer: Writer,
-    pub pending: Pending,
-    pub participant: DomainParticipant,
-    pub sequence: AtomicI64,
-    pub _replies: Registration,
+pub struct DdsClient {
+    service: String,
+    writer: RawWriter,
+    reply_reader: dds_entity_t,
+    client_id: u64,
+    pending: Pending,
+    sequence: AtomicI64,
+    _replies: Registration,
+    _keep_alive: Box<dyn Send + Sync>,
 }
 
 impl DdsClient {
-    pub fn new_pending() -> Pending {
-        Arc::new(Mutex::new(HashMap::new()))
+    /// A client writing requests through `writer` and reading replies with `reply_reader`,
+    /// which `dispatcher` watches from now on; `keep_alive` lives as long as the client.
+    pub fn new(
+        service: String,
+        writer: RawWriter,
+        reply_reader: Entity,
+        dispatcher: &Dispatcher,
+        keep_alive: impl Send + Sync + 'static,
+    ) -> Result<Self> {
+        let pending: Pending = Arc::default();
+        let reader_handle = reply_reader.handle();
+        let client_id = writer.entity().instance_handle();
+        let drain = ReplyDrain {
+            reader: reply_reader,
+            pending: pending.clone(),
+        };
+        let replies = dispatcher.register(reader_handle, Box::new(drain))?;
+        Ok(Self {
+            service,
+            writer,
+            reply_reader: reader_handle,
+            client_id,
+            pending,
+            sequence: AtomicI64::new(1),
+            _replies: replies,
+            _keep_alive: Box::new(keep_alive),
+        })
     }
 }
 
@@ -181,11 +264,8 @@ impl RawClient for DdsClient {
     fn wait_for_service(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
-            if self
-                .participant
-                .discovered_readers()
-                .iter()
-                .any(|r| *r.subscription_topic_data.topic_name() == self.request_topic)
+            if !sys::matched_handles(self.writer.entity().handle(), true).is_empty()
+                && !sys::matched_handles(self.reply_reader, false).is_empty()
             {
                 return true;
             }
@@ -198,47 +278,23 @@ impl RawClient for DdsClient {
 
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>> {
         crate::middleware::check_payload(request)?;
+        let mut header = [0u8; HEADER];
+        header[..8].copy_from_slice(&self.client_id.to_le_bytes());
+        header[8..].copy_from_slice(&self.sequence.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+        let payload = join(&header, request).map_err(|reason| TransportError::Service {
+            service: self.service.clone(),
+            reason,
+        })?;
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let key = {
-            let mut pending = self.pending.lock();
-            let key = match self.mapping {
-                ServiceMapping::Cyclone => {
-                    let mut header = self.writer.guid().to_bytes()[8..16].to_vec();
-                    header.extend_from_slice(
-                        &self.sequence.fetch_add(1, Ordering::Relaxed).to_le_bytes(),
-                    );
-                    let payload = join_cyclone(&header, request).map_err(|reason| {
-                        TransportError::Service {
-                            service: self.service.clone(),
-                            reason,
-                        }
-                    })?;
-                    self.writer
-                        .write(RawCdr(payload), None)
-                        .map_err(|e| TransportError::Middleware(format!("{e:?}")))?;
-                    header
-                }
-                ServiceMapping::FastRtps => {
-                    let id = self
-                        .writer
-                        .write_with_options(
-                            RawCdr(request.to_vec().into()),
-                            WriteOptionsBuilder::new().build(),
-                        )
-                        .map_err(|e| TransportError::Middleware(format!("{e:?}")))?;
-                    identity_key(&id)
-                }
-            };
-            pending.insert(key.clone(), tx);
-            key
-        };
-        match rx.recv_timeout(timeout) {
-            Ok(response) => Ok(response),
-            Err(_) => {
-                self.pending.lock().remove(&key);
-                Err(TransportError::Timeout(self.service.clone()))
-            }
+        self.pending.lock().insert(header, tx);
+        if let Err(e) = self.writer.write(&payload, None) {
+            self.pending.lock().remove(&header);
+            return Err(e);
         }
+        rx.recv_timeout(timeout).map_err(|_| {
+            self.pending.lock().remove(&header);
+            TransportError::Timeout(self.service.clone())
+        })
     }
 }
 
@@ -247,14 +303,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cyclone_header_round_trip_and_short_input() {
+    fn header_round_trip_and_short_input() {
         let header = [7u8; 16];
         let message = [0, 1, 0, 0, 42, 0, 0, 0];
-        let joined = join_cyclone(&header, &message).unwrap();
+        let joined = join(&header, &message).unwrap();
         assert_eq!(joined.len(), 24);
-        let (h, m) = split_cyclone(&joined).unwrap();
-        assert_eq!((h.as_slice(), m.as_slice()), (&header[..], &message[..]));
-        assert!(split_cyclone(&[0, 1, 0, 0, 1, 2]).is_err());
-        assert!(join_cyclone(&header, &[0, 1]).is_err());
+        let (h, m) = split(&joined).unwrap();
+        assert_eq!((h, m.as_slice()), (header, &message[..]));
+        assert!(split(&[0, 1, 0, 0, 1, 2]).is_err());
+        assert!(join(&header, &[0, 1]).is_err());
+        assert_eq!(
+            client_user_data(&[1, 0xab, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10]),
+            "clientid= 1.ab.0.0.0.0.0.0.0.0.0.0.0.0.0.10;"
+        );
     }
 }
