@@ -5,6 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
+# Cyclone DDS is built from source by the `cyclors` crate: it needs cmake and libclang.
+if ! command -v cmake >/dev/null || ! dpkg -s libclang-dev >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends cmake libclang-dev
+fi
 cargo build --release -p ros2bag_rs_cli -p rosbag2_rs_storage -p rosbag2_rs_transport --examples --bins
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -11,7 +11,7 @@ step() { printf '\n== %s ==\n' "$*"; }
 
 step "system packages"
 need_apt=()
-for pkg in python3-venv iproute2 tcpdump; do
+for pkg in python3-venv iproute2 tcpdump cmake libclang-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

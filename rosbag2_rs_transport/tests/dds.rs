@@ -143,7 +143,9 @@ fn services_answer_every_client_even_fresh_ones() {
         "service not discovered"
     );
     for a in [1i64, 21, -5] {
-        let response = client.call(&add_two_ints(a), Duration::from_secs(5)).unwrap();
+        let response = client
+            .call(&add_two_ints(a), Duration::from_secs(5))
+            .unwrap();
         assert_eq!(response, add_two_ints(2 * a));
     }
     // A malformed request is refused (no answer) and the server keeps serving.
@@ -152,7 +154,9 @@ fn services_answer_every_client_even_fresh_ones() {
         Err(TransportError::Timeout(_))
     ));
     assert_eq!(
-        client.call(&add_two_ints(7), Duration::from_secs(5)).unwrap(),
+        client
+            .call(&add_two_ints(7), Duration::from_secs(5))
+            .unwrap(),
         add_two_ints(14)
     );
     // Fresh participants calling at once, as `ros2 service call` does: the reply waits until
@@ -164,7 +168,9 @@ fn services_answer_every_client_even_fresh_ones() {
             .unwrap();
         assert!(client.wait_for_service(Duration::from_secs(20)));
         assert_eq!(
-            client.call(&add_two_ints(i), Duration::from_secs(2)).unwrap(),
+            client
+                .call(&add_two_ints(i), Duration::from_secs(2))
+                .unwrap(),
             add_two_ints(2 * i),
             "call {i}"
         );

@@ -120,8 +120,13 @@ impl DdsConfig {
                     .collect()
             })
             .unwrap_or_default();
-        if let Some(bad) = static_peers.iter().find(|p| p.contains(['<', '>', '"', '&'])) {
-            return Err(env_error(format!("ROS_STATIC_PEERS: '{bad}' is not an address")));
+        if let Some(bad) = static_peers
+            .iter()
+            .find(|p| p.contains(['<', '>', '"', '&']))
+        {
+            return Err(env_error(format!(
+                "ROS_STATIC_PEERS: '{bad}' is not an address"
+            )));
         }
         if let Some(rmw) = non_empty("RMW_IMPLEMENTATION").filter(|r| r != "rmw_cyclonedds_cpp") {
             log::warn!(
@@ -135,9 +140,16 @@ impl DdsConfig {
         let fragment_size = match non_empty("ROSBAG2_RS_DDS_FRAGMENT_SIZE") {
             Some(v) => {
                 let size = parse_size("ROSBAG2_RS_DDS_FRAGMENT_SIZE", &v)?;
-                Some(u32::try_from(size).ok().filter(|s| (512..=65_000).contains(s)).ok_or_else(
-                    || env_error(format!("ROSBAG2_RS_DDS_FRAGMENT_SIZE='{v}': 512B to 65000B")),
-                )?)
+                Some(
+                    u32::try_from(size)
+                        .ok()
+                        .filter(|s| (512..=65_000).contains(s))
+                        .ok_or_else(|| {
+                            env_error(format!(
+                                "ROSBAG2_RS_DDS_FRAGMENT_SIZE='{v}': 512B to 65000B"
+                            ))
+                        })?,
+                )
             }
             None => None,
         };
@@ -164,9 +176,7 @@ impl DdsConfig {
             DiscoveryRange::Off => (false, false, false),
         };
         if localhost {
-            general.push_str(
-                "<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>",
-            );
+            general.push_str("<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>");
         }
         if !multicast {
             general.push_str("<AllowMulticast>false</AllowMulticast>");
@@ -291,11 +301,17 @@ mod tests {
     #[test]
     fn cyclone_configuration_follows_rmw_cyclonedds() {
         let subnet = cfg(&[]).unwrap().cyclone_xml();
-        assert!(!subnet.contains("AllowMulticast") && !subnet.contains("Peers"), "{subnet}");
+        assert!(
+            !subnet.contains("AllowMulticast") && !subnet.contains("Peers"),
+            "{subnet}"
+        );
         assert!(subnet.contains(r#"<SocketReceiveBufferSize min="default" max="16777216B"/>"#));
-        let local = cfg(&[("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"), ("ROS_STATIC_PEERS", "10.0.0.2")])
-            .unwrap()
-            .cyclone_xml();
+        let local = cfg(&[
+            ("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"),
+            ("ROS_STATIC_PEERS", "10.0.0.2"),
+        ])
+        .unwrap()
+        .cyclone_xml();
         for part in [
             r#"<NetworkInterface address="127.0.0.1"/>"#,
             "<AllowMulticast>false</AllowMulticast>",
@@ -304,11 +320,22 @@ mod tests {
         ] {
             assert!(local.contains(part), "{part} missing in {local}");
         }
-        let off = cfg(&[("ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"), ("ROS_STATIC_PEERS", "10.0.0.2")])
+        let off = cfg(&[
+            ("ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"),
+            ("ROS_STATIC_PEERS", "10.0.0.2"),
+        ])
+        .unwrap()
+        .cyclone_xml();
+        assert!(
+            off.contains("<Tag>ros_discovery_off_") && !off.contains("Peer"),
+            "{off}"
+        );
+        let user = cfg(&[("CYCLONEDDS_URI", "file:///etc/cyclone.xml")])
             .unwrap()
             .cyclone_xml();
-        assert!(off.contains("<Tag>ros_discovery_off_") && !off.contains("Peer"), "{off}");
-        let user = cfg(&[("CYCLONEDDS_URI", "file:///etc/cyclone.xml")]).unwrap().cyclone_xml();
-        assert!(user.ends_with("</CycloneDDS>,file:///etc/cyclone.xml"), "the user's file comes last: {user}");
+        assert!(
+            user.ends_with("</CycloneDDS>,file:///etc/cyclone.xml"),
+            "the user's file comes last: {user}"
+        );
     }
 }

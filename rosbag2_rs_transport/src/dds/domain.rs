@@ -55,7 +55,10 @@ impl Domain {
         let c_xml = c_string(&xml)?;
         // SAFETY: a valid domain id and NUL-terminated configuration.
         let handle = unsafe { cyclors::dds_create_domain(config.domain_id.into(), c_xml.as_ptr()) };
-        check(handle, "cannot create the DDS domain (check CYCLONEDDS_URI)")?;
+        check(
+            handle,
+            "cannot create the DDS domain (check CYCLONEDDS_URI)",
+        )?;
         let shared = Arc::new(Shared { handle, xml });
         domains.insert(config.domain_id, Arc::downgrade(&shared));
         Ok(Self { _shared: shared })

@@ -65,14 +65,20 @@ impl Graph {
         }))
     }
 
-    fn endpoint_sample(&self, handle: dds_instance_handle_t, is_writer: bool, data: Option<EndpointData>) {
+    fn endpoint_sample(
+        &self,
+        handle: dds_instance_handle_t,
+        is_writer: bool,
+        data: Option<EndpointData>,
+    ) {
         let mut state = self.state.lock();
         let Some(data) = data else {
             state.endpoints.remove(&handle);
             return;
         };
         if is_writer && !state.endpoints.contains_key(&handle) {
-            if let Some((topic, type_name)) = ros_topic_from_dds(&data.topic_name, &data.type_name) {
+            if let Some((topic, type_name)) = ros_topic_from_dds(&data.topic_name, &data.type_name)
+            {
                 let event = GraphEvent::PublisherAppeared { topic, type_name };
                 state.listeners.retain(|tx| tx.send(event.clone()).is_ok());
             }
@@ -94,7 +100,11 @@ pub struct BuiltinDrain {
 
 impl BuiltinDrain {
     /// A reader of the built-in publications (`is_writer`) or subscriptions topic.
-    pub fn new(participant: dds_entity_t, is_writer: bool, graph: Arc<Graph>) -> crate::Result<Self> {
+    pub fn new(
+        participant: dds_entity_t,
+        is_writer: bool,
+        graph: Arc<Graph>,
+    ) -> crate::Result<Self> {
         let topic = if is_writer {
             DDS_BUILTIN_TOPIC_DCPSPUBLICATION
         } else {
@@ -140,8 +150,8 @@ impl Drain for BuiltinDrain {
             }
             for i in 0..n as usize {
                 let info = &infos[i];
-                let alive = info.valid_data
-                    && info.instance_state == dds_instance_state_DDS_IST_ALIVE;
+                let alive =
+                    info.valid_data && info.instance_state == dds_instance_state_DDS_IST_ALIVE;
                 let data = alive.then(|| {
                     // SAFETY: a valid loaned endpoint sample.
                     unsafe { EndpointData::from_builtin(samples[i] as *const _) }

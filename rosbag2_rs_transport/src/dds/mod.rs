@@ -92,7 +92,12 @@ impl Participant {
         // SAFETY: valid subscriber, topic and QoS.
         Entity::new(
             unsafe {
-                dds_create_reader(self.subscriber, topic_handle, qos.as_ptr(), std::ptr::null())
+                dds_create_reader(
+                    self.subscriber,
+                    topic_handle,
+                    qos.as_ptr(),
+                    std::ptr::null(),
+                )
             },
             &format!("cannot create a DDS reader on '{topic}'"),
         )
@@ -141,7 +146,10 @@ impl DdsMiddleware {
                 dds_create_subscriber(entity.handle(), std::ptr::null(), std::ptr::null()),
             )
         };
-        sys::check(publisher.min(subscriber), "cannot create a DDS publisher/subscriber")?;
+        sys::check(
+            publisher.min(subscriber),
+            "cannot create a DDS publisher/subscriber",
+        )?;
         let participant = Arc::new(Participant {
             entity,
             publisher,
@@ -215,7 +223,11 @@ impl DdsMiddleware {
         self.participant.entity.guid()
     }
 
-    fn register(&self, reader: Entity, make: impl FnOnce(Entity) -> Box<dyn Drain>) -> Result<(Registration, Announced)> {
+    fn register(
+        &self,
+        reader: Entity,
+        make: impl FnOnce(Entity) -> Box<dyn Drain>,
+    ) -> Result<(Registration, Announced)> {
         let announced = self.announcer.add(reader.guid(), false);
         let handle = reader.handle();
         Ok((self.dispatcher.register(handle, make(reader))?, announced))
@@ -339,8 +351,12 @@ impl Middleware for DdsMiddleware {
         let name = expand_name(service, &self.identity)?;
         let (request_topic, reply_topic) = dds_service_topics(&name);
         let (request_type, reply_type) = dds_service_types(type_name)?;
-        let writer = self.participant.writer(&reply_topic, &reply_type, &service_qos(""))?;
-        let reader = self.participant.reader(&request_topic, &request_type, &service_qos(""))?;
+        let writer = self
+            .participant
+            .writer(&reply_topic, &reply_type, &service_qos(""))?;
+        let reader = self
+            .participant
+            .reader(&request_topic, &request_type, &service_qos(""))?;
         let writer_announced = self.announcer.add(writer.entity().guid(), true);
         let registration = self.register(reader, |reader| {
             Box::new(ServerDrain::new(name, reader, writer, handler))

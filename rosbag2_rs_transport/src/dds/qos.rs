@@ -155,12 +155,18 @@ mod tests {
             (qos.reliability, qos.durability, qos.liveliness)
         );
         assert_eq!(back.deadline, qos.deadline, "nanoseconds are exact");
-        assert_eq!(back.liveliness_lease_duration, qos.liveliness_lease_duration);
+        assert_eq!(
+            back.liveliness_lease_duration,
+            qos.liveliness_lease_duration
+        );
         assert_eq!(back.lifespan, QosDuration::INFINITE);
         let default = to_dds(&QosProfile::default(), 16);
         // SAFETY: a valid QoS object.
         unsafe {
-            assert_eq!(from_dds(default.as_ptr()).reliability, Reliability::Reliable);
+            assert_eq!(
+                from_dds(default.as_ptr()).reliability,
+                Reliability::Reliable
+            );
             let (mut kind, mut depth) = (0, 0);
             assert!(dds_qget_history(default.as_ptr(), &mut kind, &mut depth));
             assert_eq!((kind, depth), (dds_history_kind_DDS_HISTORY_KEEP_LAST, 16));

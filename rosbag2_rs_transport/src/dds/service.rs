@@ -94,7 +94,12 @@ pub struct ServerDrain {
 
 impl ServerDrain {
     /// A server reading requests from `reader` and replying through `writer`.
-    pub fn new(service: String, reader: Entity, writer: RawWriter, handler: ServiceHandler) -> Self {
+    pub fn new(
+        service: String,
+        reader: Entity,
+        writer: RawWriter,
+        handler: ServiceHandler,
+    ) -> Self {
         Self {
             service,
             reader,
@@ -109,14 +114,16 @@ impl ServerDrain {
             return ClientState::Gone;
         };
         let reply_writer = self.writer.entity().handle();
-        let matched = sys::matched_handles(reply_writer, true).into_iter().any(|h| {
-            sys::matched_subscription(reply_writer, h).is_some_and(|reader| {
-                match &requester.service_id {
-                    Some(id) => reader.service_id.as_ref() == Some(id),
-                    None => reader.participant == requester.participant,
-                }
-            })
-        });
+        let matched = sys::matched_handles(reply_writer, true)
+            .into_iter()
+            .any(|h| {
+                sys::matched_subscription(reply_writer, h).is_some_and(|reader| {
+                    match &requester.service_id {
+                        Some(id) => reader.service_id.as_ref() == Some(id),
+                        None => reader.participant == requester.participant,
+                    }
+                })
+            });
         if matched {
             ClientState::Ready
         } else {
@@ -130,14 +137,21 @@ impl ServerDrain {
         }
     }
 
-    fn answer(&mut self, payload: &[u8], writer_handle: dds_instance_handle_t) -> std::result::Result<(), String> {
+    fn answer(
+        &mut self,
+        payload: &[u8],
+        writer_handle: dds_instance_handle_t,
+    ) -> std::result::Result<(), String> {
         let (header, request) = split(payload)?;
         let response = (self.handler)(&request)?;
         let reply = join(&header, &response)?;
         match self.client_state(writer_handle) {
             ClientState::Ready => self.send(&reply),
             ClientState::Gone => {
-                log::debug!("service '{}': the client left before its reply", self.service)
+                log::debug!(
+                    "service '{}': the client left before its reply",
+                    self.service
+                )
             }
             ClientState::NotYet => self.waiting.push(PendingReply {
                 reply,
