@@ -8,8 +8,12 @@ import os
 import shutil
 import subprocess
 import time
+from dataclasses import dataclass
 
 import pytest
+from cyclonedds.builtin import BuiltinDataReader, BuiltinTopicDcpsSubscription
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.types import array, sequence, uint8
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
@@ -153,3 +157,45 @@ def count_udp_on_second_interface(range_setting: str) -> int:
 def test_localhost_range_keeps_every_packet_on_loopback():
     assert count_udp_on_second_interface('SUBNET') > 0, 'control: with SUBNET discovery goes out on every interface'
     assert count_udp_on_second_interface('LOCALHOST') == 0
+
+
+@dataclass
+class Gid(IdlStruct, typename='rmw_dds_common::msg::dds_::Gid_'):
+    data: array[uint8, 16]
+
+
+@dataclass
+class NodeEntitiesInfo(IdlStruct, typename='rmw_dds_common::msg::dds_::NodeEntitiesInfo_'):
+    node_namespace: str
+    node_name: str
+    reader_gid_seq: sequence[Gid]
+    writer_gid_seq: sequence[Gid]
+
+
+@dataclass
+class ParticipantEntitiesInfo(IdlStruct, typename='rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_'):
+    gid: Gid
+    node_entities_info_seq: sequence[NodeEntitiesInfo]
+
+
+def test_a_cyclone_peer_finds_our_node_and_its_endpoints_on_ros_discovery_info():
+    proc = probe('serve', 'rosbag2_player')
+    try:
+        dp = DomainParticipant(0)
+        reader = DataReader(dp, Topic(dp, 'ros_discovery_info', ParticipantEntitiesInfo), qos=LATCHED)
+        subscriptions = BuiltinDataReader(dp, BuiltinTopicDcpsSubscription)
+        deadline, node, request_readers = time.monotonic() + 20, None, []
+        while time.monotonic() < deadline and not (node and len(node.reader_gid_seq) >= 2 and request_readers):
+            for info in reader.take(N=16):
+                for n in info.node_entities_info_seq:
+                    if n.node_name == 'dds_probe':
+                        node = n
+            request_readers += [s.key.bytes for s in subscriptions.take(N=64)
+                                if s.topic_name.startswith('rq/rosbag2_player/')]
+            time.sleep(0.05)
+        assert node is not None, 'our node never appeared on ros_discovery_info'
+        assert node.node_namespace == '/'
+        gids = {bytes(g.data) for g in node.reader_gid_seq}
+        assert request_readers and set(request_readers) <= gids, (request_readers, gids)
+    finally:
+        proc.kill()
