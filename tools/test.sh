@@ -58,6 +58,14 @@ done
 step "launch files (syntax)"
 .venv/bin/python -m py_compile launch/*.launch.py
 
+# ROS 2's DDS tuning guide: camera-sized messages need socket receive buffers of several MB; the
+# large-data tests' tuned reader asks for 8 MB. The limit is host-wide: raised for this run only.
+rmem_max=$(cat /proc/sys/net/core/rmem_max)
+if [ "$rmem_max" -lt $((16 << 20)) ]; then
+  echo $((16 << 20)) > /proc/sys/net/core/rmem_max
+  trap 'rm -rf "$ws"; echo "$rmem_max" > /proc/sys/net/core/rmem_max' EXIT
+fi
+
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds) in a private network namespace"
 cargo build -q -p rosbag2_rs_transport --examples

@@ -62,6 +62,35 @@ class Image(IdlStruct, typename='sensor_msgs::msg::dds_::Image_'):
     data: sequence[uint8]
 
 
+class Serialized(bytes):
+    """A sample's serialized bytes (a `bytes` that can carry the reader's `sample_info`)."""
+
+
+@dataclass
+class RawImage(IdlStruct, typename='sensor_msgs::msg::dds_::Image_'):
+    """`Image` on the wire, for camera-sized data in Python: a reader of it takes each sample's
+    serialized bytes as received (no decoding), and `RawImage.sample(cdr)` writes given bytes."""
+    header: Header
+    height: uint32
+    width: uint32
+    encoding: str
+    is_bigendian: uint8
+    step: uint32
+    data: sequence[uint8]
+
+    @classmethod
+    def deserialize(cls, data, has_header=True, use_version_2=None):
+        return Serialized(data)
+
+    @classmethod
+    def sample(cls, cdr: bytes):
+        sample = cls(header=Header(stamp=Time(sec=0, nanosec=0), frame_id=''), height=0, width=0, encoding='',
+                     is_bigendian=0, step=0, data=[])
+        data = bytes(cdr)
+        sample.serialize = lambda use_version_2=None: data
+        return sample
+
+
 @dataclass
 class Clock(IdlStruct, typename='rosgraph_msgs::msg::dds_::Clock_'):
     clock: Time

@@ -50,8 +50,8 @@ def strings(typestore, topic, count, spacing_ms, start_ms=0):
 
 
 class Player:
-    def __init__(self, bag, *args):
-        env = {**os.environ, 'ROS_DOMAIN_ID': '0', 'RUST_BACKTRACE': '1'}
+    def __init__(self, bag, *args, domain=0):
+        env = {**os.environ, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
         self.proc = subprocess.Popen([str(binary('player')), str(bag), '--disable-keyboard-controls', *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
