@@ -11,7 +11,9 @@ step() { printf '\n== %s ==\n' "$*"; }
 
 step "system packages"
 need_apt=()
-for pkg in python3-venv iproute2 tcpdump cmake libclang-dev; do
+for pkg in python3-venv iproute2 tcpdump cmake libclang-dev \
+  python3-rosbag python3-std-msgs python3-sensor-msgs python3-geometry-msgs python3-tf2-msgs \
+  python3-diagnostic-msgs; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

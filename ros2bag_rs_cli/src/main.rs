@@ -1,5 +1,6 @@
 //! `ros2bag-rs`: a `ros2 bag`-style command line for rosbag2-rs.
 
+mod cat;
 mod info;
 mod time_format;
 
@@ -34,7 +35,7 @@ enum InfoFormat {
 enum Command {
     /// Print a bag's files, size, duration, time range and topics (like `ros2 bag info`).
     Info {
-        /// Bag directory or single .mcap/.db3 file.
+        /// Bag directory or single .mcap/.db3/.bag file.
         bag: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
@@ -42,18 +43,30 @@ enum Command {
     },
     /// Merge bags and rewrite them with another storage, compression, selection or time range.
     Convert(Box<ConvertArgs>),
-    /// Print every message (receive time, send time, topic, size; `--json` adds the payload in
-    /// hex), in receive-time order, for scripts and comparisons.
+    /// Print messages decoded, in receive-time order: YAML like `ros2 topic echo`, JSON lines
+    /// for scripts, or the payload in hex.
     Cat {
-        /// Bags (directories or files), merged in time order.
+        /// Bags (directories, .mcap/.db3/.bag files), merged in time order.
         #[arg(required = true)]
         bags: Vec<PathBuf>,
         /// Only these topics.
         #[arg(long, num_args = 1..)]
         topics: Vec<String>,
-        /// One JSON object per line, with the payload as hex.
+        /// Output format.
+        #[arg(long, value_enum, default_value = "yaml")]
+        format: cat::CatFormat,
+        /// Print every element of long arrays (they are summarised otherwise).
         #[arg(long)]
-        json: bool,
+        full: bool,
+        /// From this time: seconds since the epoch, or `+S` seconds after the bag start.
+        #[arg(long, allow_hyphen_values = true)]
+        start: Option<String>,
+        /// Up to this time: seconds since the epoch, or `+S` seconds after the bag start.
+        #[arg(long, allow_hyphen_values = true)]
+        end: Option<String>,
+        /// Print at most this many messages.
+        #[arg(short = 'n', long)]
+        limit: Option<u64>,
     },
     /// Record topics to a bag (like `ros2 bag record`), or buffer them for snapshots.
     Record(Box<rosbag2_rs_transport::recorder::cli::RecordArgs>),
@@ -81,18 +94,21 @@ struct ConvertArgs {
     /// Input bags (directories or files), merged in receive-time order.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Output bag directory (must not exist).
+    /// Output bag directory, or .bag file for rosbag_v2 (must not exist).
     #[arg(short, long)]
     output: PathBuf,
-    /// Output storage: mcap or sqlite3.
+    /// Output storage: mcap, sqlite3, or rosbag_v2 (a ROS 1 bag: the output is one .bag file).
     #[arg(short, long, default_value = "mcap")]
     storage: String,
     /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
     #[arg(long, default_value = "none")]
     storage_preset_profile: String,
-    /// MCAP chunk compression: none, lz4 or zstd.
+    /// Chunk compression: MCAP none, lz4 or zstd; ROS 1 none, bz2 or lz4.
     #[arg(long)]
     compression_format: Option<String>,
+    /// Leave out topics whose type cannot be converted (with a warning) instead of failing.
+    #[arg(long)]
+    skip_unknown: bool,
     /// Split output files at this size in bytes (0: no limit).
     #[arg(short = 'b', long, default_value_t = 0)]
     max_bag_size: u64,
@@ -147,7 +163,28 @@ fn run(command: Command) -> Result<()> {
                 metadata.topics_with_message_count.len()
             );
         }
-        Command::Cat { bags, topics, json } => cat(&bags, topics, json)?,
+        Command::Cat {
+            bags,
+            topics,
+            format,
+            full,
+            start,
+            end,
+            limit,
+        } => {
+            let bag_start = relative_base(&bags, [&start, &end])?;
+            let time =
+                |t: &Option<String>| t.as_deref().map(|s| parse_time(s, bag_start)).transpose();
+            cat::run(&cat::CatOptions {
+                start: time(&start)?,
+                end: time(&end)?,
+                bags,
+                topics,
+                format,
+                full,
+                limit,
+            })?
+        }
         Command::Record(args) => rosbag2_rs_transport::recorder::cli::run(*args)?,
         Command::Play(args) => run_play(&args, "/")?,
         Command::Burst { play, num_messages } => run_burst(&play, num_messages, "/")?,
@@ -168,34 +205,18 @@ fn run(command: Command) -> Result<()> {
     Ok(())
 }
 
-fn cat(bags: &[PathBuf], topics: Vec<String>, json: bool) -> Result<()> {
-    use std::fmt::Write as _;
-    use std::io::Write as _;
-    let mut reader = rosbag2_rs_storage::SequentialReader::open_many(bags)?;
-    reader.set_filter(&TopicFilter::topics(topics))?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut hex = String::new();
-    while let Some(m) = reader.read_next()? {
-        if json {
-            hex.clear();
-            for b in m.data.iter() {
-                write!(hex, "{b:02x}").unwrap();
-            }
-            let line = serde_json::json!({"topic": &*m.topic, "recv": m.recv_timestamp, "send": m.send_timestamp, "data": hex});
-            writeln!(out, "{line}")?;
+/// The bag start (ns) when a `+S` time needs it, else 0.
+fn relative_base(bags: &[PathBuf], times: [&Option<String>; 2]) -> Result<i64> {
+    Ok(
+        if times
+            .iter()
+            .any(|t| t.as_deref().is_some_and(|s| s.starts_with('+')))
+        {
+            rosbag2_rs_storage::SequentialReader::open_many(bags)?.start_time()
         } else {
-            writeln!(
-                out,
-                "{} {} {} {} bytes",
-                m.recv_timestamp,
-                m.send_timestamp,
-                m.topic,
-                m.data.len()
-            )?;
-        }
-    }
-    out.flush()?;
-    Ok(())
+            0
+        },
+    )
 }
 
 /// Parses `--start`/`--end`: absolute epoch seconds, or `+S` relative to `bag_start` (ns).
@@ -230,13 +251,7 @@ fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
         args.exclude_topics,
         args.exclude_regex.as_deref(),
     )?;
-    let bag_start = if args.start.as_deref().is_some_and(|s| s.starts_with('+'))
-        || args.end.as_deref().is_some_and(|s| s.starts_with('+'))
-    {
-        rosbag2_rs_storage::SequentialReader::open_many(&args.inputs)?.start_time()
-    } else {
-        0
-    };
+    let bag_start = relative_base(&args.inputs, [&args.start, &args.end])?;
     Ok(ConvertOptions {
         inputs: args.inputs,
         output: BagWriterOptions {
@@ -262,6 +277,7 @@ fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
             .as_deref()
             .map(|s| parse_time(s, bag_start))
             .transpose()?,
+        skip_unknown: args.skip_unknown,
     })
 }
 

@@ -1,12 +1,15 @@
-//! `convert`: merge bags and rewrite them in another storage, compression or selection.
+//! `convert`: merge bags and rewrite them in another storage, compression or selection, including
+//! ROS 1 bags in (converted to CDR by the `rosbag_v2` reader) and out (a single `.bag` file).
 
 use std::path::PathBuf;
 
-use crate::error::Result;
+use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
+use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::BagMetadata;
 use crate::msgdefs::MessageDefinitionCache;
 use crate::reader::SequentialReader;
+use crate::storage::{create_writer, StorageId, StorageWriter};
 use crate::writer::{BagWriter, BagWriterOptions};
 
 /// What to convert.
@@ -22,12 +25,30 @@ pub struct ConvertOptions {
     pub start: Option<i64>,
     /// Keep messages received at or before this time (ns).
     pub end: Option<i64>,
+    /// Leave out (with a warning) topics whose type cannot be converted, instead of failing.
+    pub skip_unknown: bool,
 }
 
 /// Converts; returns the output bag's metadata. Topics keep their QoS and definitions; only
 /// topics with at least one message in range are written.
 pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
     let mut reader = SequentialReader::open_many(&options.inputs)?;
+    let unreadable = reader.unreadable_topics();
+    if !unreadable.is_empty() {
+        let list: Vec<String> = unreadable
+            .iter()
+            .map(|u| format!("'{}' ({}): {}", u.topic, u.type_name, u.reason))
+            .collect();
+        if !options.skip_unknown {
+            return Err(StorageError::InvalidArgument(format!(
+                "cannot convert {} (use --skip-unknown to leave them out)",
+                list.join("; ")
+            )));
+        }
+        for line in list {
+            log::warn!("skipping topic {line}");
+        }
+    }
     reader.set_filter(&options.filter)?;
     if let Some(start) = options.start {
         reader.seek(start)?;
@@ -41,7 +62,7 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
                 .or_insert_with(|| v.clone());
         }
     }
-    let mut writer = BagWriter::create(output)?;
+    let mut writer = Output::create(output)?;
     let mut cache = MessageDefinitionCache::new();
     let mut created = std::collections::HashSet::new();
     while let Some(message) = reader.read_next()? {
@@ -55,11 +76,57 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
                 .find(|t| *t.topic_metadata.name == *message.topic)
             {
                 let def = reader.message_definition(&info.topic_metadata.type_name, &mut cache);
-                writer.create_topic(&info.topic_metadata, Some(def))?;
+                writer.create_topic(&info.topic_metadata, def)?;
             }
             created.insert(message.topic.to_string());
         }
         writer.write(&message)?;
     }
     writer.close()
+}
+
+/// A rosbag2 bag directory, or a single ROS 1 bag file.
+enum Output {
+    Rosbag2(Box<BagWriter>),
+    Ros1(Box<dyn StorageWriter>),
+}
+
+impl Output {
+    fn create(options: BagWriterOptions) -> Result<Self> {
+        if options.storage.storage != StorageId::Rosbag1 {
+            return BagWriter::create(options).map(|w| Self::Rosbag2(Box::new(w)));
+        }
+        if options.max_bagfile_size != 0 || options.max_bagfile_duration != 0 {
+            return Err(StorageError::InvalidArgument(
+                "a ROS 1 bag is one file: splitting is not supported".into(),
+            ));
+        }
+        create_writer(options.uri, &options.storage).map(Self::Ros1)
+    }
+
+    fn create_topic(&mut self, topic: &TopicMetadata, definition: MessageDefinition) -> Result<()> {
+        match self {
+            Self::Rosbag2(w) => w.create_topic(topic, Some(definition)),
+            Self::Ros1(w) => w.create_topic(topic, &definition),
+        }
+    }
+
+    fn write(&mut self, message: &SerializedMessage) -> Result<()> {
+        match self {
+            Self::Rosbag2(w) => w.write(message),
+            Self::Ros1(w) => w.write(message),
+        }
+    }
+
+    fn close(self) -> Result<BagMetadata> {
+        match self {
+            Self::Rosbag2(w) => w.close(),
+            Self::Ros1(w) => {
+                let path = w.path().to_path_buf();
+                w.finish()?;
+                let reader = SequentialReader::open(&path)?;
+                Ok(reader.bags()[0].metadata.clone())
+            }
+        }
+    }
 }

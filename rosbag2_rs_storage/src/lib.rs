@@ -20,10 +20,12 @@ pub mod error;
 pub mod filter;
 pub mod message;
 pub mod metadata;
+pub mod msg;
 pub mod msgdefs;
 pub mod qos;
 pub mod reader;
 pub mod reindex;
+pub mod rosbag1;
 pub mod storage;
 pub mod writer;
 mod yaml;
@@ -38,5 +40,7 @@ pub use msgdefs::MessageDefinitionCache;
 pub use qos::QosProfile;
 pub use reader::SequentialReader;
 pub use reindex::{reindex, ReindexReport};
-pub use storage::{OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions};
+pub use storage::{
+    OpenMode, StorageId, StorageReader, StorageWriter, UnreadableTopic, WriterOptions,
+};
 pub use writer::{BagWriter, BagWriterOptions, SplitEvent};

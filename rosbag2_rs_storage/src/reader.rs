@@ -11,7 +11,7 @@ use crate::filter::TopicFilter;
 use crate::message::{MessageDefinition, SerializedMessage};
 use crate::metadata::TopicInformation;
 use crate::msgdefs::MessageDefinitionCache;
-use crate::storage::{open_reader, OpenMode, StorageReader};
+use crate::storage::{open_reader, OpenMode, StorageReader, UnreadableTopic};
 
 /// Reads bags message by message in receive-time order. Ties are broken by the order the bags
 /// were given and, within a bag, by file order.
@@ -102,6 +102,18 @@ impl SequentialReader {
             definitions,
             current_source: None,
         })
+    }
+
+    /// Topics left out because their messages cannot be converted (ROS 1 types without a ROS 2
+    /// equivalent), over all files.
+    pub fn unreadable_topics(&self) -> Vec<&UnreadableTopic> {
+        let mut out: Vec<&UnreadableTopic> = Vec::new();
+        for u in self.sources.iter().flat_map(|s| s.unreadable_topics()) {
+            if !out.iter().any(|o| o.topic == u.topic) {
+                out.push(u);
+            }
+        }
+        out
     }
 
     /// The bags being read.

@@ -496,7 +496,7 @@ fn garbage_and_empty_files_are_clear_errors() {
         (
             "junk.bag",
             b"#ROSBAG V2.0",
-            "neither an MCAP nor an SQLite3 file",
+            "neither an MCAP, an SQLite3 nor a ROS 1 bag file",
         ),
     ];
     for (name, content, needle) in cases {
@@ -598,6 +598,7 @@ fn convert_merges_filters_and_cuts_time() {
         filter: TopicFilter::from_parts(vec![], None, vec!["/odd".into()], None).unwrap(),
         start: Some(100_000_000),
         end: Some(199_000_000),
+        skip_unknown: false,
     })
     .unwrap();
     assert_eq!(meta.message_count, 75);

@@ -345,7 +345,9 @@ fn main() {
             &|| std::thread::sleep(Duration::from_secs(1)),
             &mut || {
                 sink.wait().unwrap();
-                collector.take().map(|c| c.join().unwrap());
+                if let Some(c) = collector.take() {
+                    c.join().unwrap();
+                }
                 rows.lock().unwrap().clone()
             },
         );

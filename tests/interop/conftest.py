@@ -38,7 +38,7 @@ class Cli:
         return proc
 
     def cat(self, *bags):
-        out = self.run('cat', '--json', *bags).stdout
+        out = self.run('cat', '--format', 'hex', *bags).stdout
         return [json.loads(line) for line in out.splitlines()]
 
     def info(self, bag):

@@ -20,6 +20,8 @@ pub enum StorageId {
     Mcap,
     /// SQLite3 (`.db3`).
     Sqlite3,
+    /// ROS 1 bag format v2.0 (`.bag`), converted to and from CDR on the fly.
+    Rosbag1,
 }
 
 impl StorageId {
@@ -28,6 +30,7 @@ impl StorageId {
         match self {
             Self::Mcap => "mcap",
             Self::Sqlite3 => "sqlite3",
+            Self::Rosbag1 => "rosbag_v2",
         }
     }
 
@@ -36,16 +39,18 @@ impl StorageId {
         match self {
             Self::Mcap => ".mcap",
             Self::Sqlite3 => ".db3",
+            Self::Rosbag1 => ".bag",
         }
     }
 
-    /// Parses `mcap` or `sqlite3`.
+    /// Parses `mcap`, `sqlite3` or `rosbag_v2`.
     pub fn parse(s: &str) -> Result<Self> {
         match s {
             "mcap" => Ok(Self::Mcap),
             "sqlite3" => Ok(Self::Sqlite3),
+            "rosbag_v2" => Ok(Self::Rosbag1),
             other => Err(StorageError::InvalidArgument(format!(
-                "unknown storage '{other}' (expected 'mcap' or 'sqlite3')"
+                "unknown storage '{other}' (expected 'mcap', 'sqlite3' or 'rosbag_v2')"
             ))),
         }
     }
@@ -63,12 +68,15 @@ impl StorageId {
         if head[..n].starts_with(b"SQLite format 3\0") {
             return Ok(Self::Sqlite3);
         }
+        if crate::rosbag1::is_rosbag1(&head[..n]) {
+            return Ok(Self::Rosbag1);
+        }
         match path.extension().and_then(|e| e.to_str()) {
             Some("mcap") => Ok(Self::Mcap),
             Some("db3") => Ok(Self::Sqlite3),
             _ => Err(StorageError::corrupt(
                 path,
-                "neither an MCAP nor an SQLite3 file",
+                "neither an MCAP, an SQLite3 nor a ROS 1 bag file",
             )),
         }
     }
@@ -84,6 +92,17 @@ pub enum OpenMode {
     Recover,
 }
 
+/// A topic a reader leaves out because its messages cannot be converted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableTopic {
+    /// The topic.
+    pub topic: String,
+    /// Its type as stored.
+    pub type_name: String,
+    /// Why it cannot be read.
+    pub reason: String,
+}
+
 /// Reads one storage file in receive-time order.
 pub trait StorageReader: Send {
     /// The file being read.
@@ -94,6 +113,11 @@ pub trait StorageReader: Send {
     fn topics(&self) -> &[TopicInformation];
     /// The message definitions stored in the file.
     fn message_definitions(&self) -> &[MessageDefinition];
+    /// Topics left out because their messages cannot be converted (ROS 1 types without a ROS 2
+    /// equivalent); empty for rosbag2 storage.
+    fn unreadable_topics(&self) -> &[UnreadableTopic] {
+        &[]
+    }
     /// Restricts subsequent reads to the topics `filter` selects.
     fn set_filter(&mut self, filter: &TopicFilter);
     /// Repositions so that the next message is the first with receive time `>= time_ns`, using
@@ -134,9 +158,10 @@ pub struct WriterOptions {
     pub storage: StorageId,
     /// rosbag2 storage preset: MCAP `none`, `fastwrite`, `zstd_fast`, `zstd_small`; SQLite `none`, `resilient`.
     pub preset: String,
-    /// MCAP chunk compression: `none`, `lz4` or `zstd`; overrides the preset's compression.
+    /// Chunk compression: MCAP `none`, `lz4` or `zstd` (overrides the preset's); ROS 1 `none`,
+    /// `bz2` or `lz4`.
     pub compression: Option<String>,
-    /// MCAP chunk size in bytes.
+    /// Chunk size in bytes (MCAP and ROS 1).
     pub chunk_size: u64,
 }
 
@@ -156,6 +181,7 @@ pub fn open_reader(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>
     Ok(match StorageId::detect(path)? {
         StorageId::Mcap => Box::new(mcap_reader::McapReader::open(path, mode)?),
         StorageId::Sqlite3 => Box::new(sqlite_reader::SqliteReader::open(path)?),
+        StorageId::Rosbag1 => Box::new(crate::rosbag1::Ros1Reader::open(path, mode)?),
     })
 }
 
@@ -167,5 +193,16 @@ pub fn create_writer(path: PathBuf, options: &WriterOptions) -> Result<Box<dyn S
     Ok(match options.storage {
         StorageId::Mcap => Box::new(mcap_writer::McapWriter::create(path, options)?),
         StorageId::Sqlite3 => Box::new(sqlite_writer::SqliteWriter::create(path, &options.preset)?),
+        StorageId::Rosbag1 => {
+            let compression = crate::rosbag1::Compression::parse(
+                options.compression.as_deref().unwrap_or("none"),
+            )
+            .map_err(StorageError::InvalidArgument)?;
+            Box::new(crate::rosbag1::Ros1Writer::create(
+                path,
+                compression,
+                options.chunk_size as usize,
+            )?)
+        }
     })
 }

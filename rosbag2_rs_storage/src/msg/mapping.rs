@@ -1,0 +1,248 @@
+//! Mapping message types and values between ROS 1 and ROS 2 the way `rosbags-convert` does:
+//! `time`/`duration` become `builtin_interfaces/Time`/`Duration`, `std_msgs/Header` loses (or
+//! gains) `seq`, `tf/tfMessage` becomes `tf2_msgs/TFMessage`, names gain (or lose) `/msg/`. Field
+//! names are lower-cased for ROS 2 (whose tools reject others; `rosbags-convert` keeps them), and
+//! the ROS 1 spelling of the common types that had upper-case fields is restored going back.
+
+use super::definition::{ArrayKind, BaseType, Field, MessageType, Primitive, Registry};
+use super::error::CodecError;
+use super::value::Value;
+
+const HEADER: &str = "std_msgs/Header";
+const TIME: &str = "builtin_interfaces/Time";
+const DURATION: &str = "builtin_interfaces/Duration";
+
+/// ROS 1 type names that ROS 2 knows under another name.
+const RENAMES: &[(&str, &str)] = &[("tf/tfMessage", "tf2_msgs/TFMessage")];
+
+/// ROS 2 field names must be lower case; these ROS 1 types had upper-case fields, which their
+/// ROS 2 ports lower-cased. Converting back restores the ROS 1 names, so the md5sum is ROS 1's.
+const UPPER_CASE_FIELDS: &[(&str, &[&str])] = &[("sensor_msgs/CameraInfo", &["D", "K", "R", "P"])];
+
+/// The ROS 2 name (normalized `pkg/Type`) of a ROS 1 type.
+pub fn ros2_type_for(ros1: &str) -> String {
+    let n = super::definition::normalize_name(ros1);
+    RENAMES
+        .iter()
+        .find(|(a, _)| *a == n)
+        .map(|(_, b)| b.to_string())
+        .unwrap_or(n)
+}
+
+fn field(name: &str, base: BaseType) -> Field {
+    Field {
+        name: name.into(),
+        base,
+        array: ArrayKind::Single,
+        default: None,
+        type_index: usize::MAX,
+    }
+}
+
+fn stamp_type(name: &str, sec: Primitive, nsec: Primitive) -> MessageType {
+    MessageType {
+        name: name.into(),
+        fields: vec![
+            field("sec", BaseType::Primitive(sec)),
+            field("nanosec", BaseType::Primitive(nsec)),
+        ],
+        constants: vec![],
+    }
+}
+
+/// The ROS 2 registry equivalent to a linked ROS 1 registry.
+pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> {
+    let mut out = Registry::new();
+    out.insert(stamp_type(TIME, Primitive::Int32, Primitive::UInt32));
+    out.insert(stamp_type(DURATION, Primitive::Int32, Primitive::UInt32));
+    out.insert(MessageType {
+        name: HEADER.into(),
+        fields: vec![
+            field("stamp", BaseType::Message(TIME.into())),
+            field("frame_id", BaseType::String { bound: None }),
+        ],
+        constants: vec![],
+    });
+    for ty in ros1.types() {
+        if ty.name == HEADER {
+            check_ros1_header(ty)?;
+            continue;
+        }
+        let mut t = ty.clone();
+        t.name = ros2_type_for(&t.name);
+        for f in &mut t.fields {
+            f.name.make_ascii_lowercase();
+            f.base = match &f.base {
+                BaseType::Primitive(Primitive::Time) => BaseType::Message(TIME.into()),
+                BaseType::Primitive(Primitive::Duration) => BaseType::Message(DURATION.into()),
+                BaseType::Message(m) => BaseType::Message(ros2_type_for(m)),
+                other => other.clone(),
+            };
+        }
+        out.insert(t);
+    }
+    out.link()?;
+    Ok(out)
+}
+
+fn check_ros1_header(ty: &MessageType) -> Result<(), CodecError> {
+    let names: Vec<&str> = ty.fields.iter().map(|f| f.name.as_str()).collect();
+    if names != ["seq", "stamp", "frame_id"] {
+        return Err(CodecError::Unmappable {
+            type_name: HEADER.into(),
+            reason: format!("unexpected ROS 1 Header fields {names:?}"),
+        });
+    }
+    Ok(())
+}
+
+/// The ROS 1 registry equivalent to a linked ROS 2 registry.
+pub fn ros1_registry_from_ros2(ros2: &Registry) -> Result<Registry, CodecError> {
+    let mut out = Registry::new();
+    out.insert(MessageType {
+        name: HEADER.into(),
+        fields: vec![
+            field("seq", BaseType::Primitive(Primitive::UInt32)),
+            field("stamp", BaseType::Primitive(Primitive::Time)),
+            field("frame_id", BaseType::String { bound: None }),
+        ],
+        constants: vec![],
+    });
+    for ty in ros2.types() {
+        if ty.name == HEADER || ty.name == TIME || ty.name == DURATION {
+            continue;
+        }
+        let mut t = ty.clone();
+        let upper = UPPER_CASE_FIELDS
+            .iter()
+            .find(|(name, _)| *name == t.name)
+            .map_or(&[][..], |(_, fields)| *fields);
+        for f in &mut t.fields {
+            if let Some(name) = upper.iter().find(|n| n.eq_ignore_ascii_case(&f.name)) {
+                f.name = name.to_string();
+            }
+            f.default = None;
+            match &f.base {
+                BaseType::Message(m) if m == TIME => f.base = BaseType::Primitive(Primitive::Time),
+                BaseType::Message(m) if m == DURATION => {
+                    f.base = BaseType::Primitive(Primitive::Duration)
+                }
+                BaseType::WString { .. } => {
+                    return Err(CodecError::Unmappable {
+                        type_name: ty.name.clone(),
+                        reason: format!("field '{}' is a wstring, which ROS 1 lacks", f.name),
+                    })
+                }
+                _ => {}
+            }
+        }
+        for c in &mut t.constants {
+            if c.type_name.starts_with("string") {
+                let v = c.value.trim();
+                if v.len() >= 2
+                    && ((v.starts_with('"') && v.ends_with('"'))
+                        || (v.starts_with('\'') && v.ends_with('\'')))
+                {
+                    c.value = v[1..v.len() - 1].to_string();
+                }
+                c.type_name = "string".into();
+            }
+        }
+        out.insert(t);
+    }
+    out.link()?;
+    Ok(out)
+}
+
+fn unmappable(type_name: &str, reason: impl Into<String>) -> CodecError {
+    CodecError::Unmappable {
+        type_name: type_name.into(),
+        reason: reason.into(),
+    }
+}
+
+/// Converts a value of ROS 1 type `t` (index in `ros1`) to its ROS 2 form.
+pub fn value_ros1_to_ros2(ros1: &Registry, t: usize, v: Value) -> Result<Value, CodecError> {
+    let ty = ros1.by_index(t);
+    let Value::Struct(values) = v else {
+        return Err(unmappable(
+            &ty.name,
+            format!("expected a struct, got {}", v.kind()),
+        ));
+    };
+    let is_header = ty.name == HEADER;
+    let mut out = Vec::with_capacity(values.len());
+    for (i, (f, v)) in ty.fields.iter().zip(values).enumerate() {
+        if is_header && i == 0 {
+            continue;
+        }
+        out.push(map_field(v, &|v| match (&f.base, v) {
+            (BaseType::Primitive(Primitive::Time), Value::Time { sec, nsec }) => {
+                Ok(Value::Struct(vec![
+                    Value::Int32(sec as i32),
+                    Value::UInt32(nsec),
+                ]))
+            }
+            (BaseType::Primitive(Primitive::Duration), Value::Duration { sec, nsec }) => {
+                Ok(Value::Struct(vec![
+                    Value::Int32(sec),
+                    Value::UInt32(nsec as u32),
+                ]))
+            }
+            (BaseType::Message(_), v) => value_ros1_to_ros2(ros1, f.type_index, v),
+            (_, v) => Ok(v),
+        })?);
+    }
+    Ok(Value::Struct(out))
+}
+
+/// Converts a value of ROS 2 type `t` (index in `ros2`) to its ROS 1 form.
+pub fn value_ros2_to_ros1(ros2: &Registry, t: usize, v: Value) -> Result<Value, CodecError> {
+    let ty = ros2.by_index(t);
+    let Value::Struct(values) = v else {
+        return Err(unmappable(
+            &ty.name,
+            format!("expected a struct, got {}", v.kind()),
+        ));
+    };
+    let mut out = Vec::with_capacity(values.len() + 1);
+    if ty.name == HEADER {
+        out.push(Value::UInt32(0));
+    }
+    for (f, v) in ty.fields.iter().zip(values) {
+        out.push(map_field(v, &|v| match (&f.base, v) {
+            (BaseType::Message(m), Value::Struct(s)) if m == TIME || m == DURATION => {
+                let (sec, nsec) = match s.as_slice() {
+                    [Value::Int32(a), Value::UInt32(b)] => (*a, *b),
+                    _ => return Err(unmappable(m, "unexpected value layout")),
+                };
+                Ok(if m == TIME {
+                    Value::Time {
+                        sec: sec as u32,
+                        nsec,
+                    }
+                } else {
+                    Value::Duration {
+                        sec,
+                        nsec: nsec as i32,
+                    }
+                })
+            }
+            (BaseType::Message(_), v) => value_ros2_to_ros1(ros2, f.type_index, v),
+            (_, v) => Ok(v),
+        })?);
+    }
+    Ok(Value::Struct(out))
+}
+
+fn map_field(
+    v: Value,
+    each: &dyn Fn(Value) -> Result<Value, CodecError>,
+) -> Result<Value, CodecError> {
+    match v {
+        Value::Array(items) => Ok(Value::Array(
+            items.into_iter().map(each).collect::<Result<_, _>>()?,
+        )),
+        v => each(v),
+    }
+}

@@ -1,0 +1,180 @@
+//! A dynamic message codec: message definitions parsed at run time (no code generation), one
+//! [`Value`] tree, and CDR (XCDR1, both endiannesses, rmw alignment) and ROS 1 serialization to
+//! and from it. Decoding never panics: bad bytes or definitions give a [`CodecError`] naming the
+//! type and field.
+//!
+//! ```
+//! use rosbag2_rs_storage::msg::{Dialect, Registry, decode_cdr, encode_cdr, CdrHeader};
+//! let mut reg = Registry::new();
+//! reg.parse_concatenated("std_msgs/msg/String", "string data\n", Dialect::Ros2)?;
+//! let bytes = [0, 1, 0, 0, 3, 0, 0, 0, b'h', b'i', 0];
+//! let (value, header) = decode_cdr(&reg, "std_msgs/msg/String", &bytes)?;
+//! assert_eq!(value.fields().unwrap()[0].as_str().unwrap(), "hi");
+//! assert_eq!(encode_cdr(&reg, "std_msgs/msg/String", &value, header)?, bytes);
+//! # Ok::<(), rosbag2_rs_storage::msg::CodecError>(())
+//! ```
+
+pub mod definition;
+pub mod error;
+pub mod mapping;
+pub mod render;
+pub mod transcode;
+pub mod value;
+mod wire;
+
+pub use definition::{Dialect, MessageType, Registry};
+pub use error::CodecError;
+pub use value::Value;
+
+use wire::{CdrRead, CdrWrite, Ros1Read, Ros1Write};
+
+/// The 4-byte CDR encapsulation header and the trailing padding it announces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CdrHeader {
+    /// Big endian (`CDR_BE`) rather than little endian (`CDR_LE`).
+    pub big_endian: bool,
+    /// The two option bytes as found.
+    pub options: [u8; 2],
+    /// Zero bytes after the message (0 to 3), kept so that re-encoding is byte-exact.
+    pub padding: u8,
+}
+
+fn type_index(reg: &Registry, type_name: &str) -> Result<usize, CodecError> {
+    reg.index_of(type_name)
+        .ok_or_else(|| CodecError::Missing(type_name.to_string()))
+}
+
+/// Decodes a CDR payload (with its encapsulation header) of `type_name`.
+pub fn decode_cdr(
+    reg: &Registry,
+    type_name: &str,
+    data: &[u8],
+) -> Result<(Value, CdrHeader), CodecError> {
+    decode_cdr_at(reg, type_index(reg, type_name)?, data)
+}
+
+/// [`decode_cdr`] for the type at `index` in `reg`.
+pub fn decode_cdr_at(
+    reg: &Registry,
+    index: usize,
+    data: &[u8],
+) -> Result<(Value, CdrHeader), CodecError> {
+    let name = &reg.by_index(index).name;
+    let fail = |offset: usize, reason: String| CodecError::Decode {
+        type_name: name.clone(),
+        field: "<encapsulation>".into(),
+        offset,
+        reason,
+    };
+    if data.len() < 4 {
+        return Err(fail(
+            0,
+            format!("{} bytes, shorter than the 4-byte CDR header", data.len()),
+        ));
+    }
+    let big_endian = match (data[0], data[1]) {
+        (0, 0) => true,
+        (0, 1) => false,
+        (a, b) => {
+            return Err(fail(
+                0,
+                format!("encapsulation {a:#04x}{b:02x} is not plain CDR (LE or BE)"),
+            ))
+        }
+    };
+    let mut r = CdrRead {
+        buf: &data[4..],
+        pos: 0,
+        big_endian,
+    };
+    let value = wire::decode_struct(reg, index, &mut r).map_err(|mut e| {
+        e.offset += 4;
+        e.into_decode(name)
+    })?;
+    let trailing = &data[4 + r.pos..];
+    if trailing.len() > 3 || trailing.iter().any(|&b| b != 0) {
+        return Err(fail(
+            4 + r.pos,
+            format!("{} bytes left after the message", trailing.len()),
+        ));
+    }
+    Ok((
+        value,
+        CdrHeader {
+            big_endian,
+            options: [data[2], data[3]],
+            padding: trailing.len() as u8,
+        },
+    ))
+}
+
+/// Encodes `value` of `type_name` as CDR with the given header.
+pub fn encode_cdr(
+    reg: &Registry,
+    type_name: &str,
+    value: &Value,
+    header: CdrHeader,
+) -> Result<Vec<u8>, CodecError> {
+    encode_cdr_at(reg, type_index(reg, type_name)?, value, header)
+}
+
+/// [`encode_cdr`] for the type at `index` in `reg`.
+pub fn encode_cdr_at(
+    reg: &Registry,
+    index: usize,
+    value: &Value,
+    header: CdrHeader,
+) -> Result<Vec<u8>, CodecError> {
+    let mut buf = Vec::with_capacity(64);
+    buf.extend_from_slice(&[0, if header.big_endian { 0 } else { 1 }]);
+    buf.extend_from_slice(&header.options);
+    let mut w = CdrWrite {
+        buf,
+        origin: 4,
+        big_endian: header.big_endian,
+    };
+    wire::encode_struct(reg, index, value, &mut w)
+        .map_err(|e| e.into_encode(&reg.by_index(index).name))?;
+    w.buf
+        .resize(w.buf.len() + header.padding.min(3) as usize, 0);
+    Ok(w.buf)
+}
+
+/// Decodes a ROS 1 payload of `type_name`.
+pub fn decode_ros1(reg: &Registry, type_name: &str, data: &[u8]) -> Result<Value, CodecError> {
+    decode_ros1_at(reg, type_index(reg, type_name)?, data)
+}
+
+/// [`decode_ros1`] for the type at `index` in `reg`.
+pub fn decode_ros1_at(reg: &Registry, index: usize, data: &[u8]) -> Result<Value, CodecError> {
+    let name = &reg.by_index(index).name;
+    let mut r = Ros1Read { buf: data, pos: 0 };
+    let value = wire::decode_struct(reg, index, &mut r).map_err(|e| e.into_decode(name))?;
+    if r.pos != data.len() {
+        return Err(CodecError::Decode {
+            type_name: name.clone(),
+            field: "<message>".into(),
+            offset: r.pos,
+            reason: format!("{} bytes left after the message", data.len() - r.pos),
+        });
+    }
+    Ok(value)
+}
+
+/// Encodes `value` of `type_name` in ROS 1 serialization.
+pub fn encode_ros1(reg: &Registry, type_name: &str, value: &Value) -> Result<Vec<u8>, CodecError> {
+    encode_ros1_at(reg, type_index(reg, type_name)?, value)
+}
+
+/// [`encode_ros1`] for the type at `index` in `reg`.
+pub fn encode_ros1_at(reg: &Registry, index: usize, value: &Value) -> Result<Vec<u8>, CodecError> {
+    let mut w = Ros1Write {
+        buf: Vec::with_capacity(64),
+    };
+    wire::encode_struct(reg, index, value, &mut w)
+        .map_err(|e| e.into_encode(&reg.by_index(index).name))?;
+    Ok(w.buf)
+}
+
+#[cfg(test)]
+mod tests;

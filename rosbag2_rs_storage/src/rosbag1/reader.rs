@@ -1,0 +1,467 @@
+//! Reading ROS 1 bags (format v2.0) as they are stored: connections with their ROS 1 types and
+//! definitions, and messages as ROS 1 serialized bytes in receive-time order.
+//!
+//! An indexed bag is opened from its index (connection and chunk-info records at `index_pos`,
+//! index records after each chunk) without decompressing anything. An unindexed bag (a recorder
+//! that never closed it) is scanned chunk by chunk and everything intact is read; a truncated
+//! tail is skipped with a warning. The file is memory-mapped: messages of uncompressed chunks are
+//! slices of the mapping, those of compressed chunks slices of the decompressed chunk.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+
+use super::compression::Compression;
+use super::record::{self, Fields, Record};
+use crate::error::{Result, StorageError};
+use crate::storage::OpenMode;
+
+/// One connection: a publisher's topic and type as the recorder saw them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Connection {
+    /// Connection id, unique within the bag.
+    pub id: u32,
+    /// Topic name.
+    pub topic: String,
+    /// ROS 1 type, `pkg/Type`.
+    pub type_name: String,
+    /// The type's md5sum.
+    pub md5sum: String,
+    /// The full message definition, dependencies appended after `MSG:` lines.
+    pub message_definition: String,
+    /// The publishing node, when recorded.
+    pub callerid: Option<String>,
+    /// True for latched topics.
+    pub latching: bool,
+}
+
+impl Connection {
+    fn from_record(r: &Record<'_>) -> std::result::Result<Self, String> {
+        let header = Fields::parse(r.data)?;
+        Ok(Self {
+            id: r.fields.u32("conn")?,
+            topic: header
+                .opt_string("topic")
+                .map_or_else(|| r.fields.string("topic"), Ok)?,
+            type_name: header.string("type")?,
+            md5sum: header.string("md5sum")?,
+            message_definition: header.opt_string("message_definition").unwrap_or_default(),
+            callerid: header.opt_string("callerid"),
+            latching: header.opt_string("latching").is_some_and(|v| v == "1"),
+        })
+    }
+}
+
+/// One message as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawMessage {
+    /// Id of its connection.
+    pub connection: u32,
+    /// Receive time, ns.
+    pub time: i64,
+    /// ROS 1 serialized bytes.
+    pub data: Bytes,
+}
+
+#[derive(Debug, Clone)]
+struct Chunk {
+    /// File offset of the chunk record.
+    pos: u64,
+    compression: Compression,
+    size: usize,
+    /// Range of the compressed data in the file.
+    data: std::ops::Range<usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    time: i64,
+    chunk: u32,
+    offset: u32,
+    connection: u32,
+}
+
+/// Decompressed chunks kept for reading; overlapping chunks are read in turns.
+const CHUNK_CACHE: usize = 4;
+
+/// A ROS 1 bag opened for reading.
+pub struct BagReader {
+    path: PathBuf,
+    file: Bytes,
+    connections: Vec<Connection>,
+    by_id: HashMap<u32, usize>,
+    chunks: Vec<Chunk>,
+    entries: Vec<Entry>,
+    next: usize,
+    selected: Vec<bool>,
+    cache: Vec<(u32, Bytes)>,
+    indexed: bool,
+}
+
+impl std::fmt::Debug for BagReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BagReader")
+            .field("path", &self.path)
+            .field("connections", &self.connections.len())
+            .field("chunks", &self.chunks.len())
+            .field("messages", &self.entries.len())
+            .finish()
+    }
+}
+
+/// True when the file starts with the ROS 1 bag v2.0 magic.
+pub fn is_rosbag1(head: &[u8]) -> bool {
+    head.starts_with(record::MAGIC)
+}
+
+impl BagReader {
+    /// Opens a bag. In [`OpenMode::Strict`] a damaged index is an error; in
+    /// [`OpenMode::Recover`] the bag is then scanned instead. An unindexed bag is always scanned.
+    pub fn open(path: &Path, mode: OpenMode) -> Result<Self> {
+        let file = std::fs::File::open(path).map_err(|e| StorageError::io(path, e))?;
+        // Safety: the bag is not modified while open (the same assumption every bag tool makes).
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
+        let mut reader = Self {
+            path: path.to_path_buf(),
+            file: Bytes::from_owner(map),
+            connections: Vec::new(),
+            by_id: HashMap::new(),
+            chunks: Vec::new(),
+            entries: Vec::new(),
+            next: 0,
+            selected: Vec::new(),
+            cache: Vec::new(),
+            indexed: false,
+        };
+        let corrupt = |reason: String| StorageError::corrupt(path, reason);
+        if !is_rosbag1(&reader.file) {
+            return Err(corrupt("not a ROS 1 bag (no '#ROSBAG V2.0' magic)".into()));
+        }
+        let header = record::parse_record(&reader.file, record::MAGIC.len())
+            .and_then(|r| {
+                (r.fields.op()? == record::OP_BAG_HEADER)
+                    .then_some(())
+                    .ok_or("first record is not the bag header")?;
+                Ok((r.fields.u64("index_pos")?, r.len))
+            })
+            .map_err(|e| corrupt(format!("bag header at offset 13: {e}")))?;
+        let (index_pos, header_len) = header;
+        let first_record = record::MAGIC.len() + header_len;
+        if index_pos == 0 || index_pos as usize >= reader.file.len() {
+            log::warn!(
+                "{}: {}; reading every intact chunk",
+                path.display(),
+                if index_pos == 0 {
+                    "unindexed bag (not closed by its recorder)"
+                } else {
+                    "the bag was cut short before its index"
+                }
+            );
+            reader.scan(first_record);
+        } else {
+            match reader.read_index(index_pos as usize) {
+                Ok(()) => reader.indexed = true,
+                Err(e) if mode == OpenMode::Recover => {
+                    log::warn!("{}: {e}; scanning the chunks instead", path.display());
+                    reader.connections.clear();
+                    reader.by_id.clear();
+                    reader.chunks.clear();
+                    reader.entries.clear();
+                    reader.scan(first_record);
+                }
+                Err(e) => return Err(corrupt(e)),
+            }
+        }
+        reader
+            .entries
+            .sort_unstable_by_key(|e| (e.time, e.chunk, e.offset));
+        reader.selected = vec![true; reader.connections.len()];
+        Ok(reader)
+    }
+
+    fn add_connection(&mut self, c: Connection) {
+        if !self.by_id.contains_key(&c.id) {
+            self.by_id.insert(c.id, self.connections.len());
+            self.connections.push(c);
+        }
+    }
+
+    fn read_index(&mut self, index_pos: usize) -> std::result::Result<(), String> {
+        let file = self.file.clone();
+        let mut pos = index_pos;
+        let mut chunk_infos = Vec::new();
+        while pos < file.len() {
+            let r = record::parse_record(&file, pos)
+                .map_err(|e| format!("index record at offset {pos}: {e}"))?;
+            match r.fields.op()? {
+                record::OP_CONNECTION => self.add_connection(
+                    Connection::from_record(&r)
+                        .map_err(|e| format!("connection record at offset {pos}: {e}"))?,
+                ),
+                record::OP_CHUNK_INFO => chunk_infos.push(
+                    r.fields
+                        .u64("chunk_pos")
+                        .map_err(|e| format!("chunk info at offset {pos}: {e}"))?,
+                ),
+                _ => {}
+            }
+            pos += r.len;
+        }
+        for chunk_pos in chunk_infos {
+            self.read_chunk_index(chunk_pos as usize)
+                .map_err(|e| format!("chunk at offset {chunk_pos}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn chunk_at(&self, pos: usize) -> std::result::Result<(Chunk, usize), String> {
+        let r = record::parse_record(&self.file, pos)?;
+        if r.fields.op()? != record::OP_CHUNK {
+            return Err("not a chunk record".into());
+        }
+        let chunk = Chunk {
+            pos: pos as u64,
+            compression: Compression::parse(&r.fields.string("compression")?)?,
+            size: r.fields.u32("size")? as usize,
+            data: r.data_offset..r.data_offset + r.data.len(),
+        };
+        Ok((chunk, pos + r.len))
+    }
+
+    fn read_chunk_index(&mut self, pos: usize) -> std::result::Result<(), String> {
+        let (chunk, mut at) = self.chunk_at(pos)?;
+        let id = self.chunks.len() as u32;
+        let file = self.file.clone();
+        while at < file.len() {
+            let Ok(r) = record::parse_record(&file, at) else {
+                break;
+            };
+            if r.fields.op()? != record::OP_INDEX {
+                break;
+            }
+            let connection = r.fields.u32("conn")?;
+            let count = r.fields.u32("count")? as usize;
+            if r.fields.u32("ver")? != 1 {
+                return Err(format!("index record at offset {at}: unknown version"));
+            }
+            if r.data.len() != count * 12 {
+                return Err(format!(
+                    "index record at offset {at}: {count} entries in {} bytes",
+                    r.data.len()
+                ));
+            }
+            for e in r.data.chunks_exact(12) {
+                let offset = record::read_u32(e, 8)?;
+                if offset as usize >= chunk.size {
+                    return Err(format!(
+                        "index record at offset {at}: entry at {offset} lies beyond the chunk's {} bytes",
+                        chunk.size
+                    ));
+                }
+                self.entries.push(Entry {
+                    time: record::time_ns(record::read_u32(e, 0)?, record::read_u32(e, 4)?),
+                    chunk: id,
+                    offset,
+                    connection,
+                });
+            }
+            at += r.len;
+        }
+        self.chunks.push(chunk);
+        Ok(())
+    }
+
+    /// Walks the records from `pos`, reading every chunk that decompresses; stops at the first
+    /// record that is cut short.
+    fn scan(&mut self, mut pos: usize) {
+        let file = self.file.clone();
+        while pos < file.len() {
+            let r = match record::parse_record(&file, pos) {
+                Ok(r) => r,
+                Err(e) => {
+                    log::warn!(
+                        "{}: record at offset {pos}: {e}; ignoring the {} bytes after it",
+                        self.path.display(),
+                        file.len() - pos
+                    );
+                    break;
+                }
+            };
+            let next = pos + r.len;
+            let op = r.fields.op().unwrap_or(0);
+            if op == record::OP_CONNECTION {
+                match Connection::from_record(&r) {
+                    Ok(c) => self.add_connection(c),
+                    Err(e) => {
+                        log::warn!("{}: connection at offset {pos}: {e}", self.path.display())
+                    }
+                }
+            } else if op == record::OP_CHUNK {
+                if let Err(e) = self.scan_chunk(pos) {
+                    log::warn!(
+                        "{}: chunk at offset {pos} skipped: {e}",
+                        self.path.display()
+                    );
+                }
+            }
+            pos = next;
+        }
+    }
+
+    fn scan_chunk(&mut self, pos: usize) -> std::result::Result<(), String> {
+        let (chunk, _) = self.chunk_at(pos)?;
+        let data = chunk
+            .compression
+            .decompress(&self.file[chunk.data.clone()], chunk.size)?;
+        let id = self.chunks.len() as u32;
+        let mut entries = Vec::new();
+        let mut connections = Vec::new();
+        let mut at = 0;
+        while at < data.len() {
+            let r = record::parse_record(&data, at)
+                .map_err(|e| format!("record at chunk offset {at}: {e}"))?;
+            match r.fields.op()? {
+                record::OP_CONNECTION => connections.push(Connection::from_record(&r)?),
+                record::OP_MESSAGE => entries.push(Entry {
+                    time: r.fields.time("time")?,
+                    chunk: id,
+                    offset: at as u32,
+                    connection: r.fields.u32("conn")?,
+                }),
+                _ => {}
+            }
+            at += r.len;
+        }
+        connections.into_iter().for_each(|c| self.add_connection(c));
+        self.entries.extend(entries);
+        self.chunks.push(chunk);
+        Ok(())
+    }
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when the bag was opened from its index (false: scanned).
+    pub fn is_indexed(&self) -> bool {
+        self.indexed
+    }
+
+    /// All connections, in the order the bag lists them.
+    pub fn connections(&self) -> &[Connection] {
+        &self.connections
+    }
+
+    /// The connection with id `id`.
+    pub fn connection(&self, id: u32) -> Option<&Connection> {
+        self.by_id.get(&id).map(|&i| &self.connections[i])
+    }
+
+    /// Number of messages per connection id.
+    pub fn message_counts(&self) -> HashMap<u32, u64> {
+        let mut counts = HashMap::new();
+        for e in &self.entries {
+            *counts.entry(e.connection).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Total number of messages.
+    pub fn message_count(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    /// Receive times of the first and the last message, ns.
+    pub fn time_range(&self) -> Option<(i64, i64)> {
+        Some((self.entries.first()?.time, self.entries.last()?.time))
+    }
+
+    /// The compression of each chunk, with how many chunks use it.
+    pub fn chunk_compressions(&self) -> Vec<(Compression, usize)> {
+        let mut out: Vec<(Compression, usize)> = Vec::new();
+        for c in &self.chunks {
+            match out.iter_mut().find(|(k, _)| *k == c.compression) {
+                Some((_, n)) => *n += 1,
+                None => out.push((c.compression, 1)),
+            }
+        }
+        out
+    }
+
+    /// Reads only the connections `keep` accepts, from the next message on.
+    pub fn set_filter(&mut self, keep: impl Fn(&Connection) -> bool) {
+        self.selected = self.connections.iter().map(keep).collect();
+    }
+
+    /// Repositions so that the next message is the first received at or after `time_ns`.
+    pub fn seek(&mut self, time_ns: i64) {
+        self.next = self.entries.partition_point(|e| e.time < time_ns);
+    }
+
+    fn chunk_data(&mut self, id: u32) -> std::result::Result<Bytes, String> {
+        if let Some((_, data)) = self.cache.iter().find(|(c, _)| *c == id) {
+            return Ok(data.clone());
+        }
+        let chunk = &self.chunks[id as usize];
+        let data = match chunk.compression {
+            Compression::None if chunk.data.len() == chunk.size => {
+                self.file.slice(chunk.data.clone())
+            }
+            c => Bytes::from(c.decompress(&self.file[chunk.data.clone()], chunk.size)?),
+        };
+        if self.cache.len() == CHUNK_CACHE {
+            self.cache.remove(0);
+        }
+        self.cache.push((id, data.clone()));
+        Ok(data)
+    }
+
+    /// The next selected message in receive-time order (ties in file order), or `None`.
+    pub fn read_next(&mut self) -> Result<Option<RawMessage>> {
+        while let Some(&entry) = self.entries.get(self.next) {
+            self.next += 1;
+            let selected = self
+                .by_id
+                .get(&entry.connection)
+                .is_some_and(|&i| self.selected[i]);
+            if !selected {
+                continue;
+            }
+            return self.message(entry).map(Some).map_err(|e| {
+                let topic = self
+                    .connection(entry.connection)
+                    .map_or("?", |c| c.topic.as_str());
+                StorageError::corrupt(
+                    &self.path,
+                    format!(
+                        "chunk at offset {}, topic '{topic}', message at chunk offset {}: {e}",
+                        self.chunks[entry.chunk as usize].pos, entry.offset
+                    ),
+                )
+            });
+        }
+        Ok(None)
+    }
+
+    fn message(&mut self, entry: Entry) -> std::result::Result<RawMessage, String> {
+        let data = self.chunk_data(entry.chunk)?;
+        let r = record::parse_record(&data, entry.offset as usize)?;
+        if r.fields.op()? != record::OP_MESSAGE {
+            return Err("the index points at a record that is not a message".into());
+        }
+        let connection = r.fields.u32("conn")?;
+        if connection != entry.connection {
+            return Err(format!(
+                "the index says connection {}, the message says {connection}",
+                entry.connection
+            ));
+        }
+        Ok(RawMessage {
+            connection,
+            time: entry.time,
+            data: data.slice(r.data_offset..r.data_offset + r.data.len()),
+        })
+    }
+}

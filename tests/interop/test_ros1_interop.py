@@ -1,0 +1,172 @@
+"""ROS 1 bags against the original `rosbag` library (Debian's python3-rosbag, run with the system
+Python through ros1_peer.py) and Python `rosbags`; converted bags against `mcap` +
+`mcap-ros2-support` and `rosbags-convert`; a ROS 1 bag played straight onto DDS."""
+import json
+import math
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+from rosbags.rosbag1 import Reader as Ros1Reader
+
+PEER = pathlib.Path(__file__).with_name('ros1_peer.py')
+SYSTEM_PYTHON = '/usr/bin/python3'
+ROSBAGS_CONVERT = str(pathlib.Path(sys.executable).with_name('rosbags-convert'))
+TOPICS = 10
+STEPS = 20
+
+
+def peer(*args):
+    return subprocess.run([SYSTEM_PYTHON, str(PEER), *map(str, args)], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def dump(bag):
+    return [json.loads(line) for line in peer('dump', bag).splitlines()]
+
+
+@pytest.fixture(scope='module', params=['none', 'bz2', 'lz4'])
+def golden(request, tmp_path_factory):
+    """A bag written by the original rosbag library, with its dump."""
+    path = tmp_path_factory.mktemp('golden') / f'{request.param}.bag'
+    peer('write', path, request.param)
+    return path, dump(path)
+
+
+def same(a, b, path='msg'):
+    """Equal, floats to float32 precision (we print float32 fields at float32 precision)."""
+    if isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-30), f'{path}: {a} != {b}'
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), f'{path}: {list(a)} != {list(b)}'
+        for k in a:
+            same(a[k], b[k], f'{path}.{k}')
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), f'{path}: lengths {len(a)} != {len(b)}'
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f'{path}[{i}]')
+    else:
+        assert a == b, f'{path}: {a!r} != {b!r}'
+
+
+def ros2_type(ros1_type):
+    pkg, name = ros1_type.split('/')
+    return f'{pkg}/msg/{name}'
+
+
+def test_we_read_what_rosbag_writes_field_for_field(cli, golden):
+    path, expected = golden
+    assert len(expected) == TOPICS * STEPS
+    ours = [json.loads(line) for line in cli.run('cat', '--format', 'json', '--full', path).stdout.splitlines()]
+    assert len(ours) == len(expected)
+    # Same time order; ties (same stamp) in the bag's connection order for both.
+    for e, o in zip(expected, ours):
+        assert (o['topic'], o['recv'], o['type']) == (e['topic'], e['time'], ros2_type(e['type']))
+        same(e['msg'], o['msg'])
+    info = cli.info(path)
+    assert info['storage_identifier'] == 'rosbag_v2' and info['message_count'] == TOPICS * STEPS
+
+
+def test_ros1_to_mcap_to_ros1_is_byte_exact_and_rosbag_accepts_it(cli, golden, tmp_path):
+    path, expected = golden
+    mcap = tmp_path / 'ros2'
+    cli.run('convert', path, '-o', mcap)
+    for compression in ['lz4', 'bz2', 'none']:
+        back = tmp_path / f'back_{compression}.bag'
+        cli.run('convert', mcap, '-o', back, '-s', 'rosbag_v2', '--compression-format', compression)
+        assert dump(back) == expected  # bytes, md5sums, types, times and latching
+        info = subprocess.run(['rosbag', 'info', str(back)], capture_output=True, text=True)
+        assert info.returncode == 0 and re.search(rf'messages:\s+{len(expected)}\n', info.stdout), info.stderr
+        assert compression == 'none' or re.search(rf'compression:\s+{compression}', info.stdout), info.stdout
+        check = subprocess.run(['rosbag', 'check', str(back)], capture_output=True, text=True)
+        assert check.returncode == 0 and 'Traceback' not in check.stderr, check.stderr
+
+
+def mcap_messages(bag_dir, decode=True):
+    out = []
+    for file in sorted(pathlib.Path(bag_dir).glob('*.mcap')):
+        with open(file, 'rb') as f:
+            reader = make_reader(f, decoder_factories=[DecoderFactory()])
+            if decode:
+                for schema, channel, message, decoded in reader.iter_decoded_messages(log_time_order=True):
+                    out.append((channel.topic, schema.name, message.log_time, message.data, decoded))
+            else:
+                for schema, channel, message in reader.iter_messages(log_time_order=True):
+                    out.append((channel.topic, schema.name, message.log_time, message.data))
+    return out
+
+
+def plain(value):
+    """A decoded mcap-ros2 message as plain data."""
+    if hasattr(value, '__slots__'):
+        return {k: plain(getattr(value, k)) for k in value.__slots__}
+    if isinstance(value, (bytes, bytearray)):
+        return list(value)
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def test_converted_mcap_decodes_with_mcap_ros2_and_matches_rosbags_convert(cli, golden, tmp_path):
+    path, expected = golden
+    ours = tmp_path / 'ours'
+    cli.run('convert', path, '-o', ours)
+    theirs = tmp_path / 'theirs'
+    subprocess.run([ROSBAGS_CONVERT, '--src', str(path), '--dst', str(theirs),
+                    '--dst-storage', 'mcap'], check=True, capture_output=True)
+    # rosbags-convert keeps ROS 1's upper-case field names (CameraInfo's D, K, R, P), which
+    # mcap-ros2-support (like every rosidl parser) rejects: compare its bytes only.
+    ours, theirs = mcap_messages(ours), mcap_messages(theirs, decode=False)
+    assert len(ours) == len(theirs) == len(expected)
+    for e, o in zip(expected, ours):
+        assert (o[0], o[1], o[2]) == (e['topic'], ros2_type(e['type']), e['time'])
+        same(e['msg'], plain(o[4]))
+    # Byte for byte the CDR rosbags-convert writes (the same message per topic and time).
+    key = lambda m: (m[2], m[0])  # noqa: E731
+    assert [(key(m), m[1], m[3]) for m in sorted(ours, key=key)] == \
+        [(key(m), m[1], m[3]) for m in sorted(theirs, key=key)]
+
+
+def test_rosbags_reads_our_ros1_bags_and_we_read_rosbags_ros1_bags(cli, golden, tmp_path):
+    path, expected = golden
+    ours = tmp_path / 'ours.bag'
+    mcap = tmp_path / 'ros2'
+    cli.run('convert', path, '-o', mcap)
+    cli.run('convert', mcap, '-o', ours, '-s', 'rosbag_v2', '--compression-format', 'lz4')
+    with Ros1Reader(ours) as reader:
+        got = [(c.topic, c.msgtype, c.digest, t, raw.hex()) for c, t, raw in reader.messages()]
+    assert got == [(e['topic'], ros2_type(e['type']), e['md5sum'], e['time'], e['data']) for e in expected]
+    # rosbags' ROS 1 writer (through rosbags-convert from the ROS 2 bag) to us.
+    theirs = tmp_path / 'theirs.bag'
+    subprocess.run([ROSBAGS_CONVERT, '--src', str(mcap), '--dst', str(theirs)],
+                   check=True, capture_output=True)
+    back = [json.loads(line) for line in cli.run('cat', '--format', 'json', '--full', theirs).stdout.splitlines()]
+    assert len(back) == len(expected)
+    for e, o in zip(expected, back):
+        assert (o['topic'], o['recv']) == (e['topic'], e['time'])
+        same(e['msg'], o['msg'])
+
+
+def test_damaged_bags_give_clear_errors_never_panics(cli, golden, tmp_path):
+    path, expected = golden
+    data = path.read_bytes()
+    for cut in [20, 4000, 4200, len(data) // 2, len(data) - 10]:
+        bad = tmp_path / f'cut_{cut}.bag'
+        bad.write_bytes(data[:cut])
+        result = cli.run('cat', '--format', 'hex', bad, check=False)
+        assert 'panicked' not in result.stderr, result.stderr
+        if result.returncode != 0:
+            assert str(bad) in result.stderr, result.stderr
+    if path.name == 'none.bag':
+        return
+    # A compressed chunk that is garbage: the error names the file, the chunk offset and the topic.
+    bad = tmp_path / 'garbled.bag'
+    at = data.index(b'compression=') + 200
+    bad.write_bytes(data[:at] + bytes(b ^ 0x5A for b in data[at:at + 64]) + data[at + 64:])
+    result = cli.run('cat', '--format', 'hex', bad, check=False)
+    assert 'panicked' not in result.stderr, result.stderr
+    assert result.returncode != 0 and 'garbled.bag' in result.stderr and 'topic' in result.stderr, result.stderr
