@@ -70,6 +70,6 @@ fi
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds) in a private network namespace"
-cargo build -q -p rosbag2_rs_transport --examples
+cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_storage --examples
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
   ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop' 

@@ -6,7 +6,6 @@
 
 use super::definition::{ArrayKind, BaseType, Field, MessageType, Primitive, Registry};
 use super::error::CodecError;
-use super::value::Value;
 
 const HEADER: &str = "std_msgs/Header";
 const TIME: &str = "builtin_interfaces/Time";
@@ -152,97 +151,4 @@ pub fn ros1_registry_from_ros2(ros2: &Registry) -> Result<Registry, CodecError> 
     }
     out.link()?;
     Ok(out)
-}
-
-fn unmappable(type_name: &str, reason: impl Into<String>) -> CodecError {
-    CodecError::Unmappable {
-        type_name: type_name.into(),
-        reason: reason.into(),
-    }
-}
-
-/// Converts a value of ROS 1 type `t` (index in `ros1`) to its ROS 2 form.
-pub fn value_ros1_to_ros2(ros1: &Registry, t: usize, v: Value) -> Result<Value, CodecError> {
-    let ty = ros1.by_index(t);
-    let Value::Struct(values) = v else {
-        return Err(unmappable(
-            &ty.name,
-            format!("expected a struct, got {}", v.kind()),
-        ));
-    };
-    let is_header = ty.name == HEADER;
-    let mut out = Vec::with_capacity(values.len());
-    for (i, (f, v)) in ty.fields.iter().zip(values).enumerate() {
-        if is_header && i == 0 {
-            continue;
-        }
-        out.push(map_field(v, &|v| match (&f.base, v) {
-            (BaseType::Primitive(Primitive::Time), Value::Time { sec, nsec }) => {
-                Ok(Value::Struct(vec![
-                    Value::Int32(sec as i32),
-                    Value::UInt32(nsec),
-                ]))
-            }
-            (BaseType::Primitive(Primitive::Duration), Value::Duration { sec, nsec }) => {
-                Ok(Value::Struct(vec![
-                    Value::Int32(sec),
-                    Value::UInt32(nsec as u32),
-                ]))
-            }
-            (BaseType::Message(_), v) => value_ros1_to_ros2(ros1, f.type_index, v),
-            (_, v) => Ok(v),
-        })?);
-    }
-    Ok(Value::Struct(out))
-}
-
-/// Converts a value of ROS 2 type `t` (index in `ros2`) to its ROS 1 form.
-pub fn value_ros2_to_ros1(ros2: &Registry, t: usize, v: Value) -> Result<Value, CodecError> {
-    let ty = ros2.by_index(t);
-    let Value::Struct(values) = v else {
-        return Err(unmappable(
-            &ty.name,
-            format!("expected a struct, got {}", v.kind()),
-        ));
-    };
-    let mut out = Vec::with_capacity(values.len() + 1);
-    if ty.name == HEADER {
-        out.push(Value::UInt32(0));
-    }
-    for (f, v) in ty.fields.iter().zip(values) {
-        out.push(map_field(v, &|v| match (&f.base, v) {
-            (BaseType::Message(m), Value::Struct(s)) if m == TIME || m == DURATION => {
-                let (sec, nsec) = match s.as_slice() {
-                    [Value::Int32(a), Value::UInt32(b)] => (*a, *b),
-                    _ => return Err(unmappable(m, "unexpected value layout")),
-                };
-                Ok(if m == TIME {
-                    Value::Time {
-                        sec: sec as u32,
-                        nsec,
-                    }
-                } else {
-                    Value::Duration {
-                        sec,
-                        nsec: nsec as i32,
-                    }
-                })
-            }
-            (BaseType::Message(_), v) => value_ros2_to_ros1(ros2, f.type_index, v),
-            (_, v) => Ok(v),
-        })?);
-    }
-    Ok(Value::Struct(out))
-}
-
-fn map_field(
-    v: Value,
-    each: &dyn Fn(Value) -> Result<Value, CodecError>,
-) -> Result<Value, CodecError> {
-    match v {
-        Value::Array(items) => Ok(Value::Array(
-            items.into_iter().map(each).collect::<Result<_, _>>()?,
-        )),
-        v => each(v),
-    }
 }

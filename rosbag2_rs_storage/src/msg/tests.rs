@@ -388,6 +388,8 @@ proptest! {
                 // ROS 1 → CDR → ROS 1 keeps every byte except Header.seq (none here).
                 let to2 = Ros1ToCdr::new(&reg.by_index(root).name, &text).unwrap();
                 let cdr = to2.convert(&r1).unwrap();
+                // Field-by-field transcoding writes what the value-tree encoder writes.
+                prop_assert_eq!(&cdr, &encode_cdr_at(&reg, root, &value, CdrHeader::default()).unwrap());
                 let back = CdrToRos1::new(&to2.ros2_type, &to2.ros2_definition).unwrap();
                 prop_assert_eq!(&back.convert(&cdr).unwrap(), &r1);
             }
@@ -402,6 +404,12 @@ proptest! {
             let root = reg.types().len() - 1;
             let _ = decode_cdr_at(&reg, root, &bytes);
             let _ = decode_ros1_at(&reg, root, &bytes);
+            if ros1 {
+                let name = &reg.by_index(root).name;
+                let to2 = Ros1ToCdr::new(name, &reg.full_text(root, Dialect::Ros1)).unwrap();
+                let _ = to2.convert(&bytes);
+                let _ = CdrToRos1::new(&to2.ros2_type, &to2.ros2_definition).unwrap().convert(&bytes);
+            }
         }
     }
 

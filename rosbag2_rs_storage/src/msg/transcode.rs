@@ -1,18 +1,17 @@
 //! Per-type converters between ROS 1 bytes and CDR bytes, built from the definitions a bag
-//! stores.
+//! stores. Messages are copied field by field from one serialization to the other (see
+//! [`wire::transcode_struct`](super::wire)), without an intermediate value tree.
 
 use super::definition::{ros2_name, Dialect, Registry};
 use super::error::CodecError;
 use super::mapping;
-use super::{decode_cdr_at, decode_ros1_at, encode_cdr_at, encode_ros1_at, CdrHeader};
+use super::wire::{self, CdrRead, CdrWrite, Direction, Ros1Read, Ros1Write};
 
 /// Converts messages of one ROS 1 type to CDR (little endian).
 #[derive(Debug, Clone)]
 pub struct Ros1ToCdr {
     ros1: Registry,
-    ros2: Registry,
     src: usize,
-    dst: usize,
     /// The ROS 2 type name, `pkg/msg/Type`.
     pub ros2_type: String,
     /// The ROS 2 definition (`ros2msg`, dependencies appended).
@@ -36,36 +35,43 @@ impl Ros1ToCdr {
             ros2_definition: ros2.full_text(dst, Dialect::Ros2),
             ros2_type: ros2_name(&ros2_key),
             ros1,
-            ros2,
             src,
-            dst,
         })
     }
 
-    /// The ROS 1 registry (source types).
-    pub fn ros1_registry(&self) -> &Registry {
-        &self.ros1
-    }
-
-    /// The ROS 2 registry (target types) and the index of the target type.
-    pub fn ros2_registry(&self) -> (&Registry, usize) {
-        (&self.ros2, self.dst)
+    /// The ROS 1 registry (source types) and the index of the source type.
+    pub fn ros1_registry(&self) -> (&Registry, usize) {
+        (&self.ros1, self.src)
     }
 
     /// Converts one message.
     pub fn convert(&self, ros1: &[u8]) -> Result<Vec<u8>, CodecError> {
-        let v = decode_ros1_at(&self.ros1, self.src, ros1)?;
-        let v = mapping::value_ros1_to_ros2(&self.ros1, self.src, v)?;
-        encode_cdr_at(&self.ros2, self.dst, &v, CdrHeader::default())
+        let name = &self.ros1.by_index(self.src).name;
+        let mut r = Ros1Read { buf: ros1, pos: 0 };
+        let mut w = CdrWrite {
+            buf: Vec::with_capacity(ros1.len() + 64),
+            origin: 4,
+            big_endian: false,
+        };
+        w.buf.extend_from_slice(&[0, 1, 0, 0]);
+        wire::transcode_struct(&self.ros1, self.src, Direction::Ros1ToCdr, &mut r, &mut w)
+            .map_err(|e| e.into_decode(name))?;
+        if r.pos != ros1.len() {
+            return Err(CodecError::Decode {
+                type_name: name.clone(),
+                field: "<message>".into(),
+                offset: r.pos,
+                reason: format!("{} bytes left after the message", ros1.len() - r.pos),
+            });
+        }
+        Ok(w.buf)
     }
 }
 
 /// Converts messages of one ROS 2 type from CDR to ROS 1.
 #[derive(Debug, Clone)]
 pub struct CdrToRos1 {
-    ros2: Registry,
     ros1: Registry,
-    src: usize,
     dst: usize,
     /// The ROS 1 type name, `pkg/Type`.
     pub ros1_type: String,
@@ -97,7 +103,6 @@ impl CdrToRos1 {
         }
         needed.link()?;
         let ros1 = mapping::ros1_registry_from_ros2(&needed)?;
-        let src = needed.index_of(&key).unwrap_or(0);
         let dst = ros1.index_of(&key).ok_or_else(|| CodecError::Unmappable {
             type_name: key.clone(),
             reason: "builtin types have no ROS 1 message equivalent".into(),
@@ -106,17 +111,45 @@ impl CdrToRos1 {
             ros1_definition: ros1.full_text(dst, Dialect::Ros1),
             md5sum: ros1.ros1_md5(dst),
             ros1_type: key,
-            ros2: needed,
             ros1,
-            src,
             dst,
         })
     }
 
     /// Converts one message.
     pub fn convert(&self, cdr: &[u8]) -> Result<Vec<u8>, CodecError> {
-        let (v, _) = decode_cdr_at(&self.ros2, self.src, cdr)?;
-        let v = mapping::value_ros2_to_ros1(&self.ros2, self.src, v)?;
-        encode_ros1_at(&self.ros1, self.dst, &v)
+        let name = &self.ros1.by_index(self.dst).name;
+        let fail = |offset: usize, reason: String| CodecError::Decode {
+            type_name: name.clone(),
+            field: "<encapsulation>".into(),
+            offset,
+            reason,
+        };
+        let big_endian = match cdr {
+            [0, 1, _, _, ..] => false,
+            [0, 0, _, _, ..] => true,
+            _ => return Err(fail(0, "not a plain CDR payload (LE or BE)".into())),
+        };
+        let mut r = CdrRead {
+            buf: &cdr[4..],
+            pos: 0,
+            big_endian,
+        };
+        let mut w = Ros1Write {
+            buf: Vec::with_capacity(cdr.len() + 8),
+        };
+        wire::transcode_struct(&self.ros1, self.dst, Direction::CdrToRos1, &mut r, &mut w)
+            .map_err(|mut e| {
+                e.offset += 4;
+                e.into_decode(name)
+            })?;
+        let trailing = &r.buf[r.pos..];
+        if trailing.len() > 3 || trailing.iter().any(|&b| b != 0) {
+            return Err(fail(
+                4 + r.pos,
+                format!("{} bytes left after the message", trailing.len()),
+            ));
+        }
+        Ok(w.buf)
     }
 }

@@ -19,8 +19,10 @@ pub(crate) trait WireRead<'a> {
     fn remaining(&self) -> usize;
     fn prim(&mut self, p: Primitive) -> Result<Value, Fail>;
     fn len(&mut self) -> Result<usize, Fail>;
-    fn string(&mut self) -> Result<Vec<u8>, Fail>;
+    fn string(&mut self) -> Result<&'a [u8], Fail>;
     fn octets(&mut self, n: usize) -> Result<&'a [u8], Fail>;
+    /// True when multi-byte numbers are little endian (so runs can be copied as they are).
+    fn little_endian(&self) -> bool;
     fn empty_struct(&mut self) -> Result<(), Fail>;
     /// Aligns for a run of `p` (no-op in ROS 1).
     fn align(&mut self, p: Primitive) -> Result<(), Fail>;
@@ -34,6 +36,8 @@ pub(crate) trait WireWrite {
     fn octets(&mut self, b: &[u8]);
     fn empty_struct(&mut self);
     fn align(&mut self, p: Primitive);
+    /// True when multi-byte numbers are little endian.
+    fn little_endian(&self) -> bool;
 }
 
 /// Reads CDR bytes (without the encapsulation header).
@@ -121,17 +125,20 @@ impl<'a> WireRead<'a> for CdrRead<'a> {
         let b = take(self.buf, &mut self.pos, 4)?;
         Ok(read_num!(b, u32, self.big_endian) as usize)
     }
-    fn string(&mut self) -> Result<Vec<u8>, Fail> {
+    fn string(&mut self) -> Result<&'a [u8], Fail> {
         let start = self.pos;
         let n = self.len()?;
         if n == 0 {
-            return Ok(Vec::new());
+            return Ok(&[]);
         }
         let b = take(self.buf, &mut self.pos, n)?;
         if b[n - 1] != 0 {
             return Err(Fail::new(start, "string is not NUL-terminated"));
         }
-        Ok(b[..n - 1].to_vec())
+        Ok(&b[..n - 1])
+    }
+    fn little_endian(&self) -> bool {
+        !self.big_endian
     }
     fn octets(&mut self, n: usize) -> Result<&'a [u8], Fail> {
         take(self.buf, &mut self.pos, n)
@@ -159,9 +166,12 @@ impl<'a> WireRead<'a> for Ros1Read<'a> {
         let b = take(self.buf, &mut self.pos, 4)?;
         Ok(read_num!(b, u32, false) as usize)
     }
-    fn string(&mut self) -> Result<Vec<u8>, Fail> {
+    fn string(&mut self) -> Result<&'a [u8], Fail> {
         let n = self.len()?;
-        Ok(take(self.buf, &mut self.pos, n)?.to_vec())
+        take(self.buf, &mut self.pos, n)
+    }
+    fn little_endian(&self) -> bool {
+        true
     }
     fn octets(&mut self, n: usize) -> Result<&'a [u8], Fail> {
         take(self.buf, &mut self.pos, n)
@@ -254,6 +264,9 @@ impl WireWrite for CdrWrite {
     fn align(&mut self, p: Primitive) {
         self.align_to(p.alignment());
     }
+    fn little_endian(&self) -> bool {
+        !self.big_endian
+    }
 }
 
 impl WireWrite for Ros1Write {
@@ -272,6 +285,9 @@ impl WireWrite for Ros1Write {
     }
     fn empty_struct(&mut self) {}
     fn align(&mut self, _: Primitive) {}
+    fn little_endian(&self) -> bool {
+        true
+    }
 }
 
 /// Decodes one message of type `t`.
@@ -304,7 +320,7 @@ fn decode_one<'a, R: WireRead<'a>>(
         BaseType::Primitive(p) => r.prim(*p),
         BaseType::String { bound } => {
             let at = r.pos();
-            let s = r.string()?;
+            let s = r.string()?.to_vec();
             if bound.is_some_and(|b| s.len() > b) {
                 return Err(Fail::new(
                     at,
@@ -328,6 +344,29 @@ fn elem_min_size(reg: &Registry, base: &BaseType, t: usize) -> usize {
         BaseType::String { .. } | BaseType::WString { .. } => 4,
         BaseType::Message(_) => reg.min_size(t),
     }
+}
+
+/// Refuses element counts the remaining bytes cannot hold, before anything is allocated.
+fn check_count<'a, R: WireRead<'a>>(
+    reg: &Registry,
+    base: &BaseType,
+    t: usize,
+    n: usize,
+    r: &R,
+) -> Result<(), Fail> {
+    let min = elem_min_size(reg, base, t);
+    if (min > 0 && n.saturating_mul(min) > r.remaining() + 8)
+        || (min == 0 && n > MAX_EMPTY_ELEMENTS)
+    {
+        return Err(Fail::new(
+            r.pos(),
+            format!(
+                "{n} elements cannot fit in the {} bytes left",
+                r.remaining()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn decode_field<'a, R: WireRead<'a>>(
@@ -354,19 +393,7 @@ fn decode_field<'a, R: WireRead<'a>>(
             n
         }
     };
-    let min = elem_min_size(reg, base, t);
-    let at = r.pos();
-    if (min > 0 && n.saturating_mul(min) > r.remaining() + 8)
-        || (min == 0 && n > MAX_EMPTY_ELEMENTS)
-    {
-        return Err(Fail::new(
-            at,
-            format!(
-                "{n} elements cannot fit in the {} bytes left",
-                r.remaining()
-            ),
-        ));
-    }
+    check_count(reg, base, t, n, r)?;
     if let BaseType::Primitive(p) = base {
         if p.is_octet() {
             return Ok(Value::Bytes(r.octets(n)?.to_vec()));
@@ -495,4 +522,104 @@ fn encode_field<W: WireWrite>(
         }
         _ => Ok(()),
     }
+}
+
+/// Which way a transcoding walk goes: it decides the fate of the one field only ROS 1 has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// ROS 1 in, CDR out: `std_msgs/Header.seq` is read and dropped.
+    Ros1ToCdr,
+    /// CDR in, ROS 1 out: `std_msgs/Header.seq` is written as 0.
+    CdrToRos1,
+}
+
+/// Copies one message of the ROS 1 type `t` from one serialization to the other without building
+/// a value tree. ROS 1 `time`/`duration` have the bytes and alignment of
+/// `builtin_interfaces/Time`/`Duration` in CDR, so only `Header.seq` needs a rule; runs of
+/// numbers are copied in one piece when both sides are little endian.
+pub(crate) fn transcode_struct<'a, R: WireRead<'a>, W: WireWrite>(
+    reg: &Registry,
+    t: usize,
+    direction: Direction,
+    r: &mut R,
+    w: &mut W,
+) -> Result<(), Fail> {
+    let ty = reg.by_index(t);
+    if ty.fields.is_empty() {
+        r.empty_struct()?;
+        w.empty_struct();
+        return Ok(());
+    }
+    let is_header = ty.name == "std_msgs/Header";
+    for (i, f) in ty.fields.iter().enumerate() {
+        if is_header && i == 0 {
+            match direction {
+                Direction::Ros1ToCdr => drop(r.prim(Primitive::UInt32)?),
+                Direction::CdrToRos1 => w
+                    .prim(Primitive::UInt32, &Value::UInt32(0))
+                    .map_err(|e| Fail::new(r.pos(), e))?,
+            }
+            continue;
+        }
+        transcode_field(reg, &f.base, f.type_index, f.array, direction, r, w)
+            .map_err(|e| e.within(f.name.as_str()))?;
+    }
+    Ok(())
+}
+
+fn transcode_one<'a, R: WireRead<'a>, W: WireWrite>(
+    reg: &Registry,
+    base: &BaseType,
+    t: usize,
+    direction: Direction,
+    r: &mut R,
+    w: &mut W,
+) -> Result<(), Fail> {
+    match base {
+        BaseType::Primitive(p) => {
+            let v = r.prim(*p)?;
+            w.prim(*p, &v).map_err(|e| Fail::new(r.pos(), e))
+        }
+        BaseType::String { .. } => {
+            w.string(r.string()?);
+            Ok(())
+        }
+        BaseType::WString { .. } => Err(Fail::new(r.pos(), "wstring is not supported")),
+        BaseType::Message(_) => transcode_struct(reg, t, direction, r, w),
+    }
+}
+
+fn transcode_field<'a, R: WireRead<'a>, W: WireWrite>(
+    reg: &Registry,
+    base: &BaseType,
+    t: usize,
+    array: ArrayKind,
+    direction: Direction,
+    r: &mut R,
+    w: &mut W,
+) -> Result<(), Fail> {
+    let n = match array {
+        ArrayKind::Single => return transcode_one(reg, base, t, direction, r, w),
+        ArrayKind::Fixed(n) => n,
+        ArrayKind::Sequence { .. } => {
+            let n = r.len()?;
+            w.len(n);
+            n
+        }
+    };
+    check_count(reg, base, t, n, r)?;
+    if let BaseType::Primitive(p) = base {
+        if p.is_octet() || (n > 0 && r.little_endian() && w.little_endian()) {
+            if n > 0 {
+                r.align(*p)?;
+                w.align(*p);
+            }
+            w.octets(r.octets(n * p.size())?);
+            return Ok(());
+        }
+    }
+    for i in 0..n {
+        transcode_one(reg, base, t, direction, r, w).map_err(|e| e.within(format!("[{i}]")))?;
+    }
+    Ok(())
 }

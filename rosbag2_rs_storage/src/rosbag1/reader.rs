@@ -447,11 +447,7 @@ impl BagReader {
 
     fn message(&mut self, entry: Entry) -> std::result::Result<RawMessage, String> {
         let data = self.chunk_data(entry.chunk)?;
-        let r = record::parse_record(&data, entry.offset as usize)?;
-        if r.fields.op()? != record::OP_MESSAGE {
-            return Err("the index points at a record that is not a message".into());
-        }
-        let connection = r.fields.u32("conn")?;
+        let (connection, _, range) = record::parse_message_record(&data, entry.offset as usize)?;
         if connection != entry.connection {
             return Err(format!(
                 "the index says connection {}, the message says {connection}",
@@ -461,7 +457,7 @@ impl BagReader {
         Ok(RawMessage {
             connection,
             time: entry.time,
-            data: data.slice(r.data_offset..r.data_offset + r.data.len()),
+            data: data.slice(range),
         })
     }
 }

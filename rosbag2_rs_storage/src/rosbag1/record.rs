@@ -159,6 +159,53 @@ pub fn parse_record(buf: &[u8], at: usize) -> Result<Record<'_>, String> {
     })
 }
 
+/// A message record's connection, time (ns) and data range, parsed without allocating (the hot
+/// path of reading).
+pub fn parse_message_record(
+    buf: &[u8],
+    at: usize,
+) -> Result<(u32, i64, std::ops::Range<usize>), String> {
+    let header_len = read_u32(buf, at)? as usize;
+    let header = buf
+        .get(at + 4..(at + 4).saturating_add(header_len))
+        .ok_or_else(|| format!("record header of {header_len} bytes is cut short"))?;
+    let (mut op, mut conn, mut time) = (None, None, None);
+    let mut rest = header;
+    while !rest.is_empty() {
+        let len = read_u32(rest, 0)? as usize;
+        let field = rest
+            .get(4..4 + len)
+            .ok_or_else(|| format!("header field of {len} bytes overruns its header"))?;
+        match field {
+            [b'o', b'p', b'=', value] => op = Some(*value),
+            [b'c', b'o', b'n', b'n', b'=', v @ ..] if v.len() == 4 => {
+                conn = Some(u32::from_le_bytes([v[0], v[1], v[2], v[3]]))
+            }
+            [b't', b'i', b'm', b'e', b'=', v @ ..] if v.len() == 8 => {
+                time = Some(time_ns(
+                    u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
+                    u32::from_le_bytes([v[4], v[5], v[6], v[7]]),
+                ))
+            }
+            _ => {}
+        }
+        rest = &rest[4 + len..];
+    }
+    if op != Some(OP_MESSAGE) {
+        return Err("not a message record".into());
+    }
+    let (Some(conn), Some(time)) = (conn, time) else {
+        return Err("message record without 'conn' and 'time'".into());
+    };
+    let data_at = at + 4 + header_len;
+    let data_len = read_u32(buf, data_at)? as usize;
+    let start = data_at + 4;
+    if start.saturating_add(data_len) > buf.len() {
+        return Err(format!("record data of {data_len} bytes is cut short"));
+    }
+    Ok((conn, time, start..start + data_len))
+}
+
 /// Builds a header block from `(name, value)` pairs, without its length prefix.
 pub fn header_bytes(fields: &[(&str, &[u8])]) -> Vec<u8> {
     let mut out = Vec::new();
