@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job, end to end on a fresh machine: build rosbag2-rs, generate a demo bag, inspect it,
-# convert it to SQLite3, and play it onto a ROS 2 graph with time control (rate, /clock, a seek
+# convert it to SQLite3 and to a ROS 1 bag, and play it onto a ROS 2 graph with time control (rate, /clock, a seek
 # and a pause through the player's services).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,8 +19,10 @@ $bin/examples/make_demo_bag "$out/demo"
 $bin/ros2bag-rs info "$out/demo"
 $bin/ros2bag-rs convert "$out/demo" -o "$out/demo_sqlite" --storage sqlite3 --topics /chatter /status
 $bin/ros2bag-rs info "$out/demo_sqlite"
-echo "first messages of the converted bag:"
-$bin/ros2bag-rs cat "$out/demo_sqlite" | head -n 5
+echo "first messages of the converted bag, decoded:"
+$bin/ros2bag-rs cat "$out/demo_sqlite" -n 2
+$bin/ros2bag-rs convert "$out/demo" -o "$out/demo.bag" --storage rosbag_v2 --compression-format lz4
+$bin/ros2bag-rs info "$out/demo.bag"
 
 # Playback sends DDS traffic: keep it off the machine's real interfaces. As root, in a private
 # network namespace; otherwise with discovery confined to loopback.

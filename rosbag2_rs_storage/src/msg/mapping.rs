@@ -70,6 +70,12 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
         let mut t = ty.clone();
         t.name = ros2_type_for(&t.name);
         for f in &mut t.fields {
+            if matches!(f.base, BaseType::WString { .. }) {
+                return Err(CodecError::Unmappable {
+                    type_name: ty.name.clone(),
+                    reason: format!("field '{}' is a wstring, which ROS 1 lacks", f.name),
+                });
+            }
             f.name.make_ascii_lowercase();
             f.base = match &f.base {
                 BaseType::Primitive(Primitive::Time) => BaseType::Message(TIME.into()),

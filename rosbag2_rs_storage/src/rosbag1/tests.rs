@@ -236,3 +236,36 @@ fn unconvertible_types_are_listed_not_guessed() {
     assert!(u.reason.contains("my/Missing"), "{}", u.reason);
     assert_eq!(std::iter::from_fn(|| r.read_next().unwrap()).count(), 1);
 }
+
+#[test]
+fn convert_refuses_unconvertible_topics_unless_told_to_skip_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.bag");
+    let mut w = BagWriter::create(&path, WriterOptions::default()).unwrap();
+    let mut bad = connection("/bad", false);
+    bad.type_name = "my/Thing".into();
+    bad.message_definition = "wstring w\n".into();
+    let good = w.add_connection(connection("/good", false));
+    let b = w.add_connection(bad);
+    w.write(good, 1, &ros1_string("x")).unwrap();
+    w.write(b, 2, &[0, 0, 0, 0]).unwrap();
+    w.finish().unwrap();
+    let mut options = crate::ConvertOptions {
+        inputs: vec![path],
+        output: crate::BagWriterOptions {
+            uri: dir.path().join("out"),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = crate::convert(&options).unwrap_err().to_string();
+    assert!(
+        e.contains("'/bad' (my/Thing)") && e.contains("--skip-unknown"),
+        "{e}"
+    );
+    assert!(!dir.path().join("out").exists(), "nothing written on refusal");
+    options.skip_unknown = true;
+    let meta = crate::convert(&options).unwrap();
+    assert_eq!(meta.message_count, 1);
+    assert!(meta.topic("/bad").is_none());
+}
