@@ -263,7 +263,10 @@ fn convert_refuses_unconvertible_topics_unless_told_to_skip_them() {
         e.contains("'/bad' (my/Thing)") && e.contains("--skip-unknown"),
         "{e}"
     );
-    assert!(!dir.path().join("out").exists(), "nothing written on refusal");
+    assert!(
+        !dir.path().join("out").exists(),
+        "nothing written on refusal"
+    );
     options.skip_unknown = true;
     let meta = crate::convert(&options).unwrap();
     assert_eq!(meta.message_count, 1);
