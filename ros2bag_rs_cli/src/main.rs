@@ -18,8 +18,8 @@ use rosbag2_rs_transport::player::cli::{run_burst, run_control, run_play, Contro
     about = "Record, play and inspect ROS 2 bags (rosbag2-rs)"
 )]
 struct Cli {
-    /// Log level: error, warn, info, debug or trace.
-    #[arg(long, global = true, default_value = "info")]
+    /// Log level: debug, info, warn, error or fatal (also trace, off).
+    #[arg(long, global = true, default_value = "info", value_parser = rosbag2_rs_transport::logging::parse_level)]
     log_level: log::LevelFilter,
     #[command(subcommand)]
     command: Command,
@@ -139,6 +139,14 @@ fn main() {
     let cli = Cli::parse();
     rosbag2_rs_transport::logging::init(cli.log_level);
     if let Err(e) = run(cli.command) {
+        // A closed pipe (`cat ... | head`) is the reader's choice, not a failure.
+        let broken_pipe = e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        });
+        if broken_pipe {
+            std::process::exit(0);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

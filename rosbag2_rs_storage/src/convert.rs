@@ -32,7 +32,35 @@ pub struct ConvertOptions {
 /// Converts; returns the output bag's metadata. Topics keep their QoS and definitions; only
 /// topics with at least one message in range are written.
 pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
+    if let (Some(start), Some(end)) = (options.start, options.end) {
+        if start > end {
+            return Err(StorageError::InvalidArgument(format!(
+                "the start ({start} ns) is after the end ({end} ns)"
+            )));
+        }
+    }
     let mut reader = SequentialReader::open_many(&options.inputs)?;
+    if !reader
+        .topics()
+        .iter()
+        .any(|t| options.filter.matches(&t.topic_metadata.name))
+    {
+        let names: Vec<&str> = reader
+            .topics()
+            .iter()
+            .map(|t| t.topic_metadata.name.as_str())
+            .collect();
+        return Err(StorageError::InvalidArgument(format!(
+            "no topic of the input matches the selection (the input has {})",
+            names.join(", ")
+        )));
+    }
+    if options.start.is_some_and(|s| s > reader.end_time()) {
+        return Err(StorageError::InvalidArgument(format!(
+            "the start is after the input's last message ({} ns)",
+            reader.end_time()
+        )));
+    }
     let unreadable = reader.unreadable_topics();
     if !unreadable.is_empty() {
         let list: Vec<String> = unreadable
@@ -81,6 +109,9 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
             created.insert(message.topic.to_string());
         }
         writer.write(&message)?;
+    }
+    if created.is_empty() {
+        log::warn!("no message lies in the selected time range: the output is empty");
     }
     writer.close()
 }

@@ -14,6 +14,17 @@ const OURS: &[&str] = &[
     "recorder",
 ];
 
+/// Parses `--log-level` as ROS 2 spells it (`debug`, `info`, `warn`, `error`, `fatal`, any case)
+/// plus `trace` and `off`; `fatal` shows errors only.
+pub fn parse_level(text: &str) -> Result<log::LevelFilter, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "fatal" => Ok(log::LevelFilter::Error),
+        other => other.parse().map_err(|_| {
+            format!("unknown log level '{text}' (debug, info, warn, error, fatal, trace or off)")
+        }),
+    }
+}
+
 /// Installs the logger; call once at the start of `main`.
 pub fn init(level: log::LevelFilter) {
     let mut builder = env_logger::Builder::new();
@@ -27,4 +38,21 @@ pub fn init(level: log::LevelFilter) {
         builder.filter_module(module, level);
     }
     builder.parse_env("RUST_LOG").init();
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ros_level_names() {
+        use log::LevelFilter::*;
+        for (text, level) in [
+            ("fatal", Error),
+            ("WARN", Warn),
+            ("info", Info),
+            ("debug", Debug),
+        ] {
+            assert_eq!(super::parse_level(text), Ok(level));
+        }
+        assert!(super::parse_level("loud").is_err());
+    }
 }

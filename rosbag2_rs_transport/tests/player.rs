@@ -662,6 +662,40 @@ fn clock_is_published_at_its_frequency_and_scales_with_rate() {
 }
 
 #[test]
+fn the_bags_clock_is_played_unless_the_player_publishes_its_own() {
+    for own_clock in [false, true] {
+        let mut rig = Rig::new();
+        rig.subscribe(
+            CLOCK_TOPIC,
+            CLOCK_TYPE,
+            rosbag2_rs_transport::player::clock_qos(),
+        );
+        let mut specs = ten();
+        specs.extend([(CLOCK_TOPIC, 50, 7), (CLOCK_TOPIC, 150, 8)]);
+        let bag = write_bag(&rig.dir, "bag", &specs, &[]);
+        let summary = rig.play(PlayOptions {
+            clock_publish_frequency: if own_clock { 1.0 } else { 0.0 },
+            ..opts(bag)
+        });
+        let recorded: Vec<u8> = rig
+            .received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(t, m)| t == CLOCK_TOPIC && m.data.len() == 5)
+            .map(|(_, m)| m.data[4])
+            .collect();
+        if own_clock {
+            assert!(recorded.is_empty(), "{recorded:?}");
+            assert_eq!(summary.published, 10);
+        } else {
+            assert_eq!(recorded, [7, 8], "the bag's /clock reaches a subscriber");
+            assert_eq!(summary.published, 12);
+        }
+    }
+}
+
+#[test]
 fn clock_before_chosen_topics_and_after_a_jump() {
     let mut rig = Rig::new();
     rig.subscribe(

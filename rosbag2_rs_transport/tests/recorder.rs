@@ -140,7 +140,7 @@ fn selection_follows_ros2_bag_record_rules() {
         topics(TopicSelection::topics(["a", "/_hidden", "/missing"])),
         ["/_hidden", "/a"]
     );
-    // Regex matches whole names; exclusion wins.
+    // Regexes search the name, as `ros2 bag record -e`; exclusion wins.
     assert_eq!(
         topics(TopicSelection {
             regex: Some("/cam/.*".into()),
@@ -152,9 +152,10 @@ fn selection_follows_ros2_bag_record_rules() {
     assert_eq!(
         topics(TopicSelection {
             regex: Some("cam".into()),
+            exclude_regex: Some("debug".into()),
             ..TopicSelection::default()
         }),
-        Vec::<String>::new()
+        ["/cam/image"]
     );
     assert_eq!(
         topics(TopicSelection {

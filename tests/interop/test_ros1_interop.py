@@ -285,3 +285,13 @@ def test_ros2_types_with_bounds_decode_like_rosbags_and_round_trip(cli, tmp_path
     cli.run('convert', bag, '-o', ros1, '-s', 'rosbag_v2')
     back = [json.loads(line)['msg'] for line in cli.run('cat', '--format', 'json', '--full', ros1).stdout.splitlines()]
     assert back == ours
+
+
+def test_cat_into_a_closed_pipe_exits_quietly(cli, golden):
+    path, _ = golden
+    proc = subprocess.Popen([str(cli.path), 'cat', '--full', *[str(path)] * 4], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=30) == 0 and 'error' not in err, err

@@ -272,3 +272,47 @@ fn convert_refuses_unconvertible_topics_unless_told_to_skip_them() {
     assert_eq!(meta.message_count, 1);
     assert!(meta.topic("/bad").is_none());
 }
+
+#[test]
+fn convert_refuses_contradictory_ranges_and_empty_selections() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.bag");
+    write_bag(&path, Compression::None, 10);
+    let base = crate::ConvertOptions {
+        inputs: vec![path],
+        output: crate::BagWriterOptions {
+            uri: dir.path().join("out"),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for (options, needle) in [
+        (
+            crate::ConvertOptions {
+                start: Some(5),
+                end: Some(2),
+                ..base.clone()
+            },
+            "after the end",
+        ),
+        (
+            crate::ConvertOptions {
+                start: Some(9_000_000_000),
+                ..base.clone()
+            },
+            "after the input's last message",
+        ),
+        (
+            crate::ConvertOptions {
+                filter: TopicFilter::topics(["/nope"]),
+                ..base.clone()
+            },
+            "no topic of the input matches",
+        ),
+    ] {
+        let e = crate::convert(&options).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+        assert!(!dir.path().join("out").exists());
+    }
+    assert_eq!(crate::convert(&base).unwrap().message_count, 14);
+}

@@ -10,8 +10,8 @@ use rosbag2_rs_transport::ros_args::split_ros_args;
 #[derive(Parser)]
 #[command(name = "player", version)]
 struct Args {
-    /// Log level: error, warn, info, debug or trace.
-    #[arg(long, default_value = "info")]
+    /// Log level: debug, info, warn, error or fatal (also trace, off).
+    #[arg(long, default_value = "info", value_parser = rosbag2_rs_transport::logging::parse_level)]
     log_level: log::LevelFilter,
     #[command(flatten)]
     play: PlayArgs,

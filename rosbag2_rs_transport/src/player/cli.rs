@@ -26,7 +26,7 @@ pub struct PlayArgs {
     #[arg(required = true)]
     pub bags: Vec<PathBuf>,
     /// Playback rate (> 0).
-    #[arg(short, long, default_value_t = 1.0)]
+    #[arg(short, long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub rate: f64,
     /// Start with time paused (space or the `resume` service starts it).
     #[arg(long)]
@@ -34,14 +34,18 @@ pub struct PlayArgs {
     /// Skip this many seconds from the start of the bag.
     #[arg(long, default_value_t = 0.0)]
     pub start_offset: f64,
-    /// Play this many seconds of bag time, then stop.
-    #[arg(long)]
+    /// Play this many seconds of bag time, then stop (negative: no limit, as in `ros2 bag`).
+    #[arg(long, allow_hyphen_values = true)]
     pub playback_duration: Option<f64>,
-    /// Stop at this bag timestamp (seconds).
-    #[arg(long, conflicts_with = "playback_until_nsec")]
+    /// Stop at this bag timestamp (seconds; negative: no limit).
+    #[arg(
+        long,
+        conflicts_with = "playback_until_nsec",
+        allow_hyphen_values = true
+    )]
     pub playback_until_sec: Option<f64>,
-    /// Stop at this bag timestamp (nanoseconds).
-    #[arg(long)]
+    /// Stop at this bag timestamp (nanoseconds; negative: no limit).
+    #[arg(long, allow_hyphen_values = true)]
     pub playback_until_nsec: Option<i64>,
     /// Wait this many seconds before playing.
     #[arg(short, long, default_value_t = 0.0)]
@@ -131,9 +135,10 @@ impl PlayArgs {
             Some(path) => load_qos_overrides(path)?,
             None => Default::default(),
         };
+        // As in `ros2 bag play`, a negative time or duration means "not set".
         let playback_until = match (self.playback_until_sec, self.playback_until_nsec) {
-            (Some(s), _) => Some(nanos(s, "--playback-until-sec")?),
-            (None, n) => n,
+            (Some(s), _) if s >= 0.0 => Some(nanos(s, "--playback-until-sec")?),
+            (_, n) => n.filter(|n| *n >= 0),
         };
         Ok(PlayOptions {
             bags: self.bags.clone(),
@@ -142,6 +147,7 @@ impl PlayArgs {
             start_offset: nanos(self.start_offset, "--start-offset")?,
             playback_duration: self
                 .playback_duration
+                .filter(|d| *d >= 0.0)
                 .map(|d| nanos(d, "--playback-duration"))
                 .transpose()?,
             playback_until,
@@ -401,4 +407,33 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        play: PlayArgs,
+    }
+
+    fn options(args: &[&str]) -> PlayOptions {
+        let cli = Cli::try_parse_from(["play", "bag"].iter().chain(args)).unwrap();
+        cli.play.options().unwrap()
+    }
+
+    #[test]
+    fn negative_limits_mean_not_set_and_a_negative_rate_reaches_the_range_check() {
+        let o = options(&["--playback-until-sec", "-1", "--playback-duration", "-1"]);
+        assert_eq!((o.playback_until, o.playback_duration), (None, None));
+        let o = options(&["--playback-until-nsec", "-1"]);
+        assert_eq!(o.playback_until, None);
+        let o = options(&["--playback-until-sec", "2", "--playback-duration", "1.5"]);
+        assert_eq!(o.playback_until, Some(2_000_000_000));
+        assert_eq!(o.playback_duration, Some(1_500_000_000));
+        assert_eq!(options(&["--rate", "-1"]).rate, -1.0);
+    }
 }

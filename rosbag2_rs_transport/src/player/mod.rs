@@ -57,7 +57,7 @@ pub enum PlaybackEnd {
 /// What a playback did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlaybackSummary {
-    /// Messages published (excluding `/clock` and events).
+    /// Messages of the bag published (the bag's own `/clock` included; not the player's).
     pub published: u64,
     /// How it ended.
     pub end: PlaybackEnd,
@@ -160,17 +160,29 @@ impl Player {
     ) -> Result<Self, PlayerError> {
         check_options(&options)?;
         let mut filter = options.filter.clone();
-        // /clock carries the player's own time; the recorded one is never re-published.
-        filter.exclude_topics.push(CLOCK_TOPIC.to_string());
+        // The bag's /clock is played like any topic (sim-time nodes need it), unless the player
+        // publishes its own time (`--clock`) or follows an external one (sim time): then the two
+        // would collide.
+        let own_time = options.publishes_clock() || options.use_sim_time;
+        if own_time {
+            filter.exclude_topics.push(CLOCK_TOPIC.to_string());
+        }
         let mut reader = SequentialReader::open_many(&options.bags)?;
         reader.set_filter(&filter)?;
         let (bag_start, bag_end) = (reader.start_time(), reader.end_time());
-        if reader
-            .topics()
-            .iter()
-            .any(|t| t.topic_metadata.name == CLOCK_TOPIC)
+        if own_time
+            && reader.topics().iter().any(|t| {
+                t.topic_metadata.name == CLOCK_TOPIC && options.filter.matches(CLOCK_TOPIC)
+            })
         {
-            log::info!("the bag's {CLOCK_TOPIC} is not played: the player publishes its own time with --clock");
+            log::info!(
+                "the bag's {CLOCK_TOPIC} is not played: {}",
+                if options.use_sim_time {
+                    "the player follows the graph's /clock (use_sim_time)"
+                } else {
+                    "the player publishes its own time (--clock)"
+                }
+            );
         }
 
         let clock: Arc<dyn PlayerClock> = if options.use_sim_time {

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use regex::Regex;
-use rosbag2_rs_storage::filter::whole_name_regex;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::QosProfile;
 
@@ -76,7 +75,9 @@ impl TopicSelection {
         let regex = |r: &Option<String>| -> Result<Option<Regex>> {
             r.as_deref()
                 .filter(|r| !r.is_empty())
-                .map(whole_name_regex)
+                // As `ros2 bag record -e`: a topic is selected when the expression matches
+                // anywhere in its name (`regex_search`).
+                .map(Regex::new)
                 .transpose()
                 .map_err(|e| RecorderError::InvalidOptions(e.to_string()))
         };
