@@ -273,8 +273,16 @@ pub fn serialize_profiles(profiles: &[QosProfile]) -> String {
 /// a string holding such a sequence.
 pub fn profiles_from_yaml(node: &Yaml) -> Result<Vec<QosProfile>, String> {
     match node {
-        Yaml::Array(items) => items.iter().map(QosProfile::from_yaml).collect(),
         Yaml::String(text) => parse_profiles(text),
+        other => profiles_from_list(other),
+    }
+}
+
+/// The list itself; a string here is not unwrapped again (a damaged file could nest them
+/// without end).
+fn profiles_from_list(node: &Yaml) -> Result<Vec<QosProfile>, String> {
+    match node {
+        Yaml::Array(items) => items.iter().map(QosProfile::from_yaml).collect(),
         Yaml::Null | Yaml::BadValue => Ok(Vec::new()),
         other => Err(format!(
             "offered_qos_profiles must be a list, found {other:?}"
@@ -290,7 +298,7 @@ pub fn parse_profiles(text: &str) -> Result<Vec<QosProfile>, String> {
     let docs = yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| format!("QoS YAML: {e}"))?;
     match docs.first() {
         None => Ok(Vec::new()),
-        Some(doc) => profiles_from_yaml(doc),
+        Some(doc) => profiles_from_list(doc),
     }
 }
 
@@ -378,5 +386,9 @@ mod tests {
     fn rejects_garbage() {
         assert!(parse_profiles("- history: sometimes").is_err());
         assert!(parse_profiles("[").is_err());
+        // A plain scalar parses to itself: it must be an error, not endless unwrapping (a
+        // corrupted MCAP channel overflowed the stack this way).
+        assert!(parse_profiles("abc").is_err());
+        assert!(profiles_from_yaml(&Yaml::String("abc".into())).is_err());
     }
 }
