@@ -13,7 +13,7 @@ step "system packages"
 need_apt=()
 for pkg in python3-venv iproute2 tcpdump cmake libclang-dev \
   python3-rosbag python3-std-msgs python3-sensor-msgs python3-geometry-msgs python3-tf2-msgs \
-  python3-diagnostic-msgs; do
+  python3-diagnostic-msgs libusb-1.0-0; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -25,6 +25,13 @@ fi
 step "python venv (peer tools: rosbags, mcap, mcap-ros2-support; colcon)"
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+# The RealSense SDK in the two versions whose file formats we read and write: 2.57 records ROS 1
+# .bag files, 2.59 records rosbag2 .db3 files (and plays both).
+for v in 2.57.7.10387 2.59.1.11053; do
+  venv=.venv-rs${v:0:1}${v:2:2}
+  if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
+  "$venv/bin/pip" install -q --disable-pip-version-check "pyrealsense2==$v"
+done
 
 step "cargo tools"
 command -v cargo-ament-build >/dev/null || cargo install --locked -q cargo-ament-build
@@ -70,6 +77,6 @@ fi
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds) in a private network namespace"
-cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_storage --examples
+cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_storage -p realsense_bag_rs --examples
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
   ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop' 

@@ -11,6 +11,8 @@ use crate::time_format;
 /// The facts `info` reports about one bag.
 pub struct BagSummary {
     metadata: BagMetadata,
+    /// The recorded camera, when the bag is a RealSense recording.
+    realsense: Option<realsense_bag_rs::Device>,
 }
 
 impl BagSummary {
@@ -25,7 +27,64 @@ impl BagSummary {
                 .map(|f| f.display().to_string())
                 .collect();
         }
-        Ok(Self { metadata })
+        let is_realsense = path.is_file()
+            && metadata
+                .topics_with_message_count
+                .iter()
+                .any(|t| t.topic_metadata.name == "/file_version");
+        let realsense = if is_realsense {
+            Some(realsense_bag_rs::Recording::open(path)?.device().clone())
+        } else {
+            None
+        };
+        Ok(Self {
+            metadata,
+            realsense,
+        })
+    }
+
+    fn realsense_text(device: &realsense_bag_rs::Device, pad: &str) -> String {
+        let info: Vec<String> = device
+            .info
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        let mut out = format!(
+            "RealSense device:  {} (file version {})\n",
+            info.join(", "),
+            device.file_version
+        );
+        let mut sensors = Vec::new();
+        for s in &device.sensors {
+            let streams: Vec<String> = s
+                .streams
+                .iter()
+                .map(|p| match &p.intrinsics {
+                    Some(i) => format!(
+                        "{} {} {} {}x{} @{} fps",
+                        p.stream, p.index, p.format, i.width, i.height, p.fps
+                    ),
+                    None => format!("{} {} {} @{} fps", p.stream, p.index, p.format, p.fps),
+                })
+                .collect();
+            let options: Vec<String> = s
+                .options
+                .iter()
+                .map(|o| format!("{}={}", o.name, o.value))
+                .collect();
+            sensors.push(format!(
+                "{}: {}{}",
+                s.name().unwrap_or("?"),
+                streams.join(", "),
+                if options.is_empty() {
+                    String::new()
+                } else {
+                    format!(" | options: {}", options.join(", "))
+                }
+            ));
+        }
+        out += &format!("Sensors:           {}\n", sensors.join(&format!("\n{pad}")));
+        out
     }
 
     /// The `ros2 bag info` text.
@@ -79,6 +138,9 @@ impl BagSummary {
                 .collect();
             out += &format!("Custom data:       {}\n", pairs.join(&format!("\n{pad}")));
         }
+        if let Some(device) = &self.realsense {
+            out += &Self::realsense_text(device, &pad);
+        }
         out
     }
 
@@ -109,6 +171,19 @@ impl BagSummary {
             "compression_mode": m.compression_mode,
             "custom_data": m.custom_data,
             "metadata_version": m.version,
+            "realsense": self.realsense.as_ref().map(|d| json!({
+                "file_version": d.file_version,
+                "info": d.info.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
+                "sensors": d.sensors.iter().map(|s| json!({
+                    "name": s.name(),
+                    "options": s.options.iter().map(|o| json!({"name": o.name, "value": o.value, "description": o.description})).collect::<Vec<_>>(),
+                    "streams": s.streams.iter().map(|p| json!({
+                        "stream": p.stream, "index": p.index, "format": p.format, "fps": p.fps,
+                        "width": p.intrinsics.as_ref().map(|i| i.width),
+                        "height": p.intrinsics.as_ref().map(|i| i.height),
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })),
         })
     }
 }

@@ -145,11 +145,28 @@ pub fn decode_ros1(reg: &Registry, type_name: &str, data: &[u8]) -> Result<Value
     decode_ros1_at(reg, type_index(reg, type_name)?, data)
 }
 
-/// [`decode_ros1`] for the type at `index` in `reg`.
-pub fn decode_ros1_at(reg: &Registry, index: usize, data: &[u8]) -> Result<Value, CodecError> {
+/// Decodes the ROS 1 message at the start of `data`, returning it and the bytes it took. ROS 1
+/// libraries ignore bytes after a message (the RealSense SDK writes some); this lets a caller do
+/// the same, or look at them.
+pub fn decode_ros1_prefix_at(
+    reg: &Registry,
+    index: usize,
+    data: &[u8],
+) -> Result<(Value, usize), CodecError> {
     let name = &reg.by_index(index).name;
     let mut r = Ros1Read { buf: data, pos: 0 };
     let value = wire::decode_struct(reg, index, &mut r).map_err(|e| e.into_decode(name))?;
+    Ok((value, r.pos))
+}
+
+/// [`decode_ros1`] for the type at `index` in `reg`.
+pub fn decode_ros1_at(reg: &Registry, index: usize, data: &[u8]) -> Result<Value, CodecError> {
+    let name = &reg.by_index(index).name;
+    let (value, used) = decode_ros1_prefix_at(reg, index, data)?;
+    let r = Ros1Read {
+        buf: data,
+        pos: used,
+    };
     if r.pos != data.len() {
         return Err(CodecError::Decode {
             type_name: name.clone(),
@@ -174,6 +191,71 @@ pub fn encode_ros1_at(reg: &Registry, index: usize, value: &Value) -> Result<Vec
     wire::encode_struct(reg, index, value, &mut w)
         .map_err(|e| e.into_encode(&reg.by_index(index).name))?;
     Ok(w.buf)
+}
+
+/// A decoded message with its type, for reading fields by name.
+#[derive(Debug, Clone, Copy)]
+pub struct MessageView<'a> {
+    reg: &'a Registry,
+    index: usize,
+    value: &'a Value,
+}
+
+impl<'a> MessageView<'a> {
+    /// Views `value`, a message of the type at `index` in `reg`.
+    pub fn new(reg: &'a Registry, index: usize, value: &'a Value) -> Self {
+        Self { reg, index, value }
+    }
+
+    /// The value of field `name`, if the type has it.
+    pub fn field(&self, name: &str) -> Option<&'a Value> {
+        let i = self.reg.by_index(self.index).field_index(name)?;
+        self.value.fields()?.get(i)
+    }
+
+    /// The nested message in field `name` (`None` if the field is not a message).
+    pub fn message(&self, name: &str) -> Option<MessageView<'a>> {
+        let ty = self.reg.by_index(self.index);
+        let i = ty.field_index(name)?;
+        if !matches!(ty.fields[i].base, definition::BaseType::Message(_)) {
+            return None;
+        }
+        Some(MessageView {
+            reg: self.reg,
+            index: ty.fields[i].type_index,
+            value: self.value.fields()?.get(i)?,
+        })
+    }
+
+    /// The elements of the message array in field `name`.
+    pub fn messages(&self, name: &str) -> Vec<MessageView<'a>> {
+        let ty = self.reg.by_index(self.index);
+        let (Some(i), Some(Value::Array(items))) = (ty.field_index(name), self.field(name)) else {
+            return Vec::new();
+        };
+        if !matches!(ty.fields[i].base, definition::BaseType::Message(_)) {
+            return Vec::new();
+        }
+        let index = ty.fields[i].type_index;
+        items
+            .iter()
+            .map(|value| MessageView {
+                reg: self.reg,
+                index,
+                value,
+            })
+            .collect()
+    }
+
+    /// Field `name` as a number (any integer or float kind).
+    pub fn number(&self, name: &str) -> Option<f64> {
+        self.field(name)?.as_f64()
+    }
+
+    /// Field `name` as text.
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.field(name)?.as_str().map(|s| s.into_owned())
+    }
 }
 
 #[cfg(test)]

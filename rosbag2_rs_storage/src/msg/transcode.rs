@@ -56,14 +56,8 @@ impl Ros1ToCdr {
         w.buf.extend_from_slice(&[0, 1, 0, 0]);
         wire::transcode_struct(&self.ros1, self.src, Direction::Ros1ToCdr, &mut r, &mut w)
             .map_err(|e| e.into_decode(name))?;
-        if r.pos != ros1.len() {
-            return Err(CodecError::Decode {
-                type_name: name.clone(),
-                field: "<message>".into(),
-                offset: r.pos,
-                reason: format!("{} bytes left after the message", ros1.len() - r.pos),
-            });
-        }
+        // Bytes after the message are ignored, as roscpp and genpy ignore them (the RealSense
+        // SDK appends some to its images).
         Ok(w.buf)
     }
 }

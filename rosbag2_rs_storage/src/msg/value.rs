@@ -88,6 +88,24 @@ impl Value {
         })
     }
 
+    /// Any number (integer or float) as `f64`.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Self::Float32(v) => Some(v as f64),
+            Self::Float64(v) => Some(v),
+            _ => self.as_i128().map(|v| v as f64),
+        }
+    }
+
+    /// An array of numbers as `f64`s (a byte array included).
+    pub fn as_f64s(&self) -> Option<Vec<f64>> {
+        match self {
+            Self::Bytes(b) => Some(b.iter().map(|&x| x as f64).collect()),
+            Self::Array(items) => items.iter().map(Self::as_f64).collect(),
+            _ => None,
+        }
+    }
+
     /// A short name of the variant, for error messages.
     pub fn kind(&self) -> &'static str {
         match self {

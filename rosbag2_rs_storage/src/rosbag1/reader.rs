@@ -97,6 +97,8 @@ pub struct BagReader {
     selected: Vec<bool>,
     cache: Vec<(u32, Bytes)>,
     indexed: bool,
+    /// The index ran past the end of the file: the bag was cut short.
+    truncated: bool,
 }
 
 impl std::fmt::Debug for BagReader {
@@ -133,6 +135,7 @@ impl BagReader {
             selected: Vec::new(),
             cache: Vec::new(),
             indexed: false,
+            truncated: false,
         };
         let corrupt = |reason: String| StorageError::corrupt(path, reason);
         if !is_rosbag1(&reader.file) {
@@ -162,7 +165,7 @@ impl BagReader {
         } else {
             match reader.read_index(index_pos as usize) {
                 Ok(()) => reader.indexed = true,
-                Err(e) if mode == OpenMode::Recover => {
+                Err(e) if mode == OpenMode::Recover || reader.truncated => {
                     log::warn!("{}: {e}; scanning the chunks instead", path.display());
                     reader.connections.clear();
                     reader.by_id.clear();
@@ -192,6 +195,7 @@ impl BagReader {
         let mut pos = index_pos;
         let mut chunk_infos = Vec::new();
         while pos < file.len() {
+            self.truncated = record::runs_past_end(&file, pos);
             let r = record::parse_record(&file, pos)
                 .map_err(|e| format!("index record at offset {pos}: {e}"))?;
             match r.fields.op()? {

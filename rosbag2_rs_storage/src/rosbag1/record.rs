@@ -206,6 +206,18 @@ pub fn parse_message_record(
     Ok((conn, time, start..start + data_len))
 }
 
+/// True when the record at `at` claims more bytes than the buffer holds (a file cut short).
+pub fn runs_past_end(buf: &[u8], at: usize) -> bool {
+    let Ok(header_len) = read_u32(buf, at) else {
+        return true;
+    };
+    let data_at = at + 4 + header_len as usize;
+    match read_u32(buf, data_at) {
+        Ok(data_len) => data_at + 4 + data_len as usize > buf.len(),
+        Err(_) => true,
+    }
+}
+
 /// Builds a header block from `(name, value)` pairs, without its length prefix.
 pub fn header_bytes(fields: &[(&str, &[u8])]) -> Vec<u8> {
     let mut out = Vec::new();

@@ -1,0 +1,30 @@
+//! # realsense_bag_rs
+//!
+//! RealSense SDK recordings read with rosbag2-rs's storage and message codec: the ROS 1 `.bag`
+//! files SDK 2.57 and older record (file versions 2 to 4) and the rosbag2 SQLite3 `.db3` files
+//! SDK 2.58 and newer record. A [`Recording`] gives the device description (device and sensor
+//! information, options, stream profiles with intrinsics and extrinsics) and then every frame in
+//! recording order, with its number, device timestamp and domain, metadata and payload.
+//!
+//! ```no_run
+//! use realsense_bag_rs::Recording;
+//! let mut rec = Recording::open("capture.bag".as_ref())?;
+//! for sensor in &rec.device().sensors {
+//!     println!("{:?}: {} streams", sensor.name(), sensor.streams.len());
+//! }
+//! while let Some(frame) = rec.next_frame()? {
+//!     println!("{} #{} at {} ms", frame.stream, frame.number, frame.timestamp_ms);
+//! }
+//! # Ok::<(), realsense_bag_rs::RealSenseError>(())
+//! ```
+
+mod error;
+mod model;
+mod png;
+mod reader;
+mod source;
+pub mod topic;
+
+pub use error::RealSenseError;
+pub use model::*;
+pub use reader::Recording;

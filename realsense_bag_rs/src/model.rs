@@ -1,0 +1,314 @@
+//! What a RealSense recording holds: the device description and its frames.
+
+use bytes::Bytes;
+
+/// The recorded device.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Device {
+    /// The RealSense file format version (`/file_version`).
+    pub file_version: u32,
+    /// Device information (`Name`, `Serial Number`, `Firmware Version`, ...), in file order.
+    pub info: Vec<(String, String)>,
+    /// The sensors, by index.
+    pub sensors: Vec<Sensor>,
+}
+
+/// One sensor of the device.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sensor {
+    /// Its index in the topic names.
+    pub index: u32,
+    /// Sensor information (`Name`, ...).
+    pub info: Vec<(String, String)>,
+    /// Options with their recorded values.
+    pub options: Vec<SensorOption>,
+    /// Its stream profiles.
+    pub streams: Vec<StreamProfile>,
+}
+
+impl Sensor {
+    /// The sensor's name, if recorded.
+    pub fn name(&self) -> Option<&str> {
+        self.info
+            .iter()
+            .find(|(k, _)| k == "Name")
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One option of a sensor.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SensorOption {
+    /// Its name (`Exposure`, `Depth Units`, ...).
+    pub name: String,
+    /// Its value when recording started.
+    pub value: f32,
+    /// Its description.
+    pub description: String,
+}
+
+/// A stream the sensor recorded.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StreamProfile {
+    /// Stream type as the SDK names it, lower case (`depth`, `infrared`, `color`, `accel`, ...).
+    pub stream: String,
+    /// Stream index.
+    pub index: u32,
+    /// Pixel or sample format as the SDK's `rs2_format` names it, lower case (`z16`, `rgb8`,
+    /// `motion_xyz32f`, ...).
+    pub format: String,
+    /// Frames per second.
+    pub fps: u32,
+    /// Video intrinsics, for video streams.
+    pub intrinsics: Option<Intrinsics>,
+    /// Motion intrinsics, for motion streams.
+    pub motion_intrinsics: Option<MotionIntrinsics>,
+    /// The transform from this stream to its reference, if recorded.
+    pub extrinsics: Option<Extrinsics>,
+}
+
+/// Video intrinsics (`rs2_intrinsics`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Intrinsics {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Principal point, x.
+    pub ppx: f64,
+    /// Principal point, y.
+    pub ppy: f64,
+    /// Focal length in pixels, x.
+    pub fx: f64,
+    /// Focal length in pixels, y.
+    pub fy: f64,
+    /// Distortion model as the SDK's `rs2_distortion` names it, snake case (`brown_conrady`,
+    /// `inverse_brown_conrady`, `none`, ...).
+    pub model: String,
+    /// Distortion coefficients.
+    pub coeffs: Vec<f64>,
+}
+
+/// Motion intrinsics (`rs2_motion_device_intrinsic`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MotionIntrinsics {
+    /// Scale, cross-axis and bias: a 3×4 row-major matrix.
+    pub data: Vec<f64>,
+    /// Noise variances, x y z.
+    pub noise_variances: Vec<f64>,
+    /// Bias variances, x y z.
+    pub bias_variances: Vec<f64>,
+}
+
+/// A rigid transform `p' = R p + t` (`rs2_extrinsics`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Transform {
+    /// Rotation R, 3×3 column-major.
+    pub rotation: [f64; 9],
+    /// Translation t in metres.
+    pub translation: [f64; 3],
+}
+
+impl Transform {
+    /// R at row `r`, column `c`.
+    fn r(&self, row: usize, col: usize) -> f64 {
+        self.rotation[col * 3 + row]
+    }
+
+    /// The inverse transform.
+    pub fn inverse(&self) -> Transform {
+        let mut rotation = [0.0; 9];
+        for row in 0..3 {
+            for col in 0..3 {
+                rotation[col * 3 + row] = self.r(col, row);
+            }
+        }
+        let inv = Transform {
+            rotation,
+            translation: [0.0; 3],
+        };
+        let t = inv.apply(self.translation);
+        Transform {
+            rotation,
+            translation: [-t[0], -t[1], -t[2]],
+        }
+    }
+
+    /// `self` after `first`: p ↦ self(first(p)).
+    pub fn after(&self, first: &Transform) -> Transform {
+        let mut rotation = [0.0; 9];
+        for row in 0..3 {
+            for col in 0..3 {
+                rotation[col * 3 + row] = (0..3).map(|k| self.r(row, k) * first.r(k, col)).sum();
+            }
+        }
+        let t = self.apply(first.translation);
+        Transform {
+            rotation,
+            translation: t,
+        }
+    }
+
+    /// R p + t.
+    pub fn apply(&self, p: [f64; 3]) -> [f64; 3] {
+        let mut out = self.translation;
+        for (row, o) in out.iter_mut().enumerate() {
+            *o += (0..3).map(|k| self.r(row, k) * p[k]).sum::<f64>();
+        }
+        out
+    }
+}
+
+/// Where a stream sits: the transform from a reference point (indexed by group, from the topic
+/// name) to the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Extrinsics {
+    /// The reference (group) index.
+    pub reference: u32,
+    /// Reference → stream.
+    pub transform: Transform,
+}
+
+impl Device {
+    /// The profile of stream `stream` (lower case) with index `index`.
+    pub fn profile(&self, stream: &str, index: u32) -> Option<&StreamProfile> {
+        self.sensors
+            .iter()
+            .flat_map(|s| &s.streams)
+            .find(|p| p.stream == stream && p.index == index)
+    }
+
+    /// The transform from one stream's coordinates to another's, as the SDK's
+    /// `get_extrinsics_to` gives it, when both are placed relative to the same reference.
+    pub fn extrinsics(&self, from: (&str, u32), to: (&str, u32)) -> Option<Transform> {
+        let a = self.profile(from.0, from.1)?.extrinsics?;
+        let b = self.profile(to.0, to.1)?.extrinsics?;
+        (a.reference == b.reference).then(|| b.transform.after(&a.transform.inverse()))
+    }
+}
+
+/// One recorded frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// Sensor index.
+    pub sensor: u32,
+    /// Stream type, lower case.
+    pub stream: String,
+    /// Stream index.
+    pub index: u32,
+    /// Frame number.
+    pub number: u64,
+    /// Device timestamp in milliseconds.
+    pub timestamp_ms: f64,
+    /// Its domain as the SDK names it, snake case (`hardware_clock`, `system_time`, ...).
+    pub domain: String,
+    /// Time the recorder wrote it, ns from the start of the file.
+    pub recorded_ns: i64,
+    /// Frame metadata (`frame_counter`, `sensor_timestamp`, ...), in file order.
+    pub metadata: Vec<(String, i64)>,
+    /// The payload.
+    pub payload: Payload,
+}
+
+/// What a frame carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// An image.
+    Video {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+        /// Bytes per row.
+        stride: u32,
+        /// Pixel format (`rs2_format` name).
+        format: String,
+        /// The pixels.
+        data: Bytes,
+    },
+    /// An accelerometer or gyroscope sample.
+    Motion {
+        /// x, y, z (m/s² or rad/s).
+        xyz: [f64; 3],
+    },
+}
+
+/// ROS image encodings the SDK writes, to `rs2_format` names (`stream` decides the 16-bit mono
+/// case: depth is `z16`, infrared `y16`).
+pub fn format_from_encoding(encoding: &str, stream: &str) -> String {
+    match encoding {
+        "mono16" | "16UC1" if stream == "depth" => "z16".into(),
+        "mono16" | "16UC1" => "y16".into(),
+        "mono8" | "8UC1" => "y8".into(),
+        "rgb8" | "bgr8" | "rgba8" | "bgra8" | "uyvy" => encoding.into(),
+        "yuv422" => "yuyv".into(),
+        other => other.to_ascii_lowercase(),
+    }
+}
+
+/// `Frame Counter` → `frame_counter`, `Hardware Clock` → `hardware_clock`.
+pub fn snake_case(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace([' ', '-'], "_")
+}
+
+/// A unit quaternion (x, y, z, w) as a column-major rotation matrix.
+pub fn rotation_from_quaternion([x, y, z, w]: [f64; 4]) -> [f64; 9] {
+    [
+        1.0 - 2.0 * (y * y + z * z),
+        2.0 * (x * y + z * w),
+        2.0 * (x * z - y * w),
+        2.0 * (x * y - z * w),
+        1.0 - 2.0 * (x * x + z * z),
+        2.0 * (y * z + x * w),
+        2.0 * (x * z + y * w),
+        2.0 * (y * z - x * w),
+        1.0 - 2.0 * (x * x + y * y),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: &[f64], b: &[f64]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12)
+    }
+
+    #[test]
+    fn transforms_invert_and_compose() {
+        // 90° about z, then a shift.
+        let t = Transform {
+            rotation: rotation_from_quaternion([0.0, 0.0, 0.5f64.sqrt(), 0.5f64.sqrt()]),
+            translation: [1.0, 2.0, 3.0],
+        };
+        assert!(close(&t.apply([1.0, 0.0, 0.0]), &[1.0, 3.0, 3.0]));
+        let id = t.after(&t.inverse());
+        assert!(close(
+            &id.rotation,
+            &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+        ));
+        assert!(close(&id.translation, &[0.0; 3]));
+        assert!(close(
+            &t.inverse().apply(t.apply([0.3, -0.2, 5.0])),
+            &[0.3, -0.2, 5.0]
+        ));
+        // The SDK's identity quaternion is written as w = -1.
+        assert!(close(
+            &rotation_from_quaternion([0.0, 0.0, 0.0, -1.0]),
+            &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+        ));
+    }
+
+    #[test]
+    fn names_as_the_sdk_spells_them() {
+        assert_eq!(format_from_encoding("mono16", "depth"), "z16");
+        assert_eq!(format_from_encoding("mono16", "infrared"), "y16");
+        assert_eq!(format_from_encoding("mono8", "infrared"), "y8");
+        assert_eq!(
+            format_from_encoding("MOTION_XYZ32F", "accel"),
+            "motion_xyz32f"
+        );
+        assert_eq!(snake_case("Hardware Clock"), "hardware_clock");
+        assert_eq!(snake_case("Frame Counter"), "frame_counter");
+    }
+}

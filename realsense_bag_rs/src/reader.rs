@@ -1,0 +1,515 @@
+//! Reading a recording: the device description up front, then the frames in time order.
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use rosbag2_rs_storage::msg::{MessageView, Value};
+
+use crate::error::RealSenseError;
+use crate::model::*;
+use crate::source::{Decoded, Source};
+use crate::topic::{self, TopicKind};
+
+/// A RealSense recording opened for reading.
+pub struct Recording {
+    path: PathBuf,
+    source: Source,
+    device: Device,
+    pending: Option<Frame>,
+}
+
+/// `a=1;b=x,y` → [("a", "1"), ("b", "x,y")], the rosbag2 layout's way of packing fields.
+fn pairs(text: &str) -> Vec<(String, String)> {
+    text.split(';')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+fn floats(text: &str) -> Vec<f64> {
+    text.split(',')
+        .filter_map(|x| x.trim().parse().ok())
+        .collect()
+}
+
+fn lookup<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+impl Recording {
+    /// Opens a `.bag` (ROS 1) or `.db3` (rosbag2) recording and reads its device description.
+    pub fn open(path: &Path) -> Result<Self, RealSenseError> {
+        let source = Source::open(path)?;
+        if !source.topics().iter().any(|t| t == "/file_version") {
+            return Err(RealSenseError::Missing {
+                path: path.to_path_buf(),
+                what: "no /file_version topic".into(),
+            });
+        }
+        let mut recording = Self {
+            path: path.to_path_buf(),
+            source,
+            device: Device::default(),
+            pending: None,
+        };
+        recording.read_description()?;
+        recording.rewind()?;
+        Ok(recording)
+    }
+
+    /// The recorded device.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn invalid(&self, topic: &str, reason: impl Into<String>) -> RealSenseError {
+        RealSenseError::Invalid {
+            path: self.path.clone(),
+            topic: topic.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    fn sensor(&mut self, index: u32) -> &mut Sensor {
+        let sensors = &mut self.device.sensors;
+        let at = match sensors.binary_search_by_key(&index, |s| s.index) {
+            Ok(i) => i,
+            Err(i) => {
+                sensors.insert(
+                    i,
+                    Sensor {
+                        index,
+                        ..Sensor::default()
+                    },
+                );
+                i
+            }
+        };
+        &mut sensors[at]
+    }
+
+    fn stream(&mut self, sensor: u32, (name, index): &(String, u32)) -> &mut StreamProfile {
+        let stream = name.to_ascii_lowercase();
+        let streams = &mut self.sensor(sensor).streams;
+        let at = match streams
+            .iter()
+            .position(|s| s.stream == stream && s.index == *index)
+        {
+            Some(i) => i,
+            None => {
+                streams.push(StreamProfile {
+                    stream,
+                    index: *index,
+                    ..StreamProfile::default()
+                });
+                streams.len() - 1
+            }
+        };
+        &mut streams[at]
+    }
+
+    fn read_description(&mut self) -> Result<(), RealSenseError> {
+        let frame_topic = |t: &str| {
+            matches!(
+                topic::parse(t).kind,
+                TopicKind::ImageData
+                    | TopicKind::ImuData
+                    | TopicKind::PoseData
+                    | TopicKind::Metadata
+                    | TopicKind::ImageCameraInfo
+            )
+        };
+        self.source.select(|t| !frame_topic(t))?;
+        while let Some(m) = self.source.next(&self.path)? {
+            self.describe(&m)?;
+        }
+        if self.device.sensors.is_empty() {
+            return Err(RealSenseError::Missing {
+                path: self.path.clone(),
+                what: "no sensor is described".into(),
+            });
+        }
+        for s in &self.device.sensors {
+            for p in &s.streams {
+                let sensor = format!("/device_0/sensor_{}", s.index);
+                if p.format.is_empty() {
+                    return Err(self.invalid(
+                        &sensor,
+                        format!("{} stream {} has no info (format, fps)", p.stream, p.index),
+                    ));
+                }
+                let video = !p.stream.eq_ignore_ascii_case("accel")
+                    && !p.stream.eq_ignore_ascii_case("gyro")
+                    && !p.stream.eq_ignore_ascii_case("pose");
+                if video && p.intrinsics.is_none() {
+                    return Err(self.invalid(
+                        &sensor,
+                        format!(
+                            "{} stream {} has no camera_info (video intrinsics)",
+                            p.stream, p.index
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn describe(&mut self, m: &Decoded) -> Result<(), RealSenseError> {
+        let t = topic::parse(&m.topic);
+        let v = m.view();
+        // The rosbag2 layout packs most descriptions into one std_msgs/String.
+        let packed = v.text("data").map(|s| pairs(&s));
+        match (&t.kind, t.sensor, &t.stream) {
+            (TopicKind::FileVersion, ..) => {
+                self.device.file_version = v.number("data").unwrap_or(0.0) as u32
+            }
+            (TopicKind::DeviceInfo, ..) => {
+                let kv = key_values(&v, packed);
+                self.device.info.extend(kv);
+            }
+            (TopicKind::SensorInfo, Some(s), _) => {
+                let kv = key_values(&v, packed);
+                self.sensor(s).info.extend(kv);
+            }
+            (TopicKind::OptionValue(name), Some(s), _) => {
+                let value = v
+                    .number("data")
+                    .or_else(|| v.text("data").and_then(|t| t.parse().ok()))
+                    .ok_or_else(|| self.invalid(&m.topic, "option value is not a number"))?;
+                option(self.sensor(s), name).value = value as f32;
+            }
+            (TopicKind::OptionDescription(name), Some(s), _) => {
+                option(self.sensor(s), name).description = v.text("data").unwrap_or_default();
+            }
+            (TopicKind::StreamInfo, Some(s), Some(st)) => {
+                let (encoding, fps) = match &packed {
+                    Some(p) => (
+                        lookup(p, "encoding").unwrap_or_default().to_string(),
+                        lookup(p, "fps").and_then(|f| f.parse().ok()).unwrap_or(0.0),
+                    ),
+                    None => (
+                        v.text("encoding").unwrap_or_default(),
+                        v.number("fps").unwrap_or(0.0),
+                    ),
+                };
+                let stream = self.stream(s, st);
+                stream.format = format_from_encoding(&encoding, &stream.stream);
+                stream.fps = fps as u32;
+            }
+            (TopicKind::CameraInfo, Some(s), Some(st)) => {
+                let intrinsics = match &packed {
+                    Some(p) => Intrinsics {
+                        width: lookup(p, "width").and_then(|x| x.parse().ok()).unwrap_or(0),
+                        height: lookup(p, "height")
+                            .and_then(|x| x.parse().ok())
+                            .unwrap_or(0),
+                        fx: lookup(p, "fx").and_then(|x| x.parse().ok()).unwrap_or(0.0),
+                        fy: lookup(p, "fy").and_then(|x| x.parse().ok()).unwrap_or(0.0),
+                        ppx: lookup(p, "ppx").and_then(|x| x.parse().ok()).unwrap_or(0.0),
+                        ppy: lookup(p, "ppy").and_then(|x| x.parse().ok()).unwrap_or(0.0),
+                        model: snake_case(lookup(p, "model").unwrap_or_default()),
+                        coeffs: floats(lookup(p, "coeffs").unwrap_or_default()),
+                    },
+                    None => {
+                        let k = field_f64s(&v, "k").or_else(|| field_f64s(&v, "K"));
+                        let k = k.filter(|k| k.len() == 9).ok_or_else(|| {
+                            self.invalid(&m.topic, "camera_info without a 3×3 K matrix")
+                        })?;
+                        Intrinsics {
+                            width: v.number("width").unwrap_or(0.0) as u32,
+                            height: v.number("height").unwrap_or(0.0) as u32,
+                            fx: k[0],
+                            fy: k[4],
+                            ppx: k[2],
+                            ppy: k[5],
+                            model: snake_case(&v.text("distortion_model").unwrap_or_default()),
+                            coeffs: field_f64s(&v, "d")
+                                .or_else(|| field_f64s(&v, "D"))
+                                .unwrap_or_default(),
+                        }
+                    }
+                };
+                self.stream(s, st).intrinsics = Some(intrinsics);
+            }
+            (TopicKind::ImuIntrinsic, Some(s), Some(st)) => {
+                let intrinsics = match &packed {
+                    Some(p) => MotionIntrinsics {
+                        data: floats(lookup(p, "data").unwrap_or_default()),
+                        noise_variances: floats(lookup(p, "noise_variances").unwrap_or_default()),
+                        bias_variances: floats(lookup(p, "bias_variances").unwrap_or_default()),
+                    },
+                    None => MotionIntrinsics {
+                        data: field_f64s(&v, "data").unwrap_or_default(),
+                        noise_variances: field_f64s(&v, "noise_variances").unwrap_or_default(),
+                        bias_variances: field_f64s(&v, "bias_variances").unwrap_or_default(),
+                    },
+                };
+                self.stream(s, st).motion_intrinsics = Some(intrinsics);
+            }
+            (TopicKind::Extrinsics(group), Some(s), Some(st)) => {
+                let (rotation, translation) = match &packed {
+                    Some(p) => {
+                        let r = floats(lookup(p, "rotation").unwrap_or_default());
+                        let t = floats(lookup(p, "translation").unwrap_or_default());
+                        let (Ok(r), Ok(t)) = (r.try_into(), t.try_into()) else {
+                            return Err(self.invalid(&m.topic, "extrinsics need 9 + 3 numbers"));
+                        };
+                        (r, t)
+                    }
+                    None => {
+                        let xyz = |m: Option<MessageView>, names: &[&str]| -> Vec<f64> {
+                            names
+                                .iter()
+                                .map(|n| m.and_then(|m| m.number(n)).unwrap_or(0.0))
+                                .collect()
+                        };
+                        let t = xyz(v.message("translation"), &["x", "y", "z"]);
+                        let q = xyz(v.message("rotation"), &["x", "y", "z", "w"]);
+                        (
+                            rotation_from_quaternion([q[0], q[1], q[2], q[3]]),
+                            [t[0], t[1], t[2]],
+                        )
+                    }
+                };
+                self.stream(s, st).extrinsics = Some(Extrinsics {
+                    reference: *group,
+                    transform: Transform {
+                        rotation,
+                        translation,
+                    },
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Starts the frames over from the beginning.
+    pub fn rewind(&mut self) -> Result<(), RealSenseError> {
+        self.pending = None;
+        self.source.select(|t| {
+            matches!(
+                topic::parse(t).kind,
+                TopicKind::ImageData | TopicKind::ImuData | TopicKind::Metadata
+            )
+        })
+    }
+
+    /// The next frame in recording order, with its metadata, or `None` at the end.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, RealSenseError> {
+        while let Some(m) = self.source.next(&self.path)? {
+            let t = topic::parse(&m.topic);
+            let (Some(sensor), Some(stream)) = (t.sensor, t.stream.clone()) else {
+                continue;
+            };
+            match t.kind {
+                TopicKind::Metadata => {
+                    let Some(frame) = self.pending.as_mut().filter(|f| {
+                        f.sensor == sensor
+                            && f.stream.eq_ignore_ascii_case(&stream.0)
+                            && f.index == stream.1
+                            && f.recorded_ns == m.time
+                    }) else {
+                        log::debug!("{}: metadata without its frame at {} ns", m.topic, m.time);
+                        continue;
+                    };
+                    apply_metadata(frame, &m.view());
+                }
+                TopicKind::ImageData | TopicKind::ImuData => {
+                    let frame = self.frame(&m, sensor, &stream, &t.kind)?;
+                    if let Some(done) = self.pending.replace(frame) {
+                        return Ok(Some(done));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(self.pending.take())
+    }
+
+    fn frame(
+        &self,
+        m: &Decoded,
+        sensor: u32,
+        (name, index): &(String, u32),
+        kind: &TopicKind,
+    ) -> Result<Frame, RealSenseError> {
+        let v = m.view();
+        let stream = name.to_ascii_lowercase();
+        let header = v.message("header");
+        // ROS 1 `time` or builtin_interfaces/Time: the device timestamp.
+        let timestamp_ms = match header.and_then(|h| h.field("stamp")) {
+            Some(Value::Time { sec, nsec }) => *sec as f64 * 1e3 + *nsec as f64 / 1e6,
+            _ => header.and_then(|h| h.message("stamp")).map_or(0.0, |s| {
+                s.number("sec").unwrap_or(0.0) * 1e3 + s.number("nanosec").unwrap_or(0.0) / 1e6
+            }),
+        };
+        let profile = self
+            .device
+            .sensors
+            .iter()
+            .find(|s| s.index == sensor)
+            .and_then(|s| {
+                s.streams
+                    .iter()
+                    .find(|p| p.stream == stream && p.index == *index)
+            });
+        let payload = match kind {
+            TopicKind::ImuData => {
+                let field = if stream == "gyro" {
+                    "angular_velocity"
+                } else {
+                    "linear_acceleration"
+                };
+                let xyz = v.message(field);
+                let get = |n| xyz.and_then(|x| x.number(n)).unwrap_or(0.0);
+                Payload::Motion {
+                    xyz: [get("x"), get("y"), get("z")],
+                }
+            }
+            _ => self.image(m, &v, &stream, profile)?,
+        };
+        Ok(Frame {
+            sensor,
+            stream,
+            index: *index,
+            number: header.and_then(|h| h.number("seq")).unwrap_or(0.0) as u64,
+            timestamp_ms,
+            domain: String::new(),
+            recorded_ns: m.time,
+            metadata: Vec::new(),
+            payload,
+        })
+    }
+
+    fn image(
+        &self,
+        m: &Decoded,
+        v: &MessageView,
+        stream: &str,
+        profile: Option<&StreamProfile>,
+    ) -> Result<Payload, RealSenseError> {
+        let data = match v.field("data") {
+            Some(Value::Bytes(b)) => b,
+            _ => return Err(self.invalid(&m.topic, "image without data")),
+        };
+        if let Some(format) = v.text("format") {
+            // rosbag2 layout: a CompressedImage holding a PNG.
+            return crate::png::decode(&format, data, profile)
+                .map_err(|e| self.invalid(&m.topic, e));
+        }
+        let encoding = v.text("encoding").unwrap_or_default();
+        Ok(Payload::Video {
+            width: v.number("width").unwrap_or(0.0) as u32,
+            height: v.number("height").unwrap_or(0.0) as u32,
+            stride: v.number("step").unwrap_or(0.0) as u32,
+            format: profile
+                .map(|p| p.format.clone())
+                .unwrap_or_else(|| format_from_encoding(&encoding, stream)),
+            data: Bytes::copy_from_slice(data),
+        })
+    }
+}
+
+fn option<'a>(sensor: &'a mut Sensor, name: &str) -> &'a mut SensorOption {
+    let at = match sensor.options.iter().position(|o| o.name == name) {
+        Some(i) => i,
+        None => {
+            sensor.options.push(SensorOption {
+                name: name.to_string(),
+                ..SensorOption::default()
+            });
+            sensor.options.len() - 1
+        }
+    };
+    &mut sensor.options[at]
+}
+
+fn field_f64s(v: &MessageView, name: &str) -> Option<Vec<f64>> {
+    v.field(name)?.as_f64s()
+}
+
+/// A `KeyValue` message, or the pairs packed in a `String`.
+fn key_values(v: &MessageView, packed: Option<Vec<(String, String)>>) -> Vec<(String, String)> {
+    packed.unwrap_or_else(|| match (v.text("key"), v.text("value")) {
+        (Some(k), Some(val)) => vec![(k, val)],
+        _ => Vec::new(),
+    })
+}
+
+/// One `KeyValue` (ROS 1 layout) or a packed `String` (rosbag2 layout) of frame metadata.
+fn apply_metadata(frame: &mut Frame, v: &MessageView) {
+    let pairs = match (v.text("key"), v.text("value")) {
+        (Some(k), Some(val)) => vec![(k, val)],
+        _ => v.text("data").map(|d| pairs(&d)).unwrap_or_default(),
+    };
+    for (key, value) in pairs {
+        match key.as_str() {
+            "timestamp_domain" => frame.domain = snake_case(&value),
+            "Frame number" => frame.number = value.parse().unwrap_or(frame.number),
+            "timestamp" => frame.timestamp_ms = value.parse().unwrap_or(frame.timestamp_ms),
+            "system_time" | "depth_units" => {}
+            _ => {
+                if let Ok(n) = value.parse::<i64>() {
+                    frame.metadata.push((snake_case(&key), n));
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for Recording {
+    type Item = Result<Frame, RealSenseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_frame().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosbag2_rs_storage::rosbag1::{BagWriter, Connection, WriterOptions};
+
+    #[test]
+    fn packed_pairs() {
+        let p = pairs("encoding=Z16;fps=30;coeffs=0.1,0.2;");
+        assert_eq!(lookup(&p, "fps"), Some("30"));
+        assert_eq!(floats(lookup(&p, "coeffs").unwrap()), [0.1, 0.2]);
+        assert_eq!(lookup(&p, "none"), None);
+    }
+
+    #[test]
+    fn a_bag_that_is_no_recording_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plain.bag");
+        let mut w = BagWriter::create(&path, WriterOptions::default()).unwrap();
+        let id = w.add_connection(Connection {
+            id: 0,
+            topic: "/chatter".into(),
+            type_name: "std_msgs/String".into(),
+            md5sum: "992ce8a1687cec8c8bd883ec73ca41d1".into(),
+            message_definition: "string data\n".into(),
+            callerid: None,
+            latching: false,
+        });
+        w.write(id, 1, &[1, 0, 0, 0, b'x']).unwrap();
+        w.finish().unwrap();
+        let e = Recording::open(&path).err().unwrap().to_string();
+        assert!(
+            e.contains("plain.bag") && e.contains("no /file_version"),
+            "{e}"
+        );
+        std::fs::write(&path, b"neither").unwrap();
+        assert!(Recording::open(&path).is_err());
+    }
+}

@@ -1,0 +1,189 @@
+//! The two containers the SDK writes, behind one message stream: ROS 1 bags read as stored (ROS 1
+//! bytes, decoded leniently: the SDK appends bytes to some images) and rosbag2 SQLite3 files
+//! read as CDR. Each message comes decoded, with its type for reading fields by name.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use rosbag2_rs_storage::msg::{
+    decode_cdr_at, decode_ros1_prefix_at, Dialect, MessageView, Registry, Value,
+};
+use rosbag2_rs_storage::rosbag1::{is_rosbag1, BagReader};
+use rosbag2_rs_storage::{MessageDefinitionCache, OpenMode, SequentialReader, TopicFilter};
+
+use crate::error::RealSenseError;
+
+/// A type's registry and the type's index in it.
+type Decoder = (Arc<Registry>, usize);
+
+/// One decoded message.
+pub struct Decoded {
+    /// Its topic.
+    pub topic: Arc<str>,
+    /// Bag time, ns.
+    pub time: i64,
+    decoder: Decoder,
+    value: Value,
+}
+
+impl Decoded {
+    /// The message, for reading fields by name.
+    pub fn view(&self) -> MessageView<'_> {
+        MessageView::new(&self.decoder.0, self.decoder.1, &self.value)
+    }
+}
+
+/// Where the messages come from.
+pub enum Source {
+    /// A ROS 1 bag (SDK 2.57 and older).
+    Ros1 {
+        bag: Box<BagReader>,
+        /// Per connection id: topic and decoder.
+        connections: HashMap<u32, (Arc<str>, Decoder)>,
+    },
+    /// A rosbag2 SQLite3 file (SDK 2.58 and newer).
+    Ros2 {
+        reader: Box<SequentialReader>,
+        /// Per topic: decoder, or why there is none.
+        topics: HashMap<String, Result<Decoder, String>>,
+    },
+}
+
+fn decoder(type_name: &str, definition: &str, dialect: Dialect) -> Result<Decoder, String> {
+    let mut reg = Registry::new();
+    reg.parse_concatenated(type_name, definition, dialect)
+        .map_err(|e| e.to_string())?;
+    let index = reg
+        .index_of(type_name)
+        .ok_or_else(|| format!("the definition lacks {type_name}"))?;
+    Ok((Arc::new(reg), index))
+}
+
+fn invalid(path: &Path, topic: &str, reason: impl Into<String>) -> RealSenseError {
+    RealSenseError::Invalid {
+        path: path.to_path_buf(),
+        topic: topic.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl Source {
+    /// Opens a recording of either kind.
+    pub fn open(path: &Path) -> Result<Self, RealSenseError> {
+        let mut head = [0u8; 16];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .map_err(|e| rosbag2_rs_storage::StorageError::io(path, e))?;
+        if is_rosbag1(&head[..n]) {
+            let bag = BagReader::open(path, OpenMode::Strict)?;
+            let mut connections = HashMap::new();
+            let mut by_type: HashMap<(String, String), Decoder> = HashMap::new();
+            for c in bag.connections() {
+                let key = (c.type_name.clone(), c.message_definition.clone());
+                let d = match by_type.get(&key) {
+                    Some(d) => d.clone(),
+                    None => {
+                        let d = decoder(&c.type_name, &c.message_definition, Dialect::Ros1)
+                            .map_err(|e| invalid(path, &c.topic, e))?;
+                        by_type.insert(key, d.clone());
+                        d
+                    }
+                };
+                connections.insert(c.id, (Arc::from(c.topic.as_str()), d));
+            }
+            return Ok(Self::Ros1 {
+                bag: Box::new(bag),
+                connections,
+            });
+        }
+        let reader = SequentialReader::open(path)?;
+        let mut cache = MessageDefinitionCache::new();
+        let mut topics = HashMap::new();
+        for t in reader.topics() {
+            let type_name = &t.topic_metadata.type_name;
+            let def = reader.message_definition(type_name, &mut cache);
+            topics.insert(
+                t.topic_metadata.name.clone(),
+                decoder(type_name, &def.encoded_message_definition, Dialect::Ros2),
+            );
+        }
+        Ok(Self::Ros2 {
+            reader: Box::new(reader),
+            topics,
+        })
+    }
+
+    /// Every topic name.
+    pub fn topics(&self) -> Vec<String> {
+        match self {
+            Self::Ros1 { connections, .. } => {
+                let mut v: Vec<String> = connections.values().map(|(t, _)| t.to_string()).collect();
+                v.sort();
+                v.dedup();
+                v
+            }
+            Self::Ros2 { topics, .. } => topics.keys().cloned().collect(),
+        }
+    }
+
+    /// Reads only the topics `keep` accepts, from the start.
+    pub fn select(&mut self, keep: impl Fn(&str) -> bool) -> Result<(), RealSenseError> {
+        match self {
+            Self::Ros1 { bag, connections } => {
+                bag.set_filter(|c| connections.get(&c.id).is_some_and(|(t, _)| keep(t)));
+                bag.seek(i64::MIN);
+            }
+            Self::Ros2 { reader, topics } => {
+                let wanted: Vec<String> = topics.keys().filter(|t| keep(t)).cloned().collect();
+                reader.set_filter(&TopicFilter::topics(wanted))?;
+                reader.seek(i64::MIN)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next message in time order, decoded.
+    pub fn next(&mut self, path: &Path) -> Result<Option<Decoded>, RealSenseError> {
+        match self {
+            Self::Ros1 { bag, connections } => {
+                let Some(m) = bag.read_next()? else {
+                    return Ok(None);
+                };
+                let Some((topic, d)) = connections.get(&m.connection) else {
+                    return Err(invalid(
+                        path,
+                        "?",
+                        format!("unknown connection {}", m.connection),
+                    ));
+                };
+                let (value, _) = decode_ros1_prefix_at(&d.0, d.1, &m.data)
+                    .map_err(|e| invalid(path, topic, e.to_string()))?;
+                Ok(Some(Decoded {
+                    topic: topic.clone(),
+                    time: m.time,
+                    decoder: d.clone(),
+                    value,
+                }))
+            }
+            Self::Ros2 { reader, topics } => {
+                let Some(m) = reader.read_next()? else {
+                    return Ok(None);
+                };
+                let d = match topics.get(&*m.topic) {
+                    Some(Ok(d)) => d.clone(),
+                    Some(Err(e)) => return Err(invalid(path, &m.topic, e.clone())),
+                    None => return Err(invalid(path, &m.topic, "not listed in the file")),
+                };
+                let (value, _) = decode_cdr_at(&d.0, d.1, &m.data)
+                    .map_err(|e| invalid(path, &m.topic, e.to_string()))?;
+                Ok(Some(Decoded {
+                    topic: m.topic,
+                    time: m.recv_timestamp,
+                    decoder: d,
+                    value,
+                }))
+            }
+        }
+    }
+}

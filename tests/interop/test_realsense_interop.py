@@ -1,0 +1,128 @@
+"""RealSense recordings against the real SDK (pyrealsense2, no camera): SDK 2.57 records `.bag`,
+SDK 2.59 records `.db3`; the SDK's own playback of each file is compared with what
+`realsense_bag_rs` reads (`examples/rs_dump`), field by field and frame by frame."""
+import json
+import math
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from conftest import ROOT, TARGET
+
+PEER = ROOT / 'tests' / 'realsense' / 'sdk_peer.py'
+DUMP = TARGET / 'debug' / 'examples' / 'rs_dump'
+SDK = {
+    '2.57': pathlib.Path(os.environ.get('RS257_PYTHON', ROOT / '.venv-rs257' / 'bin' / 'python')),
+    '2.59': pathlib.Path(os.environ.get('RS259_PYTHON', ROOT / '.venv-rs259' / 'bin' / 'python')),
+}
+FRAMES = 20
+
+
+def sdk(version, *args):
+    if not SDK[version].exists():
+        pytest.fail(f'{SDK[version]} missing: tools/test.sh installs pyrealsense2 {version}')
+    return subprocess.run([str(SDK[version]), str(PEER), *map(str, args)], check=True, capture_output=True,
+                          text=True, timeout=300).stdout
+
+
+def ours(path, check=True):
+    if not DUMP.exists():
+        pytest.fail(f'{DUMP} missing: `cargo build -p realsense_bag_rs --examples`')
+    result = subprocess.run([str(DUMP), str(path)], capture_output=True, text=True, timeout=120)
+    assert 'panicked' not in result.stderr, result.stderr
+    if check:
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+    return result
+
+
+@pytest.fixture(scope='module', params=[('2.57', 'bag'), ('2.59', 'db3')])
+def recording(request, tmp_path_factory):
+    version, ext = request.param
+    path = tmp_path_factory.mktemp('rs') / f'sdk{version}.{ext}'
+    sdk(version, 'record', path, FRAMES)
+    return version, path
+
+
+def close(a, b, path=''):
+    if isinstance(a, float) or isinstance(b, float):
+        assert b is not None and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6), f'{path}: {a} != {b}'
+    elif isinstance(a, dict):
+        assert isinstance(b, dict), f'{path}: {b!r} is not a mapping'
+        for k in a:
+            close(a[k], b.get(k), f'{path}.{k}')
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), f'{path}: {a} != {b}'
+        for i, (x, y) in enumerate(zip(a, b)):
+            close(x, y, f'{path}[{i}]')
+    else:
+        assert a == b, f'{path}: {a!r} != {b!r}'
+
+
+@pytest.mark.parametrize('player', ['2.57', '2.59'])
+def test_every_frame_and_the_device_description_match_the_sdks_playback(recording, player, cli):
+    version, path = recording
+    if player == '2.57' and path.suffix == '.db3':
+        pytest.skip('SDK 2.57 plays only .bag files')
+    expected, got = json.loads(sdk(player, 'dump', path)), ours(path)
+    assert got['info'] == expected['info']
+    for sensor in expected['sensors']:
+        mine = [s for s in got['sensors'] if s['name'] == sensor['name']]
+        assert mine, f"sensor {sensor['name']} missing"
+        close(sensor['options'], mine[0]['options'], sensor['name'])
+        for profile in sensor['profiles']:
+            p = [q for q in mine[0]['profiles'] if (q['stream'], q['index']) == (profile['stream'], profile['index'])]
+            assert p, f"{profile['stream']} {profile['index']} missing"
+            close({k: v for k, v in profile.items() if k != 'unique_id'}, p[0], profile['stream'])
+    extrinsics = {(tuple(e['from']), tuple(e['to'])): e for e in got['extrinsics']}
+    for e in expected['extrinsics']:
+        close(e, extrinsics.get((tuple(e['from']), tuple(e['to']))), f"extrinsics {e['from']}→{e['to']}")
+    # The SDK delivers all 5 streams; every frame once, same content.
+    assert len(expected['frames']) == len(got['frames']) == FRAMES * (3 + 2 * 6)
+    mine = {(f['stream'], f['index'], f['number']): f for f in got['frames']}
+    for f in expected['frames']:
+        key = (f['stream'], f['index'], f['number'])
+        # The SDK reports a zero frame counter for motion frames, which hold none in the file.
+        metadata = {k: v for k, v in f.pop('metadata').items() if not (k == 'frame_counter' and v == 0 and 'xyz' in f)}
+        close(f, mine.get(key), str(key))
+        assert mine[key]['metadata'] == metadata, key
+    # `info` describes the camera.
+    info = json.loads(cli.run('info', '--format', 'json', path).stdout)['realsense']
+    assert [s['name'] for s in info['sensors']] == [s['name'] for s in got['sensors']]
+    # In recording order, each stream's frames numbered 1, 2, 3, ...
+    for stream in {(f['stream'], f['index']) for f in got['frames']}:
+        numbers = [f['number'] for f in got['frames'] if (f['stream'], f['index']) == stream]
+        assert numbers == list(range(1, len(numbers) + 1)), stream
+
+
+def test_bad_recordings_give_clear_errors(recording, tmp_path, cli):
+    version, path = recording
+    if path.suffix != '.bag':
+        pytest.skip('cut and filtered copies are made of the ROS 1 recording')
+    data = path.read_bytes()
+    # A recording cut short (its index lost) is read up to the cut: each stream's frames from 1 on.
+    cut = tmp_path / 'cut.bag'
+    cut.write_bytes(data[:len(data) * 2 // 3])
+    result = ours(cut, check=False)
+    assert result.returncode == 0, result.stderr
+    frames = json.loads(result.stdout)['frames']
+    assert frames
+    for stream in {(f['stream'], f['index']) for f in frames}:
+        numbers = [f['number'] for f in frames if (f['stream'], f['index']) == stream]
+        assert numbers == list(range(1, len(numbers) + 1)), stream
+    # Cut before the description: a clear error.
+    cut.write_bytes(data[:5000])
+    result = ours(cut, check=False)
+    assert result.returncode != 0 and str(cut) in result.stderr, result.stderr
+    # No /file_version: not a RealSense recording.
+    plain = tmp_path / 'plain.bag'
+    cli.run('convert', path, '-o', plain, '-s', 'rosbag_v2', '--exclude-topics', '/file_version')
+    result = ours(plain, check=False)
+    assert result.returncode != 0 and 'no /file_version' in result.stderr, result.stderr
+    # A video stream whose camera_info is missing.
+    no_info = tmp_path / 'no_info.bag'
+    cli.run('convert', path, '-o', no_info, '-s', 'rosbag_v2', '--exclude-regex', '.*Color_0/info/camera_info')
+    result = ours(no_info, check=False)
+    assert result.returncode != 0 and 'color stream 0 has no camera_info' in result.stderr, result.stderr

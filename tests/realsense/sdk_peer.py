@@ -1,0 +1,203 @@
+"""The RealSense SDK (pyrealsense2) as a peer, without a camera.
+
+    sdk_peer.py record PATH [FRAMES]   # a software device (depth Z16, infrared Y8, color RGB8, accel,
+                                       # gyro) recorded by rs.recorder; PATH's extension picks the
+                                       # format (.bag with SDK 2.57, .db3 with 2.59)
+    sdk_peer.py dump PATH              # the SDK's own playback of PATH (non-real time): one JSON
+                                       # object: device info, sensors, options, profiles,
+                                       # intrinsics, extrinsics, then every frame in arrival order
+
+Frames carry known content: pixel values derived from the frame number, timestamps 33.333 ms
+apart (video) and 5 ms apart (motion), hardware-clock domain for depth/infrared, system time for
+color, global time for motion, and frame-counter / sensor-timestamp metadata.
+"""
+import zlib
+import json
+import sys
+import time
+
+import pyrealsense2 as rs
+
+W, H = 64, 48
+T0 = 1_000.0  # ms, device time of the first frame
+
+
+def video_profile(sensor, stream, index, uid, fmt, bpp, fx):
+    vs = rs.video_stream()
+    vs.type, vs.index, vs.uid = stream, index, uid
+    vs.width, vs.height, vs.fps, vs.bpp, vs.fmt = W, H, 30, bpp, fmt
+    intr = rs.intrinsics()
+    intr.width, intr.height = W, H
+    intr.ppx, intr.ppy, intr.fx, intr.fy = W / 2 + 0.25, H / 2 - 0.5, fx, fx + 1.5
+    intr.model = rs.distortion.brown_conrady
+    intr.coeffs = [0.1, -0.05, 0.001, 0.002, 0.0]
+    vs.intrinsics = intr
+    return sensor.add_video_stream(vs)
+
+
+def motion_profile(sensor, stream, uid, fps):
+    ms = rs.motion_stream()
+    ms.type, ms.index, ms.uid, ms.fps, ms.fmt = stream, 0, uid, fps, rs.format.motion_xyz32f
+    intr = rs.motion_device_intrinsic()
+    intr.data = [[1.0, 0.01, 0.02, 0.1], [0.03, 1.0, 0.04, 0.2], [0.05, 0.06, 1.0, 0.3]]
+    intr.noise_variances = [0.001, 0.002, 0.003]
+    intr.bias_variances = [0.004, 0.005, 0.006]
+    ms.intrinsics = intr
+    return sensor.add_motion_stream(ms)
+
+
+def record(path, frames):
+    dev = rs.software_device()
+    dev.register_info(rs.camera_info.name, 'rosbag2-rs test camera')
+    dev.register_info(rs.camera_info.serial_number, '0123456789')
+    dev.register_info(rs.camera_info.firmware_version, '5.16.0.1')
+    depth = dev.add_sensor('Stereo Module')
+    color = dev.add_sensor('RGB Camera')
+    motion = dev.add_sensor('Motion Module')
+    p_depth = video_profile(depth, rs.stream.depth, 0, 0, rs.format.z16, 2, 40.0)
+    p_ir = video_profile(depth, rs.stream.infrared, 1, 1, rs.format.y8, 1, 40.0)
+    p_color = video_profile(color, rs.stream.color, 0, 2, rs.format.rgb8, 3, 50.0)
+    p_accel = motion_profile(motion, rs.stream.accel, 3, 200)
+    p_gyro = motion_profile(motion, rs.stream.gyro, 4, 200)
+    depth.add_read_only_option(rs.option.depth_units, 0.001)
+    depth.add_option(rs.option.exposure, rs.option_range(1, 10000, 1, 8500), True)
+    color.add_option(rs.option.gain, rs.option_range(0, 128, 1, 64), True)
+    ext = rs.extrinsics()
+    ext.rotation = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+    ext.translation = [0.015, 0.0, 0.0]
+    p_depth.register_extrinsics_to(p_color, ext)
+    p_depth.register_extrinsics_to(p_ir, ext)
+    p_depth.register_extrinsics_to(p_accel, ext)
+    p_depth.register_extrinsics_to(p_gyro, ext)
+
+    recorder = rs.recorder(path, dev)
+    queue = rs.frame_queue(10000)
+    depth.open([p_depth, p_ir])
+    color.open(p_color)
+    motion.open([p_accel, p_gyro])
+    for s in (depth, color, motion):
+        s.start(queue)
+    keep = []
+    for i in range(frames):
+        t = T0 + i * 1000.0 / 30
+        for sensor, profile, bpp, domain in ((depth, p_depth, 2, rs.timestamp_domain.hardware_clock),
+                                             (depth, p_ir, 1, rs.timestamp_domain.hardware_clock),
+                                             (color, p_color, 3, rs.timestamp_domain.system_time)):
+            pixels = bytes((i * 7 + k * bpp + profile.stream_type().value) % 251 for k in range(W * H * bpp))
+            keep.append(pixels)
+            f = rs.software_video_frame()
+            f.pixels, f.stride, f.bpp = pixels, W * bpp, bpp
+            f.timestamp, f.domain, f.frame_number = t, domain, i + 1
+            f.profile = profile.as_video_stream_profile()
+            sensor.set_metadata(rs.frame_metadata_value.frame_counter, i + 1)
+            sensor.set_metadata(rs.frame_metadata_value.sensor_timestamp, int(t * 1000))
+            sensor.on_video_frame(f)
+        for k in range(6):
+            for profile, scale in ((p_accel, 9.81), (p_gyro, 0.5)):
+                m = rs.software_motion_frame()
+                m.data = rs.vector()
+                m.data.x, m.data.y, m.data.z = scale * i, scale * k, -scale
+                m.timestamp = t + k * 5.0
+                m.domain = rs.timestamp_domain.global_time
+                m.frame_number = i * 6 + k + 1
+                m.profile = profile.as_motion_stream_profile()
+                motion.on_motion_frame(m)
+        time.sleep(0.01)
+    time.sleep(0.5)
+    for s in (depth, color, motion):
+        s.stop()
+        s.close()
+    del recorder
+
+
+def ename(e):
+    """An SDK enum's name (`.name` is shadowed: `rs.camera_info.name` is a member)."""
+    return str(e).split('.')[-1]
+
+
+def profile_info(p):
+    out = {'stream': ename(p.stream_type()), 'index': p.stream_index(), 'format': ename(p.format()), 'fps': p.fps(),
+           'unique_id': p.unique_id()}
+    if p.is_video_stream_profile():
+        v = p.as_video_stream_profile()
+        i = v.get_intrinsics()
+        out.update(width=v.width(), height=v.height(),
+                   intrinsics={'ppx': i.ppx, 'ppy': i.ppy, 'fx': i.fx, 'fy': i.fy, 'model': ename(i.model),
+                               'coeffs': list(i.coeffs)})
+    if p.is_motion_stream_profile():
+        i = p.as_motion_stream_profile().get_motion_intrinsics()
+        out['motion_intrinsics'] = {'data': [list(r) for r in i.data], 'noise_variances': list(i.noise_variances),
+                                    'bias_variances': list(i.bias_variances)}
+    return out
+
+
+def dump(path):
+    ctx = rs.context()
+    dev = ctx.load_device(path)
+    playback = dev.as_playback()
+    playback.set_real_time(False)
+    info = {ename(k): dev.get_info(k) for k in rs.camera_info.__members__.values() if dev.supports(k)}
+    sensors, frames, profiles = [], [], []
+    for s in dev.query_sensors():
+        ps = s.get_stream_profiles()
+        profiles += ps
+        options = {}
+        for o in s.get_supported_options():
+            options[ename(o)] = {'value': s.get_option(o), 'description': s.get_option_description(o)}
+        sensors.append({'name': s.get_info(rs.camera_info.name), 'options': options,
+                        'profiles': [profile_info(p) for p in ps]})
+    extrinsics = []
+    for a in profiles:
+        for b in profiles:
+            if a.unique_id() < b.unique_id():
+                try:
+                    e = a.get_extrinsics_to(b)
+                except RuntimeError:
+                    continue
+                extrinsics.append({'from': [ename(a.stream_type()), a.stream_index()],
+                                   'to': [ename(b.stream_type()), b.stream_index()],
+                                   'rotation': list(e.rotation), 'translation': list(e.translation)})
+
+    def on_frame(f):
+        p = f.get_profile()
+        item = {'stream': ename(p.stream_type()), 'index': p.stream_index(), 'format': ename(p.format()),
+                'number': f.get_frame_number(), 'timestamp': f.get_timestamp(),
+                'domain': ename(f.get_frame_timestamp_domain()),
+                'metadata': {ename(m): f.get_frame_metadata(m) for m in rs.frame_metadata_value.__members__.values()
+                             if f.supports_frame_metadata(m)}}
+        if f.is_video_frame():
+            v = f.as_video_frame()
+            item.update(width=v.get_width(), height=v.get_height(), stride=v.get_stride_in_bytes(),
+                        crc32=zlib.crc32(bytes(v.get_data())))
+        elif f.is_motion_frame():
+            d = f.as_motion_frame().get_motion_data()
+            item['xyz'] = [d.x, d.y, d.z]
+        frames.append(item)
+
+    sensor_objects = dev.query_sensors()
+    for s in sensor_objects:
+        s.open(s.get_stream_profiles())
+        s.start(on_frame)
+    # Wait for playback to start, then to end (or to stall for 3 s).
+    deadline, last, quiet = time.time() + 120, -1, 0
+    while time.time() < deadline:
+        time.sleep(0.05)
+        if len(frames) == last:
+            quiet += 1
+        else:
+            last, quiet = len(frames), 0
+        if (frames and playback.current_status() == rs.playback_status.stopped) or quiet > 60:
+            break
+    for s in sensor_objects:
+        s.stop()
+        s.close()
+    print(json.dumps({'info': info, 'duration_ns': playback.get_duration().total_seconds() * 1e9 if hasattr(
+        playback.get_duration(), 'total_seconds') else None, 'sensors': sensors, 'extrinsics': extrinsics,
+        'frames': frames}))
+
+
+if __name__ == '__main__':
+    if sys.argv[1] == 'record':
+        record(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30)
+    else:
+        dump(sys.argv[2])
