@@ -24,7 +24,9 @@ mod png;
 mod reader;
 mod source;
 pub mod topic;
+mod writer;
 
 pub use error::RealSenseError;
 pub use model::*;
 pub use reader::Recording;
+pub use writer::RecordingWriter;

@@ -233,16 +233,29 @@ pub enum Payload {
     },
 }
 
-/// ROS image encodings the SDK writes, to `rs2_format` names (`stream` decides the 16-bit mono
-/// case: depth is `z16`, infrared `y16`).
-pub fn format_from_encoding(encoding: &str, stream: &str) -> String {
+/// The ROS image encodings the SDK writes, to `rs2_format` names, as the SDK maps them (16-bit
+/// mono is depth, `8UC1`/`16UC1` are Y8/Y16, `mono8` is RAW8; other formats by their name).
+pub fn format_from_encoding(encoding: &str) -> String {
     match encoding {
-        "mono16" | "16UC1" if stream == "depth" => "z16".into(),
-        "mono16" | "16UC1" => "y16".into(),
-        "mono8" | "8UC1" => "y8".into(),
-        "rgb8" | "bgr8" | "rgba8" | "bgra8" | "uyvy" => encoding.into(),
+        "mono16" => "z16".into(),
+        "8UC1" => "y8".into(),
+        "16UC1" => "y16".into(),
+        "mono8" => "raw8".into(),
         "yuv422" => "yuyv".into(),
         other => other.to_ascii_lowercase(),
+    }
+}
+
+/// The reverse of [`format_from_encoding`]: what the SDK's recorder writes for a format.
+pub fn encoding_for_format(format: &str) -> String {
+    match format {
+        "z16" => "mono16".into(),
+        "y8" => "8UC1".into(),
+        "y16" => "16UC1".into(),
+        "raw8" => "mono8".into(),
+        "yuyv" => "yuv422".into(),
+        "rgb8" | "bgr8" | "rgba8" | "bgra8" => format.into(),
+        other => other.to_ascii_uppercase(),
     }
 }
 

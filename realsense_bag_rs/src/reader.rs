@@ -202,7 +202,7 @@ impl Recording {
                     ),
                 };
                 let stream = self.stream(s, st);
-                stream.format = format_from_encoding(&encoding, &stream.stream);
+                stream.format = format_from_encoding(&encoding);
                 stream.fps = fps as u32;
             }
             (TopicKind::CameraInfo, Some(s), Some(st)) => {
@@ -376,7 +376,7 @@ impl Recording {
                     xyz: [get("x"), get("y"), get("z")],
                 }
             }
-            _ => self.image(m, &v, &stream, profile)?,
+            _ => self.image(m, &v, profile)?,
         };
         Ok(Frame {
             sensor,
@@ -395,7 +395,6 @@ impl Recording {
         &self,
         m: &Decoded,
         v: &MessageView,
-        stream: &str,
         profile: Option<&StreamProfile>,
     ) -> Result<Payload, RealSenseError> {
         let data = match v.field("data") {
@@ -414,7 +413,7 @@ impl Recording {
             stride: v.number("step").unwrap_or(0.0) as u32,
             format: profile
                 .map(|p| p.format.clone())
-                .unwrap_or_else(|| format_from_encoding(&encoding, stream)),
+                .unwrap_or_else(|| format_from_encoding(&encoding)),
             data: Bytes::copy_from_slice(data),
         })
     }

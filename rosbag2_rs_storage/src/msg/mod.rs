@@ -193,6 +193,61 @@ pub fn encode_ros1_at(reg: &Registry, index: usize, value: &Value) -> Result<Vec
     Ok(w.buf)
 }
 
+impl Registry {
+    /// A message of the type at `index` with every field at its zero value (numbers 0, strings
+    /// and sequences empty, fixed arrays full of zeros), to be filled with [`Registry::set`].
+    pub fn default_value(&self, index: usize) -> Value {
+        let ty = self.by_index(index);
+        Value::Struct(
+            ty.fields
+                .iter()
+                .map(|f| {
+                    let one = || match &f.base {
+                        definition::BaseType::Primitive(p) => wire::zero(*p),
+                        definition::BaseType::String { .. } | definition::BaseType::WString { .. } => {
+                            Value::String(Vec::new())
+                        }
+                        definition::BaseType::Message(_) => self.default_value(f.type_index),
+                    };
+                    let octets = matches!(&f.base, definition::BaseType::Primitive(p) if p.is_octet());
+                    match (f.array, octets) {
+                        (definition::ArrayKind::Single, _) => one(),
+                        (definition::ArrayKind::Fixed(n), true) => Value::Bytes(vec![0; n]),
+                        (definition::ArrayKind::Fixed(n), false) => Value::Array((0..n).map(|_| one()).collect()),
+                        (definition::ArrayKind::Sequence { .. }, true) => Value::Bytes(Vec::new()),
+                        (definition::ArrayKind::Sequence { .. }, false) => Value::Array(Vec::new()),
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// Sets the field at dotted `path` (`header.stamp`) of `value`, a message of the type at
+    /// `index`.
+    pub fn set(&self, index: usize, value: &mut Value, path: &str, field: Value) -> Result<(), CodecError> {
+        let (head, rest) = match path.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (path, None),
+        };
+        let ty = self.by_index(index);
+        let missing = || CodecError::Encode {
+            type_name: ty.name.clone(),
+            field: path.to_string(),
+            reason: "no such field".into(),
+        };
+        let i = ty.field_index(head).ok_or_else(missing)?;
+        let Value::Struct(fields) = value else {
+            return Err(missing());
+        };
+        let slot = fields.get_mut(i).ok_or_else(missing)?;
+        match rest {
+            None => *slot = field,
+            Some(rest) => self.set(ty.fields[i].type_index, slot, rest, field)?,
+        }
+        Ok(())
+    }
+}
+
 /// A decoded message with its type, for reading fields by name.
 #[derive(Debug, Clone, Copy)]
 pub struct MessageView<'a> {

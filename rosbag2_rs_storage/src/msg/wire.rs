@@ -77,6 +77,11 @@ macro_rules! read_num {
     }};
 }
 
+/// The zero value of a primitive.
+pub(crate) fn zero(p: Primitive) -> Value {
+    decode_prim(p, &[0; 8], false)
+}
+
 fn decode_prim(p: Primitive, b: &[u8], be: bool) -> Value {
     match p {
         Primitive::Bool => Value::Bool(b[0] != 0),

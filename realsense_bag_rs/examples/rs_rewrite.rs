@@ -1,0 +1,32 @@
+//! Reads a RealSense recording (either format) and writes it again as a ROS 1 `.bag` with
+//! `RecordingWriter`: the SDK should play the copy exactly as the original.
+//!
+//! `cargo run -p realsense_bag_rs --example rs_rewrite -- IN OUT.bag [lz4|none]`
+
+use rosbag2_rs_storage::rosbag1::Compression;
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(input), Some(output)) = (args.get(1), args.get(2)) else {
+        return Err("usage: rs_rewrite IN OUT.bag [lz4|none]".into());
+    };
+    let compression = Compression::parse(args.get(3).map_or("lz4", String::as_str))?;
+    let mut rec = realsense_bag_rs::Recording::open(input.as_ref())?;
+    let mut out = realsense_bag_rs::RecordingWriter::create(
+        output.as_ref(),
+        &rec.device().clone(),
+        compression,
+    )?;
+    while let Some(frame) = rec.next_frame()? {
+        out.write_frame(&frame)?;
+    }
+    out.finish()?;
+    Ok(())
+}

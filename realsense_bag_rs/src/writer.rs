@@ -1,0 +1,495 @@
+//! Writing recordings the RealSense SDK plays: the ROS 1 `.bag` layout of SDK 2.57 (file
+//! version 4), with the SDK's own message definitions and md5sums, chunked and LZ4-compressed
+//! like the SDK's or uncompressed.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rosbag2_rs_storage::msg::{encode_ros1_at, Dialect, Registry, Value};
+use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
+
+use crate::error::RealSenseError;
+use crate::model::*;
+
+/// The SDK's definitions, as its recorder writes them: (type, md5sum, text).
+const TYPES: &[(&str, &str, &str)] = &[
+    (
+        "std_msgs/UInt32",
+        "304a39449588c7f8ce2df6e8001c5fce",
+        include_str!("../msgs/std_msgs__UInt32.msg"),
+    ),
+    (
+        "std_msgs/Float32",
+        "73fcbf46b49191e672908e50842a83d4",
+        include_str!("../msgs/std_msgs__Float32.msg"),
+    ),
+    (
+        "std_msgs/String",
+        "992ce8a1687cec8c8bd883ec73ca41d1",
+        include_str!("../msgs/std_msgs__String.msg"),
+    ),
+    (
+        "diagnostic_msgs/KeyValue",
+        "cf57fdc6617a881a88c16e768132149c",
+        include_str!("../msgs/diagnostic_msgs__KeyValue.msg"),
+    ),
+    (
+        "realsense_msgs/StreamInfo",
+        "311d7e24eac31bb87271d041bf70ff7d",
+        include_str!("../msgs/realsense_msgs__StreamInfo.msg"),
+    ),
+    (
+        "realsense_msgs/ImuIntrinsic",
+        "aebdc2f8f9726f1c3ca823ab56e47429",
+        include_str!("../msgs/realsense_msgs__ImuIntrinsic.msg"),
+    ),
+    (
+        "sensor_msgs/CameraInfo",
+        "c9a58c1b0b154e0e6da7578cb991d214",
+        include_str!("../msgs/sensor_msgs__CameraInfo.msg"),
+    ),
+    (
+        "sensor_msgs/Image",
+        "060021388200f6f0f447d0fcd9c64743",
+        include_str!("../msgs/sensor_msgs__Image.msg"),
+    ),
+    (
+        "sensor_msgs/Imu",
+        "6a62c6daae103f4ff57a132d6f95cec2",
+        include_str!("../msgs/sensor_msgs__Imu.msg"),
+    ),
+    (
+        "geometry_msgs/Transform",
+        "ac9eff44abf714214112b05d54a3cf9b",
+        include_str!("../msgs/geometry_msgs__Transform.msg"),
+    ),
+];
+
+/// The SDK's spelling of a stream type in topic names (`depth` → `Depth`).
+fn stream_name(stream: &str) -> String {
+    let mut c = stream.chars();
+    c.next()
+        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// `frame_counter` → `Frame Counter`, `hardware_clock` → `Hardware Clock`.
+fn title_case(name: &str) -> String {
+    name.split('_')
+        .map(stream_name)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A column-major rotation matrix as a unit quaternion (x, y, z, w).
+fn quaternion(r: &[f64; 9]) -> [f64; 4] {
+    let m = |row: usize, col: usize| r[col * 3 + row];
+    let trace = m(0, 0) + m(1, 1) + m(2, 2);
+    if trace > 0.0 {
+        let s = (trace + 1.0).sqrt() * 2.0;
+        [
+            (m(2, 1) - m(1, 2)) / s,
+            (m(0, 2) - m(2, 0)) / s,
+            (m(1, 0) - m(0, 1)) / s,
+            s / 4.0,
+        ]
+    } else if m(0, 0) > m(1, 1) && m(0, 0) > m(2, 2) {
+        let s = (1.0 + m(0, 0) - m(1, 1) - m(2, 2)).sqrt() * 2.0;
+        [
+            s / 4.0,
+            (m(0, 1) + m(1, 0)) / s,
+            (m(0, 2) + m(2, 0)) / s,
+            (m(2, 1) - m(1, 2)) / s,
+        ]
+    } else if m(1, 1) > m(2, 2) {
+        let s = (1.0 + m(1, 1) - m(0, 0) - m(2, 2)).sqrt() * 2.0;
+        [
+            (m(0, 1) + m(1, 0)) / s,
+            s / 4.0,
+            (m(1, 2) + m(2, 1)) / s,
+            (m(0, 2) - m(2, 0)) / s,
+        ]
+    } else {
+        let s = (1.0 + m(2, 2) - m(0, 0) - m(1, 1)).sqrt() * 2.0;
+        [
+            (m(0, 2) + m(2, 0)) / s,
+            (m(1, 2) + m(2, 1)) / s,
+            s / 4.0,
+            (m(1, 0) - m(0, 1)) / s,
+        ]
+    }
+}
+
+fn floats(values: &[f64], f32s: bool) -> Value {
+    Value::Array(
+        values
+            .iter()
+            .map(|&v| {
+                if f32s {
+                    Value::Float32(v as f32)
+                } else {
+                    Value::Float64(v)
+                }
+            })
+            .collect(),
+    )
+}
+
+fn time(ms: f64) -> Value {
+    let ns = (ms * 1e6).round().max(0.0) as i64;
+    Value::Time {
+        sec: (ns / 1_000_000_000) as u32,
+        nsec: (ns % 1_000_000_000) as u32,
+    }
+}
+
+/// A recording being written.
+pub struct RecordingWriter {
+    path: PathBuf,
+    bag: BagWriter,
+    types: HashMap<&'static str, (Registry, usize)>,
+    connections: HashMap<String, u32>,
+    device: Device,
+}
+
+impl RecordingWriter {
+    /// Creates `path` (a `.bag`; it must not exist) and writes the device description.
+    pub fn create(
+        path: &Path,
+        device: &Device,
+        compression: Compression,
+    ) -> Result<Self, RealSenseError> {
+        let bag = BagWriter::create(
+            path,
+            WriterOptions {
+                compression,
+                ..WriterOptions::default()
+            },
+        )?;
+        let mut types = HashMap::new();
+        for (name, _, text) in TYPES {
+            let mut reg = Registry::new();
+            reg.parse_concatenated(name, text, Dialect::Ros1)
+                .map_err(|e| RealSenseError::Invalid {
+                    path: path.to_path_buf(),
+                    topic: name.to_string(),
+                    reason: e.to_string(),
+                })?;
+            let index = reg.index_of(name).unwrap_or_default();
+            types.insert(*name, (reg, index));
+        }
+        let mut writer = Self {
+            path: path.to_path_buf(),
+            bag,
+            types,
+            connections: HashMap::new(),
+            device: device.clone(),
+        };
+        writer.write_description()?;
+        Ok(writer)
+    }
+
+    fn invalid(&self, topic: &str, reason: impl Into<String>) -> RealSenseError {
+        RealSenseError::Invalid {
+            path: self.path.clone(),
+            topic: topic.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Writes one message of `type_name`, built by `fill` from the type's zero value.
+    fn put(
+        &mut self,
+        topic: &str,
+        type_name: &'static str,
+        time_ns: i64,
+        fill: &[(&str, Value)],
+    ) -> Result<(), RealSenseError> {
+        self.put_with_tail(topic, type_name, time_ns, fill, &[])
+    }
+
+    /// [`put`](Self::put), with bytes after the message (the SDK appends a float to images).
+    fn put_with_tail(
+        &mut self,
+        topic: &str,
+        type_name: &'static str,
+        time_ns: i64,
+        fill: &[(&str, Value)],
+        tail: &[u8],
+    ) -> Result<(), RealSenseError> {
+        let (reg, index) = &self.types[type_name];
+        let mut value = reg.default_value(*index);
+        for (path, v) in fill {
+            reg.set(*index, &mut value, path, v.clone())
+                .map_err(|e| self.invalid(topic, e.to_string()))?;
+        }
+        let mut bytes =
+            encode_ros1_at(reg, *index, &value).map_err(|e| self.invalid(topic, e.to_string()))?;
+        bytes.extend_from_slice(tail);
+        let id = match self.connections.get(topic) {
+            Some(&id) => id,
+            None => {
+                let (_, md5, text) = TYPES
+                    .iter()
+                    .find(|(n, ..)| *n == type_name)
+                    .copied()
+                    .unwrap_or_default();
+                let id = self.bag.add_connection(Connection {
+                    id: 0,
+                    topic: topic.to_string(),
+                    type_name: type_name.to_string(),
+                    md5sum: md5.to_string(),
+                    message_definition: text.to_string(),
+                    callerid: None,
+                    latching: false,
+                });
+                self.connections.insert(topic.to_string(), id);
+                id
+            }
+        };
+        Ok(self.bag.write(id, time_ns, &bytes)?)
+    }
+
+    fn key_value(
+        &mut self,
+        topic: &str,
+        time: i64,
+        key: &str,
+        value: &str,
+    ) -> Result<(), RealSenseError> {
+        self.put(
+            topic,
+            "diagnostic_msgs/KeyValue",
+            time,
+            &[("key", Value::string(key)), ("value", Value::string(value))],
+        )
+    }
+
+    fn write_description(&mut self) -> Result<(), RealSenseError> {
+        // The SDK writes the description at 1 ns, before any frame.
+        const T: i64 = 1;
+        let device = self.device.clone();
+        self.put(
+            "/file_version",
+            "std_msgs/UInt32",
+            T,
+            &[("data", Value::UInt32(4))],
+        )?;
+        for (k, v) in &device.info {
+            self.key_value("/device_0/info", T, k, v)?;
+        }
+        for s in &device.sensors {
+            let base = format!("/device_0/sensor_{}", s.index);
+            for (k, v) in &s.info {
+                self.key_value(&format!("{base}/info"), T, k, v)?;
+            }
+            for o in &s.options {
+                let name = o.name.replace(' ', "_");
+                self.put(
+                    &format!("{base}/option/{name}/value"),
+                    "std_msgs/Float32",
+                    T,
+                    &[("data", Value::Float32(o.value))],
+                )?;
+                self.put(
+                    &format!("{base}/option/{name}/description"),
+                    "std_msgs/String",
+                    T,
+                    &[("data", Value::string(&o.description))],
+                )?;
+            }
+            for p in &s.streams {
+                let stream = format!("{base}/{}_{}", stream_name(&p.stream), p.index);
+                self.put(
+                    &format!("{stream}/info"),
+                    "realsense_msgs/StreamInfo",
+                    T,
+                    &[
+                        ("fps", Value::UInt32(p.fps)),
+                        ("encoding", Value::string(&encoding_for_format(&p.format))),
+                    ],
+                )?;
+                if let Some(i) = &p.intrinsics {
+                    let mut coeffs = i.coeffs.clone();
+                    coeffs.resize(5, 0.0);
+                    self.put(
+                        &format!("{stream}/info/camera_info"),
+                        "sensor_msgs/CameraInfo",
+                        T,
+                        &[
+                            ("width", Value::UInt32(i.width)),
+                            ("height", Value::UInt32(i.height)),
+                            ("distortion_model", Value::string(&title_case(&i.model))),
+                            ("D", floats(&coeffs, false)),
+                            (
+                                "K",
+                                floats(&[i.fx, 0.0, i.ppx, 0.0, i.fy, i.ppy, 0.0, 0.0, 1.0], false),
+                            ),
+                        ],
+                    )?;
+                }
+                if let Some(m) = &p.motion_intrinsics {
+                    self.put(
+                        &format!("{stream}/imu_intrinsic"),
+                        "realsense_msgs/ImuIntrinsic",
+                        T,
+                        &[
+                            ("data", floats(&m.data, true)),
+                            ("noise_variances", floats(&m.noise_variances, true)),
+                            ("bias_variances", floats(&m.bias_variances, true)),
+                        ],
+                    )?;
+                }
+            }
+        }
+        for s in &device.sensors {
+            for p in &s.streams {
+                let Some(e) = &p.extrinsics else { continue };
+                let topic = format!(
+                    "/device_0/sensor_{}/{}_{}/tf/{}",
+                    s.index,
+                    stream_name(&p.stream),
+                    p.index,
+                    e.reference
+                );
+                let q = quaternion(&e.transform.rotation);
+                let t = e.transform.translation;
+                self.put(
+                    &topic,
+                    "geometry_msgs/Transform",
+                    T,
+                    &[
+                        ("translation.x", Value::Float64(t[0])),
+                        ("translation.y", Value::Float64(t[1])),
+                        ("translation.z", Value::Float64(t[2])),
+                        ("rotation.x", Value::Float64(q[0])),
+                        ("rotation.y", Value::Float64(q[1])),
+                        ("rotation.z", Value::Float64(q[2])),
+                        ("rotation.w", Value::Float64(q[3])),
+                    ],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a frame (its `recorded_ns` must be after the description, i.e. > 1).
+    pub fn write_frame(&mut self, frame: &Frame) -> Result<(), RealSenseError> {
+        let base = format!(
+            "/device_0/sensor_{}/{}_{}",
+            frame.sensor,
+            stream_name(&frame.stream),
+            frame.index
+        );
+        let t = frame.recorded_ns.max(2);
+        let header = [
+            ("header.seq", Value::UInt32(frame.number as u32)),
+            ("header.stamp", time(frame.timestamp_ms)),
+            ("header.frame_id", Value::string("1")),
+        ];
+        let kind = match &frame.payload {
+            Payload::Video {
+                width,
+                height,
+                stride,
+                format,
+                data,
+            } => {
+                let mut fields = header.to_vec();
+                fields.extend([
+                    ("width", Value::UInt32(*width)),
+                    ("height", Value::UInt32(*height)),
+                    ("step", Value::UInt32(*stride)),
+                    ("encoding", Value::string(&encoding_for_format(format))),
+                    ("data", Value::Bytes(data.to_vec())),
+                ]);
+                // The SDK's images end with the depth units (a float; 0 for other formats).
+                let depth_units = if format == "z16" {
+                    self.depth_units(frame.sensor)
+                } else {
+                    0.0
+                };
+                self.put_with_tail(
+                    &format!("{base}/image/data"),
+                    "sensor_msgs/Image",
+                    t,
+                    &fields,
+                    &depth_units.to_le_bytes(),
+                )?;
+                "image"
+            }
+            Payload::Motion { xyz } => {
+                let field = if frame.stream == "gyro" {
+                    "angular_velocity"
+                } else {
+                    "linear_acceleration"
+                };
+                let mut fields = header.to_vec();
+                let names = [
+                    format!("{field}.x"),
+                    format!("{field}.y"),
+                    format!("{field}.z"),
+                ];
+                for (name, v) in names.iter().zip(xyz) {
+                    fields.push((name.as_str(), Value::Float64(*v)));
+                }
+                self.put(&format!("{base}/imu/data"), "sensor_msgs/Imu", t, &fields)?;
+                "imu"
+            }
+        };
+        let meta = format!("{base}/{kind}/metadata");
+        self.key_value(&meta, t, "system_time", "0.000000")?;
+        self.key_value(&meta, t, "timestamp_domain", &title_case(&frame.domain))?;
+        for (k, v) in &frame.metadata {
+            self.key_value(&meta, t, &title_case(k), &v.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn depth_units(&self, sensor: u32) -> f32 {
+        self.device
+            .sensors
+            .iter()
+            .find(|s| s.index == sensor)
+            .and_then(|s| s.options.iter().find(|o| o.name == "Depth Units"))
+            .map_or(0.001, |o| o.value)
+    }
+
+    /// Finishes the file (index, chunk infos).
+    pub fn finish(self) -> Result<(), RealSenseError> {
+        Ok(self.bag.finish()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quaternions_round_trip_through_matrices() {
+        for q in [
+            [0.0, 0.0, 0.0, 1.0],
+            [0.5f64.sqrt(), 0.0, 0.0, 0.5f64.sqrt()],
+            [0.5, -0.5, 0.5, 0.5],
+            [0.0, 1.0, 0.0, 0.0],
+        ] {
+            let back = quaternion(&rotation_from_quaternion(q));
+            // q and -q are the same rotation.
+            let sign = if back[3] * q[3] + back[0] * q[0] + back[1] * q[1] + back[2] * q[2] < 0.0 {
+                -1.0
+            } else {
+                1.0
+            };
+            for k in 0..4 {
+                assert!((back[k] * sign - q[k]).abs() < 1e-12, "{q:?} -> {back:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_as_the_sdk_writes_them() {
+        assert_eq!(stream_name("depth"), "Depth");
+        assert_eq!(title_case("frame_counter"), "Frame Counter");
+        assert_eq!(title_case("hardware_clock"), "Hardware Clock");
+    }
+}
