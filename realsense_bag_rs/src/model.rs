@@ -314,13 +314,18 @@ mod tests {
 
     #[test]
     fn names_as_the_sdk_spells_them() {
-        assert_eq!(format_from_encoding("mono16", "depth"), "z16");
-        assert_eq!(format_from_encoding("mono16", "infrared"), "y16");
-        assert_eq!(format_from_encoding("mono8", "infrared"), "y8");
-        assert_eq!(
-            format_from_encoding("MOTION_XYZ32F", "accel"),
-            "motion_xyz32f"
-        );
+        for (encoding, format) in [
+            ("mono16", "z16"),
+            ("8UC1", "y8"),
+            ("16UC1", "y16"),
+            ("mono8", "raw8"),
+            ("rgb8", "rgb8"),
+            ("yuv422", "yuyv"),
+            ("MOTION_XYZ32F", "motion_xyz32f"),
+        ] {
+            assert_eq!(format_from_encoding(encoding), format);
+            assert_eq!(encoding_for_format(format), encoding);
+        }
         assert_eq!(snake_case("Hardware Clock"), "hardware_clock");
         assert_eq!(snake_case("Frame Counter"), "frame_counter");
     }

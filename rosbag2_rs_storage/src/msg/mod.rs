@@ -204,16 +204,18 @@ impl Registry {
                 .map(|f| {
                     let one = || match &f.base {
                         definition::BaseType::Primitive(p) => wire::zero(*p),
-                        definition::BaseType::String { .. } | definition::BaseType::WString { .. } => {
-                            Value::String(Vec::new())
-                        }
+                        definition::BaseType::String { .. }
+                        | definition::BaseType::WString { .. } => Value::String(Vec::new()),
                         definition::BaseType::Message(_) => self.default_value(f.type_index),
                     };
-                    let octets = matches!(&f.base, definition::BaseType::Primitive(p) if p.is_octet());
+                    let octets =
+                        matches!(&f.base, definition::BaseType::Primitive(p) if p.is_octet());
                     match (f.array, octets) {
                         (definition::ArrayKind::Single, _) => one(),
                         (definition::ArrayKind::Fixed(n), true) => Value::Bytes(vec![0; n]),
-                        (definition::ArrayKind::Fixed(n), false) => Value::Array((0..n).map(|_| one()).collect()),
+                        (definition::ArrayKind::Fixed(n), false) => {
+                            Value::Array((0..n).map(|_| one()).collect())
+                        }
                         (definition::ArrayKind::Sequence { .. }, true) => Value::Bytes(Vec::new()),
                         (definition::ArrayKind::Sequence { .. }, false) => Value::Array(Vec::new()),
                     }
@@ -224,7 +226,13 @@ impl Registry {
 
     /// Sets the field at dotted `path` (`header.stamp`) of `value`, a message of the type at
     /// `index`.
-    pub fn set(&self, index: usize, value: &mut Value, path: &str, field: Value) -> Result<(), CodecError> {
+    pub fn set(
+        &self,
+        index: usize,
+        value: &mut Value,
+        path: &str,
+        field: Value,
+    ) -> Result<(), CodecError> {
         let (head, rest) = match path.split_once('.') {
             Some((h, r)) => (h, Some(r)),
             None => (path, None),
