@@ -18,6 +18,9 @@ pub enum RealSenseError {
         /// What is wrong.
         reason: String,
     },
+    /// A playback control was refused (an invalid speed, say).
+    #[error("playback: {0}")]
+    Playback(String),
     /// Something every recording has is missing.
     #[error("{path}: not a RealSense recording: {what}")]
     Missing {

@@ -20,6 +20,7 @@
 
 mod error;
 mod model;
+mod playback;
 mod png;
 mod reader;
 mod source;
@@ -28,5 +29,6 @@ mod writer;
 
 pub use error::RealSenseError;
 pub use model::*;
+pub use playback::{Playback, PlaybackHandle, Status};
 pub use reader::Recording;
 pub use writer::RecordingWriter;

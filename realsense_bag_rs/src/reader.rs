@@ -65,6 +65,11 @@ impl Recording {
         &self.device
     }
 
+    /// File times of the first and the last message (ns).
+    pub fn time_range(&self) -> (i64, i64) {
+        self.source.time_range()
+    }
+
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -302,6 +307,13 @@ impl Recording {
                 TopicKind::ImageData | TopicKind::ImuData | TopicKind::Metadata
             )
         })
+    }
+
+    /// Repositions so that the next frame of each stream is its first recorded at or after
+    /// `time_ns` (file time).
+    pub fn seek(&mut self, time_ns: i64) -> Result<(), RealSenseError> {
+        self.pending = None;
+        self.source.seek(time_ns)
     }
 
     /// The next frame in recording order, with its metadata, or `None` at the end.

@@ -114,6 +114,14 @@ impl Source {
         })
     }
 
+    /// File times of the first and the last message (ns).
+    pub fn time_range(&self) -> (i64, i64) {
+        match self {
+            Self::Ros1 { bag, .. } => bag.time_range().unwrap_or((0, 0)),
+            Self::Ros2 { reader, .. } => (reader.start_time(), reader.end_time()),
+        }
+    }
+
     /// Every topic name.
     pub fn topics(&self) -> Vec<String> {
         match self {
@@ -139,6 +147,15 @@ impl Source {
                 reader.set_filter(&TopicFilter::topics(wanted))?;
                 reader.seek(i64::MIN)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Repositions so that the next message is the first at or after `time_ns`.
+    pub fn seek(&mut self, time_ns: i64) -> Result<(), RealSenseError> {
+        match self {
+            Self::Ros1 { bag, .. } => bag.seek(time_ns),
+            Self::Ros2 { reader, .. } => reader.seek(time_ns)?,
         }
         Ok(())
     }

@@ -329,14 +329,23 @@ impl RecordingWriter {
                     )?;
                 }
                 if let Some(m) = &p.motion_intrinsics {
+                    // Fixed-size arrays in the SDK's message: missing values are zero.
+                    let sized = |v: &[f64], n: usize| {
+                        let mut v = v.to_vec();
+                        v.resize(n, 0.0);
+                        v
+                    };
                     self.put(
                         &format!("{stream}/imu_intrinsic"),
                         "realsense_msgs/ImuIntrinsic",
                         T,
                         &[
-                            ("data", floats(&m.data, true)),
-                            ("noise_variances", floats(&m.noise_variances, true)),
-                            ("bias_variances", floats(&m.bias_variances, true)),
+                            ("data", floats(&sized(&m.data, 12), true)),
+                            (
+                                "noise_variances",
+                                floats(&sized(&m.noise_variances, 3), true),
+                            ),
+                            ("bias_variances", floats(&sized(&m.bias_variances, 3), true)),
                         ],
                     )?;
                 }
