@@ -18,6 +18,7 @@
 //! # Ok::<(), realsense_bag_rs::RealSenseError>(())
 //! ```
 
+pub mod bridge;
 mod error;
 mod model;
 mod playback;
@@ -30,5 +31,5 @@ mod writer;
 pub use error::RealSenseError;
 pub use model::*;
 pub use playback::{Playback, PlaybackHandle, Status};
-pub use reader::Recording;
+pub use reader::{is_recording, Recording};
 pub use writer::RecordingWriter;

@@ -39,6 +39,12 @@ fn lookup<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
+/// True when `path` is a RealSense recording (a bag with a `/file_version` topic).
+pub fn is_recording(path: &Path) -> bool {
+    path.is_file()
+        && Source::open(path).is_ok_and(|s| s.topics().iter().any(|t| t == "/file_version"))
+}
+
 impl Recording {
     /// Opens a `.bag` (ROS 1) or `.db3` (rosbag2) recording and reads its device description.
     pub fn open(path: &Path) -> Result<Self, RealSenseError> {

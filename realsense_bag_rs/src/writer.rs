@@ -82,7 +82,7 @@ fn title_case(name: &str) -> String {
 }
 
 /// A column-major rotation matrix as a unit quaternion (x, y, z, w).
-fn quaternion(r: &[f64; 9]) -> [f64; 4] {
+pub(crate) fn quaternion(r: &[f64; 9]) -> [f64; 4] {
     let m = |row: usize, col: usize| r[col * 3 + row];
     let trace = m(0, 0) + m(1, 1) + m(2, 2);
     if trace > 0.0 {

@@ -109,6 +109,9 @@ struct ConvertArgs {
     /// Leave out topics whose type cannot be converted (with a warning) instead of failing.
     #[arg(long)]
     skip_unknown: bool,
+    /// Copy a RealSense recording's own topics instead of writing the realsense2_camera layout.
+    #[arg(long)]
+    raw: bool,
     /// Split output files at this size in bytes (0: no limit).
     #[arg(short = 'b', long, default_value_t = 0)]
     max_bag_size: u64,
@@ -164,7 +167,14 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Convert(args) => {
-            let metadata = rosbag2_rs_storage::convert(&convert_options(*args)?)?;
+            let raw = args.raw;
+            let options = convert_options(*args)?;
+            let metadata = match options.inputs.as_slice() {
+                [input] if !raw && realsense_bag_rs::is_recording(input) => {
+                    realsense_bag_rs::bridge::convert(input, options.output)?
+                }
+                _ => rosbag2_rs_storage::convert(&options)?,
+            };
             println!(
                 "wrote {} messages on {} topics",
                 metadata.message_count,
