@@ -176,7 +176,10 @@ impl Recording {
 
     fn describe(&mut self, m: &Decoded) -> Result<(), RealSenseError> {
         let t = topic::parse(&m.topic);
-        let v = m.view();
+        if t.kind == TopicKind::Other {
+            return Ok(());
+        }
+        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
         // The rosbag2 layout packs most descriptions into one std_msgs/String.
         let packed = v.text("data").map(|s| pairs(&s));
         match (&t.kind, t.sensor, &t.stream) {
@@ -340,7 +343,12 @@ impl Recording {
                         log::debug!("{}: metadata without its frame at {} ns", m.topic, m.time);
                         continue;
                     };
-                    apply_metadata(frame, &m.view());
+                    let v = m.view().map_err(|e| RealSenseError::Invalid {
+                        path: self.path.clone(),
+                        topic: m.topic.to_string(),
+                        reason: e,
+                    })?;
+                    apply_metadata(frame, &v);
                 }
                 TopicKind::ImageData | TopicKind::ImuData => {
                     let frame = self.frame(&m, sensor, &stream, &t.kind)?;
@@ -361,16 +369,7 @@ impl Recording {
         (name, index): &(String, u32),
         kind: &TopicKind,
     ) -> Result<Frame, RealSenseError> {
-        let v = m.view();
         let stream = name.to_ascii_lowercase();
-        let header = v.message("header");
-        // ROS 1 `time` or builtin_interfaces/Time: the device timestamp.
-        let timestamp_ms = match header.and_then(|h| h.field("stamp")) {
-            Some(Value::Time { sec, nsec }) => *sec as f64 * 1e3 + *nsec as f64 / 1e6,
-            _ => header.and_then(|h| h.message("stamp")).map_or(0.0, |s| {
-                s.number("sec").unwrap_or(0.0) * 1e3 + s.number("nanosec").unwrap_or(0.0) / 1e6
-            }),
-        };
         let profile = self
             .device
             .sensors
@@ -381,6 +380,41 @@ impl Recording {
                     .iter()
                     .find(|p| p.stream == stream && p.index == *index)
             });
+        // The hot path: a ROS 1 image is cut out of the chunk without copying its pixels.
+        if let (TopicKind::ImageData, Some(bytes), "sensor_msgs/Image") =
+            (kind, m.ros1_bytes(), m.type_name())
+        {
+            let image = Ros1Image::parse(bytes)
+                .ok_or_else(|| self.invalid(&m.topic, "sensor_msgs/Image cut short"))?;
+            return Ok(Frame {
+                sensor,
+                index: *index,
+                number: image.seq as u64,
+                timestamp_ms: image.stamp_ms,
+                domain: String::new(),
+                recorded_ns: m.time,
+                metadata: Vec::new(),
+                payload: Payload::Video {
+                    width: image.width,
+                    height: image.height,
+                    stride: image.step,
+                    format: profile
+                        .map(|p| p.format.clone())
+                        .unwrap_or_else(|| format_from_encoding(&image.encoding)),
+                    data: image.data,
+                },
+                stream,
+            });
+        }
+        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+        let header = v.message("header");
+        // ROS 1 `time` or builtin_interfaces/Time: the device timestamp.
+        let timestamp_ms = match header.and_then(|h| h.field("stamp")) {
+            Some(Value::Time { sec, nsec }) => *sec as f64 * 1e3 + *nsec as f64 / 1e6,
+            _ => header.and_then(|h| h.message("stamp")).map_or(0.0, |s| {
+                s.number("sec").unwrap_or(0.0) * 1e3 + s.number("nanosec").unwrap_or(0.0) / 1e6
+            }),
+        };
         let payload = match kind {
             TopicKind::ImuData => {
                 let field = if stream == "gyro" {
@@ -433,6 +467,60 @@ impl Recording {
                 .map(|p| p.format.clone())
                 .unwrap_or_else(|| format_from_encoding(&encoding)),
             data: Bytes::copy_from_slice(data),
+        })
+    }
+}
+
+/// A ROS 1 `sensor_msgs/Image`, its pixels a slice of the buffer it was read from.
+struct Ros1Image {
+    seq: u32,
+    stamp_ms: f64,
+    height: u32,
+    width: u32,
+    encoding: String,
+    step: u32,
+    data: Bytes,
+}
+
+/// A bounds-checked reader over ROS 1 bytes.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+
+    fn word(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
+impl Ros1Image {
+    fn parse(bytes: &Bytes) -> Option<Self> {
+        let mut c = Cursor { bytes, at: 0 };
+        let (seq, sec, nsec) = (c.word()?, c.word()?, c.word()?);
+        let frame_id = c.word()? as usize;
+        c.take(frame_id)?;
+        let (height, width) = (c.word()?, c.word()?);
+        let len = c.word()? as usize;
+        let encoding = String::from_utf8_lossy(c.take(len)?).into_owned();
+        c.take(1)?; // is_bigendian
+        let step = c.word()?;
+        let n = c.word()? as usize;
+        c.take(n)?;
+        Some(Self {
+            seq,
+            stamp_ms: sec as f64 * 1e3 + nsec as f64 / 1e6,
+            height,
+            width,
+            encoding,
+            step,
+            data: bytes.slice(c.at - n..c.at),
         })
     }
 }

@@ -17,20 +17,45 @@ use crate::error::RealSenseError;
 /// A type's registry and the type's index in it.
 type Decoder = (Arc<Registry>, usize);
 
-/// One decoded message.
+/// One message, decoded when first looked at.
 pub struct Decoded {
     /// Its topic.
     pub topic: Arc<str>,
     /// Bag time, ns.
     pub time: i64,
     decoder: Decoder,
-    value: Value,
+    /// The serialized bytes: ROS 1 (`ros1`) or CDR.
+    bytes: bytes::Bytes,
+    ros1: bool,
+    value: std::sync::OnceLock<Result<Value, String>>,
 }
 
 impl Decoded {
     /// The message, for reading fields by name.
-    pub fn view(&self) -> MessageView<'_> {
-        MessageView::new(&self.decoder.0, self.decoder.1, &self.value)
+    pub fn view(&self) -> Result<MessageView<'_>, String> {
+        let value = self.value.get_or_init(|| {
+            let (reg, index) = (&self.decoder.0, self.decoder.1);
+            if self.ros1 {
+                decode_ros1_prefix_at(reg, index, &self.bytes).map(|(v, _)| v)
+            } else {
+                decode_cdr_at(reg, index, &self.bytes).map(|(v, _)| v)
+            }
+            .map_err(|e| e.to_string())
+        });
+        match value {
+            Ok(v) => Ok(MessageView::new(&self.decoder.0, self.decoder.1, v)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// The message type (`pkg/Type`).
+    pub fn type_name(&self) -> &str {
+        &self.decoder.0.by_index(self.decoder.1).name
+    }
+
+    /// The ROS 1 bytes, for messages read from a ROS 1 bag.
+    pub fn ros1_bytes(&self) -> Option<&bytes::Bytes> {
+        self.ros1.then_some(&self.bytes)
     }
 }
 
@@ -174,13 +199,13 @@ impl Source {
                         format!("unknown connection {}", m.connection),
                     ));
                 };
-                let (value, _) = decode_ros1_prefix_at(&d.0, d.1, &m.data)
-                    .map_err(|e| invalid(path, topic, e.to_string()))?;
                 Ok(Some(Decoded {
                     topic: topic.clone(),
                     time: m.time,
                     decoder: d.clone(),
-                    value,
+                    bytes: m.data,
+                    ros1: true,
+                    value: Default::default(),
                 }))
             }
             Self::Ros2 { reader, topics } => {
@@ -192,13 +217,13 @@ impl Source {
                     Some(Err(e)) => return Err(invalid(path, &m.topic, e.clone())),
                     None => return Err(invalid(path, &m.topic, "not listed in the file")),
                 };
-                let (value, _) = decode_cdr_at(&d.0, d.1, &m.data)
-                    .map_err(|e| invalid(path, &m.topic, e.to_string()))?;
                 Ok(Some(Decoded {
                     topic: m.topic,
                     time: m.recv_timestamp,
                     decoder: d,
-                    value,
+                    bytes: m.data,
+                    ros1: false,
+                    value: Default::default(),
                 }))
             }
         }

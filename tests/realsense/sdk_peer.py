@@ -3,6 +3,9 @@
     sdk_peer.py record PATH [FRAMES]   # a software device (depth Z16, infrared Y8, color RGB8, accel,
                                        # gyro) recorded by rs.recorder; PATH's extension picks the
                                        # format (.bag with SDK 2.57, .db3 with 2.59)
+    sdk_peer.py record-hd PATH FRAMES  # 1280x720 depth (Z16) + color (RGB8) at 30 fps, for the benchmark
+    sdk_peer.py play-speed PATH        # times the SDK's non-real-time playback of every frame:
+                                       # prints `seconds frames bytes`
     sdk_peer.py dump PATH              # the SDK's own playback of PATH (non-real time): one JSON
                                        # object: device info, sensors, options, profiles,
                                        # intrinsics, extrinsics, then every frame in arrival order
@@ -115,6 +118,68 @@ def ename(e):
     return str(e).split('.')[-1]
 
 
+def record_hd(path, frames):
+    import numpy as np
+    global W, H
+    W, H = 1280, 720
+    dev = rs.software_device()
+    dev.register_info(rs.camera_info.name, 'rosbag2-rs benchmark camera')
+    depth = dev.add_sensor('Stereo Module')
+    color = dev.add_sensor('RGB Camera')
+    p_depth = video_profile(depth, rs.stream.depth, 0, 0, rs.format.z16, 2, 640.0)
+    p_color = video_profile(color, rs.stream.color, 0, 1, rs.format.rgb8, 3, 900.0)
+    recorder = rs.recorder(path, dev)
+    queue = rs.frame_queue(10000)
+    depth.open(p_depth)
+    color.open(p_color)
+    depth.start(queue)
+    color.start(queue)
+    rng = np.random.default_rng(7)  # camera-like: pixels that do not compress
+    keep = []
+    for i in range(frames):
+        for sensor, profile, bpp in ((depth, p_depth, 2), (color, p_color, 3)):
+            pixels = rng.integers(0, 256, W * H * bpp, dtype=np.uint8).tobytes()
+            keep.append(pixels)
+            f = rs.software_video_frame()
+            f.pixels, f.stride, f.bpp = pixels, W * bpp, bpp
+            f.timestamp, f.domain, f.frame_number = T0 + i * 1000.0 / 30, rs.timestamp_domain.hardware_clock, i + 1
+            f.profile = profile.as_video_stream_profile()
+            sensor.on_video_frame(f)
+        time.sleep(0.02)
+    time.sleep(0.5)
+    for s in (depth, color):
+        s.stop()
+        s.close()
+    del recorder
+
+
+def play_speed(path):
+    ctx = rs.context()
+    dev = ctx.load_device(path)
+    playback = dev.as_playback()
+    playback.set_real_time(False)
+    count = [0, 0]
+
+    def on_frame(f):
+        count[0] += 1
+        count[1] += f.get_data_size()
+
+    sensors = dev.query_sensors()
+    start = time.perf_counter()
+    for s in sensors:
+        s.open(s.get_stream_profiles())
+        s.start(on_frame)
+    while playback.current_status() != rs.playback_status.stopped or count[0] == 0:
+        time.sleep(0.001)
+        if time.perf_counter() - start > 300:
+            break
+    seconds = time.perf_counter() - start
+    for s in sensors:
+        s.stop()
+        s.close()
+    print(seconds, count[0], count[1])
+
+
 def profile_info(p):
     out = {'stream': ename(p.stream_type()), 'index': p.stream_index(), 'format': ename(p.format()), 'fps': p.fps(),
            'unique_id': p.unique_id()}
@@ -199,5 +264,9 @@ def dump(path):
 if __name__ == '__main__':
     if sys.argv[1] == 'record':
         record(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30)
+    elif sys.argv[1] == 'record-hd':
+        record_hd(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == 'play-speed':
+        play_speed(sys.argv[2])
     else:
         dump(sys.argv[2])

@@ -85,6 +85,14 @@ struct Entry {
 /// Decompressed chunks kept for reading; overlapping chunks are read in turns.
 const CHUNK_CACHE: usize = 4;
 
+/// A chunk's bytes: a slice of the file when stored uncompressed, else decompressed.
+fn load_chunk(file: &Bytes, chunk: &Chunk) -> std::result::Result<Bytes, String> {
+    Ok(match chunk.compression {
+        Compression::None if chunk.data.len() == chunk.size => file.slice(chunk.data.clone()),
+        c => Bytes::from(c.decompress(&file[chunk.data.clone()], chunk.size)?),
+    })
+}
+
 /// A ROS 1 bag opened for reading.
 pub struct BagReader {
     path: PathBuf,
@@ -408,13 +416,7 @@ impl BagReader {
         if let Some((_, data)) = self.cache.iter().find(|(c, _)| *c == id) {
             return Ok(data.clone());
         }
-        let chunk = &self.chunks[id as usize];
-        let data = match chunk.compression {
-            Compression::None if chunk.data.len() == chunk.size => {
-                self.file.slice(chunk.data.clone())
-            }
-            c => Bytes::from(c.decompress(&self.file[chunk.data.clone()], chunk.size)?),
-        };
+        let data = load_chunk(&self.file, &self.chunks[id as usize])?;
         if self.cache.len() == CHUNK_CACHE {
             self.cache.remove(0);
         }

@@ -114,9 +114,9 @@ fn damage_is_a_clear_error_or_recovered_never_a_panic() {
 
     // A corrupted index: strict refuses, recover scans the chunks.
     let mut bad = good.clone();
-    // The last chunk-info record ends the file.
-    let len = bad.len();
-    bad[len - 40..].fill(0xff);
+    // The last chunk info points at the bag header instead of its chunk.
+    let at = bad.windows(10).rposition(|w| w == b"chunk_pos=").unwrap() + 10;
+    bad[at..at + 8].copy_from_slice(&13u64.to_le_bytes());
     std::fs::write(&path, &bad).unwrap();
     let e = BagReader::open(&path, OpenMode::Strict).unwrap_err();
     assert!(e.to_string().contains("b.bag"), "{e}");
