@@ -30,7 +30,7 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 for v in 2.57.7.10387 2.59.1.11053; do
   venv=.venv-rs${v:0:1}${v:2:2}
   if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
-  "$venv/bin/pip" install -q --disable-pip-version-check "pyrealsense2==$v"
+  "$venv/bin/pip" install -q --disable-pip-version-check "pyrealsense2==$v" numpy
 done
 
 step "cargo tools"
