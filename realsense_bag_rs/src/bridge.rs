@@ -337,3 +337,357 @@ pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, Re
     }
     Ok(writer.close()?)
 }
+
+/// The RealSense stream a ROS 2 topic carries, from the driver's names (`.../depth/...`,
+/// `.../infra1/...`, `.../color/...`, `.../accel/...`, `.../gyro/...`; an `Imu` topic with
+/// neither `accel` nor `gyro` in its name feeds both).
+fn stream_of(topic: &str, imu: bool) -> Vec<(&'static str, u32)> {
+    let lower = topic.to_ascii_lowercase();
+    if imu {
+        return match (lower.contains("accel"), lower.contains("gyro")) {
+            (true, _) => vec![("accel", 0)],
+            (_, true) => vec![("gyro", 0)],
+            _ => vec![("accel", 0), ("gyro", 0)],
+        };
+    }
+    if lower.contains("depth") {
+        vec![("depth", 0)]
+    } else if let Some(i) = lower.find("infra") {
+        let digits: String = lower[i + 5..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        vec![("infrared", digits.parse().unwrap_or(1))]
+    } else {
+        vec![("color", 0)]
+    }
+}
+
+/// The `rs2_format` of a `sensor_msgs` image encoding on `stream`.
+fn format_of(encoding: &str, stream: &str) -> String {
+    match encoding {
+        "16UC1" | "mono16" if stream == "depth" => "z16".into(),
+        "16UC1" | "mono16" => "y16".into(),
+        "mono8" | "8UC1" => "y8".into(),
+        "yuv422" | "yuv422_yuy2" => "yuyv".into(),
+        other => other.to_ascii_lowercase(),
+    }
+}
+
+/// The sensor of the SDK's usual topology a stream belongs to: (index, name).
+fn sensor_of(stream: &str) -> (u32, &'static str) {
+    match stream {
+        "depth" | "infrared" => (0, "Stereo Module"),
+        "color" => (1, "RGB Camera"),
+        _ => (2, "Motion Module"),
+    }
+}
+
+/// What a camera topic of a ROS 2 bag carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CameraKind {
+    Image,
+    CameraInfo,
+    Imu,
+}
+
+/// A camera topic: its decoder and the RealSense streams it feeds.
+struct CameraTopic {
+    reg: Registry,
+    index: usize,
+    kind: CameraKind,
+    streams: Vec<(&'static str, u32)>,
+}
+
+/// One decoded camera message.
+struct CameraMessage<'a> {
+    view: rosbag2_rs_storage::msg::MessageView<'a>,
+    stamp_ms: f64,
+}
+
+fn camera_topics(
+    reader: &rosbag2_rs_storage::SequentialReader,
+) -> Result<HashMap<String, CameraTopic>, String> {
+    let mut cache = MessageDefinitionCache::new();
+    let mut topics = HashMap::new();
+    for t in reader.topics() {
+        let type_name = t.topic_metadata.type_name.as_str();
+        let kind = match type_name {
+            "sensor_msgs/msg/Image" => CameraKind::Image,
+            "sensor_msgs/msg/CameraInfo" => CameraKind::CameraInfo,
+            "sensor_msgs/msg/Imu" => CameraKind::Imu,
+            _ => continue,
+        };
+        let def = reader.message_definition(type_name, &mut cache);
+        let mut reg = Registry::new();
+        reg.parse_concatenated(type_name, &def.encoded_message_definition, Dialect::Ros2)
+            .map_err(|e| format!("{}: {e}", t.topic_metadata.name))?;
+        let index = reg.index_of(type_name).unwrap_or_default();
+        let streams = stream_of(&t.topic_metadata.name, kind == CameraKind::Imu);
+        topics.insert(
+            t.topic_metadata.name.clone(),
+            CameraTopic {
+                reg,
+                index,
+                kind,
+                streams,
+            },
+        );
+    }
+    Ok(topics)
+}
+
+fn decode<'a>(topic: &'a CameraTopic, value: &'a Value) -> CameraMessage<'a> {
+    let view = rosbag2_rs_storage::msg::MessageView::new(&topic.reg, topic.index, value);
+    let stamp_ms = view
+        .message("header")
+        .and_then(|h| h.message("stamp"))
+        .map_or(0.0, |s| {
+            s.number("sec").unwrap_or(0.0) * 1e3 + s.number("nanosec").unwrap_or(0.0) / 1e6
+        });
+    CameraMessage { view, stamp_ms }
+}
+
+/// The stream profile of `stream` in `device`, created in the SDK's usual topology if new.
+fn profile_mut<'a>(device: &'a mut Device, stream: &str, index: u32) -> &'a mut StreamProfile {
+    let (sensor_index, sensor_name) = sensor_of(stream);
+    let at = match device.sensors.iter().position(|s| s.index == sensor_index) {
+        Some(i) => i,
+        None => {
+            device.sensors.push(Sensor {
+                index: sensor_index,
+                info: vec![("Name".into(), sensor_name.into())],
+                ..Sensor::default()
+            });
+            device.sensors.sort_by_key(|s| s.index);
+            device
+                .sensors
+                .iter()
+                .position(|s| s.index == sensor_index)
+                .unwrap_or(0)
+        }
+    };
+    let streams = &mut device.sensors[at].streams;
+    let at = match streams
+        .iter()
+        .position(|p| p.stream == stream && p.index == index)
+    {
+        Some(i) => i,
+        None => {
+            streams.push(StreamProfile {
+                stream: stream.into(),
+                index,
+                fps: 30,
+                ..StreamProfile::default()
+            });
+            streams.len() - 1
+        }
+    };
+    &mut streams[at]
+}
+
+/// The first pass: the device description (formats and sizes from the images, intrinsics from
+/// the camera infos, fps from the device timestamps).
+fn describe(m: &CameraMessage, kind: CameraKind, profile: &mut StreamProfile) {
+    let v = &m.view;
+    match kind {
+        CameraKind::CameraInfo => {
+            let k = v.field("k").and_then(|k| k.as_f64s()).unwrap_or_default();
+            if k.len() == 9
+                && profile
+                    .intrinsics
+                    .as_ref()
+                    .is_none_or(|i| i.model == "none")
+            {
+                profile.intrinsics = Some(Intrinsics {
+                    width: v.number("width").unwrap_or(0.0) as u32,
+                    height: v.number("height").unwrap_or(0.0) as u32,
+                    fx: k[0],
+                    fy: k[4],
+                    ppx: k[2],
+                    ppy: k[5],
+                    model: "brown_conrady".into(),
+                    coeffs: v.field("d").and_then(|d| d.as_f64s()).unwrap_or_default(),
+                });
+            }
+        }
+        CameraKind::Image => {
+            let (width, height) = (
+                v.number("width").unwrap_or(0.0) as u32,
+                v.number("height").unwrap_or(0.0) as u32,
+            );
+            if profile.format.is_empty() {
+                profile.format =
+                    format_of(&v.text("encoding").unwrap_or_default(), &profile.stream);
+            }
+            // Without a CameraInfo: a centred pinhole (replaced when one comes).
+            profile.intrinsics.get_or_insert_with(|| Intrinsics {
+                width,
+                height,
+                ppx: width as f64 / 2.0,
+                ppy: height as f64 / 2.0,
+                fx: width as f64,
+                fy: width as f64,
+                model: "none".into(),
+                coeffs: vec![0.0; 5],
+            });
+        }
+        CameraKind::Imu => {
+            profile.format = "motion_xyz32f".into();
+            profile
+                .motion_intrinsics
+                .get_or_insert_with(|| MotionIntrinsics {
+                    data: vec![1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+                    noise_variances: vec![0.0; 3],
+                    bias_variances: vec![0.0; 3],
+                });
+        }
+    }
+}
+
+/// The second pass: one frame of `stream` from an image or IMU message.
+fn frame_of(
+    m: &CameraMessage,
+    kind: CameraKind,
+    profile: &StreamProfile,
+    sensor: u32,
+    number: u64,
+    recorded_ns: i64,
+) -> Option<Frame> {
+    let v = &m.view;
+    let payload = match kind {
+        CameraKind::CameraInfo => return None,
+        CameraKind::Image => Payload::Video {
+            width: v.number("width").unwrap_or(0.0) as u32,
+            height: v.number("height").unwrap_or(0.0) as u32,
+            stride: v.number("step").unwrap_or(0.0) as u32,
+            format: profile.format.clone(),
+            data: match v.field("data") {
+                Some(Value::Bytes(b)) => bytes::Bytes::from(b.clone()),
+                _ => return None,
+            },
+        },
+        CameraKind::Imu => {
+            let field = if profile.stream == "gyro" {
+                "angular_velocity"
+            } else {
+                "linear_acceleration"
+            };
+            let xyz = v.message(field);
+            let get = |n| xyz.and_then(|x| x.number(n)).unwrap_or(0.0);
+            Payload::Motion {
+                xyz: [get("x"), get("y"), get("z")],
+            }
+        }
+    };
+    Some(Frame {
+        sensor,
+        stream: profile.stream.clone(),
+        index: profile.index,
+        number,
+        timestamp_ms: m.stamp_ms,
+        domain: "system_time".into(),
+        recorded_ns,
+        metadata: Vec::new(),
+        payload,
+    })
+}
+
+/// Turns the camera topics of rosbag2 bags (`Image`, their `CameraInfo`, `Imu`; streams named
+/// as the `realsense2_camera` driver names them) into a RealSense `.bag` the SDK and the
+/// RealSense Viewer open. Returns the number of frames written.
+pub fn from_ros2(
+    inputs: &[std::path::PathBuf],
+    output: &Path,
+    compression: rosbag2_rs_storage::rosbag1::Compression,
+) -> Result<u64, RealSenseError> {
+    use rosbag2_rs_storage::msg::decode_cdr_at;
+    let path = inputs.first().cloned().unwrap_or_default();
+    let invalid = |topic: &str, reason: String| RealSenseError::Invalid {
+        path: path.clone(),
+        topic: topic.to_string(),
+        reason,
+    };
+    let mut reader = rosbag2_rs_storage::SequentialReader::open_many(inputs)?;
+    let topics = camera_topics(&reader).map_err(|e| invalid("", e))?;
+    if !topics.values().any(|t| t.kind != CameraKind::CameraInfo) {
+        return Err(RealSenseError::Missing {
+            path,
+            what: "no sensor_msgs Image or Imu topic to convert".into(),
+        });
+    }
+    let start = reader.start_time();
+    let mut device = Device {
+        file_version: 4,
+        info: vec![
+            ("Name".into(), "ROS 2 camera (rosbag2-rs)".into()),
+            ("Serial Number".into(), "0".into()),
+        ],
+        sensors: Vec::new(),
+    };
+    // First pass: the description, and per stream the first and last device timestamp (ms)
+    // and the frame count, for its fps.
+    let mut span: HashMap<(&'static str, u32), (f64, f64, u64)> = HashMap::new();
+    while let Some(msg) = reader.read_next()? {
+        let Some(topic) = topics.get(&*msg.topic) else {
+            continue;
+        };
+        let (value, _) = decode_cdr_at(&topic.reg, topic.index, &msg.data)
+            .map_err(|e| invalid(&msg.topic, e.to_string()))?;
+        let m = decode(topic, &value);
+        for &(stream, index) in &topic.streams {
+            describe(&m, topic.kind, profile_mut(&mut device, stream, index));
+            if topic.kind != CameraKind::CameraInfo {
+                let e = span
+                    .entry((stream, index))
+                    .or_insert((m.stamp_ms, m.stamp_ms, 0));
+                e.1 = m.stamp_ms;
+                e.2 += 1;
+            }
+        }
+    }
+    for p in device.sensors.iter_mut().flat_map(|s| &mut s.streams) {
+        if let Some(&(first, last, n)) = span.get(&(p.stream.as_str(), p.index)) {
+            if n > 1 && last > first {
+                p.fps = ((n - 1) as f64 * 1e3 / (last - first)).round().max(1.0) as u32;
+            }
+        }
+    }
+    // Second pass: the frames, written as they are read.
+    let mut writer = crate::RecordingWriter::create(output, &device, compression)?;
+    reader.seek(i64::MIN)?;
+    let mut numbers: HashMap<(&'static str, u32), u64> = HashMap::new();
+    let mut written = 0;
+    while let Some(msg) = reader.read_next()? {
+        let Some(topic) = topics.get(&*msg.topic) else {
+            continue;
+        };
+        if topic.kind == CameraKind::CameraInfo {
+            continue;
+        }
+        let (value, _) = decode_cdr_at(&topic.reg, topic.index, &msg.data)
+            .map_err(|e| invalid(&msg.topic, e.to_string()))?;
+        let m = decode(topic, &value);
+        for &(stream, index) in &topic.streams {
+            let Some(profile) = device.profile(stream, index) else {
+                continue;
+            };
+            let number = numbers.entry((stream, index)).or_insert(0);
+            *number += 1;
+            let sensor = sensor_of(stream).0;
+            let frame = frame_of(
+                &m,
+                topic.kind,
+                profile,
+                sensor,
+                *number,
+                msg.recv_timestamp - start + 2,
+            )
+            .ok_or_else(|| invalid(&msg.topic, "image without data".into()))?;
+            writer.write_frame(&frame)?;
+            written += 1;
+        }
+    }
+    writer.finish()?;
+    Ok(written)
+}

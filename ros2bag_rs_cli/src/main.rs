@@ -97,7 +97,8 @@ struct ConvertArgs {
     /// Output bag directory, or .bag file for rosbag_v2 (must not exist).
     #[arg(short, long)]
     output: PathBuf,
-    /// Output storage: mcap, sqlite3, or rosbag_v2 (a ROS 1 bag: the output is one .bag file).
+    /// Output storage: mcap, sqlite3, rosbag_v2 (a ROS 1 bag: one .bag file), or realsense (a
+    /// RealSense .bag from the camera topics: Image, CameraInfo, Imu).
     #[arg(short, long, default_value = "mcap")]
     storage: String,
     /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
@@ -166,11 +167,23 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
+        Command::Convert(args) if args.storage == "realsense" => {
+            let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
+                args.compression_format.as_deref().unwrap_or("lz4"),
+            )
+            .map_err(anyhow::Error::msg)?;
+            let frames =
+                realsense_bag_rs::bridge::from_ros2(&args.inputs, &args.output, compression)?;
+            println!("wrote {frames} frames to {}", args.output.display());
+        }
         Command::Convert(args) => {
             let raw = args.raw;
             let options = convert_options(*args)?;
+            // A RealSense recording becomes a rosbag2 bag in the realsense2_camera layout,
+            // unless its own topics are asked for (--raw, or a ROS 1 bag as output).
+            let to_ros1 = options.output.storage.storage == StorageId::Rosbag1;
             let metadata = match options.inputs.as_slice() {
-                [input] if !raw && realsense_bag_rs::is_recording(input) => {
+                [input] if !raw && !to_ros1 && realsense_bag_rs::is_recording(input) => {
                     realsense_bag_rs::bridge::convert(input, options.output)?
                 }
                 _ => rosbag2_rs_storage::convert(&options)?,
@@ -204,7 +217,14 @@ fn run(command: Command) -> Result<()> {
             })?
         }
         Command::Record(args) => rosbag2_rs_transport::recorder::cli::run(*args)?,
-        Command::Play(args) => run_play(&args, "/")?,
+        Command::Play(mut args) => {
+            // A RealSense recording plays in the realsense2_camera layout, converted first.
+            let converted = realsense_input(&args.bags)?;
+            if let Some(dir) = &converted {
+                args.bags = vec![dir.path().join("bag")];
+            }
+            run_play(&args, "/")?
+        }
         Command::Burst { play, num_messages } => run_burst(&play, num_messages, "/")?,
         Command::Control(args) => run_control(&args)?,
         Command::Reindex { bag } => {
@@ -221,6 +241,54 @@ fn run(command: Command) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// When the only input is a RealSense recording, its realsense2_camera-layout conversion in a
+/// temporary directory (removed when dropped).
+fn realsense_input(bags: &[PathBuf]) -> Result<Option<TempDir>> {
+    let [input] = bags else {
+        return Ok(None);
+    };
+    if !realsense_bag_rs::is_recording(input) {
+        return Ok(None);
+    }
+    let dir = TempDir::new()?;
+    log::info!(
+        "{}: a RealSense recording; converting it to the realsense2_camera layout first",
+        input.display()
+    );
+    realsense_bag_rs::bridge::convert(
+        input,
+        BagWriterOptions {
+            uri: dir.path().join("bag"),
+            ..Default::default()
+        },
+    )?;
+    Ok(Some(dir))
+}
+
+/// A directory under the system's temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> std::io::Result<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!("ros2bag-rs-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&path)?;
+        Ok(Self(path))
+    }
+
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The bag start (ns) when a `+S` time needs it, else 0.

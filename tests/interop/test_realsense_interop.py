@@ -182,7 +182,9 @@ def test_a_recording_converts_to_the_realsense2_camera_layout_that_rosbags_decod
         assert images[topic] == [(f['width'], f['height'], encoding, f['crc32']) for f in frames], topic
 
 
-def test_a_converted_recording_plays_onto_dds_as_images(recording, tmp_path, cli):
+@pytest.mark.parametrize('direct', [False, True])
+def test_a_recording_plays_onto_dds_as_images(recording, tmp_path, cli, direct):
+    """Converted first, or straight from the file with `ros2bag-rs play`."""
     from ros_dds import private_network
     if not private_network():
         pytest.skip('DDS interop tests run only inside a private network namespace (tools/test.sh)')
@@ -193,10 +195,15 @@ def test_a_converted_recording_plays_onto_dds_as_images(recording, tmp_path, cli
     refuse_real_interfaces()
     version, path = recording
     out = tmp_path / 'ros2'
-    cli.run('convert', path, '-o', out)
     dp = DomainParticipant(0)
     color = reader(dp, '/camera/camera/color/image_raw', Image)
-    player = Player(out, '--start-paused')
+    if direct:
+        player = object.__new__(Player)  # the same control surface, run as `ros2bag-rs play`
+        player.proc = subprocess.Popen([str(cli.path), 'play', str(path), '--start-paused', '--disable-keyboard-controls'],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    else:
+        cli.run('convert', path, '-o', out)
+        player = Player(out, '--start-paused')
     try:
         resume = ServiceClient(dp, 'rosbag2_player', 'resume')
         resume.wait()
@@ -209,3 +216,19 @@ def test_a_converted_recording_plays_onto_dds_as_images(recording, tmp_path, cli
         player.kill()
     assert len(got) == FRAMES
     assert all((m.width, m.height, m.encoding, len(m.data)) == (64, 48, 'rgb8', 64 * 48 * 3) for m in got)
+
+
+def test_ros2_camera_topics_become_a_recording_the_sdk_plays(recording, tmp_path, cli):
+    version, path = recording
+    ros2 = tmp_path / 'ros2'
+    cli.run('convert', path, '-o', ros2)
+    back = tmp_path / 'from_ros2.bag'
+    cli.run('convert', ros2, '-o', back, '-s', 'realsense')
+    original = json.loads(sdk('2.59', 'dump', path))
+    for player in ['2.57', '2.59']:
+        played = json.loads(sdk(player, 'dump', back))
+        assert len(played['frames']) == len(original['frames']), player
+        content = lambda frames: sorted(  # noqa: E731
+            (f['stream'], f['number'], f.get('crc32'), tuple(f.get('xyz', ())), f.get('width'), f['format'])
+            for f in frames)
+        assert content(played['frames']) == content(original['frames']), player
