@@ -292,11 +292,7 @@ pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, Re
                 }
             }
             Payload::Motion { xyz } => {
-                let field = if frame.stream == "gyro" {
-                    "angular_velocity"
-                } else {
-                    "linear_acceleration"
-                };
+                let field = imu_field(&frame.stream);
                 let mut fill = header("", frame.timestamp_ms, &frame_id);
                 for (axis, v) in ["x", "y", "z"].iter().zip(xyz) {
                     fill.push((format!("{field}.{axis}"), Value::Float64(*v)));
@@ -567,18 +563,7 @@ fn frame_of(
                 _ => return None,
             },
         },
-        CameraKind::Imu => {
-            let field = if profile.stream == "gyro" {
-                "angular_velocity"
-            } else {
-                "linear_acceleration"
-            };
-            let xyz = v.message(field);
-            let get = |n| xyz.and_then(|x| x.number(n)).unwrap_or(0.0);
-            Payload::Motion {
-                xyz: [get("x"), get("y"), get("z")],
-            }
-        }
+        CameraKind::Imu => motion_payload(v, &profile.stream),
     };
     Some(Frame {
         sensor,

@@ -259,6 +259,24 @@ pub fn encoding_for_format(format: &str) -> String {
     }
 }
 
+/// The `sensor_msgs/Imu` field a motion stream's samples live in.
+pub fn imu_field(stream: &str) -> &'static str {
+    if stream == "gyro" {
+        "angular_velocity"
+    } else {
+        "linear_acceleration"
+    }
+}
+
+/// A motion sample from an `Imu` message of `stream`.
+pub(crate) fn motion_payload(imu: &rosbag2_rs_storage::msg::MessageView, stream: &str) -> Payload {
+    let xyz = imu.message(imu_field(stream));
+    let get = |n| xyz.and_then(|x| x.number(n)).unwrap_or(0.0);
+    Payload::Motion {
+        xyz: [get("x"), get("y"), get("z")],
+    }
+}
+
 /// `Frame Counter` → `frame_counter`, `Hardware Clock` → `hardware_clock`.
 pub fn snake_case(name: &str) -> String {
     name.trim().to_ascii_lowercase().replace([' ', '-'], "_")

@@ -416,18 +416,7 @@ impl Recording {
             }),
         };
         let payload = match kind {
-            TopicKind::ImuData => {
-                let field = if stream == "gyro" {
-                    "angular_velocity"
-                } else {
-                    "linear_acceleration"
-                };
-                let xyz = v.message(field);
-                let get = |n| xyz.and_then(|x| x.number(n)).unwrap_or(0.0);
-                Payload::Motion {
-                    xyz: [get("x"), get("y"), get("z")],
-                }
-            }
+            TopicKind::ImuData => motion_payload(&v, &stream),
             _ => self.image(m, &v, profile)?,
         };
         Ok(Frame {

@@ -428,11 +428,7 @@ impl RecordingWriter {
                 "image"
             }
             Payload::Motion { xyz } => {
-                let field = if frame.stream == "gyro" {
-                    "angular_velocity"
-                } else {
-                    "linear_acceleration"
-                };
+                let field = imu_field(&frame.stream);
                 let mut fields = header.to_vec();
                 let names = [
                     format!("{field}.x"),
