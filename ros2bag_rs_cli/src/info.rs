@@ -1,24 +1,68 @@
 //! `info`: what `ros2 bag info` prints, as text or JSON.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
-use rosbag2_rs_storage::{BagMetadata, SequentialReader};
+use rosbag2_rs_storage::{Bag, BagMetadata, SequentialReader, StorageId, TopicInformation};
 use serde_json::json;
 
 use crate::time_format;
 
+/// How `info` orders topics and services (`--sort`, as rosbag2's newer `info`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SortBy {
+    /// By name.
+    #[default]
+    Name,
+    /// By type, then name.
+    Type,
+    /// By message count, then name.
+    Count,
+}
+
+/// What the text output shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextOptions {
+    /// Only the topic names, one a line (`-t`).
+    pub topic_names_only: bool,
+    /// Order of topics and services.
+    pub sort: SortBy,
+    /// Times in UTC instead of local time.
+    pub utc: bool,
+}
+
+const SERVICE_EVENT_SUFFIX: &str = "/_service_event";
+
+/// The service of a service-introspection topic (`/add/_service_event` of type
+/// `pkg/srv/Add_Event`), as rosbag2 recognises them: its name and type.
+fn service_of(topic: &TopicInformation) -> Option<(&str, &str)> {
+    let name = topic
+        .topic_metadata
+        .name
+        .strip_suffix(SERVICE_EVENT_SUFFIX)?;
+    let type_name = topic.topic_metadata.type_name.as_str();
+    let service_type = type_name.strip_suffix("_Event")?;
+    (!name.is_empty() && service_type.contains("/srv/")).then_some((name, service_type))
+}
+
 /// The facts `info` reports about one bag.
 pub struct BagSummary {
     metadata: BagMetadata,
+    /// Bytes of messages per topic, when asked for (`-v`).
+    sizes: Option<HashMap<String, u64>>,
     /// The recorded camera, when the bag is a RealSense recording.
     realsense: Option<realsense_bag_rs::Device>,
 }
 
 impl BagSummary {
-    /// Opens the bag (reading its files when it has no metadata.yaml).
-    pub fn load(path: &Path) -> Result<Self> {
-        let reader = SequentialReader::open(path)?;
+    /// Opens the bag (reading its files when it has no metadata.yaml), checking its storage
+    /// when one is named; `sizes` reads every message to add up each topic's bytes.
+    pub fn load(path: &Path, storage: Option<&str>, sizes: bool) -> Result<Self> {
+        if let Some(id) = storage {
+            Bag::locate(path)?.check_storage(StorageId::parse(id)?)?;
+        }
+        let mut reader = SequentialReader::open(path)?;
         let mut metadata = reader.bags()[0].metadata.clone();
         if metadata.relative_file_paths.is_empty() {
             metadata.relative_file_paths = reader.bags()[0]
@@ -27,6 +71,15 @@ impl BagSummary {
                 .map(|f| f.display().to_string())
                 .collect();
         }
+        let sizes = if sizes {
+            let mut totals: HashMap<String, u64> = HashMap::new();
+            while let Some(message) = reader.read_next()? {
+                *totals.entry(message.topic.to_string()).or_default() += message.data.len() as u64;
+            }
+            Some(totals)
+        } else {
+            None
+        };
         let is_realsense = path.is_file()
             && metadata
                 .topics_with_message_count
@@ -39,6 +92,7 @@ impl BagSummary {
         };
         Ok(Self {
             metadata,
+            sizes,
             realsense,
         })
     }
@@ -87,8 +141,46 @@ impl BagSummary {
         out
     }
 
+    /// Topics (service-event topics aside) and services, each sorted as asked.
+    fn sorted(&self, sort: SortBy) -> (Vec<&TopicInformation>, Vec<&TopicInformation>) {
+        let (mut services, mut topics): (Vec<_>, Vec<_>) = self
+            .metadata
+            .topics_with_message_count
+            .iter()
+            .partition(|t| service_of(t).is_some());
+        for list in [&mut topics, &mut services] {
+            list.sort_by(|a, b| {
+                let first = match sort {
+                    SortBy::Name => std::cmp::Ordering::Equal,
+                    SortBy::Type => a.topic_metadata.type_name.cmp(&b.topic_metadata.type_name),
+                    SortBy::Count => a.message_count.cmp(&b.message_count),
+                };
+                first.then_with(|| a.topic_metadata.name.cmp(&b.topic_metadata.name))
+            });
+        }
+        (topics, services)
+    }
+
+    /// `Size Contribution: 1.5 KiB | ` with `-v`.
+    fn size_part(&self, topic: &str) -> String {
+        match &self.sizes {
+            Some(sizes) => format!(
+                "Size Contribution: {} | ",
+                time_format::size(sizes.get(topic).copied().unwrap_or(0))
+            ),
+            None => String::new(),
+        }
+    }
+
     /// The `ros2 bag info` text.
-    pub fn to_text(&self) -> String {
+    pub fn to_text(&self, options: &TextOptions) -> String {
+        let (topics, services) = self.sorted(options.sort);
+        if options.topic_names_only {
+            return topics
+                .iter()
+                .map(|t| format!("{}\n", t.topic_metadata.name))
+                .collect();
+        }
         let m = &self.metadata;
         let pad = " ".repeat(19);
         let mut out = String::from("\n");
@@ -109,27 +201,51 @@ impl BagSummary {
         out += &format!("Duration:          {}\n", time_format::duration(m.duration));
         out += &format!(
             "Start:             {}\n",
-            time_format::timestamp(m.starting_time)
+            time_format::timestamp(m.starting_time, options.utc)
         );
         out += &format!(
             "End:               {}\n",
-            time_format::timestamp(m.end_time())
+            time_format::timestamp(m.end_time(), options.utc)
         );
-        out += &format!("Messages:          {}\n", m.message_count);
-        let topics: Vec<String> = m
-            .topics_with_message_count
+        let events: u64 = services.iter().map(|t| t.message_count).sum();
+        out += &format!(
+            "Messages:          {}\n",
+            m.message_count - events.min(m.message_count)
+        );
+        let topic_lines: Vec<String> = topics
             .iter()
             .map(|t| {
                 format!(
-                    "Topic: {} | Type: {} | Count: {} | Serialization Format: {}",
+                    "Topic: {} | Type: {} | Count: {} | {}Serialization Format: {}",
                     t.topic_metadata.name,
                     t.topic_metadata.type_name,
                     t.message_count,
+                    self.size_part(&t.topic_metadata.name),
                     t.topic_metadata.serialization_format
                 )
             })
             .collect();
-        out += &format!("Topic information: {}\n", topics.join(&format!("\n{pad}")));
+        out += &format!(
+            "Topic information: {}\n",
+            topic_lines.join(&format!("\n{pad}"))
+        );
+        out += &format!("Service:           {}\n", services.len());
+        let service_lines: Vec<String> = services
+            .iter()
+            .filter_map(|t| {
+                let (name, type_name) = service_of(t)?;
+                Some(format!(
+                    "Service: {name} | Type: {type_name} | Event Count: {} | {}Serialization Format: {}",
+                    t.message_count,
+                    self.size_part(&t.topic_metadata.name),
+                    t.topic_metadata.serialization_format
+                ))
+            })
+            .collect();
+        out += &format!(
+            "Service information: {}\n",
+            service_lines.join(&format!("\n{pad}  "))
+        );
         if !m.custom_data.is_empty() {
             let pairs: Vec<String> = m
                 .custom_data
@@ -159,14 +275,19 @@ impl BagSummary {
             "starting_time_ns": m.starting_time,
             "ending_time_ns": m.end_time(),
             "message_count": m.message_count,
-            "topics": m.topics_with_message_count.iter().map(|t| json!({
+            "topics": self.sorted(SortBy::Name).0.iter().map(|t| json!({
                 "name": t.topic_metadata.name,
                 "type": t.topic_metadata.type_name,
                 "serialization_format": t.topic_metadata.serialization_format,
                 "message_count": t.message_count,
                 "offered_qos_profiles": rosbag2_rs_storage::qos::serialize_profiles(&t.topic_metadata.offered_qos_profiles),
                 "type_description_hash": t.topic_metadata.type_description_hash,
+                "size": self.sizes.as_ref().map(|s| s.get(&t.topic_metadata.name).copied().unwrap_or(0)),
             })).collect::<Vec<_>>(),
+            "services": self.sorted(SortBy::Name).1.iter().filter_map(|t| {
+                let (name, type_name) = service_of(t)?;
+                Some(json!({"name": name, "type": type_name, "event_count": t.message_count}))
+            }).collect::<Vec<_>>(),
             "compression_format": m.compression_format,
             "compression_mode": m.compression_mode,
             "custom_data": m.custom_data,

@@ -1,6 +1,7 @@
 //! `ros2bag-rs`: a `ros2 bag`-style command line for rosbag2-rs.
 
 mod cat;
+mod convert_yaml;
 mod info;
 mod time_format;
 
@@ -9,13 +10,19 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, StorageId, TopicFilter, WriterOptions};
-use rosbag2_rs_transport::player::cli::{run_burst, run_control, run_play, ControlArgs, PlayArgs};
+use rosbag2_rs_transport::player::cli::{
+    grouped_inputs, run_burst, run_control, run_play, BurstArgs, ControlArgs, PlayArgs,
+    PLAY_PARAMETERS,
+};
+use rosbag2_rs_transport::recorder::cli::{RecordArgs, RECORD_PARAMETERS};
+use rosbag2_rs_transport::ros_args::{split_ros_args, RosArgs};
 
 #[derive(Parser)]
 #[command(
     name = "ros2bag-rs",
     version,
-    about = "Record, play and inspect ROS 2 bags (rosbag2-rs)"
+    about = "Record, play and inspect ROS 2 bags (rosbag2-rs)",
+    args_override_self = true
 )]
 struct Cli {
     /// Log level: debug, info, warn, error or fatal (also trace, off).
@@ -25,7 +32,7 @@ struct Cli {
     command: Command,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum InfoFormat {
     Text,
     Json,
@@ -34,13 +41,7 @@ enum InfoFormat {
 #[derive(Subcommand)]
 enum Command {
     /// Print a bag's files, size, duration, time range and topics (like `ros2 bag info`).
-    Info {
-        /// Bag directory or single .mcap/.db3/.bag file.
-        bag: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "text")]
-        format: InfoFormat,
-    },
+    Info(InfoArgs),
     /// Merge bags and rewrite them with another storage, compression, selection or time range.
     Convert(Box<ConvertArgs>),
     /// Print messages decoded, in receive-time order: YAML like `ros2 topic echo`, JSON lines
@@ -69,16 +70,22 @@ enum Command {
         limit: Option<u64>,
     },
     /// Record topics to a bag (like `ros2 bag record`), or buffer them for snapshots.
-    Record(Box<rosbag2_rs_transport::recorder::cli::RecordArgs>),
+    #[command(args_override_self = true)]
+    Record(Box<RecordArgs>),
     /// Play bags onto the ROS 2 graph with time control (like `ros2 bag play`).
+    #[command(args_override_self = true)]
     Play(Box<PlayArgs>),
     /// Publish a bag's messages as fast as possible, then exit (like `ros2 bag burst`).
-    Burst {
-        #[command(flatten)]
-        play: Box<PlayArgs>,
-        /// How many messages (0 = all).
-        #[arg(short, long, default_value_t = 0)]
-        num_messages: u64,
+    #[command(args_override_self = true)]
+    Burst(Box<BurstArgs>),
+    /// The storage, converter and compression plugins built in (like `ros2 bag list`).
+    List {
+        /// Which kind of plugin.
+        #[arg(value_enum)]
+        plugin_type: PluginType,
+        /// Also say what each one is.
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Ask a running player to pause, resume, change rate, seek, ...
     Control(ControlArgs),
@@ -86,15 +93,75 @@ enum Command {
     Reindex {
         /// Bag directory.
         bag: PathBuf,
+        /// Storage of the bag's files (mcap, sqlite3): checked against the files.
+        #[arg(short, long)]
+        storage: Option<String>,
     },
+}
+
+/// The plugin kinds of `ros2 bag list`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PluginType {
+    Storage,
+    Converter,
+    Compressor,
+    Decompressor,
+}
+
+impl PluginType {
+    /// The built-in plugins of this kind, with what they are.
+    fn plugins(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Self::Storage => &[
+                ("mcap", "MCAP files (.mcap), read and written"),
+                ("sqlite3", "SQLite3 databases (.db3), read and written"),
+                (
+                    "rosbag_v2",
+                    "ROS 1 bags (.bag), read and written, converted to and from CDR",
+                ),
+            ],
+            Self::Converter => &[("cdr", "CDR, the serialization of every ROS 2 middleware")],
+            // MCAP chunks are compressed inside the storage (--compression-format); rosbag2's
+            // file and message compression plugins are not offered yet.
+            Self::Compressor | Self::Decompressor => &[],
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct InfoArgs {
+    /// Bag directory or single .mcap/.db3/.bag file.
+    bag: PathBuf,
+    /// Storage of the bag (mcap, sqlite3, rosbag_v2): checked against the files, which are
+    /// detected from their contents without it.
+    #[arg(short, long)]
+    storage: Option<String>,
+    /// Only print the topic names.
+    #[arg(short = 't', long)]
+    topic_name: bool,
+    /// Also print each topic's and service's share of the bag's bytes (reads every message).
+    #[arg(short, long)]
+    verbose: bool,
+    /// Order of topics and services.
+    #[arg(long, value_enum, default_value = "name")]
+    sort: info::SortBy,
+    /// Print times in UTC instead of local time.
+    #[arg(long)]
+    utc: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: InfoFormat,
 }
 
 #[derive(clap::Args)]
 struct ConvertArgs {
     /// Input bags (directories or files), merged in receive-time order.
-    #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Output bag directory, or .bag file for rosbag_v2 (must not exist).
+    /// An input bag as `ros2 bag convert -i URI [STORAGE_ID]` takes it (several allowed).
+    #[arg(short = 'i', long = "input", num_args = 1..=2, value_names = ["URI", "STORAGE_ID"])]
+    input: Vec<String>,
+    /// Output bag directory, or .bag file for rosbag_v2 (must not exist); or, as for
+    /// `ros2 bag convert -o`, a YAML file of output bags (`output_bags: [{uri: ..., ...}]`).
     #[arg(short, long)]
     output: PathBuf,
     /// Output storage: mcap, sqlite3, rosbag_v2 (a ROS 1 bag: one .bag file), or realsense (a
@@ -140,9 +207,18 @@ struct ConvertArgs {
 }
 
 fn main() {
-    let cli = Cli::parse();
-    rosbag2_rs_transport::logging::init(cli.log_level);
-    if let Err(e) = run(cli.command) {
+    let (own, ros) = split_ros_args(std::env::args());
+    let (cli, warnings) = parse(own, &ros).unwrap_or_else(|e| exit(e));
+    let node = match &cli.command {
+        Command::Play(args) => args.node_name.as_str(),
+        Command::Burst(args) => args.play.node_name.as_str(),
+        Command::Record(args) => args.node_name.as_str(),
+        _ => "ros2bag_rs",
+    };
+    rosbag2_rs_transport::logging::init(cli.log_level, node);
+    warnings.iter().for_each(|w| log::warn!("{w}"));
+    let namespace = ros.namespace.as_deref().unwrap_or("/");
+    if let Err(e) = run(cli.command, namespace) {
         // A closed pipe (`cat ... | head`) is the reader's choice, not a failure.
         let broken_pipe = e.chain().any(|c| {
             c.downcast_ref::<std::io::Error>()
@@ -151,20 +227,67 @@ fn main() {
         if broken_pipe {
             std::process::exit(0);
         }
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+        exit(e);
     }
 }
 
-fn run(command: Command) -> Result<()> {
+fn exit(e: anyhow::Error) -> ! {
+    eprintln!("error: {e:#}");
+    std::process::exit(1);
+}
+
+/// Parses the command line. `--ros-args` (node name, namespace, remaps, rosbag2's node
+/// parameters) apply to `play`, `burst` and `record`, as they do to rosbag2's nodes.
+fn parse(own: Vec<String>, ros: &RosArgs) -> Result<(Cli, Vec<String>)> {
+    if *ros == RosArgs::default() {
+        return Ok((Cli::parse_from(own), Vec::new()));
+    }
+    let mut words = own.iter().skip(1);
+    let mut verb = None;
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "--log-level" => {
+                words.next();
+            }
+            w if w.starts_with('-') => {}
+            w => {
+                verb = Some(w);
+                break;
+            }
+        }
+    }
+    let table = match verb {
+        Some("play" | "burst") => &PLAY_PARAMETERS,
+        Some("record") => &RECORD_PARAMETERS,
+        _ => anyhow::bail!("--ros-args apply to play, burst and record only"),
+    };
+    let (argv, warnings) = ros.command_line(own, table)?;
+    Ok((Cli::parse_from(argv), warnings))
+}
+
+fn run(command: Command, namespace: &str) -> Result<()> {
     match command {
-        Command::Info { bag, format } => {
-            let summary = info::BagSummary::load(&bag)?;
-            match format {
-                InfoFormat::Text => print!("{}", summary.to_text()),
-                InfoFormat::Json => {
-                    println!("{}", serde_json::to_string_pretty(&summary.to_json())?)
-                }
+        Command::Info(args) => {
+            let text = args.format == InfoFormat::Text;
+            let summary = info::BagSummary::load(
+                &args.bag,
+                args.storage.as_deref(),
+                args.verbose && !args.topic_name,
+            )?;
+            if args.topic_name && args.verbose {
+                log::warn!("-t and -v together: -t is ignored");
+            }
+            if text {
+                print!(
+                    "{}",
+                    summary.to_text(&info::TextOptions {
+                        topic_names_only: args.topic_name && !args.verbose,
+                        sort: args.sort,
+                        utc: args.utc,
+                    })
+                );
+            } else {
+                println!("{}", serde_json::to_string_pretty(&summary.to_json())?)
             }
         }
         Command::Convert(args) if args.storage == "realsense" => {
@@ -172,9 +295,21 @@ fn run(command: Command) -> Result<()> {
                 args.compression_format.as_deref().unwrap_or("lz4"),
             )
             .map_err(anyhow::Error::msg)?;
-            let frames =
-                realsense_bag_rs::bridge::from_ros2(&args.inputs, &args.output, compression)?;
+            let inputs = convert_inputs(&args)?;
+            let frames = realsense_bag_rs::bridge::from_ros2(&inputs, &args.output, compression)?;
             println!("wrote {frames} frames to {}", args.output.display());
+        }
+        Command::Convert(args) if convert_yaml::is_options_file(&args.output) => {
+            let inputs = convert_inputs(&args)?;
+            for options in convert_yaml::read(&args.output, &inputs)? {
+                let metadata = rosbag2_rs_storage::convert(&options)?;
+                println!(
+                    "wrote {} messages on {} topics to {}",
+                    metadata.message_count,
+                    metadata.topics_with_message_count.len(),
+                    options.output.uri.display()
+                );
+            }
         }
         Command::Convert(args) => {
             let raw = args.raw;
@@ -216,18 +351,35 @@ fn run(command: Command) -> Result<()> {
                 limit,
             })?
         }
-        Command::Record(args) => rosbag2_rs_transport::recorder::cli::run(*args)?,
+        Command::Record(args) => {
+            rosbag2_rs_transport::recorder::cli::run_in_namespace(*args, namespace)?
+        }
         Command::Play(mut args) => {
             // A RealSense recording plays in the realsense2_camera layout, converted first.
             let converted = realsense_input(&args.bags)?;
             if let Some(dir) = &converted {
                 args.bags = vec![dir.path().join("bag")];
             }
-            run_play(&args, "/")?
+            run_play(&args, namespace)?
         }
-        Command::Burst { play, num_messages } => run_burst(&play, num_messages, "/")?,
+        Command::Burst(args) => run_burst(&args, namespace)?,
         Command::Control(args) => run_control(&args)?,
-        Command::Reindex { bag } => {
+        Command::List {
+            plugin_type,
+            verbose,
+        } => {
+            for (name, what) in plugin_type.plugins() {
+                if verbose {
+                    println!("{name}: {what}");
+                } else {
+                    println!("{name}");
+                }
+            }
+        }
+        Command::Reindex { bag, storage } => {
+            if let Some(id) = storage {
+                rosbag2_rs_storage::Bag::locate(&bag)?.check_storage(StorageId::parse(&id)?)?;
+            }
             let report = rosbag2_rs_storage::reindex(&bag)?;
             for (file, kept) in &report.repaired {
                 println!("repaired {}: {kept} messages recovered", file.display());
@@ -241,6 +393,20 @@ fn run(command: Command) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `convert`'s inputs: the positional ones, then each `-i URI [STORAGE_ID]` (checked against
+/// its files when an id is given).
+fn convert_inputs(args: &ConvertArgs) -> Result<Vec<PathBuf>> {
+    let mut inputs = args.inputs.clone();
+    for (uri, id) in grouped_inputs(&args.input) {
+        if let Some(id) = id {
+            rosbag2_rs_storage::Bag::locate(uri.as_ref())?.check_storage(StorageId::parse(id)?)?;
+        }
+        inputs.push(PathBuf::from(uri));
+    }
+    anyhow::ensure!(!inputs.is_empty(), "no input bag: give one (or -i URI)");
+    Ok(inputs)
 }
 
 /// When the only input is a RealSense recording, its realsense2_camera-layout conversion in a
@@ -331,15 +497,16 @@ fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
         args.max_bag_duration >= 0.0 && args.max_bag_duration.is_finite(),
         "--max-bag-duration must be >= 0"
     );
+    let inputs = convert_inputs(&args)?;
     let filter = TopicFilter::from_parts(
         args.topics,
         args.regex.as_deref(),
         args.exclude_topics,
         args.exclude_regex.as_deref(),
     )?;
-    let bag_start = relative_base(&args.inputs, [&args.start, &args.end])?;
+    let bag_start = relative_base(&inputs, [&args.start, &args.end])?;
     Ok(ConvertOptions {
-        inputs: args.inputs,
+        inputs,
         output: BagWriterOptions {
             uri: args.output,
             storage: WriterOptions {

@@ -1,35 +1,20 @@
-//! Human-readable times and sizes as `ros2 bag info` prints them (times in UTC).
+//! Human-readable times and sizes as `ros2 bag info` prints them (times in local time, as
+//! rosbag2 does, or in UTC).
 
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
+use chrono::{DateTime, Local, Utc};
 
-/// `(year, month 1-12, day)` of a day count since 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-/// `Nov 21 2026 18:32:25.123456789 (1763749945.123456789)`.
-pub fn timestamp(ns: i64) -> String {
+/// `Nov 21 2026 18:32:25.123456789 (1763749945.123456789)`, in local time or UTC (the day is
+/// space-padded, as rosbag2's `%e`).
+pub fn timestamp(ns: i64, utc: bool) -> String {
     let secs = ns.div_euclid(1_000_000_000);
     let frac = ns.rem_euclid(1_000_000_000);
-    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
-    let tod = secs.rem_euclid(86_400);
-    format!(
-        "{} {day:02} {year} {:02}:{:02}:{:02}.{frac:09} ({secs}.{frac:09})",
-        MONTHS[(month - 1) as usize],
-        tod / 3600,
-        tod % 3600 / 60,
-        tod % 60
-    )
+    const FORMAT: &str = "%b %e %Y %H:%M:%S";
+    let text = match DateTime::<Utc>::from_timestamp(secs, 0) {
+        Some(t) if utc => t.format(FORMAT).to_string(),
+        Some(t) => t.with_timezone(&Local).format(FORMAT).to_string(),
+        None => "(out of range)".to_string(),
+    };
+    format!("{text}.{frac:09} ({secs}.{frac:09})")
 }
 
 /// `12.345678901s`.
@@ -59,15 +44,20 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(timestamp(0), "Jan 01 1970 00:00:00.000000000 (0.000000000)");
         assert_eq!(
-            timestamp(1_763_749_945_123_456_789),
+            timestamp(0, true),
+            "Jan  1 1970 00:00:00.000000000 (0.000000000)"
+        );
+        assert_eq!(
+            timestamp(1_763_749_945_123_456_789, true),
             "Nov 21 2025 18:32:25.123456789 (1763749945.123456789)"
         );
         assert_eq!(
-            timestamp(951_782_400_000_000_000),
+            timestamp(951_782_400_000_000_000, true),
             "Feb 29 2000 00:00:00.000000000 (951782400.000000000)"
         );
+        // Local time keeps the instant: the part in parentheses is the same.
+        assert!(timestamp(951_782_400_000_000_000, false).ends_with("(951782400.000000000)"));
         assert_eq!(duration(12_000_000_001), "12.000000001s");
         assert_eq!(size(512), "512 B");
         assert_eq!(size(1536), "1.5 KiB");

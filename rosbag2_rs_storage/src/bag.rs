@@ -170,6 +170,23 @@ impl Bag {
         })
     }
 
+    /// Checks that every storage file of the bag is of storage `expected` (`-s/--storage` on the
+    /// command line names the plugin that must read the bag; ours are detected from the files).
+    pub fn check_storage(&self, expected: StorageId) -> Result<()> {
+        for file in &self.files {
+            let found = StorageId::detect(file)?;
+            if found != expected {
+                return Err(StorageError::InvalidArgument(format!(
+                    "{}: a {} file, not {}",
+                    file.display(),
+                    found.as_str(),
+                    expected.as_str()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The directory that holds the storage files.
     pub fn dir(&self) -> &Path {
         if self.path.is_dir() {

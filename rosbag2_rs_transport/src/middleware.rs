@@ -109,6 +109,11 @@ pub trait RawPublisher: Send + Sync {
     }
     /// Subscriptions currently matched.
     fn subscription_count(&self) -> usize;
+    /// Waits until every reliable subscription acknowledged every message published so far, or
+    /// `timeout`; true when all were. A middleware without acknowledgements returns at once.
+    fn wait_for_acks(&self, _timeout: Duration) -> bool {
+        true
+    }
 }
 
 /// A client of one service, for serialized requests.

@@ -1,6 +1,25 @@
 //! The `--ros-args` part of a command line. `ros2 launch` (and `ros2 run ... --ros-args`) append
-//! it to every node's arguments; the binaries take the node name and namespace from it and parse
-//! only what comes before it as their own flags.
+//! it to every node's arguments. The binaries take from it the node name and namespace
+//! (`-r __node:=`, `-r __ns:=`), topic remaps (`-r from:=to`) and parameters in rosbag2's names
+//! (`-p play.rate:=2.0`, `--params-file FILE`), so that a launch file written for rosbag2's
+//! player or recorder node works unchanged.
+//!
+//! Parameters become the equivalent command-line flags ([`ParamTable`]), appended after the
+//! program's own flags: one parser, one set of checks, and a parameter overrides the flag it
+//! repeats.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+/// Where a parameter came from, in command-line order (later ones win).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ParamSource {
+    /// `-p name:=value`.
+    Inline(String, String),
+    /// `--params-file FILE`.
+    File(PathBuf),
+}
 
 /// What the binaries use from `--ros-args`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -9,10 +28,117 @@ pub struct RosArgs {
     pub node_name: Option<String>,
     /// `-r __ns:=NAMESPACE`.
     pub namespace: Option<String>,
+    /// Topic remaps `-r from:=to`, in order.
+    pub remaps: Vec<(String, String)>,
+    params: Vec<ParamSource>,
+    /// ROS arguments that were not used, for the caller to report once logging is set up.
+    pub ignored: Vec<String>,
 }
 
-/// Splits `args` at `--ros-args`: the program's own arguments, and the ROS arguments it uses.
-/// Other ROS arguments (parameters, log settings, topic remaps) are ignored with a warning.
+/// How one rosbag2 node parameter maps to a command-line flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// `--flag VALUE` (an empty value sets nothing).
+    Value(&'static str),
+    /// `--flag VALUE` when the value is a positive number (0 means "off" in rosbag2).
+    Positive(&'static str),
+    /// `--flag` when the value is `true`.
+    Switch(&'static str),
+    /// `--flag A B ...` from a list value `[A, B]` (an empty list sets nothing).
+    List(&'static str),
+    /// A duration given as `name.sec` and `name.nsec`, as `--flag SECONDS`.
+    Seconds(&'static str),
+    /// A duration given as `name.sec` and `name.nsec`, as `--flag NANOSECONDS`.
+    Nanoseconds(&'static str),
+    /// A duration given as `name.sec` and `name.nsec`, as `--flag MILLISECONDS`.
+    Milliseconds(&'static str),
+    /// The program's positional argument (the bag to play).
+    Positional,
+    /// A rosbag2 parameter rosbag2-rs does not offer: ignored, with a warning unless the value
+    /// is the default (false, zero, empty).
+    Unsupported,
+}
+
+/// The parameters a node takes and the flags they stand for.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamTable {
+    /// The node's kind, for messages ("player", "recorder").
+    pub node: &'static str,
+    /// Parameter names (`play.rate`) and their flags.
+    pub params: &'static [(&'static str, Param)],
+    /// The flag that sets the node name.
+    pub node_name_flag: &'static str,
+    /// The flag that takes a topic remap `from:=to`, if the node offers one.
+    pub remap_flag: Option<&'static str>,
+}
+
+impl ParamTable {
+    fn find(&self, name: &str) -> Option<Param> {
+        self.params
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, p)| *p)
+    }
+}
+
+/// The parameters of a ROS 2 parameter file for any node (`/**`, or every node listed): nested
+/// names joined with dots, values as YAML scalars or `[a, b]` lists.
+pub fn read_params_file(path: &Path) -> Result<Vec<(String, String)>> {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read parameter file {}", path.display()))?;
+    let docs = YamlLoader::load_from_str(&text)
+        .with_context(|| format!("parameter file {} is not YAML", path.display()))?;
+    fn scalar(v: &Yaml) -> Option<String> {
+        Some(match v {
+            Yaml::Real(r) => r.clone(),
+            Yaml::Integer(i) => i.to_string(),
+            Yaml::String(s) => s.clone(),
+            Yaml::Boolean(b) => b.to_string(),
+            Yaml::Array(items) => {
+                let items: Vec<String> = items.iter().filter_map(scalar).collect();
+                format!("[{}]", items.join(", "))
+            }
+            _ => return None,
+        })
+    }
+    fn flatten(prefix: &str, v: &Yaml, out: &mut Vec<(String, String)>) {
+        match v {
+            Yaml::Hash(map) => {
+                for (k, v) in map {
+                    let Some(k) = k.as_str() else { continue };
+                    let name = if prefix.is_empty() {
+                        k.to_string()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    flatten(&name, v, out);
+                }
+            }
+            other => {
+                if let Some(s) = scalar(other) {
+                    out.push((prefix.to_string(), s));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for doc in &docs {
+        let Yaml::Hash(nodes) = doc else { continue };
+        for node in nodes.values() {
+            if let Some(params) = node["ros__parameters"].as_hash() {
+                for (k, v) in params {
+                    if let Some(k) = k.as_str() {
+                        flatten(k, v, &mut out);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Splits `args` at `--ros-args`: the program's own arguments, and the ROS arguments.
 pub fn split_ros_args(args: impl IntoIterator<Item = String>) -> (Vec<String>, RosArgs) {
     let mut own = Vec::new();
     let mut ros = RosArgs::default();
@@ -23,34 +149,213 @@ pub fn split_ros_args(args: impl IntoIterator<Item = String>) -> (Vec<String>, R
         }
         own.push(arg);
     }
-    let mut rest = args.peekable();
-    while let Some(arg) = rest.next() {
+    while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--" => {
-                // Ends the ROS arguments; anything after is the program's again.
-                own.extend(rest.by_ref());
-            }
+            // Ends the ROS arguments; anything after is the program's again.
+            "--" => own.extend(args.by_ref()),
+            // Another `--ros-args` section: its arguments simply continue.
+            "--ros-args" => {}
             "-r" | "--remap" => {
-                let Some(rule) = rest.next() else { break };
-                if let Some(name) = rule
-                    .strip_prefix("__node:=")
-                    .or_else(|| rule.strip_prefix("__name:="))
-                {
-                    ros.node_name = Some(name.to_string());
-                } else if let Some(ns) = rule.strip_prefix("__ns:=") {
-                    ros.namespace = Some(ns.to_string());
-                } else {
-                    log::warn!("ignoring ROS remap rule {rule}: use --remap for played topics");
+                let Some(rule) = args.next() else { break };
+                // A rule may name its node: `player:from:=to`.
+                let (name, value) = match rule.split_once(":=") {
+                    Some((name, value)) => (name.rsplit(':').next().unwrap_or(name), value),
+                    None => {
+                        ros.ignored
+                            .push(format!("remap rule '{rule}' (expected from:=to)"));
+                        continue;
+                    }
+                };
+                match name {
+                    "__node" | "__name" => ros.node_name = Some(value.to_string()),
+                    "__ns" => ros.namespace = Some(value.to_string()),
+                    _ => ros.remaps.push((name.to_string(), value.to_string())),
                 }
             }
-            "-p" | "--param" | "--params-file" | "--log-level" | "-e" | "--enclave" => {
-                let value = rest.next().unwrap_or_default();
-                log::debug!("ignoring ROS argument {arg} {value}");
+            "-p" | "--param" => {
+                let Some(rule) = args.next() else { break };
+                match rule.split_once(":=") {
+                    Some((name, value)) => ros
+                        .params
+                        .push(ParamSource::Inline(name.to_string(), value.to_string())),
+                    None => ros
+                        .ignored
+                        .push(format!("parameter '{rule}' (expected name:=value)")),
+                }
             }
-            other => log::debug!("ignoring ROS argument {other}"),
+            "--params-file" => {
+                let Some(file) = args.next() else { break };
+                ros.params.push(ParamSource::File(PathBuf::from(file)));
+            }
+            "--log-level" | "-e" | "--enclave" => {
+                let value = args.next().unwrap_or_default();
+                ros.ignored.push(format!("{arg} {value}"));
+            }
+            other => ros.ignored.push(other.to_string()),
         }
     }
     (own, ros)
+}
+
+/// Items of a list value `[a, 'b']` (a lone value is a list of one).
+fn list_items(value: &str) -> Vec<String> {
+    let inner = value.trim();
+    let inner = inner
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(inner);
+    inner
+        .split(',')
+        .map(|s| s.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Whether a value is what rosbag2 takes as "not set" (so ignoring it loses nothing).
+fn is_default_value(value: &str) -> bool {
+    let v = value.trim().trim_matches(|c| c == '"' || c == '\'');
+    v.is_empty()
+        || v.eq_ignore_ascii_case("false")
+        || v == "[]"
+        || v.parse::<f64>().is_ok_and(|n| n <= 0.0)
+}
+
+impl RosArgs {
+    /// The resolved parameters in order: parameter files read where they came.
+    fn params(&self) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for source in &self.params {
+            match source {
+                ParamSource::Inline(name, value) => out.push((name.clone(), value.clone())),
+                ParamSource::File(path) => out.extend(read_params_file(path)?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The command line to parse: `own` with the node name, remaps and parameters appended as
+    /// the flags `table` maps them to (so they win over the same flags in `own`), and a bag given
+    /// as `storage.uri` after them. Also returns warnings about what was ignored, to log once
+    /// logging is set up. Malformed values and unreadable parameter files are errors.
+    pub fn command_line(
+        &self,
+        own: Vec<String>,
+        table: &ParamTable,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let mut warnings: Vec<String> = self
+            .ignored
+            .iter()
+            .map(|a| format!("ignoring ROS argument {a}"))
+            .collect();
+        let mut flags = Vec::new();
+        let mut positional = Vec::new();
+        if let Some(name) = &self.node_name {
+            flags.extend([table.node_name_flag.to_string(), name.clone()]);
+        }
+        for (from, to) in &self.remaps {
+            match table.remap_flag {
+                Some(flag) => flags.extend([flag.to_string(), format!("{from}:={to}")]),
+                None => warnings.push(format!(
+                    "ignoring remap {from}:={to}: the {} records topics under their own names",
+                    table.node
+                )),
+            }
+        }
+        // Durations come as `.sec` and `.nsec` parts; they are joined in first-seen order.
+        let mut durations: Vec<(String, Param, i64, i64)> = Vec::new();
+        for (name, value) in self.params()? {
+            let bad = |what: &str| anyhow::anyhow!("parameter {name}: '{value}' is not {what}");
+            let (base, part) = match name.rsplit_once('.') {
+                Some((base, part @ ("sec" | "nsec"))) => (base, Some(part)),
+                _ => (name.as_str(), None),
+            };
+            let Some(param) = table.find(base) else {
+                warnings.push(format!(
+                    "ignoring parameter {name}: not a parameter of the {}",
+                    table.node
+                ));
+                continue;
+            };
+            let text = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            match (param, part) {
+                (Param::Seconds(_) | Param::Nanoseconds(_) | Param::Milliseconds(_), Some(p)) => {
+                    let n: i64 = text.parse().map_err(|_| bad("an integer"))?;
+                    let i = match durations.iter().position(|d| d.0 == base) {
+                        Some(i) => i,
+                        None => {
+                            durations.push((base.to_string(), param, 0, 0));
+                            durations.len() - 1
+                        }
+                    };
+                    if p == "sec" {
+                        durations[i].2 = n;
+                    } else {
+                        durations[i].3 = n;
+                    }
+                }
+                (_, Some(_)) => warnings.push(format!("ignoring parameter {name}: not a duration")),
+                (Param::Value(flag), None) => {
+                    if !text.is_empty() {
+                        flags.extend([flag.to_string(), text.to_string()]);
+                    }
+                }
+                (Param::Positive(flag), None) => {
+                    let n: f64 = text.parse().map_err(|_| bad("a number"))?;
+                    if n > 0.0 {
+                        flags.extend([flag.to_string(), text.to_string()]);
+                    }
+                }
+                (Param::Switch(flag), None) => match text.to_ascii_lowercase().as_str() {
+                    "true" => flags.push(flag.to_string()),
+                    "false" => {}
+                    _ => return Err(bad("true or false")),
+                },
+                (Param::List(flag), None) => {
+                    let items = list_items(text);
+                    if !items.is_empty() {
+                        flags.push(flag.to_string());
+                        flags.extend(items);
+                    }
+                }
+                (Param::Positional, None) => {
+                    if !text.is_empty() {
+                        positional.push(text.to_string());
+                    }
+                }
+                (Param::Unsupported, None) => {
+                    if !is_default_value(text) {
+                        warnings.push(format!(
+                            "ignoring parameter {name}={text}: not supported by the rosbag2-rs {}",
+                            table.node
+                        ));
+                    }
+                }
+                (Param::Seconds(_) | Param::Nanoseconds(_) | Param::Milliseconds(_), None) => {
+                    bail!("parameter {name} is a duration: set {name}.sec and {name}.nsec")
+                }
+            }
+        }
+        for (_, param, sec, nsec) in durations {
+            let ns = sec as i128 * 1_000_000_000 + nsec as i128;
+            let (flag, text) = match param {
+                Param::Seconds(flag) => (flag, format!("{}", ns as f64 / 1e9)),
+                Param::Nanoseconds(flag) => (flag, ns.to_string()),
+                Param::Milliseconds(flag) => (flag, (ns / 1_000_000).to_string()),
+                _ => continue,
+            };
+            flags.extend([flag.to_string(), text]);
+        }
+        let mut argv = own;
+        let escaped = argv.iter().any(|a| a == "--");
+        argv.extend(flags);
+        if !positional.is_empty() {
+            if !escaped {
+                argv.push("--".to_string());
+            }
+            argv.extend(positional);
+        }
+        Ok((argv, warnings))
+    }
 }
 
 #[cfg(test)]
@@ -59,6 +364,30 @@ mod tests {
 
     fn strings(s: &[&str]) -> Vec<String> {
         s.iter().map(|s| s.to_string()).collect()
+    }
+
+    const TABLE: ParamTable = ParamTable {
+        node: "player",
+        params: &[
+            ("play.rate", Param::Value("--rate")),
+            ("play.loop", Param::Switch("--loop")),
+            ("play.clock_publish_frequency", Param::Positive("--clock")),
+            ("play.topics_to_filter", Param::List("--topics")),
+            ("play.start_offset", Param::Seconds("--start-offset")),
+            (
+                "play.playback_until_timestamp",
+                Param::Nanoseconds("--until"),
+            ),
+            ("play.disable_loan_message", Param::Unsupported),
+            ("storage.uri", Param::Positional),
+        ],
+        node_name_flag: "--node-name",
+        remap_flag: Some("--remap"),
+    };
+
+    fn command_line(args: &[&str]) -> Result<(Vec<String>, Vec<String>)> {
+        let (own, ros) = split_ros_args(strings(args));
+        ros.command_line(own, &TABLE)
     }
 
     #[test]
@@ -73,12 +402,18 @@ mod tests {
             "__node:=p1",
             "-r",
             "__ns:=/robot",
+            "-r",
+            "p1:/scan:=/scan2",
             "-p",
             "use_sim_time:=false",
+            "--log-level",
+            "debug",
         ]));
         assert_eq!(own, strings(&["player", "bag", "--rate", "2"]));
         assert_eq!(ros.node_name.as_deref(), Some("p1"));
         assert_eq!(ros.namespace.as_deref(), Some("/robot"));
+        assert_eq!(ros.remaps, [("/scan".to_string(), "/scan2".to_string())]);
+        assert_eq!(ros.ignored, ["--log-level debug"]);
 
         let (own, ros) = split_ros_args(strings(&["player", "bag"]));
         assert_eq!(own, strings(&["player", "bag"]));
@@ -86,5 +421,127 @@ mod tests {
 
         let (own, _) = split_ros_args(strings(&["p", "--ros-args", "-r", "a:=b", "--", "--loop"]));
         assert_eq!(own, strings(&["p", "--loop"]));
+    }
+
+    #[test]
+    fn parameters_become_flags_after_the_programs_own() {
+        let (argv, warnings) = command_line(&[
+            "player",
+            "--rate",
+            "1",
+            "--ros-args",
+            "-r",
+            "__node:=p1",
+            "-r",
+            "/a:=/b",
+            "-p",
+            "play.rate:=2.0",
+            "-p",
+            "play.loop:=true",
+            "-p",
+            "play.clock_publish_frequency:=0.0",
+            "-p",
+            "play.topics_to_filter:=[/a, '/b']",
+            "-p",
+            "play.start_offset.sec:=1",
+            "-p",
+            "play.start_offset.nsec:=500000000",
+            "-p",
+            "play.playback_until_timestamp.sec:=-1",
+            "-p",
+            "play.disable_loan_message:=false",
+            "-p",
+            "play.unknown:=1",
+            "-p",
+            "storage.uri:=my_bag",
+        ])
+        .unwrap();
+        assert_eq!(
+            argv,
+            strings(&[
+                "player",
+                "--rate",
+                "1",
+                "--node-name",
+                "p1",
+                "--remap",
+                "/a:=/b",
+                "--rate",
+                "2.0",
+                "--loop",
+                "--topics",
+                "/a",
+                "/b",
+                "--start-offset",
+                "1.5",
+                "--until",
+                "-1000000000",
+                "--",
+                "my_bag"
+            ])
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("play.unknown"));
+    }
+
+    #[test]
+    fn malformed_values_are_errors() {
+        for bad in [
+            "play.loop:=maybe",
+            "play.clock_publish_frequency:=fast",
+            "play.start_offset.sec:=1.5",
+            "play.start_offset:=3",
+        ] {
+            assert!(
+                command_line(&["player", "--ros-args", "-p", bad]).is_err(),
+                "{bad}"
+            );
+        }
+        let missing = command_line(&["player", "--ros-args", "--params-file", "/nonexistent.yaml"]);
+        assert!(missing
+            .unwrap_err()
+            .to_string()
+            .contains("/nonexistent.yaml"));
+    }
+
+    #[test]
+    fn parameter_files_as_launch_writes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("params.yaml");
+        std::fs::write(
+            &file,
+            "/**:\n  ros__parameters:\n    play:\n      rate: 2.0\n      loop: true\n      \
+             topics_to_filter: [/a, /b]\n      start_offset:\n        sec: 2\n        nsec: 0\n    \
+             storage:\n      uri: my_bag\n",
+        )
+        .unwrap();
+        let (argv, warnings) = command_line(&[
+            "player",
+            "--ros-args",
+            "--params-file",
+            file.to_str().unwrap(),
+            "-p",
+            "play.rate:=3.0",
+        ])
+        .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            argv,
+            strings(&[
+                "player",
+                "--rate",
+                "2.0",
+                "--loop",
+                "--topics",
+                "/a",
+                "/b",
+                "--rate",
+                "3.0",
+                "--start-offset",
+                "2",
+                "--",
+                "my_bag"
+            ])
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
@@ -10,26 +11,33 @@ use anyhow::{bail, Context, Result};
 use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::ServiceType;
-use rosbag2_rs_storage::TopicFilter;
+use rosbag2_rs_storage::{Bag, StorageId, TopicFilter};
 
 use super::{PlayOptions, Player};
 use crate::dds::{DdsConfig, DdsMiddleware};
 use crate::keyboard::{Key, KeyboardControls};
 use crate::middleware::Middleware;
 use crate::qos_overrides::load_qos_overrides;
+use crate::ros_args::{Param, ParamTable};
 use crate::services::Client;
 
 /// Flags of `ros2 bag play`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PlayArgs {
-    /// Bags to play (directories or .mcap/.db3 files), merged in time order.
-    #[arg(required = true)]
+    /// Bags to play (directories or .mcap/.db3/.bag files), merged in time order.
     pub bags: Vec<PathBuf>,
+    /// A bag to play, as `ros2 bag play -i URI [STORAGE_ID]` takes it (several allowed).
+    #[arg(short = 'i', long = "input", num_args = 1..=2, value_names = ["URI", "STORAGE_ID"])]
+    pub inputs: Vec<String>,
+    /// Storage of the bags (mcap, sqlite3, rosbag_v2): checked against the files, which are
+    /// detected from their contents without it.
+    #[arg(short, long)]
+    pub storage: Option<String>,
     /// Playback rate (> 0).
     #[arg(short, long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub rate: f64,
     /// Start with time paused (space or the `resume` service starts it).
-    #[arg(long)]
+    #[arg(short = 'p', long)]
     pub start_paused: bool,
     /// Skip this many seconds from the start of the bag.
     #[arg(long, default_value_t = 0.0)]
@@ -56,10 +64,10 @@ pub struct PlayArgs {
     /// Play only these topics.
     #[arg(long, num_args = 1..)]
     pub topics: Vec<String>,
-    /// Play only topics matching this regular expression (whole name).
+    /// Play only topics whose whole name matches this regular expression (as `ros2 bag play`).
     #[arg(short = 'e', long)]
     pub regex: Option<String>,
-    /// Do not play topics matching this regular expression.
+    /// Do not play topics whose whole name matches this regular expression.
     #[arg(short = 'x', long)]
     pub exclude_regex: Option<String>,
     /// Do not play these topics.
@@ -74,11 +82,11 @@ pub struct PlayArgs {
     /// Messages read ahead of playback.
     #[arg(long, default_value_t = 1000)]
     pub read_ahead_queue_size: usize,
-    /// Publish /clock at this frequency (Hz); without a value, 40 Hz.
-    #[arg(long, num_args = 0..=1, default_missing_value = "40")]
+    /// Publish /clock at this frequency (Hz, > 0); without a value, 40 Hz.
+    #[arg(long, num_args = 0..=1, default_missing_value = "40", conflicts_with_all = ["clock_topics", "clock_topics_all"])]
     pub clock: Option<f64>,
     /// Publish /clock before each message of these topics.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., conflicts_with = "clock_topics_all")]
     pub clock_topics: Vec<String>,
     /// Publish /clock before every message.
     #[arg(long)]
@@ -89,12 +97,107 @@ pub struct PlayArgs {
     /// With --use-sim-time, extrapolate time between /clock messages.
     #[arg(long)]
     pub extrapolate_ros_time: bool,
+    /// At the end, wait up to this many milliseconds until reliable subscribers acknowledged
+    /// every message (0: without limit; negative: do not wait).
+    #[arg(long, default_value_t = -1, allow_hyphen_values = true, value_name = "TIMEOUT_MS")]
+    pub wait_for_all_acked: i64,
     /// No keyboard controls.
     #[arg(long)]
     pub disable_keyboard_controls: bool,
+    /// Accepted for `ros2 bag play` compatibility: messages are never loaned here.
+    #[arg(long)]
+    pub disable_loan_message: bool,
     /// Node name: the services are /<node-name>/pause etc.
     #[arg(long, default_value = "rosbag2_player")]
     pub node_name: String,
+}
+
+/// rosbag2's player node parameters (`ros2 launch` files for its composable player) and the
+/// flags they stand for.
+pub const PLAY_PARAMETERS: ParamTable = ParamTable {
+    node: "player",
+    params: &[
+        ("use_sim_time", Param::Switch("--use-sim-time")),
+        ("storage.uri", Param::Positional),
+        ("storage.storage_id", Param::Value("--storage")),
+        (
+            "play.read_ahead_queue_size",
+            Param::Value("--read-ahead-queue-size"),
+        ),
+        ("play.rate", Param::Value("--rate")),
+        ("play.topics_to_filter", Param::List("--topics")),
+        ("play.regex_to_filter", Param::Value("--regex")),
+        (
+            "play.exclude_topics_to_filter",
+            Param::List("--exclude-topics"),
+        ),
+        (
+            "play.exclude_regex_to_filter",
+            Param::Value("--exclude-regex"),
+        ),
+        ("play.loop", Param::Switch("--loop")),
+        ("play.clock_publish_frequency", Param::Positive("--clock")),
+        (
+            "play.clock_publish_on_topic_publish",
+            Param::Switch("--clock-topics-all"),
+        ),
+        ("play.clock_trigger_topics", Param::List("--clock-topics")),
+        ("play.delay", Param::Seconds("--delay")),
+        (
+            "play.playback_duration",
+            Param::Seconds("--playback-duration"),
+        ),
+        (
+            "play.playback_until_timestamp",
+            Param::Nanoseconds("--playback-until-nsec"),
+        ),
+        ("play.start_paused", Param::Switch("--start-paused")),
+        ("play.start_offset", Param::Seconds("--start-offset")),
+        (
+            "play.disable_keyboard_controls",
+            Param::Switch("--disable-keyboard-controls"),
+        ),
+        (
+            "play.qos_profile_overrides_path",
+            Param::Value("--qos-profile-overrides-path"),
+        ),
+        (
+            "play.wait_acked_timeout",
+            Param::Milliseconds("--wait-for-all-acked"),
+        ),
+        ("play.node_prefix", Param::Unsupported),
+        ("play.services_to_filter", Param::Unsupported),
+        ("play.exclude_services_to_filter", Param::Unsupported),
+        (
+            "play.disable_loan_message",
+            Param::Switch("--disable-loan-message"),
+        ),
+        ("play.publish_service_requests", Param::Unsupported),
+        ("play.service_requests_source", Param::Unsupported),
+        ("play.topic_remapping_options", Param::Unsupported),
+        ("storage.storage_config_uri", Param::Unsupported),
+        ("storage.max_bagfile_size", Param::Unsupported),
+        ("storage.max_bagfile_duration", Param::Unsupported),
+        ("storage.max_cache_size", Param::Unsupported),
+        ("storage.storage_preset_profile", Param::Unsupported),
+        ("storage.snapshot_mode", Param::Unsupported),
+        ("storage.custom_data", Param::Unsupported),
+    ],
+    node_name_flag: "--node-name",
+    remap_flag: Some("--remap"),
+};
+
+/// `-i URI [STORAGE_ID] -i URI ...` as (uri, id) pairs: clap hands over the values of every
+/// `-i` in one list, and a storage id is recognised by name after its URI.
+pub fn grouped_inputs(values: &[String]) -> Vec<(&str, Option<&str>)> {
+    let mut out: Vec<(&str, Option<&str>)> = Vec::new();
+    for value in values {
+        match out.last_mut() {
+            Some((_, id @ None)) if StorageId::parse(value).is_ok() => *id = Some(value),
+            _ => out.push((value, None)),
+        }
+    }
+    out
 }
 
 fn nanos(seconds: f64, flag: &str) -> Result<i64> {
@@ -113,8 +216,37 @@ fn topic_name(name: &str) -> String {
 }
 
 impl PlayArgs {
+    /// The bags to play: the positional ones, then the `-i` inputs, each checked against its
+    /// storage id (`-i URI ID`, or `--storage` for all) when one is given.
+    pub fn bags(&self) -> Result<Vec<PathBuf>> {
+        let mut bags: Vec<(PathBuf, Option<&str>)> = self
+            .bags
+            .iter()
+            .map(|b| (b.clone(), self.storage.as_deref()))
+            .collect();
+        for (uri, id) in grouped_inputs(&self.inputs) {
+            bags.push((PathBuf::from(uri), id.or(self.storage.as_deref())));
+        }
+        anyhow::ensure!(
+            !bags.is_empty(),
+            "no bag to play: give one (or -i URI, or the storage.uri parameter)"
+        );
+        for (bag, id) in &bags {
+            if let Some(id) = id {
+                Bag::locate(bag)?.check_storage(StorageId::parse(id)?)?;
+            }
+        }
+        Ok(bags.into_iter().map(|(b, _)| b).collect())
+    }
+
     /// The player options these flags describe.
     pub fn options(&self) -> Result<PlayOptions> {
+        if let Some(hz) = self.clock {
+            anyhow::ensure!(
+                hz.is_finite() && hz > 0.0,
+                "--clock takes a frequency above 0 Hz (leave it out to publish no /clock), got {hz}"
+            );
+        }
         let filter = TopicFilter::from_parts(
             self.topics.iter().map(|t| topic_name(t)).collect(),
             self.regex.as_deref(),
@@ -141,7 +273,7 @@ impl PlayArgs {
             (_, n) => n.filter(|n| *n >= 0),
         };
         Ok(PlayOptions {
-            bags: self.bags.clone(),
+            bags: self.bags()?,
             rate: self.rate,
             start_paused: self.start_paused,
             start_offset: nanos(self.start_offset, "--start-offset")?,
@@ -165,6 +297,15 @@ impl PlayArgs {
             node_name: self.node_name.clone(),
         })
     }
+
+    /// How long to wait for acknowledgements at the end (`None`: do not wait).
+    fn ack_timeout(&self) -> Option<StdDuration> {
+        match self.wait_for_all_acked {
+            ms if ms < 0 => None,
+            0 => Some(StdDuration::MAX),
+            ms => Some(StdDuration::from_millis(ms as u64)),
+        }
+    }
 }
 
 /// The DDS node of a command-line tool, configured from the ROS 2 environment variables.
@@ -180,40 +321,89 @@ pub fn run_play(args: &PlayArgs, namespace: &str) -> Result<()> {
     let options = args.options()?;
     let node = dds_node(&options.node_name, namespace)?;
     let player = Arc::new(Player::new(node, options)?);
-    let _controls = attach(&player, !args.disable_keyboard_controls)?;
+    let controls = attach(&player, !args.disable_keyboard_controls)?;
     let summary = player.play()?;
+    drop(controls);
+    if let Some(timeout) = args.ack_timeout() {
+        if !player.wait_for_acks(timeout) {
+            log::warn!("not every message was acknowledged within --wait-for-all-acked");
+        }
+    }
     log::info!("{} messages played", summary.published);
     Ok(())
 }
 
-/// `ros2 bag burst`: publishes up to `num_messages` (0 = all) as fast as possible, then exits.
-pub fn run_burst(args: &PlayArgs, num_messages: u64, namespace: &str) -> Result<()> {
-    let mut options = args.options()?;
+/// `ros2 bag burst`'s flags: those of `play`, and how many messages.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BurstArgs {
+    /// The playback flags.
+    #[command(flatten)]
+    pub play: PlayArgs,
+    /// How many messages (0 = all).
+    #[arg(short, long, default_value_t = 0)]
+    pub num_messages: u64,
+    /// Before publishing, wait up to this many seconds until every topic has a subscriber (a
+    /// recorder started just before needs a moment to discover the topics); afterwards, wait as
+    /// long for reliable subscribers to acknowledge every message.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    pub wait_for_subscribers: f64,
+}
+
+/// `ros2 bag burst`: publishes up to `num_messages` (0 = all) as fast as possible, then exits
+/// once subscribers have acknowledged them (or after `--wait-for-subscribers`).
+pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
+    let mut options = args.play.options()?;
     options.start_paused = true;
+    anyhow::ensure!(
+        args.wait_for_subscribers.is_finite() && args.wait_for_subscribers >= 0.0,
+        "--wait-for-subscribers takes seconds >= 0"
+    );
+    let wait = StdDuration::from_secs_f64(args.wait_for_subscribers);
     let node = dds_node(&options.node_name, namespace)?;
     let player = Arc::new(Player::new(node, options)?);
+    let lonely = player.wait_for_subscribers(wait);
+    if !lonely.is_empty() {
+        log::warn!(
+            "no subscriber after {:.1} s on {}: bursting anyway",
+            wait.as_secs_f64(),
+            lonely.join(", ")
+        );
+    }
     let playing = player.clone();
     let playback = std::thread::spawn(move || playing.play());
     while !player.is_playing() && !playback.is_finished() {
         std::thread::sleep(StdDuration::from_millis(1));
     }
-    let limit = if num_messages == 0 {
-        u64::MAX
-    } else {
-        num_messages
+    let limit = match args.num_messages {
+        0 => u64::MAX,
+        n => n,
     };
     let burst = player.burst(limit);
     player.stop();
     let summary = playback
         .join()
         .map_err(|_| anyhow::anyhow!("playback thread panicked"))??;
+    if !player.wait_for_acks(args.play.ack_timeout().unwrap_or(wait)) {
+        log::warn!("not every message was acknowledged by the subscribers in time");
+    }
     log::info!("burst {} messages", burst.unwrap_or(summary.published));
     Ok(())
 }
 
-/// Keyboard controls, the progress line and signal handling for an interactive player.
+/// Keyboard controls, the progress line and signal handling for an interactive player. Dropping
+/// it ends the progress line, so that what is logged next starts on a line of its own.
 struct Attached {
     _keyboard: Option<KeyboardControls>,
+    progress: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        if let Some((stop, thread)) = self.progress.take() {
+            stop.store(true, Ordering::SeqCst);
+            let _ = thread.join();
+        }
+    }
 }
 
 fn attach(player: &Arc<Player>, keyboard: bool) -> Result<Attached> {
@@ -238,12 +428,17 @@ fn attach(player: &Arc<Player>, keyboard: bool) -> Result<Attached> {
     } else {
         None
     };
-    if std::io::stdout().is_terminal() {
-        let progress = player.clone();
-        std::thread::spawn(move || show_progress(&progress));
-    }
+    let progress = std::io::stdout().is_terminal().then(|| {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (player, flag) = (player.clone(), stop.clone());
+        (
+            stop,
+            std::thread::spawn(move || show_progress(&player, &flag)),
+        )
+    });
     Ok(Attached {
         _keyboard: keyboard,
+        progress,
     })
 }
 
@@ -260,11 +455,13 @@ fn on_key(player: &Player, key: Key) {
     }
 }
 
-/// Rewrites one terminal line with the position, rate and state, ten times a second.
-fn show_progress(player: &Player) {
+/// Rewrites one terminal line with the position, rate and state, ten times a second, until
+/// `stop`; then ends the line. Log lines clear it first (see `logging`).
+fn show_progress(player: &Player, stop: &AtomicBool) {
     let (start, end) = player.bag_range();
     let mut out = std::io::stdout();
-    loop {
+    crate::logging::set_progress_line(true);
+    while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(StdDuration::from_millis(100));
         let position = (player.position() - start) as f64 * 1e-9;
         let state = if !player.is_playing() {
@@ -282,6 +479,8 @@ fn show_progress(player: &Player) {
         );
         let _ = out.flush();
     }
+    crate::logging::set_progress_line(false);
+    let _ = writeln!(out);
 }
 
 /// `ros2bag-rs control`: one request to a running player.

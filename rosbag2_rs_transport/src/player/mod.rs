@@ -380,6 +380,38 @@ impl Player {
     pub fn clock(&self) -> &Arc<dyn PlayerClock> {
         &self.core.clock
     }
+
+    /// Waits (on the wall clock: this is about other processes) until every played topic has a
+    /// matched subscription, or `timeout`; returns the topics still without one.
+    pub fn wait_for_subscribers(&self, timeout: std::time::Duration) -> Vec<String> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let mut lonely: Vec<String> = self
+                .core
+                .publishers
+                .iter()
+                .filter(|(_, p)| p.publisher.subscription_count() == 0)
+                .map(|(topic, _)| topic.clone())
+                .collect();
+            if lonely.is_empty() || std::time::Instant::now() >= deadline {
+                lonely.sort();
+                return lonely;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until reliable subscribers acknowledged every message published, or `timeout`
+    /// (shared by all topics); true when all were.
+    pub fn wait_for_acks(&self, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now().checked_add(timeout);
+        self.core.publishers.values().all(|p| {
+            let left = deadline.map_or(timeout, |d| {
+                d.saturating_duration_since(std::time::Instant::now())
+            });
+            p.publisher.wait_for_acks(left)
+        })
+    }
 }
 
 impl PlayOptions {

@@ -1,5 +1,5 @@
 //! The command line of the recorder, shared by the `recorder` binary and `ros2bag-rs record`:
-//! `ros2 bag record`'s flags, plus the snapshot mode of seed 002. Logging is set up by the caller.
+//! `ros2 bag record`'s flags, plus the snapshot mode. Logging is set up by the caller.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -12,6 +12,7 @@ use rosbag2_rs_storage::{StorageId, WriterOptions};
 use super::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
 use crate::dds::{DdsConfig, DdsMiddleware};
 use crate::keyboard::{Key, KeyboardControls};
+use crate::ros_args::{Param, ParamTable};
 
 /// `record`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -23,12 +24,15 @@ pub struct RecordArgs {
     #[arg(long, num_args = 1..)]
     pub topics: Vec<String>,
     /// Record all topics (hidden and unpublished ones need their own flags).
-    #[arg(short = 'a', long)]
+    #[arg(short = 'a', long, alias = "all-topics")]
     pub all: bool,
-    /// Record topics whose whole name matches this regular expression.
+    /// Serialization format to record in: only `cdr`, what every ROS 2 middleware uses.
+    #[arg(short = 'f', long, default_value = "cdr", value_parser = ["cdr"])]
+    pub serialization_format: String,
+    /// Record topics whose name contains a match of this regular expression.
     #[arg(short = 'e', long)]
     pub regex: Option<String>,
-    /// Do not record topics whose whole name matches this regular expression.
+    /// Do not record topics whose name contains a match of this regular expression.
     #[arg(short = 'x', long)]
     pub exclude_regex: Option<String>,
     /// Do not record these topics.
@@ -102,6 +106,83 @@ pub struct RecordArgs {
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub max_buffer_duration: Option<f64>,
 }
+
+/// rosbag2's recorder node parameters (`ros2 launch` files for its composable recorder) and the
+/// flags they stand for.
+pub const RECORD_PARAMETERS: ParamTable = ParamTable {
+    node: "recorder",
+    params: &[
+        ("use_sim_time", Param::Switch("--use-sim-time")),
+        ("record.all_topics", Param::Switch("--all")),
+        (
+            "record.is_discovery_disabled",
+            Param::Switch("--no-discovery"),
+        ),
+        ("record.topics", Param::List("--topics")),
+        ("record.topic_types", Param::List("--topic-types")),
+        (
+            "record.topic_polling_interval",
+            Param::Milliseconds("--polling-interval"),
+        ),
+        ("record.regex", Param::Value("--regex")),
+        ("record.exclude_regex", Param::Value("--exclude-regex")),
+        ("record.exclude_topics", Param::List("--exclude-topics")),
+        (
+            "record.compression_format",
+            Param::Value("--compression-format"),
+        ),
+        (
+            "record.qos_profile_overrides_path",
+            Param::Value("--qos-profile-overrides-path"),
+        ),
+        (
+            "record.include_hidden_topics",
+            Param::Switch("--include-hidden-topics"),
+        ),
+        (
+            "record.include_unpublished_topics",
+            Param::Switch("--include-unpublished-topics"),
+        ),
+        ("record.start_paused", Param::Switch("--start-paused")),
+        (
+            "record.disable_keyboard_controls",
+            Param::Switch("--disable-keyboard-controls"),
+        ),
+        ("storage.uri", Param::Value("--output")),
+        ("storage.storage_id", Param::Value("--storage")),
+        (
+            "storage.max_bagfile_size",
+            Param::Positive("--max-bag-size"),
+        ),
+        (
+            "storage.max_bagfile_duration",
+            Param::Positive("--max-bag-duration"),
+        ),
+        ("storage.max_cache_size", Param::Value("--max-cache-size")),
+        (
+            "storage.storage_preset_profile",
+            Param::Value("--storage-preset-profile"),
+        ),
+        ("storage.snapshot_mode", Param::Switch("--snapshot")),
+        ("storage.custom_data", Param::List("--custom-data")),
+        ("record.all_services", Param::Unsupported),
+        ("record.services", Param::Unsupported),
+        ("record.exclude_services", Param::Unsupported),
+        ("record.exclude_topic_types", Param::Unsupported),
+        ("record.rmw_serialization_format", Param::Unsupported),
+        ("record.node_prefix", Param::Unsupported),
+        ("record.compression_mode", Param::Unsupported),
+        ("record.compression_queue_size", Param::Unsupported),
+        ("record.compression_threads", Param::Unsupported),
+        ("record.compression_threads_priority", Param::Unsupported),
+        ("record.ignore_leaf_topics", Param::Unsupported),
+        ("storage.storage_config_uri", Param::Unsupported),
+        ("storage.start_time_ns", Param::Unsupported),
+        ("storage.end_time_ns", Param::Unsupported),
+    ],
+    node_name_flag: "--node-name",
+    remap_flag: None,
+};
 
 /// `rosbag2_YYYY_MM_DD-HH_MM_SS` in local time, as rosbag2 names bags.
 pub fn default_bag_name() -> PathBuf {

@@ -15,7 +15,7 @@ use crate::middleware::TopicInfo;
 pub const MIN_SUBSCRIPTION_DEPTH: u64 = 100;
 
 /// Topic selection, as given on the command line. Included: `all`, or a name in `topics`, or a
-/// name matching `regex` (whole name), or a type in `topic_types`. Exclusion (`exclude_topics`,
+/// name containing a match of `regex`, or a type in `topic_types`. Exclusion (`exclude_topics`,
 /// `exclude_regex`) always wins. Hidden topics (a name token starting with `_`) need
 /// `include_hidden_topics` unless listed by name; topics without publishers need
 /// `include_unpublished_topics`.
@@ -25,9 +25,9 @@ pub struct TopicSelection {
     pub all: bool,
     /// Topics to record, by name (relative names are expanded against the recorder's node).
     pub topics: Vec<String>,
-    /// Record topics whose whole name matches this regular expression.
+    /// Record topics whose name contains a match of this regular expression.
     pub regex: Option<String>,
-    /// Do not record topics whose whole name matches this regular expression.
+    /// Do not record topics whose name contains a match of this regular expression.
     pub exclude_regex: Option<String>,
     /// Do not record these topics.
     pub exclude_topics: Vec<String>,
@@ -103,6 +103,12 @@ pub fn is_hidden(topic: &str) -> bool {
 }
 
 impl CompiledSelection {
+    /// With a `--regex`: the expression, and whether it matches (searches) any of `names`.
+    pub fn regex_matches_any(&self, names: &[String]) -> Option<(&str, bool)> {
+        let regex = self.regex.as_ref()?;
+        Some((regex.as_str(), names.iter().any(|n| regex.is_match(n))))
+    }
+
     /// Whether a topic of `type_name` passes the name and type rules (publishers aside).
     pub fn matches(&self, topic: &str, type_name: &str) -> bool {
         let s = &self.selection;
@@ -238,4 +244,35 @@ pub fn adapt_request_to_offers(topic: &str, offers: &[QosProfile]) -> QosProfile
         request.durability = Durability::Volatile;
     }
     request
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_regex_searches_names_and_reports_when_it_matches_none() {
+        let chat = TopicSelection {
+            regex: Some("chat".into()),
+            ..Default::default()
+        }
+        .compile()
+        .unwrap();
+        assert!(chat.matches("/chatter", "std_msgs/msg/String"));
+        assert_eq!(
+            chat.regex_matches_any(&["/imu".into(), "/chatter".into()]),
+            Some(("chat", true))
+        );
+        assert_eq!(
+            chat.regex_matches_any(&["/imu".into()]),
+            Some(("chat", false))
+        );
+        let all = TopicSelection {
+            all: true,
+            ..Default::default()
+        }
+        .compile()
+        .unwrap();
+        assert_eq!(all.regex_matches_any(&[]), None);
+    }
 }

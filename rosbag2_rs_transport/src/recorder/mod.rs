@@ -389,6 +389,9 @@ impl RecorderControl {
     }
 }
 
+/// The discovery pass after which an unmatched `--regex` is reported.
+const REGEX_CHECK_PASS: u32 = 20;
+
 fn spawn_discovery(
     inner: Arc<Inner>,
     interval: std::time::Duration,
@@ -397,17 +400,22 @@ fn spawn_discovery(
     let events = inner.middleware.graph_events();
     let thread = std::thread::Builder::new()
         .name("rosbag2_discovery".into())
-        .spawn(move || loop {
-            if inner.discovery_complete() {
-                log::debug!("every listed topic is recorded: discovery stops");
-                return;
+        .spawn(move || {
+            for pass in 1.. {
+                if inner.discovery_complete() {
+                    log::debug!("every listed topic is recorded: discovery stops");
+                    return;
+                }
+                crossbeam_channel::select! {
+                    recv(stop_rx) -> _ => return,
+                    recv(events) -> event => if event.is_err() { return },
+                    default(interval) => {},
+                }
+                inner.discover();
+                if pass == REGEX_CHECK_PASS {
+                    inner.warn_unmatched_regex();
+                }
             }
-            crossbeam_channel::select! {
-                recv(stop_rx) -> _ => return,
-                recv(events) -> event => if event.is_err() { return },
-                default(interval) => {},
-            }
-            inner.discover();
         })
         .map_err(|e| RecorderError::NotAvailable(format!("cannot start discovery: {e}")))?;
     Ok((stop_tx, thread))
@@ -512,6 +520,23 @@ impl Inner {
     fn clear_snapshot_buffer(&self) -> Result<usize> {
         let taken = self.snapshot_buffers()?.take_all();
         Ok(taken.iter().map(|(_, _, q)| q.len()).sum())
+    }
+
+    /// Warns when `--regex` matches none of the topics on the graph (once discovery had time to
+    /// settle): a likely typo, since nothing will be recorded for it.
+    fn warn_unmatched_regex(&self) {
+        let names: Vec<String> = self
+            .middleware
+            .topics()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        if let Some((regex, false)) = self.selection.regex_matches_any(&names) {
+            log::warn!(
+                "--regex '{regex}' matches none of the {} topics on the graph yet",
+                names.len()
+            );
+        }
     }
 
     /// True when only listed topics can match and all of them are subscribed.
