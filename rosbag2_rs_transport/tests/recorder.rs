@@ -203,10 +203,11 @@ fn qos_request_adapts_to_the_offers() {
         (
             Reliability::Reliable,
             Durability::Volatile,
-            History::KeepLast
+            History::KeepAll
         )
     );
-    assert!(r.depth >= 100);
+    assert_eq!(adapt(&[best_effort]).history, History::KeepLast);
+    assert!(adapt(&[best_effort]).depth >= 100);
     assert_eq!(
         adapt(&[reliable, best_effort]).reliability,
         Reliability::BestEffort

@@ -48,7 +48,10 @@ impl Drop for Registration {
     fn drop(&mut self) {
         // SAFETY: detaching a condition that is not attached only returns an error.
         unsafe { dds_waitset_detach(self.shared.waitset.handle(), self.condition.handle()) };
-        self.shared.entries.lock().remove(&self.token);
+        // Dropped after the lock is released: a handler can own the last reference to its node,
+        // whose dispatcher then stops (and needs the lock to get there).
+        let handler = self.shared.entries.lock().remove(&self.token);
+        drop(handler);
     }
 }
 
@@ -142,7 +145,10 @@ impl Drop for Dispatcher {
         // SAFETY: a valid waitset handle; the trigger wakes the thread.
         unsafe { dds_waitset_set_trigger(self.shared.waitset.handle(), true) };
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            // The thread itself may drop the last reference to its node; it then ends by itself.
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
         }
     }
 }

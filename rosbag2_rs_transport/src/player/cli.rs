@@ -295,6 +295,7 @@ impl PlayArgs {
             use_sim_time: self.use_sim_time,
             extrapolate_ros_time: self.extrapolate_ros_time,
             node_name: self.node_name.clone(),
+            keep_all_history: false,
         })
     }
 
@@ -354,6 +355,7 @@ pub struct BurstArgs {
 pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
     let mut options = args.play.options()?;
     options.start_paused = true;
+    options.keep_all_history = true;
     anyhow::ensure!(
         args.wait_for_subscribers.is_finite() && args.wait_for_subscribers >= 0.0,
         "--wait-for-subscribers takes seconds >= 0"

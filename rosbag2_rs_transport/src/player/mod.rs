@@ -29,7 +29,7 @@ use rosbag2_rs_clock::{
     Duration, JumpHandle, JumpThreshold, MonotonicSource, PlayerClock, SimTimeClock, SimTimeConfig,
     SteadyClock, Time, TimeControllerClock, TimeControllerConfig, TimeSource,
 };
-use rosbag2_rs_storage::qos::Durability;
+use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::{QosProfile, SequentialReader, TopicFilter};
 
 use crate::middleware::{Handle, Middleware, RawPublisher};
@@ -218,6 +218,14 @@ impl Player {
                 .or_else(|| options.qos_overrides.get(&meta.name))
                 .copied()
                 .unwrap_or_else(|| adapt_to_recorded(&meta.name, &meta.offered_qos_profiles));
+            let qos = if options.keep_all_history && qos.reliability == Reliability::Reliable {
+                QosProfile {
+                    history: History::KeepAll,
+                    ..qos
+                }
+            } else {
+                qos
+            };
             match middleware.create_publisher(name, &meta.type_name, &qos) {
                 Ok(publisher) => {
                     let clock_before =

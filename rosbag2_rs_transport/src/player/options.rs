@@ -44,6 +44,10 @@ pub struct PlayOptions {
     pub extrapolate_ros_time: bool,
     /// Node name; services live under `/<node_name>/`.
     pub node_name: String,
+    /// Reliable publishers keep every message until each subscriber acknowledged it (keep-all
+    /// history): a slow subscriber makes publishing wait instead of losing messages. `burst`
+    /// sets it.
+    pub keep_all_history: bool,
 }
 
 impl Default for PlayOptions {
@@ -67,6 +71,7 @@ impl Default for PlayOptions {
             use_sim_time: false,
             extrapolate_ros_time: false,
             node_name: "rosbag2_player".into(),
+            keep_all_history: false,
         }
     }
 }

@@ -202,7 +202,8 @@ pub(crate) fn plan_topic(
 }
 
 /// The QoS that receives from all `offers`: reliable only when every publisher is reliable,
-/// transient-local only when every publisher is; keep-last with a generous depth.
+/// transient-local only when every publisher is; keep-all when reliable and volatile, else
+/// keep-last with a generous depth.
 pub fn adapt_request_to_offers(topic: &str, offers: &[QosProfile]) -> QosProfile {
     let mut request = QosProfile {
         history: History::KeepLast,
@@ -242,6 +243,13 @@ pub fn adapt_request_to_offers(topic: &str, offers: &[QosProfile]) -> QosProfile
             );
         }
         request.durability = Durability::Volatile;
+    }
+    // A reliable volatile subscription keeps every sample until it is taken: a burst faster
+    // than the takes is delayed in the reader instead of overwritten (the middleware acknowledges
+    // samples once they are in the reader's history, so no publisher waits for the recorder).
+    // Latched topics keep the depth, which says how many past messages a late reader gets.
+    if request.reliability == Reliability::Reliable && request.durability == Durability::Volatile {
+        request.history = History::KeepAll;
     }
     request
 }
