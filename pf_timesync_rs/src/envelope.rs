@@ -32,6 +32,7 @@ pub struct LowerEnvelope {
     points: VecDeque<Point>,
     newest_x: Option<i64>,
     prior_skew: Option<f64>,
+    prior_line: Option<Line>,
     cached: Option<Option<(Line, bool)>>,
 }
 
@@ -44,6 +45,7 @@ impl LowerEnvelope {
             points: VecDeque::new(),
             newest_x: None,
             prior_skew: None,
+            prior_line: None,
             cached: None,
         }
     }
@@ -99,8 +101,14 @@ impl LowerEnvelope {
         self.prior_skew
     }
 
-    /// Drop the points; keep the skew learnt so far.
+    /// Drop the points; keep the skew learnt so far and the last line as an
+    /// upper bound until the new window spans [`TRUSTED_SPAN_NS`] (the
+    /// scanner's clock does not change with its `scan_status`; only the
+    /// packets' measuring-duration correction may).
     pub fn clear(&mut self) {
+        if let Some((line, _)) = self.fit() {
+            self.prior_line = Some(line);
+        }
         self.points.clear();
         self.newest_x = None;
         self.cached = None;
@@ -110,6 +118,7 @@ impl LowerEnvelope {
     pub fn clear_all(&mut self) {
         self.clear();
         self.prior_skew = None;
+        self.prior_line = None;
     }
 
     /// The lower-envelope line and whether its skew comes from a trusted
@@ -127,10 +136,13 @@ impl LowerEnvelope {
     }
 
     fn compute(&self) -> Option<(Line, bool)> {
-        let first = *self.points.front()?;
+        let Some(&first) = self.points.front() else {
+            return self.prior_line.map(|l| (l, false));
+        };
         let span = self.span_ns();
         let pts: Vec<Point> = self.points.iter().copied().collect();
-        if span >= MIN_HULL_SPAN_NS && (self.prior_skew.is_none() || span >= TRUSTED_SPAN_NS) {
+        let have_prior = self.prior_skew.is_some() || self.prior_line.is_some();
+        if span >= TRUSTED_SPAN_NS || (span >= MIN_HULL_SPAN_NS && !have_prior) {
             let hull = lower_hull(&pts);
             let (skew, left) = edge_at(&hull, first.x + span / 2)?;
             let trusted = span >= TRUSTED_SPAN_NS;
@@ -147,8 +159,19 @@ impl LowerEnvelope {
             let clamped = skew.clamp(-self.max_skew, self.max_skew);
             return support_below(&hull, clamped).map(|l| (l, trusted));
         }
-        let skew = self.prior_skew.unwrap_or(0.0);
-        support_below(&pts, skew).map(|l| (l, false))
+        // Short window: the known skew, and the lowest of this window's
+        // support line and the line from before the last soft reset.
+        let skew = self
+            .prior_line
+            .map(|l| l.skew)
+            .or(self.prior_skew)
+            .unwrap_or(0.0);
+        let own = support_below(&pts, skew)?;
+        let newest = pts[pts.len() - 1].x;
+        match self.prior_line {
+            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, false)),
+            _ => Some((own, false)),
+        }
     }
 }
 

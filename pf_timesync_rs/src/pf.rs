@@ -371,3 +371,178 @@ impl Estimator for PfEstimator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sensor_time::nanos_to_raw;
+
+    const S: i64 = 1_000_000_000;
+
+    /// Sensor time 1000 s + `ms`, as raw.
+    fn raw(ms: i64) -> u64 {
+        nanos_to_raw(1000 * S + ms * 1_000_000)
+    }
+
+    fn pc(ms: i64) -> Time {
+        Time::ros(100 * S + ms * 1_000_000)
+    }
+
+    fn three_samples(regression: bool) -> TimeSync {
+        let mut ts = TimeSync::new(10_000, regression);
+        assert_eq!(ts.update(raw(0), 0, pc(0)), UpdateOutcome::Accepted);
+        assert_eq!(ts.update(raw(100), 0, pc(200)), UpdateOutcome::Accepted);
+        assert_eq!(ts.update(raw(200), 0, pc(300)), UpdateOutcome::Accepted);
+        ts
+    }
+
+    #[test]
+    fn regression_by_hand() {
+        // Relative to the newest sample: x = -0.2, -0.1, 0; y = -0.3, -0.1, 0.
+        // Σx = -0.3, Σx² = 0.05, Σy = -0.4, Σxy = 0.07, den = 0.06,
+        // factor = (0.21 - 0.12) / 0.06 = 1.5, base = (-0.4 + 0.45) / 3 = 1/60.
+        let ts = three_samples(true);
+        let (sb, pb, base, factor) = ts.coefficients();
+        assert_eq!((sb, pb), (1000 * S + 200_000_000, 100 * S + 300_000_000));
+        assert!((factor - 1.5).abs() < 1e-9, "{factor}");
+        assert!((base - 1.0 / 60.0).abs() < 1e-9, "{base}");
+        // At +0.1 s: 1/60 + 0.1 + 0.5 * 0.1 = 0.1666… s, truncated to ns.
+        assert_eq!(ts.sensor_to_ros(raw(300)), Some(Time::ros(100_466_666_666)));
+    }
+
+    #[test]
+    fn averaging_by_hand() {
+        // Offsets (pc - pcb) - (s - sb): -0.1, 0, 0 -> mean -1/30;
+        // factor = (100.3 - 100.0) / (0.2 - 0) = 1.5.
+        let ts = three_samples(false);
+        let (_, _, base, factor) = ts.coefficients();
+        assert!((factor - 1.5).abs() < 1e-9, "{factor}");
+        assert!((base + 1.0 / 30.0).abs() < 1e-9, "{base}");
+        // At +0.1 s: -1/30 + 0.1 + 0.05 = 0.11666… s.
+        assert_eq!(ts.sensor_to_ros(raw(300)), Some(Time::ros(100_416_666_666)));
+        // One sample: offset of that sample, factor 1.
+        let mut one = TimeSync::new(10_000, false);
+        assert_eq!(one.sensor_to_ros(raw(0)), None);
+        one.update(raw(0), 0, pc(5));
+        assert_eq!(one.sensor_to_ros(raw(1000)), Some(pc(1005)));
+    }
+
+    #[test]
+    fn window_of_200_samples() {
+        let mut ts = TimeSync::new(10_000, true);
+        for i in 0..250 {
+            assert_eq!(
+                ts.update(raw(i * 60), 0, pc(i * 60)),
+                UpdateOutcome::Accepted
+            );
+        }
+        assert_eq!(ts.samples().len(), NOMINAL_SAMPLES);
+        assert_eq!(
+            ts.samples().next().map(|s| s.sensor_ns),
+            Some(1000 * S + 50 * 60_000_000)
+        );
+        // Period 0: only the newest sample is kept.
+        let mut ts = TimeSync::new(0, true);
+        ts.update(raw(0), 0, pc(0));
+        ts.update(raw(100), 0, pc(150));
+        assert_eq!(ts.samples().len(), 1);
+        assert_eq!(ts.sensor_to_ros(raw(300)), Some(pc(350)));
+    }
+
+    #[test]
+    fn rate_limit() {
+        // No period: at most one sample per 100 ms of sensor time.
+        let mut ts = TimeSync::new(0, false);
+        ts.update(raw(0), 0, pc(0));
+        assert_eq!(
+            ts.update(raw(99), 0, pc(99)),
+            UpdateOutcome::IgnoredRateLimit
+        );
+        assert_eq!(ts.update(raw(100), 0, pc(100)), UpdateOutcome::Accepted);
+        // Backwards is ignored too.
+        assert_eq!(
+            ts.update(raw(50), 0, pc(500)),
+            UpdateOutcome::IgnoredRateLimit
+        );
+        // Period 20 s: 20 s / 200 = 100 ms as well; period 10 s: 50 ms.
+        let mut ts = TimeSync::new(20_000, false);
+        ts.update(raw(0), 0, pc(0));
+        assert_eq!(
+            ts.update(raw(99), 0, pc(99)),
+            UpdateOutcome::IgnoredRateLimit
+        );
+        assert_eq!(ts.update(raw(100), 0, pc(100)), UpdateOutcome::Accepted);
+        let mut ts = TimeSync::new(10_000, false);
+        ts.update(raw(0), 0, pc(0));
+        assert_eq!(
+            ts.update(raw(49), 0, pc(49)),
+            UpdateOutcome::IgnoredRateLimit
+        );
+        assert_eq!(ts.update(raw(50), 0, pc(50)), UpdateOutcome::Accepted);
+        assert_eq!(ts.samples().len(), 2);
+    }
+
+    #[test]
+    fn slow_requests_and_gaps() {
+        let mut ts = TimeSync::new(10_000, false);
+        assert_eq!(
+            ts.update(raw(0), 50_001, pc(0)),
+            UpdateOutcome::IgnoredSlowRequest
+        );
+        assert!(!ts.valid());
+        assert_eq!(ts.update(raw(0), 50_000, pc(0)), UpdateOutcome::Accepted);
+        assert_eq!(
+            ts.update(raw(500), 30_000, pc(500)),
+            UpdateOutcome::Accepted
+        );
+        assert_eq!(ts.mean_request_duration_us(), Some(40_000));
+        // Exactly one second later is no gap.
+        assert_eq!(ts.update(raw(1500), 0, pc(1500)), UpdateOutcome::Accepted);
+        assert_eq!(ts.samples().len(), 3);
+        // More than one second: reset, then kept.
+        let out = ts.update(nanos_to_raw(1000 * S + 2_500_000_001), 0, pc(7000));
+        assert_eq!(out, UpdateOutcome::AcceptedAfterReset);
+        assert_eq!(ts.samples().len(), 1);
+        assert_eq!(ts.mean_request_duration_us(), Some(0));
+    }
+
+    #[test]
+    fn params_and_estimator() {
+        let mut ts = three_samples(false);
+        assert!(!ts.set_params(10_000, false));
+        assert!(ts.valid());
+        assert!(ts.set_params(10_000, true));
+        assert!(!ts.valid());
+
+        let mut est = PfEstimator::new(10_000, false);
+        assert_eq!(est.name(), "pf-mean");
+        assert_eq!(est.convert(0), None);
+        est.add_passive(PassiveSample {
+            sensor_ns: 0,
+            ros_ns: 1_000,
+        });
+        assert_eq!(est.convert(10), Some(1_010));
+        // Active samples take over, with the request time as PC time.
+        est.add_active(ActiveSample {
+            sensor_ns: 0,
+            before_ns: 5_000,
+            after_ns: 9_000,
+        });
+        assert_eq!(
+            est.active().samples().next().map(|s| s.req_duration_us),
+            Some(4)
+        );
+        assert_eq!(est.convert(10), Some(5_010));
+        // Too slow a request is ignored.
+        est.add_active(ActiveSample {
+            sensor_ns: 500_000_000,
+            before_ns: 0,
+            after_ns: 50_001_000,
+        });
+        assert_eq!(est.active().samples().len(), 1);
+        est.reset_passive();
+        assert!(!est.passive().valid() && est.active().valid());
+        est.reset();
+        assert_eq!(est.convert(10), None);
+    }
+}

@@ -33,7 +33,7 @@ pub fn nanos_to_raw(nanos: i64) -> u64 {
     let n = nanos.rem_euclid(WRAP_NANOS);
     let secs = (n / NANOS_PER_SEC) as u64;
     let rem = (n % NANOS_PER_SEC) as u64;
-    let frac = ((rem << 32) + (NANOS_PER_SEC as u64 - 1)) / NANOS_PER_SEC as u64;
+    let frac = (rem << 32).div_ceil(NANOS_PER_SEC as u64);
     (secs << 32) | frac
 }
 

@@ -256,7 +256,7 @@ impl Stalls {
 
 /// Run the simulation: events in host order.
 pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
-    let mut rng = SplitMix64::new(cfg.seed ^ 0x5eed_0f_9f_7135);
+    let mut rng = SplitMix64::new(cfg.seed ^ 0x5eed_0f9f_7135);
     let duration_ns = cfg.duration_s * 1e9;
     let sensor_start = match cfg.wrap_at_s {
         Some(at) => WRAP_NANOS - (at * 1e9) as i64,
