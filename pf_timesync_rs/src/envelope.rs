@@ -1,0 +1,229 @@
+//! Lower-envelope estimation from passive samples.
+//!
+//! A passive sample is never evaluated before its packet was measured and
+//! sent, so the true sensor-to-ROS line lies at or below every passive point.
+//! The least total delay line under that constraint (Moon, Skelly and
+//! Towsley's linear program) is the edge of the lower convex hull that spans
+//! the middle of the window. Late packets (network queues, host stalls,
+//! bursts) only lie higher and never touch the hull: they are rejected by
+//! construction, with no threshold to tune. The skew is limited to a
+//! physical bound (crystal tolerance, default ±200 ppm).
+
+use crate::estimator::Estimator;
+use crate::hull::{edge_at, lower_hull, support_below, Line, Point};
+use crate::sample::{ActiveSample, PassiveSample};
+use std::collections::VecDeque;
+
+/// Points are thinned to the lowest one per bucket of this many nanoseconds
+/// of sensor time (at 200 ppm the thinning error is below 2 ns).
+pub const BUCKET_NS: i64 = 10_000_000;
+/// Below this span (ns) the hull slope is not used: the skew of the previous
+/// window (or zero) is taken.
+pub const MIN_HULL_SPAN_NS: i64 = 1_000_000_000;
+/// From this span (ns) on a hull slope is trusted and remembered across
+/// soft resets (a `scan_status` reset does not change the crystal's rate).
+pub const TRUSTED_SPAN_NS: i64 = 3_000_000_000;
+
+/// A sliding window of upper-bound points with its lower-envelope line.
+#[derive(Debug, Clone)]
+pub struct LowerEnvelope {
+    window_ns: i64,
+    max_skew: f64,
+    points: VecDeque<Point>,
+    newest_x: Option<i64>,
+    prior_skew: Option<f64>,
+    prior_line: Option<Line>,
+    cached: Option<Option<(Line, bool)>>,
+}
+
+impl LowerEnvelope {
+    /// A window of `window_ns` sensor nanoseconds, skew limited to `±max_skew`.
+    pub fn new(window_ns: i64, max_skew: f64) -> Self {
+        LowerEnvelope {
+            window_ns: window_ns.max(BUCKET_NS),
+            max_skew: max_skew.abs(),
+            points: VecDeque::new(),
+            newest_x: None,
+            prior_skew: None,
+            prior_line: None,
+            cached: None,
+        }
+    }
+
+    /// Add an upper-bound point (true ROS time of `x` is at most `y`).
+    pub fn insert(&mut self, p: Point) {
+        if let Some(newest) = self.newest_x {
+            if p.x < newest.saturating_sub(self.window_ns) {
+                return;
+            }
+        }
+        let skew = self.prior_skew.unwrap_or(0.0);
+        let bucket = p.x.div_euclid(BUCKET_NS);
+        let pos = self
+            .points
+            .partition_point(|q| q.x.div_euclid(BUCKET_NS) < bucket);
+        match self.points.get_mut(pos) {
+            Some(q) if q.x.div_euclid(BUCKET_NS) == bucket => {
+                // Keep the lower one, compared along the current slope.
+                if crate::hull::offset_from(*q, skew, p) < 0.0 {
+                    *q = p;
+                }
+            }
+            _ => self.points.insert(pos, p),
+        }
+        let newest = self.newest_x.map_or(p.x, |n| n.max(p.x));
+        self.newest_x = Some(newest);
+        while self
+            .points
+            .front()
+            .is_some_and(|q| q.x < newest - self.window_ns)
+        {
+            self.points.pop_front();
+        }
+        self.cached = None;
+    }
+
+    /// The thinned points of the window, by sensor time.
+    pub fn points(&self) -> &VecDeque<Point> {
+        &self.points
+    }
+
+    /// Span of sensor time covered by the window.
+    pub fn span_ns(&self) -> i64 {
+        match (self.points.front(), self.points.back()) {
+            (Some(a), Some(b)) => b.x - a.x,
+            _ => 0,
+        }
+    }
+
+    /// Skew of the last trusted fit, kept across soft resets.
+    pub fn prior_skew(&self) -> Option<f64> {
+        self.prior_skew
+    }
+
+    /// Drop the points; keep the skew learnt so far and the last line as an
+    /// upper bound until the new window spans [`TRUSTED_SPAN_NS`] (the
+    /// scanner's clock does not change with its `scan_status`; only the
+    /// packets' measuring-duration correction may).
+    pub fn clear(&mut self) {
+        if let Some((line, _)) = self.fit() {
+            self.prior_line = Some(line);
+        }
+        self.points.clear();
+        self.newest_x = None;
+        self.cached = None;
+    }
+
+    /// Drop the points and the skew learnt.
+    pub fn clear_all(&mut self) {
+        self.clear();
+        self.prior_skew = None;
+        self.prior_line = None;
+    }
+
+    /// The lower-envelope line and whether its skew comes from a trusted
+    /// span of this window; `None` without points.
+    pub fn fit(&mut self) -> Option<(Line, bool)> {
+        if let Some(cached) = self.cached {
+            return cached;
+        }
+        let result = self.compute();
+        if let Some((line, true)) = result {
+            self.prior_skew = Some(line.skew);
+        }
+        self.cached = Some(result);
+        result
+    }
+
+    fn compute(&self) -> Option<(Line, bool)> {
+        let Some(&first) = self.points.front() else {
+            return self.prior_line.map(|l| (l, false));
+        };
+        let span = self.span_ns();
+        let pts: Vec<Point> = self.points.iter().copied().collect();
+        let have_prior = self.prior_skew.is_some() || self.prior_line.is_some();
+        if span >= TRUSTED_SPAN_NS || (span >= MIN_HULL_SPAN_NS && !have_prior) {
+            let hull = lower_hull(&pts);
+            let (skew, left) = edge_at(&hull, first.x + span / 2)?;
+            let trusted = span >= TRUSTED_SPAN_NS;
+            if skew.abs() <= self.max_skew {
+                return Some((
+                    Line {
+                        x0: left.x,
+                        y0: left.y,
+                        skew,
+                    },
+                    trusted,
+                ));
+            }
+            let clamped = skew.clamp(-self.max_skew, self.max_skew);
+            return support_below(&hull, clamped).map(|l| (l, trusted));
+        }
+        // Short window: the known skew, and the lowest of this window's
+        // support line and the line from before the last soft reset.
+        let skew = self
+            .prior_line
+            .map(|l| l.skew)
+            .or(self.prior_skew)
+            .unwrap_or(0.0);
+        let own = support_below(&pts, skew)?;
+        let newest = pts[pts.len() - 1].x;
+        match self.prior_line {
+            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, false)),
+            _ => Some((own, false)),
+        }
+    }
+}
+
+/// The passive-only lower-envelope estimator (`envelope`). Active samples
+/// only add their answer times as upper bounds.
+#[derive(Debug, Clone)]
+pub struct EnvelopeEstimator {
+    envelope: LowerEnvelope,
+}
+
+impl EnvelopeEstimator {
+    /// A window of `window_ns` sensor nanoseconds, skew limited to `±max_skew`.
+    pub fn new(window_ns: i64, max_skew: f64) -> Self {
+        EnvelopeEstimator {
+            envelope: LowerEnvelope::new(window_ns, max_skew),
+        }
+    }
+
+    /// The current line, if any.
+    pub fn line(&mut self) -> Option<Line> {
+        self.envelope.fit().map(|(l, _)| l)
+    }
+}
+
+impl Estimator for EnvelopeEstimator {
+    fn name(&self) -> &'static str {
+        "envelope"
+    }
+
+    fn add_passive(&mut self, sample: PassiveSample) {
+        self.envelope.insert(Point {
+            x: sample.sensor_ns,
+            y: sample.ros_ns,
+        });
+    }
+
+    fn add_active(&mut self, sample: ActiveSample) {
+        self.envelope.insert(Point {
+            x: sample.sensor_ns,
+            y: sample.after_ns,
+        });
+    }
+
+    fn reset_passive(&mut self) {
+        self.envelope.clear();
+    }
+
+    fn reset(&mut self) {
+        self.envelope.clear_all();
+    }
+
+    fn convert(&mut self, sensor_ns: i64) -> Option<i64> {
+        self.line().map(|l| l.eval(sensor_ns))
+    }
+}

@@ -1,0 +1,163 @@
+//! Error statistics of estimators over simulated runs.
+
+use crate::estimator::{EstimatorKind, Params};
+use crate::sim::SimEvent;
+use crate::sync::Synchronizer;
+use crate::TimeSyncError;
+use rosbag2_rs_clock::Time;
+
+/// Statistics of stamp errors (ns).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ErrorStats {
+    /// Number of errors.
+    pub count: usize,
+    /// Mean error (converted minus true).
+    pub bias: f64,
+    /// Median of the absolute error.
+    pub p50: i64,
+    /// 99th percentile of the absolute error.
+    pub p99: i64,
+    /// Largest absolute error.
+    pub max: i64,
+    /// 99th percentile of |error − median error of its run|.
+    pub jitter_p99: i64,
+}
+
+fn percentile(sorted: &[i64], q: f64) -> i64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// Statistics of `errors`, with `deviations` (error minus its run's median)
+/// for the jitter; `None` when empty.
+pub fn error_stats(errors: &[i64], deviations: &[i64]) -> Option<ErrorStats> {
+    if errors.is_empty() {
+        return None;
+    }
+    let mut abs: Vec<i64> = errors.iter().map(|e| e.saturating_abs()).collect();
+    abs.sort_unstable();
+    let mut dev: Vec<i64> = deviations.iter().map(|e| e.saturating_abs()).collect();
+    dev.sort_unstable();
+    Some(ErrorStats {
+        count: errors.len(),
+        bias: errors.iter().map(|&e| e as f64).sum::<f64>() / errors.len() as f64,
+        p50: percentile(&abs, 0.5),
+        p99: percentile(&abs, 0.99),
+        max: *abs.last().unwrap_or(&0),
+        jitter_p99: percentile(&dev, 0.99),
+    })
+}
+
+/// Errors of one estimator over one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunErrors {
+    /// Error of every answered conversion, ns.
+    pub all: Vec<i64>,
+    /// Whether each conversion was within the after-reset period.
+    pub after_reset: Vec<bool>,
+    /// Conversions answered `none`.
+    pub unanswered: usize,
+    /// Converted stamps earlier than the previous scan's, with no reset between.
+    pub backward_jumps: usize,
+}
+
+impl RunErrors {
+    /// Median error of the run.
+    pub fn median(&self) -> i64 {
+        let mut v = self.all.clone();
+        v.sort_unstable();
+        percentile(&v, 0.5)
+    }
+
+    /// Errors minus the run's median.
+    pub fn deviations(&self) -> Vec<i64> {
+        let m = self.median();
+        self.all.iter().map(|e| e - m).collect()
+    }
+}
+
+/// Replay `events` through a [`Synchronizer`] with `kind` and collect errors.
+pub fn evaluate(
+    kind: EstimatorKind,
+    params: Params,
+    events: &[SimEvent],
+) -> Result<RunErrors, TimeSyncError> {
+    let mut sync = Synchronizer::new(kind, params)?;
+    let mut out = RunErrors::default();
+    let mut previous: Option<i64> = None;
+    for e in events {
+        match *e {
+            SimEvent::Passive { raw, ros_ns } => sync.add_passive(raw, Time::ros(ros_ns))?,
+            SimEvent::Active {
+                raw,
+                before_ns,
+                after_ns,
+            } => sync.add_active(raw, Time::ros(before_ns), Time::ros(after_ns))?,
+            SimEvent::Reset => {
+                sync.reset_passive();
+                previous = None;
+            }
+            SimEvent::Convert {
+                raw,
+                truth_ns,
+                after_reset,
+            } => match sync.to_ros(raw)? {
+                Some(t) => {
+                    let stamp = t.nanos();
+                    if previous.is_some_and(|p| stamp < p) {
+                        out.backward_jumps += 1;
+                    }
+                    previous = Some(stamp);
+                    out.all.push(stamp - truth_ns);
+                    out.after_reset.push(after_reset);
+                }
+                None => out.unanswered += 1,
+            },
+        }
+    }
+    Ok(out)
+}
+
+/// Pooled statistics of several runs: `(overall, after reset)`.
+pub fn pooled(runs: &[RunErrors]) -> (Option<ErrorStats>, Option<ErrorStats>) {
+    let (mut all, mut all_dev, mut after, mut after_dev) = (vec![], vec![], vec![], vec![]);
+    for r in runs {
+        let dev = r.deviations();
+        for ((e, d), a) in r.all.iter().zip(&dev).zip(&r.after_reset) {
+            all.push(*e);
+            all_dev.push(*d);
+            if *a {
+                after.push(*e);
+                after_dev.push(*d);
+            }
+        }
+    }
+    (error_stats(&all, &all_dev), error_stats(&after, &after_dev))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats() {
+        let errors = [10, -20, 30, 40, 1000];
+        let s = error_stats(&errors, &[0, -30, 20, 30, 990]).unwrap();
+        assert_eq!(s.count, 5);
+        assert!((s.bias - 212.0).abs() < 1e-9);
+        assert_eq!(s.p50, 30);
+        assert_eq!(s.max, 1000);
+        assert_eq!(s.p99, 1000);
+        assert_eq!(s.jitter_p99, 990);
+        assert!(error_stats(&[], &[]).is_none());
+        let run = RunErrors {
+            all: vec![5, 7, 100],
+            ..RunErrors::default()
+        };
+        assert_eq!(run.median(), 7);
+        assert_eq!(run.deviations(), vec![-2, 0, 93]);
+    }
+}
