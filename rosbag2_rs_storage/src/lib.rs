@@ -24,6 +24,7 @@ pub mod msg;
 pub mod msgdefs;
 pub mod qos;
 pub mod reader;
+pub mod recover;
 pub mod reindex;
 pub mod rosbag1;
 pub mod storage;
