@@ -157,6 +157,10 @@ pub fn salvage(db: &Path) -> Result<FileRecovery> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(sql_err(db))?;
+    // SQLite refuses a database whose header counts more pages than the file holds unless the
+    // schema is "writable"; nothing is written through this read-only connection.
+    old.execute_batch("PRAGMA writable_schema=ON")
+        .map_err(sql_err(db))?;
     let schema: Vec<SchemaEntry> = old
         .prepare("SELECT type, name, rootpage, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
         .and_then(|mut s| {
