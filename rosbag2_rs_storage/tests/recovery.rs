@@ -642,6 +642,52 @@ fn ros1_case(compression: Compression, seed: u64) {
 }
 
 #[test]
+fn ros1_killed_writer_leaves_a_bag_without_index_that_reindex_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("killed.bag");
+    let msgs = messages(400, 54);
+    let mut w = rosbag1::BagWriter::create(
+        &path,
+        rosbag1::WriterOptions {
+            compression: Compression::None,
+            chunk_threshold: 48 * 1024,
+        },
+    )
+    .unwrap();
+    let id = w.add_connection(Connection {
+        id: 0,
+        topic: TOPICS[0].into(),
+        type_name: "std_msgs/String".into(),
+        md5sum: "992ce8a1687cec8c8bd883ec73ca41d1".into(),
+        message_definition: "string data\n".into(),
+        callerid: None,
+        latching: false,
+    });
+    for m in &msgs {
+        w.write(id, m.recv_timestamp, &m.data).unwrap();
+    }
+    // A killed recorder: the open chunk and the index are never written.
+    std::mem::forget(w);
+    let file = std::fs::read(&path).unwrap();
+    let expected = ros1_expected(&file, file.len());
+    assert!(expected > 0 && expected < msgs.len(), "{expected}");
+    let report = reindex(&path).unwrap();
+    assert_eq!(report.files[0].action, RecoveryAction::Rewritten);
+    assert_eq!(report.files[0].messages, expected as u64);
+    let mut reader = BagReader::open(&path, OpenMode::Strict).unwrap();
+    assert!(reader.is_indexed());
+    let mut n = 0;
+    while let Some(m) = reader.read_next().unwrap() {
+        assert_eq!(
+            (m.time, &m.data[..]),
+            (msgs[n].recv_timestamp, &msgs[n].data[..])
+        );
+        n += 1;
+    }
+    assert_eq!(n, expected);
+}
+
+#[test]
 fn ros1_uncompressed_bag_without_index_cut_at_random_offsets() {
     ros1_case(Compression::None, 51);
 }

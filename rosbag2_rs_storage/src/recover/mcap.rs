@@ -170,7 +170,7 @@ impl McapDamage {
 
 /// Reads the chunk record at `offset` whose body runs past the end of `data`: its header and
 /// the records the decoder produces from the bytes present (not yet cut to whole records).
-pub fn read_cut_chunk(data: &Bytes, offset: usize) -> Result<(CutChunk, Bytes), String> {
+pub(crate) fn read_cut_chunk(data: &Bytes, offset: usize) -> Result<(CutChunk, Bytes), String> {
     let rest = data.get(offset..).unwrap_or_default();
     let field = |at: usize, n: usize| {
         rest.get(at..at + n)

@@ -118,7 +118,10 @@ impl Ros1Damage {
 
 /// Reads the chunk record at `pos` that the end of `file` cuts: its header and the bytes the
 /// decoder produces from the data present (not yet cut to whole records).
-pub fn read_cut_chunk(file: &[u8], pos: usize) -> std::result::Result<(CutChunk, Vec<u8>), String> {
+pub(crate) fn read_cut_chunk(
+    file: &[u8],
+    pos: usize,
+) -> std::result::Result<(CutChunk, Vec<u8>), String> {
     let header_len = record::read_u32(file, pos)? as usize;
     let header_end = (pos + 4)
         .checked_add(header_len)

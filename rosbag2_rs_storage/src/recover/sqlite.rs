@@ -317,7 +317,7 @@ pub struct SalvagedRows {
 }
 
 /// A database file's pages.
-pub struct DbFile<'a> {
+pub(crate) struct DbFile<'a> {
     data: &'a [u8],
     /// Page size in bytes.
     pub page_size: usize,
