@@ -89,9 +89,11 @@ enum Command {
     },
     /// Ask a running player to pause, resume, change rate, seek, ...
     Control(ControlArgs),
-    /// Rebuild a bag's metadata.yaml from its files, repairing files a killed recorder left.
+    /// Rebuild a bag's metadata.yaml from its files, recovering what a killed recorder left:
+    /// prints per file what was recovered and what was lost.
     Reindex {
-        /// Bag directory.
+        /// Bag directory, or a ROS 1 .bag file (rewritten in place with a fresh index when its
+        /// index is missing or damaged).
         bag: PathBuf,
         /// Storage of the bag's files (mcap, sqlite3): checked against the files.
         #[arg(short, long)]
@@ -381,8 +383,8 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 rosbag2_rs_storage::Bag::locate(&bag)?.check_storage(StorageId::parse(&id)?)?;
             }
             let report = rosbag2_rs_storage::reindex(&bag)?;
-            for (file, kept) in &report.repaired {
-                println!("repaired {}: {kept} messages recovered", file.display());
+            for file in &report.files {
+                println!("{file}");
             }
             println!(
                 "reindexed {}: {} files, {} messages",

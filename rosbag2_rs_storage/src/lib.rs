@@ -24,6 +24,7 @@ pub mod msg;
 pub mod msgdefs;
 pub mod qos;
 pub mod reader;
+pub mod recover;
 pub mod reindex;
 pub mod rosbag1;
 pub mod storage;
@@ -39,6 +40,7 @@ pub use metadata::{BagMetadata, FileInformation, TopicInformation};
 pub use msgdefs::MessageDefinitionCache;
 pub use qos::QosProfile;
 pub use reader::SequentialReader;
+pub use recover::{FileRecovery, Loss, RecoveryAction};
 pub use reindex::{reindex, ReindexReport};
 pub use storage::{
     OpenMode, StorageId, StorageReader, StorageWriter, UnreadableTopic, WriterOptions,

@@ -1,5 +1,8 @@
-//! `reindex`: rebuild a bag's `metadata.yaml` from its storage files, repairing MCAP files a
-//! killed writer left without a footer so that every complete chunk can be read again.
+//! `reindex`: rebuild a bag's `metadata.yaml` from its storage files after recovering what a
+//! killed writer or a damaged disk left in them (see [`crate::recover`]): MCAP files without a
+//! footer are rewritten from every intact chunk and the readable prefix of a cut one, SQLite
+//! databases get their write-ahead log applied or are rebuilt from their intact pages, and a
+//! ROS 1 `.bag` file given directly is rewritten with a fresh index.
 
 use std::path::{Path, PathBuf};
 
@@ -7,26 +10,39 @@ use crate::bag::{metadata_from_readers, storage_files_in};
 use crate::error::{Result, StorageError};
 use crate::metadata::BagMetadata;
 use crate::msgdefs::MessageDefinitionCache;
+use crate::recover::{self, FileRecovery, RecoveryAction};
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::mcap_writer::McapWriter;
-use crate::storage::{open_reader, OpenMode, StorageReader, StorageWriter, WriterOptions};
+use crate::storage::{
+    open_reader, OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions,
+};
 
 /// What a reindex did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReindexReport {
-    /// The metadata written.
+    /// The metadata written (for a ROS 1 `.bag` file: computed, not written).
     pub metadata: BagMetadata,
-    /// MCAP files that were rewritten from their intact parts, with the messages recovered.
+    /// Files that were rewritten or had a log applied, with the messages they now hold.
     pub repaired: Vec<(PathBuf, u64)>,
+    /// Per storage file: what it holds and what was lost.
+    pub files: Vec<FileRecovery>,
 }
 
-/// Rewrites a damaged MCAP file from the parts that can still be read; the original is replaced
-/// only after the repaired copy has been written completely. Returns the messages kept.
-pub fn repair_mcap(path: &Path) -> Result<u64> {
+/// Rewrites a damaged MCAP file from the parts that can still be read (every intact chunk, the
+/// readable prefix of a chunk cut by the end of the file, loose messages), keeping its chunk
+/// compression; the original is replaced only after the repaired copy has been written
+/// completely.
+pub fn repair_mcap(path: &Path) -> Result<FileRecovery> {
     let mut reader = McapReader::open(path, OpenMode::Recover)?;
     let tmp = path.with_extension("mcap.repair");
     let _ = std::fs::remove_file(&tmp);
-    let mut writer = Box::new(McapWriter::create(tmp.clone(), &WriterOptions::default())?);
+    let options = WriterOptions {
+        compression: reader
+            .chunk_compression()
+            .map(|c| if c.is_empty() { "none" } else { c }.to_string()),
+        ..WriterOptions::default()
+    };
+    let mut writer = Box::new(McapWriter::create(tmp.clone(), &options)?);
     let mut cache = MessageDefinitionCache::new();
     for topic in reader.topics() {
         let def = reader
@@ -40,27 +56,77 @@ pub fn repair_mcap(path: &Path) -> Result<u64> {
     if let Some(embedded) = reader.embedded_metadata() {
         writer.update_metadata(&embedded)?;
     }
-    let mut count = 0;
+    let mut report = FileRecovery::intact(path.to_path_buf(), StorageId::Mcap);
+    report.action = RecoveryAction::Rewritten;
     while let Some(message) = reader.read_next()? {
         writer.write(&message)?;
-        count += 1;
+        report.add_message(message.recv_timestamp, message.data.len());
     }
     writer.finish()?;
+    reader.damage().fill(&mut report);
     drop(reader);
     std::fs::rename(&tmp, path).map_err(|e| StorageError::io(path, e))?;
-    Ok(count)
+    Ok(report)
 }
 
-/// Rebuilds `<bag_dir>/metadata.yaml` from the storage files in the directory, repairing MCAP
-/// files without a footer first. Custom data and the ROS distribution of an existing readable
+/// The report of a file that needed nothing, from its reader's statistics.
+fn intact(reader: &dyn StorageReader) -> FileRecovery {
+    let info = reader.file_information();
+    let mut report = FileRecovery::intact(reader.path().to_path_buf(), reader.storage_id());
+    report.messages = info.message_count;
+    if info.message_count > 0 {
+        report.time_range = Some((info.starting_time, info.starting_time + info.duration));
+    }
+    report
+}
+
+/// Recovers one storage file of a bag directory.
+fn recover_file(file: &Path) -> Result<Option<FileRecovery>> {
+    match StorageId::detect(file)? {
+        StorageId::Mcap if McapReader::needs_repair(file)? => {
+            let report = repair_mcap(file)?;
+            log::warn!(
+                "{}: repaired, {} messages recovered",
+                file.display(),
+                report.messages
+            );
+            Ok(Some(report))
+        }
+        StorageId::Sqlite3 => Ok(Some(recover::sqlite::recover(file)?)),
+        _ => Ok(None),
+    }
+}
+
+/// Rebuilds `<bag_dir>/metadata.yaml` from the storage files in the directory, recovering
+/// damaged files first. Custom data and the ROS distribution of an existing readable
 /// `metadata.yaml` (or of metadata embedded in the files) are kept.
-pub fn reindex(bag_dir: &Path) -> Result<ReindexReport> {
-    if !bag_dir.is_dir() {
+///
+/// `bag` may also be a ROS 1 `.bag` file: it is rewritten with a fresh index when its index is
+/// missing or damaged (see [`recover::ros1::repair_bag`]); no `metadata.yaml` is written.
+pub fn reindex(bag: &Path) -> Result<ReindexReport> {
+    if bag.is_file() && StorageId::detect(bag)? == StorageId::Rosbag1 {
+        let file = recover::ros1::repair_bag(bag)?;
+        let reader = open_reader(bag, OpenMode::Strict)?;
+        let dir = bag.parent().unwrap_or(Path::new("."));
+        let metadata = metadata_from_readers(&[reader], dir);
+        let repaired = if file.action == RecoveryAction::Intact {
+            Vec::new()
+        } else {
+            vec![(bag.to_path_buf(), file.messages)]
+        };
+        return Ok(ReindexReport {
+            metadata,
+            repaired,
+            files: vec![file],
+        });
+    }
+    if !bag.is_dir() {
         return Err(StorageError::InvalidArgument(format!(
-            "{}: reindex needs a bag directory",
-            bag_dir.display()
+            "{}: reindex needs a bag directory or a ROS 1 .bag file",
+            bag.display()
         )));
     }
+    let bag_dir = bag;
     let files = storage_files_in(bag_dir)?;
     if files.is_empty() {
         return Err(StorageError::corrupt(
@@ -68,18 +134,24 @@ pub fn reindex(bag_dir: &Path) -> Result<ReindexReport> {
             "no .mcap or .db3 files to reindex",
         ));
     }
-    let mut repaired = Vec::new();
+    let mut reports = Vec::new();
     for file in &files {
-        if file.extension().is_some_and(|e| e == "mcap") && McapReader::needs_repair(file)? {
-            let kept = repair_mcap(file)?;
-            log::warn!("{}: repaired, {kept} messages recovered", file.display());
-            repaired.push((file.clone(), kept));
-        }
+        reports.push(recover_file(file)?);
     }
     let readers = files
         .iter()
         .map(|f| open_reader(f, OpenMode::Strict))
         .collect::<Result<Vec<Box<dyn StorageReader>>>>()?;
+    let reports: Vec<FileRecovery> = reports
+        .into_iter()
+        .zip(&readers)
+        .map(|(report, reader)| report.unwrap_or_else(|| intact(reader.as_ref())))
+        .collect();
+    let repaired = reports
+        .iter()
+        .filter(|r| r.action != RecoveryAction::Intact)
+        .map(|r| (r.path.clone(), r.messages))
+        .collect();
     let mut metadata = metadata_from_readers(&readers, bag_dir);
     if let Ok(previous) = BagMetadata::read_from_dir(bag_dir) {
         metadata.custom_data.extend(previous.custom_data.clone());
@@ -97,5 +169,9 @@ pub fn reindex(bag_dir: &Path) -> Result<ReindexReport> {
         }
     }
     metadata.write_to_dir(bag_dir)?;
-    Ok(ReindexReport { metadata, repaired })
+    Ok(ReindexReport {
+        metadata,
+        repaired,
+        files: reports,
+    })
 }

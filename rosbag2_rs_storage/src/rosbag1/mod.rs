@@ -17,7 +17,7 @@
 mod compression;
 mod plugin;
 mod reader;
-mod record;
+pub(crate) mod record;
 mod writer;
 
 pub use compression::Compression;

@@ -4,7 +4,8 @@
 //! An indexed bag is opened from its index (connection and chunk-info records at `index_pos`,
 //! index records after each chunk) without decompressing anything. An unindexed bag (a recorder
 //! that never closed it) is scanned chunk by chunk and everything intact is read; a truncated
-//! tail is skipped with a warning. The file is memory-mapped: messages of uncompressed chunks are
+//! chunk cut by the end of the file gives back its readable prefix (see
+//! [`crate::recover::ros1`]), and [`BagReader::damage`] tells what was damaged. The file is memory-mapped: messages of uncompressed chunks are
 //! slices of the mapping, those of compressed chunks slices of the decompressed chunk.
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use bytes::Bytes;
 use super::compression::Compression;
 use super::record::{self, Fields, Record};
 use crate::error::{Result, StorageError};
+use crate::recover::ros1::{read_cut_chunk, Ros1Damage};
 use crate::storage::OpenMode;
 
 /// One connection: a publisher's topic and type as the recorder saw them.
@@ -72,6 +74,8 @@ struct Chunk {
     size: usize,
     /// Range of the compressed data in the file.
     data: std::ops::Range<usize>,
+    /// The whole records recovered from a chunk cut by the end of the file.
+    recovered: Option<Bytes>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -87,6 +91,9 @@ const CHUNK_CACHE: usize = 4;
 
 /// A chunk's bytes: a slice of the file when stored uncompressed, else decompressed.
 fn load_chunk(file: &Bytes, chunk: &Chunk) -> std::result::Result<Bytes, String> {
+    if let Some(records) = &chunk.recovered {
+        return Ok(records.clone());
+    }
     Ok(match chunk.compression {
         Compression::None if chunk.data.len() == chunk.size => file.slice(chunk.data.clone()),
         c => Bytes::from(c.decompress(&file[chunk.data.clone()], chunk.size)?),
@@ -107,6 +114,7 @@ pub struct BagReader {
     indexed: bool,
     /// The index ran past the end of the file: the bag was cut short.
     truncated: bool,
+    damage: Ros1Damage,
 }
 
 impl std::fmt::Debug for BagReader {
@@ -144,6 +152,7 @@ impl BagReader {
             cache: Vec::new(),
             indexed: false,
             truncated: false,
+            damage: Ros1Damage::default(),
         };
         let corrupt = |reason: String| StorageError::corrupt(path, reason);
         if !is_rosbag1(&reader.file) {
@@ -237,6 +246,7 @@ impl BagReader {
             compression: Compression::parse(&r.fields.string("compression")?)?,
             size: r.fields.u32("size")? as usize,
             data: r.data_offset..r.data_offset + r.data.len(),
+            recovered: None,
         };
         Ok((chunk, pos + r.len))
     }
@@ -288,15 +298,22 @@ impl BagReader {
     /// record that is cut short.
     fn scan(&mut self, mut pos: usize) {
         let file = self.file.clone();
+        self.damage.unindexed = true;
         while pos < file.len() {
             let r = match record::parse_record(&file, pos) {
                 Ok(r) => r,
                 Err(e) => {
                     log::warn!(
-                        "{}: record at offset {pos}: {e}; ignoring the {} bytes after it",
+                        "{}: record at offset {pos}: {e}; reading what the {} bytes from there hold",
                         self.path.display(),
                         file.len() - pos
                     );
+                    match read_cut_chunk(&file, pos) {
+                        Ok((cut, decoded)) => self.take_cut_chunk(cut, decoded),
+                        Err(_) => {
+                            self.damage.cut_record = Some((pos as u64, (file.len() - pos) as u64))
+                        }
+                    }
                     break;
                 }
             };
@@ -315,10 +332,79 @@ impl BagReader {
                         "{}: chunk at offset {pos} skipped: {e}",
                         self.path.display()
                     );
+                    self.damage
+                        .skipped_chunks
+                        .push((pos as u64, r.len as u64, e));
                 }
             }
             pos = next;
         }
+    }
+
+    /// Keeps the whole, well-formed records of the readable prefix of a cut chunk.
+    fn take_cut_chunk(&mut self, mut cut: crate::recover::ros1::CutChunk, decoded: Vec<u8>) {
+        let data = Bytes::from(decoded);
+        let id = self.chunks.len() as u32;
+        let (mut entries, mut connections): (Vec<Entry>, Vec<Connection>) =
+            (Vec::new(), Vec::new());
+        let mut at = 0;
+        while at < data.len() {
+            let Ok(r) = record::parse_record(&data, at) else {
+                break;
+            };
+            let whole = match r.fields.op() {
+                Ok(record::OP_CONNECTION) => Connection::from_record(&r)
+                    .map(|c| connections.push(c))
+                    .is_ok(),
+                Ok(record::OP_MESSAGE) => match (r.fields.time("time"), r.fields.u32("conn")) {
+                    (Ok(time), Ok(connection))
+                        if self.by_id.contains_key(&connection)
+                            || connections.iter().any(|c| c.id == connection) =>
+                    {
+                        entries.push(Entry {
+                            time,
+                            chunk: id,
+                            offset: at as u32,
+                            connection,
+                        });
+                        cut.messages += 1;
+                        cut.last_time = Some(cut.last_time.map_or(time, |t| t.max(time)));
+                        true
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !whole {
+                break;
+            }
+            at += r.len;
+        }
+        cut.kept = at as u64;
+        log::warn!(
+            "{}: chunk at offset {} cut by the end of the file: {} messages recovered from its {} decoded bytes",
+            self.path.display(),
+            cut.offset,
+            cut.messages,
+            cut.decoded
+        );
+        connections.into_iter().for_each(|c| self.add_connection(c));
+        if !entries.is_empty() {
+            self.entries.extend(entries);
+            self.chunks.push(Chunk {
+                pos: cut.offset,
+                compression: cut.compression,
+                size: at,
+                data: 0..0,
+                recovered: Some(data.slice(..at)),
+            });
+        }
+        self.damage.cut_chunk = Some(cut);
+    }
+
+    /// What a recovering scan found damaged (empty for an intact bag).
+    pub fn damage(&self) -> &Ros1Damage {
+        &self.damage
     }
 
     fn scan_chunk(&mut self, pos: usize) -> std::result::Result<(), String> {

@@ -9,7 +9,9 @@
 //! A file with a summary section is opened from it without touching the data. A file without
 //! one (written without a summary, or cut short by a crash) is scanned record by record; in
 //! [`OpenMode::Strict`] a truncated or corrupted file is an error, in [`OpenMode::Recover`]
-//! every intact chunk is read and the rest skipped with a warning.
+//! every intact chunk is read, the readable prefix of a chunk cut by the end of the file too
+//! (see [`crate::recover::mcap`]), and the rest skipped with a warning; [`McapReader::damage`]
+//! then tells what was damaged.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -24,6 +26,7 @@ use crate::filter::TopicFilter;
 use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos;
+use crate::recover::mcap::{read_cut_chunk, CutRecord, McapDamage, SkippedChunk};
 
 const OP_SCHEMA: u8 = 0x03;
 const OP_CHANNEL: u8 = 0x04;
@@ -43,6 +46,8 @@ enum Unit {
     Chunk { offset: u64 },
     /// A byte range of top-level records holding loose messages.
     Records { start: u64, end: u64 },
+    /// Whole records recovered from a chunk cut by the end of the file.
+    Decoded { records: Bytes },
 }
 
 #[derive(Debug, Clone)]
@@ -127,6 +132,9 @@ pub struct McapReader {
     seek_time: u64,
     next_unit: usize,
     pending: std::vec::IntoIter<SerializedMessage>,
+    damage: McapDamage,
+    /// Compression of the first chunk met (`""` for uncompressed), if any.
+    chunk_compression: Option<String>,
 }
 
 fn le_u16(b: &[u8], at: usize) -> u16 {
@@ -253,6 +261,11 @@ impl McapReader {
             seek_time: 0,
             next_unit: 0,
             pending: Vec::new().into_iter(),
+            damage: McapDamage {
+                file_len: len,
+                ..McapDamage::default()
+            },
+            chunk_compression: None,
         };
         let complete = reader.data.len() >= 16 && reader.data.ends_with(mcap::MAGIC);
         let summary = if complete {
@@ -285,6 +298,16 @@ impl McapReader {
             Err(StorageError::Corrupt { .. }) => Ok(true),
             Err(e) => Err(e),
         }
+    }
+
+    /// What a scan in [`OpenMode::Recover`] found damaged (empty for an intact file).
+    pub fn damage(&self) -> &McapDamage {
+        &self.damage
+    }
+
+    /// The compression of the file's chunks (`""`: uncompressed), `None` when it has none.
+    pub fn chunk_compression(&self) -> Option<&str> {
+        self.chunk_compression.as_deref()
     }
 
     fn corrupt(&self, reason: impl Into<String>) -> StorageError {
@@ -378,14 +401,18 @@ impl McapReader {
             buf: &data,
             pos: mcap::MAGIC.len(),
         };
+        let mut next_record = mcap::MAGIC.len();
         for record in records {
             let (op, body, end) = match record {
                 Ok(r) => r,
                 Err(reason) => {
                     self.damaged(mode, format!("truncated MCAP file: {reason}"))?;
+                    run.flush_into(&mut self.units);
+                    self.recover_cut_record(next_record, &mut stats);
                     break;
                 }
             };
+            next_record = end;
             let record_start = (body - 9) as u64;
             match op {
                 OP_SCHEMA | OP_CHANNEL => {
@@ -409,7 +436,18 @@ impl McapReader {
                     run.flush_into(&mut self.units);
                     match self.scan_chunk(record_start, &mut stats) {
                         Ok(unit) => self.units.push(unit),
-                        Err(reason) => self.damaged(mode, reason)?,
+                        Err(reason) => {
+                            self.damaged(mode, reason.clone())?;
+                            let time_range = parse_chunk_header(&data, body, end)
+                                .ok()
+                                .map(|h| (h.start_time, h.end_time));
+                            self.damage.skipped_chunks.push(SkippedChunk {
+                                offset: record_start,
+                                record_len: (end - body) as u64 + 9,
+                                time_range,
+                                reason,
+                            });
+                        }
                     }
                 }
                 OP_METADATA => match mcap::parse_record(op, &data[body..end]) {
@@ -437,6 +475,101 @@ impl McapReader {
         Ok(())
     }
 
+    /// Recovers what the record at `at`, cut by the end of the file, holds: the whole records
+    /// of a chunk's readable prefix (see [`crate::recover::mcap`]); any other record is noted.
+    fn recover_cut_record(&mut self, at: usize, stats: &mut ScanStats) {
+        let data = self.data.clone();
+        let rest = data.get(at..).unwrap_or_default();
+        let opcode = rest.first().copied();
+        if opcode == Some(OP_CHUNK) {
+            match self.recover_cut_chunk(at, stats) {
+                Ok(()) => return,
+                Err(reason) => log::warn!(
+                    "{}: nothing recovered from the cut chunk: {reason}",
+                    self.path.display()
+                ),
+            }
+        }
+        let record_len = rest.get(1..9).map(|b| le_u64(b, 0).saturating_add(9));
+        let log_time = (opcode == Some(OP_MESSAGE))
+            .then(|| rest.get(9 + 6..9 + 14).map(|b| le_u64(b, 0)))
+            .flatten();
+        self.damage.cut_record = Some(CutRecord {
+            offset: at as u64,
+            opcode,
+            record_len,
+            present: rest.len() as u64,
+            log_time,
+        });
+    }
+
+    /// Keeps the whole, well-formed records of the readable prefix of the chunk at `at`.
+    fn recover_cut_chunk(
+        &mut self,
+        at: usize,
+        stats: &mut ScanStats,
+    ) -> std::result::Result<(), String> {
+        let (mut cut, decoded) = read_cut_chunk(&self.data, at)?;
+        self.chunk_compression
+            .get_or_insert_with(|| cut.compression.clone());
+        let (mut kept, mut times) = (0, (u64::MAX, 0u64));
+        for record in (Records {
+            buf: &decoded,
+            pos: 0,
+        }) {
+            let Ok((op, body, end)) = record else {
+                break;
+            };
+            let whole = match op {
+                OP_SCHEMA | OP_CHANNEL => self.register_record(op, &decoded[body..end]).is_ok(),
+                OP_MESSAGE if end - body >= 22 => {
+                    let channel = le_u16(&decoded, body);
+                    let known = self
+                        .channels
+                        .get(channel as usize)
+                        .is_some_and(Option::is_some);
+                    if known {
+                        let t = le_u64(&decoded, body + 6);
+                        times = (times.0.min(t), times.1.max(t));
+                        self.count_message(channel, t, stats);
+                        cut.messages += 1;
+                        cut.last_time = Some(times.1);
+                    }
+                    known
+                }
+                _ => false,
+            };
+            if !whole {
+                log::warn!(
+                    "{}: cut chunk at offset {at}: record at chunk offset {} is not well formed; keeping what precedes it",
+                    self.path.display(),
+                    body - 9
+                );
+                break;
+            }
+            kept = end;
+        }
+        cut.kept = kept as u64;
+        log::warn!(
+            "{}: chunk at offset {at} cut by the end of the file: {} messages recovered from its {} decoded bytes",
+            self.path.display(),
+            cut.messages,
+            cut.decoded
+        );
+        if cut.messages > 0 {
+            self.units.push(UnitRef {
+                start_time: times.0,
+                end_time: times.1,
+                file_offset: at as u64,
+                unit: Unit::Decoded {
+                    records: decoded.slice(..kept),
+                },
+            });
+        }
+        self.damage.cut_chunk = Some(cut);
+        Ok(())
+    }
+
     /// A damaged part of the file: an error when strict, a warning when recovering.
     fn damaged(&self, mode: OpenMode, reason: String) -> Result<()> {
         match mode {
@@ -455,6 +588,8 @@ impl McapReader {
         stats: &mut ScanStats,
     ) -> std::result::Result<UnitRef, String> {
         let (header, records) = self.decompress_chunk(offset)?;
+        self.chunk_compression
+            .get_or_insert_with(|| header.compression.clone());
         let mut times = (u64::MAX, 0u64);
         for record in (Records {
             buf: &records,
@@ -669,6 +804,7 @@ impl McapReader {
                 (records, 0..len)
             }
             Unit::Records { start, end } => (self.data.clone(), start as usize..end as usize),
+            Unit::Decoded { ref records } => (records.clone(), 0..records.len()),
         };
         let records = Records {
             buf: &buf[..range.end],

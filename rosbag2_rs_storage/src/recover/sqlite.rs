@@ -1,0 +1,626 @@
+//! SQLite3 recovery.
+//!
+//! A `.db3` a killed writer left comes in two states:
+//!
+//! - **With a hot write-ahead log** (`-wal` beside it, preset `resilient`): every committed
+//!   transaction is in the log. SQLite replays it when the database is opened read-write, so
+//!   [`apply_wal`] opens it and checkpoints the log into the database file. Uncommitted frames
+//!   are ignored by SQLite, as they must be: the unit of durability is the transaction.
+//! - **Damaged or truncated** (killed mid-transaction without a journal on disk, or cut short, so
+//!   that the header's page count runs past the file): SQLite stops with "database disk image is
+//!   malformed" at the first missing page. [`salvage`] then reads the file page by page itself:
+//!   it walks the `messages` table's b-tree from its root and also scans every page for table
+//!   leaves the tree no longer reaches, decodes every cell of every whole page (following
+//!   overflow chains, which must be whole too) and keeps the rows shaped like rosbag2 messages
+//!   `(id, topic_id, timestamp, data)`. A page is the unit SQLite writes, so a page cut by the
+//!   end of the file is not read (its tail may be stale). The small tables (`schema`,
+//!   `metadata`, `topics`, `message_definitions`) sit at the start of the file and are copied
+//!   row by row through SQLite, stopping at the first unreadable row. A fresh database is
+//!   written with the original `CREATE` statements and replaces the damaged one only when
+//!   complete. Messages whose topic is not among the recovered topics are left out and
+//!   counted as lost.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OpenFlags};
+
+use super::{FileRecovery, RecoveryAction};
+use crate::error::{Result, StorageError};
+use crate::storage::StorageId;
+
+fn sql_err(path: &Path) -> impl Fn(rusqlite::Error) -> StorageError + '_ {
+    move |source| StorageError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The `-wal` file beside a database.
+pub fn wal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+fn shm_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-shm");
+    PathBuf::from(name)
+}
+
+/// Applies a hot write-ahead log to the database: opens it read-write (SQLite replays every
+/// committed transaction of the log) and checkpoints the log into the database file. Returns
+/// false when there is no log.
+pub fn apply_wal(db: &Path) -> Result<bool> {
+    let wal = wal_path(db);
+    if !wal.is_file() {
+        return Ok(false);
+    }
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql_err(db))?;
+    let (busy, frames, done): (i64, i64, i64) = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .map_err(sql_err(db))?;
+    log::info!(
+        "{}: write-ahead log applied ({done} of {frames} frames checkpointed, busy {busy})",
+        db.display()
+    );
+    conn.close().map_err(|(_, e)| sql_err(db)(e))?;
+    Ok(true)
+}
+
+/// Statistics of an SQLite bag read by SQLite itself; an error when SQLite cannot read it whole.
+fn check(db: &Path) -> Result<FileRecovery> {
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql_err(db))?;
+    let verdict: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        .map_err(sql_err(db))?;
+    if verdict != "ok" {
+        return Err(StorageError::corrupt(db, format!("quick_check: {verdict}")));
+    }
+    let (count, bytes, first, last): (i64, Option<i64>, Option<i64>, Option<i64>) = conn
+        .query_row(
+            "SELECT count(*), sum(length(data)), min(timestamp), max(timestamp) FROM messages",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .map_err(sql_err(db))?;
+    let mut report = FileRecovery::intact(db.to_path_buf(), StorageId::Sqlite3);
+    report.messages = count as u64;
+    report.message_bytes = bytes.unwrap_or(0) as u64;
+    report.time_range = first.zip(last);
+    Ok(report)
+}
+
+/// Recovers one `.db3`: applies a hot write-ahead log, and when SQLite still cannot read the
+/// database whole, salvages every intact row into a fresh database that replaces it.
+pub fn recover(db: &Path) -> Result<FileRecovery> {
+    let mut notes = Vec::new();
+    let wal_applied = match apply_wal(db) {
+        Ok(applied) => applied,
+        Err(e) => {
+            notes.push(format!("the write-ahead log could not be applied: {e}"));
+            false
+        }
+    };
+    if let Ok(mut report) = check(db) {
+        if wal_applied {
+            report.action = RecoveryAction::WalApplied;
+        }
+        report.notes = notes;
+        return Ok(report);
+    }
+    // Frames of a log that could not be applied would be replayed onto the rebuilt database:
+    // set the log aside.
+    for side in [wal_path(db), shm_path(db)] {
+        if side.exists() {
+            let mut aside = side.as_os_str().to_owned();
+            aside.push(".unapplied");
+            std::fs::rename(&side, &aside).map_err(|e| StorageError::io(&side, e))?;
+            notes.push(format!(
+                "{} could not be applied; kept as {}",
+                side.display(),
+                PathBuf::from(aside).display()
+            ));
+        }
+    }
+    let mut report = salvage(db)?;
+    report.notes.splice(0..0, notes);
+    Ok(report)
+}
+
+/// A table or index of the damaged database, from `sqlite_master`.
+struct SchemaEntry {
+    kind: String,
+    name: String,
+    rootpage: i64,
+    sql: String,
+}
+
+/// Rebuilds `db` from its intact rows (see the module documentation).
+pub fn salvage(db: &Path) -> Result<FileRecovery> {
+    let bytes = std::fs::read(db).map_err(|e| StorageError::io(db, e))?;
+    let file = DbFile::parse(&bytes).map_err(|e| StorageError::corrupt(db, e))?;
+    let old = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql_err(db))?;
+    // SQLite refuses a database whose header counts more pages than the file holds unless the
+    // schema is "writable"; nothing is written through this read-only connection.
+    old.execute_batch("PRAGMA writable_schema=ON")
+        .map_err(sql_err(db))?;
+    let schema: Vec<SchemaEntry> = old
+        .prepare("SELECT type, name, rootpage, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+        .and_then(|mut s| {
+            s.query_map([], |r| {
+                Ok(SchemaEntry {
+                    kind: r.get(0)?,
+                    name: r.get(1)?,
+                    rootpage: r.get(2)?,
+                    sql: r.get(3)?,
+                })
+            })?
+            .collect()
+        })
+        .map_err(sql_err(db))?;
+    let messages_root = schema
+        .iter()
+        .find(|e| e.kind == "table" && e.name == "messages")
+        .map(|e| e.rootpage)
+        .ok_or_else(|| StorageError::corrupt(db, "no 'messages' table to salvage"))?;
+
+    let tmp = db.with_extension("db3.repair");
+    let _ = std::fs::remove_file(&tmp);
+    let new = Connection::open(&tmp).map_err(sql_err(&tmp))?;
+    new.execute_batch("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN")
+        .map_err(sql_err(&tmp))?;
+    let mut report = FileRecovery::intact(db.to_path_buf(), StorageId::Sqlite3);
+    report.action = RecoveryAction::Rewritten;
+    for entry in schema.iter().filter(|e| e.kind == "table") {
+        if entry.name.starts_with("sqlite_") {
+            continue;
+        }
+        new.execute_batch(&entry.sql).map_err(sql_err(&tmp))?;
+        if entry.name != "messages" {
+            let (copied, error) = copy_table(&old, &new, &entry.name);
+            if let Some(e) = error {
+                report.notes.push(format!(
+                    "table '{}': {copied} rows copied, then: {e}",
+                    entry.name
+                ));
+            }
+        }
+    }
+    let topics: HashSet<i64> = new
+        .prepare("SELECT id FROM topics")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .unwrap_or_default();
+    drop(old);
+
+    let rows = file.messages(u32::try_from(messages_root).unwrap_or(0));
+    let mut unknown_topic = 0u64;
+    {
+        let mut insert = new
+            .prepare("INSERT INTO messages (id, topic_id, timestamp, data) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(sql_err(&tmp))?;
+        for row in &rows.rows {
+            if !topics.contains(&row.topic_id) {
+                unknown_topic += 1;
+                continue;
+            }
+            insert
+                .execute((row.id, row.topic_id, row.timestamp, &row.data))
+                .map_err(sql_err(&tmp))?;
+            report.add_message(row.timestamp, row.data.len());
+            if row.orphan {
+                report.salvaged_messages += 1;
+            }
+        }
+    }
+    for entry in schema.iter().filter(|e| e.kind != "table") {
+        if let Err(e) = new.execute_batch(&entry.sql) {
+            report.notes.push(format!(
+                "{} '{}' not recreated: {e}",
+                entry.kind, entry.name
+            ));
+        }
+    }
+    new.execute_batch("COMMIT").map_err(sql_err(&tmp))?;
+    new.close().map_err(|(_, e)| sql_err(&tmp)(e))?;
+    std::fs::rename(&tmp, db).map_err(|e| StorageError::io(db, e))?;
+
+    let lost = &mut report.lost;
+    lost.damaged_bytes = rows.bad_pages * file.page_size as u64 + file.partial_page_bytes;
+    lost.missing_bytes = file.missing_pages * file.page_size as u64;
+    let dropped = rows.dropped + unknown_topic;
+    let unknown = rows.unreachable_pages > 0 || rows.bad_pages > 0 || file.partial_page_bytes > 0;
+    lost.messages = (!unknown).then_some(dropped);
+    report.notes.push(format!(
+        "rebuilt from its pages: {} rows from the table's b-tree, {} from pages it no longer reaches; \
+         {} pages of the b-tree missing or unreadable, {} bad pages, {} rows dropped (overflow chain \
+         broken), {unknown_topic} rows of unknown topics left out",
+        rows.rows.len() as u64 - rows.orphans,
+        rows.orphans,
+        rows.unreachable_pages,
+        rows.bad_pages,
+        rows.dropped
+    ));
+    log::warn!("{}: salvaged {} messages", db.display(), report.messages);
+    Ok(report)
+}
+
+/// Copies the rows of `table` SQLite can read, in rowid order, stopping at the first error.
+fn copy_table(old: &Connection, new: &Connection, table: &str) -> (u64, Option<rusqlite::Error>) {
+    let mut copied = 0;
+    let result = (|| -> rusqlite::Result<()> {
+        let mut select = old.prepare(&format!("SELECT * FROM \"{table}\""))?;
+        let columns = select.column_count();
+        let placeholders = (1..=columns)
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut insert =
+            new.prepare(&format!("INSERT INTO \"{table}\" VALUES ({placeholders})"))?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            let values = (0..columns)
+                .map(|i| row.get::<_, Value>(i))
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            insert.execute(rusqlite::params_from_iter(values))?;
+            copied += 1;
+        }
+        Ok(())
+    })();
+    (copied, result.err())
+}
+
+/// One row of the `messages` table read from the pages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageRow {
+    /// `id` (the rowid).
+    pub id: i64,
+    /// `topic_id`.
+    pub topic_id: i64,
+    /// `timestamp`, ns.
+    pub timestamp: i64,
+    /// `data`.
+    pub data: Vec<u8>,
+    /// True when the row's page is not reached from the table's root.
+    pub orphan: bool,
+}
+
+/// Rows of the `messages` table found in a database file, with what could not be read.
+#[derive(Debug, Default)]
+pub struct SalvagedRows {
+    /// The rows, by id.
+    pub rows: Vec<MessageRow>,
+    /// How many of them come from pages the table's b-tree does not reach.
+    pub orphans: u64,
+    /// Pages the b-tree points to that are missing or not b-tree pages.
+    pub unreachable_pages: u64,
+    /// Whole pages that claim to be table leaves but fail their checks.
+    pub bad_pages: u64,
+    /// Cells that could not be read whole (broken overflow chains, bad records).
+    pub dropped: u64,
+}
+
+/// A database file's pages.
+pub(crate) struct DbFile<'a> {
+    data: &'a [u8],
+    /// Page size in bytes.
+    pub page_size: usize,
+    usable: usize,
+    /// Whole pages in the file.
+    pub pages: u32,
+    /// Pages the header counts beyond the end of the file.
+    pub missing_pages: u64,
+    /// Bytes of a page cut by the end of the file.
+    pub partial_page_bytes: u64,
+}
+
+/// An SQLite varint at `at`: its value and length.
+fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for i in 0..9 {
+        let byte = *b.get(at + i)?;
+        if i == 8 {
+            return Some(((v << 8) | byte as u64, 9));
+        }
+        v = (v << 7) | (byte & 0x7f) as u64;
+        if byte & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+fn be_u16(b: &[u8], at: usize) -> Option<usize> {
+    Some(u16::from_be_bytes(b.get(at..at + 2)?.try_into().ok()?) as usize)
+}
+
+fn be_u32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// A column value of a record, as far as the messages table needs.
+enum Column<'a> {
+    Null,
+    Int(i64),
+    Blob(&'a [u8]),
+    Other,
+}
+
+/// Decodes a record's columns; `None` when it is not well formed.
+fn record(payload: &[u8]) -> Option<Vec<Column<'_>>> {
+    let (header_len, mut at) = varint(payload, 0)?;
+    let header_len = usize::try_from(header_len).ok()?;
+    if header_len > payload.len() || header_len < at {
+        return None;
+    }
+    let mut body = header_len;
+    let mut out = Vec::new();
+    while at < header_len {
+        let (serial, n) = varint(payload, at)?;
+        at += n;
+        let (len, value) = match serial {
+            0 => (0, Some(Column::Null)),
+            1..=6 => {
+                let len = [1, 2, 3, 4, 6, 8][serial as usize - 1];
+                let bytes = payload.get(body..body + len)?;
+                let mut v: i64 = if bytes[0] & 0x80 != 0 { -1 } else { 0 };
+                for &b in bytes {
+                    v = (v << 8) | b as i64;
+                }
+                (len, Some(Column::Int(v)))
+            }
+            7 => (8, None),
+            8 => (0, Some(Column::Int(0))),
+            9 => (0, Some(Column::Int(1))),
+            10 | 11 => return None,
+            n => ((n as usize - 12) / 2, None),
+        };
+        let end = body.checked_add(len).filter(|&e| e <= payload.len())?;
+        out.push(match value {
+            Some(v) => v,
+            None if serial >= 12 && serial % 2 == 0 => Column::Blob(&payload[body..end]),
+            None => Column::Other,
+        });
+        body = end;
+    }
+    (body == payload.len()).then_some(out)
+}
+
+impl<'a> DbFile<'a> {
+    /// Reads the database header.
+    pub fn parse(data: &'a [u8]) -> std::result::Result<Self, String> {
+        if !data.starts_with(b"SQLite format 3\0") || data.len() < 100 {
+            return Err("not an SQLite 3 database (no header)".into());
+        }
+        let page_size = match be_u16(data, 16).unwrap_or(0) {
+            1 => 65536,
+            n if n >= 512 && n.is_power_of_two() => n,
+            n => return Err(format!("invalid page size {n}")),
+        };
+        let reserved = data[20] as usize;
+        let usable = page_size
+            .checked_sub(reserved)
+            .filter(|&u| u >= 480)
+            .ok_or("invalid reserved space")?;
+        let pages = u32::try_from(data.len() / page_size).unwrap_or(u32::MAX);
+        let counted = be_u32(data, 28).unwrap_or(0);
+        let counted_valid = be_u32(data, 24) == be_u32(data, 92);
+        Ok(Self {
+            data,
+            page_size,
+            usable,
+            pages,
+            missing_pages: if counted_valid {
+                u64::from(counted.saturating_sub(pages))
+            } else {
+                0
+            },
+            partial_page_bytes: (data.len() % page_size) as u64,
+        })
+    }
+
+    /// Page `n` (1-based), when it is whole in the file.
+    fn page(&self, n: u32) -> Option<&'a [u8]> {
+        if n == 0 || n > self.pages {
+            return None;
+        }
+        let start = (n as usize - 1) * self.page_size;
+        self.data.get(start..start + self.page_size)
+    }
+
+    /// The b-tree header offset of page `n`.
+    fn header_at(n: u32) -> usize {
+        if n == 1 {
+            100
+        } else {
+            0
+        }
+    }
+
+    /// Cell offsets of a b-tree page of type `kind`, checked against the page's bounds.
+    fn cells(&self, n: u32, kind: u8) -> Option<Vec<usize>> {
+        let page = self.page(n)?;
+        let h = Self::header_at(n);
+        if *page.get(h)? != kind {
+            return None;
+        }
+        let header_len = if kind == 0x05 || kind == 0x02 { 12 } else { 8 };
+        let count = be_u16(page, h + 3)?;
+        let array_end = h + header_len + 2 * count;
+        if array_end > self.usable {
+            return None;
+        }
+        (0..count)
+            .map(|i| {
+                be_u16(page, h + header_len + 2 * i).filter(|&p| p >= array_end && p < self.usable)
+            })
+            .collect()
+    }
+
+    /// Children of a table interior page (the right-most last).
+    fn children(&self, n: u32) -> Option<Vec<u32>> {
+        let page = self.page(n)?;
+        let mut out = self
+            .cells(n, 0x05)?
+            .into_iter()
+            .map(|p| be_u32(page, p))
+            .collect::<Option<Vec<_>>>()?;
+        out.push(be_u32(page, Self::header_at(n) + 8)?);
+        Some(out)
+    }
+
+    /// The payload of a table leaf cell at `at` of page `n`, with its overflow pages.
+    fn leaf_cell(&self, page: &[u8], at: usize) -> Option<(i64, Vec<u8>)> {
+        let (size, a) = varint(page, at)?;
+        let (rowid, b) = varint(page, at + a)?;
+        let size = usize::try_from(size).ok()?;
+        let u = self.usable;
+        let x = u - 35;
+        let local = if size <= x {
+            size
+        } else {
+            let m = ((u - 12) * 32 / 255) - 23;
+            let k = m + ((size - m) % (u - 4));
+            if k <= x {
+                k
+            } else {
+                m
+            }
+        };
+        let start = at + a + b;
+        let end = start.checked_add(local).filter(|&e| e <= u)?;
+        let mut payload = Vec::with_capacity(size);
+        payload.extend_from_slice(page.get(start..end)?);
+        if local < size {
+            let mut next = be_u32(page, start + local)?;
+            let mut hops = 0u32;
+            while payload.len() < size {
+                hops += 1;
+                if hops > self.pages {
+                    return None;
+                }
+                let over = self.page(next)?;
+                let take = (size - payload.len()).min(u - 4);
+                payload.extend_from_slice(over.get(4..4 + take)?);
+                next = be_u32(over, 0)?;
+            }
+        }
+        Some((rowid as i64, payload))
+    }
+
+    /// The rows of a table leaf page shaped like `messages` rows; `None` when the page is not a
+    /// table leaf. The count is of cells that could not be read.
+    fn message_leaf(&self, n: u32, orphan: bool) -> Option<(Vec<MessageRow>, u64)> {
+        let page = self.page(n)?;
+        let cells = self.cells(n, 0x0D)?;
+        let mut rows = Vec::new();
+        let mut dropped = 0;
+        for at in cells {
+            let row = self.leaf_cell(page, at).and_then(|(rowid, payload)| {
+                match record(&payload)?.as_slice() {
+                    [Column::Null | Column::Int(_), Column::Int(topic_id), Column::Int(timestamp), Column::Blob(data)] => {
+                        Some(MessageRow {
+                            id: rowid,
+                            topic_id: *topic_id,
+                            timestamp: *timestamp,
+                            data: data.to_vec(),
+                            orphan,
+                        })
+                    }
+                    _ => None,
+                }
+            });
+            match row {
+                Some(r) => rows.push(r),
+                None => dropped += 1,
+            }
+        }
+        Some((rows, dropped))
+    }
+
+    /// Every `messages` row on the whole pages of the file: the table's b-tree from `root`
+    /// first, then table leaves it does not reach (see the module documentation).
+    pub fn messages(&self, root: u32) -> SalvagedRows {
+        let mut out = SalvagedRows::default();
+        let mut by_id: HashMap<i64, usize> = HashMap::new();
+        let mut seen: HashSet<u32> = HashSet::new();
+        let mut stack = vec![root];
+        let mut add = |out: &mut SalvagedRows, rows: Vec<MessageRow>, dropped: u64| {
+            out.dropped += dropped;
+            for row in rows {
+                if by_id.contains_key(&row.id) {
+                    continue;
+                }
+                by_id.insert(row.id, out.rows.len());
+                out.orphans += u64::from(row.orphan);
+                out.rows.push(row);
+            }
+        };
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            if let Some(children) = self.children(n) {
+                stack.extend(children.into_iter().rev());
+            } else if let Some((rows, dropped)) = self.message_leaf(n, false) {
+                add(&mut out, rows, dropped);
+            } else {
+                out.unreachable_pages += 1;
+            }
+        }
+        for n in 2..=self.pages {
+            if seen.contains(&n) {
+                continue;
+            }
+            let Some(page) = self.page(n) else { continue };
+            if page.first() != Some(&0x0D) {
+                continue;
+            }
+            match self.message_leaf(n, true) {
+                // A leaf of another table (topics, metadata, ...) has no message-shaped rows.
+                Some((rows, _)) if !rows.is_empty() => add(&mut out, rows, 0),
+                Some(_) => {}
+                None => out.bad_pages += 1,
+            }
+        }
+        out.rows.sort_by_key(|r| r.id);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_and_records() {
+        assert_eq!(varint(&[0x05], 0), Some((5, 1)));
+        assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
+        assert_eq!(varint(&[0xff; 9], 0), Some((u64::MAX, 9)));
+        assert_eq!(varint(&[0x81], 0), None);
+        // header 4 bytes: NULL, int8, int16, blob of 2
+        let rec = [5, 0, 1, 2, 16, 7, 0x01, 0x00, 0xAA, 0xBB];
+        let cols = record(&rec).unwrap();
+        assert!(matches!(cols[1], Column::Int(7)));
+        assert!(matches!(cols[2], Column::Int(256)));
+        assert!(matches!(cols[3], Column::Blob(&[0xAA, 0xBB])));
+        assert!(record(&rec[..9]).is_none());
+        assert!(DbFile::parse(b"SQLite format 3\0").is_err());
+    }
+}
