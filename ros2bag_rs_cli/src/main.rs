@@ -9,13 +9,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, StorageId, TopicFilter, WriterOptions};
-use rosbag2_rs_transport::player::cli::{
-    grouped_inputs, run_burst, run_control, run_play, BurstArgs, ControlArgs, PlayArgs,
-    PLAY_PARAMETERS,
+use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, StorageId};
+use rosbag2_rs_transport::cli::{
+    fail, init_logging, parse_level, run_burst, run_control, run_play, run_record, split_ros_args,
+    BurstArgs, ControlArgs, InputArgs, PlayArgs, RecordArgs, RosArgs, TopicArgs, WriterArgs,
+    PLAY_PARAMETERS, RECORD_PARAMETERS,
 };
-use rosbag2_rs_transport::recorder::cli::{RecordArgs, RECORD_PARAMETERS};
-use rosbag2_rs_transport::ros_args::{split_ros_args, RosArgs};
 
 #[derive(Parser)]
 #[command(
@@ -26,7 +25,7 @@ use rosbag2_rs_transport::ros_args::{split_ros_args, RosArgs};
 )]
 struct Cli {
     /// Log level: debug, info, warn, error or fatal (also trace, off).
-    #[arg(long, global = true, default_value = "info", value_parser = rosbag2_rs_transport::logging::parse_level)]
+    #[arg(long, global = true, default_value = "info", value_parser = parse_level)]
     log_level: log::LevelFilter,
     #[command(subcommand)]
     command: Command,
@@ -157,49 +156,25 @@ struct InfoArgs {
 
 #[derive(clap::Args)]
 struct ConvertArgs {
-    /// Input bags (directories or files), merged in receive-time order.
-    inputs: Vec<PathBuf>,
-    /// An input bag as `ros2 bag convert -i URI [STORAGE_ID]` takes it (several allowed).
-    #[arg(short = 'i', long = "input", num_args = 1..=2, value_names = ["URI", "STORAGE_ID"])]
-    input: Vec<String>,
+    /// The input bags, merged in receive-time order.
+    #[command(flatten)]
+    input: InputArgs,
     /// Output bag directory, or .bag file for rosbag_v2 (must not exist); or, as for
     /// `ros2 bag convert -o`, a YAML file of output bags (`output_bags: [{uri: ..., ...}]`).
     #[arg(short, long)]
     output: PathBuf,
-    /// Output storage: mcap, sqlite3, rosbag_v2 (a ROS 1 bag: one .bag file), or realsense (a
-    /// RealSense .bag from the camera topics: Image, CameraInfo, Imu).
-    #[arg(short, long, default_value = "mcap")]
-    storage: String,
-    /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
-    #[arg(long, default_value = "none")]
-    storage_preset_profile: String,
-    /// Chunk compression: MCAP none, lz4 or zstd; ROS 1 none, bz2 or lz4.
-    #[arg(long)]
-    compression_format: Option<String>,
+    /// The output's storage, compression and splitting.
+    #[command(flatten)]
+    writer: WriterArgs,
+    /// The topics to keep.
+    #[command(flatten)]
+    topics: TopicArgs,
     /// Leave out topics whose type cannot be converted (with a warning) instead of failing.
     #[arg(long)]
     skip_unknown: bool,
     /// Copy a RealSense recording's own topics instead of writing the realsense2_camera layout.
     #[arg(long)]
     raw: bool,
-    /// Split output files at this size in bytes (0: no limit).
-    #[arg(short = 'b', long, default_value_t = 0)]
-    max_bag_size: u64,
-    /// Split output files at this duration in seconds (0: no limit).
-    #[arg(short = 'd', long, default_value_t = 0.0)]
-    max_bag_duration: f64,
-    /// Topics to keep.
-    #[arg(long, num_args = 1..)]
-    topics: Vec<String>,
-    /// Keep topics matching this regular expression.
-    #[arg(short = 'e', long)]
-    regex: Option<String>,
-    /// Drop these topics.
-    #[arg(long, num_args = 1..)]
-    exclude_topics: Vec<String>,
-    /// Drop topics matching this regular expression.
-    #[arg(short = 'x', long)]
-    exclude_regex: Option<String>,
     /// Keep messages from this time: seconds since the epoch, or `+S` seconds after the bag start.
     #[arg(long, allow_hyphen_values = true)]
     start: Option<String>,
@@ -210,32 +185,18 @@ struct ConvertArgs {
 
 fn main() {
     let (own, ros) = split_ros_args(std::env::args());
-    let (cli, warnings) = parse(own, &ros).unwrap_or_else(|e| exit(e));
+    let (cli, warnings) = parse(own, &ros).unwrap_or_else(|e| fail(e));
     let node = match &cli.command {
         Command::Play(args) => args.node_name.as_str(),
         Command::Burst(args) => args.play.node_name.as_str(),
         Command::Record(args) => args.node_name.as_str(),
         _ => "ros2bag_rs",
     };
-    rosbag2_rs_transport::logging::init(cli.log_level, node);
+    init_logging(cli.log_level, node);
     warnings.iter().for_each(|w| log::warn!("{w}"));
-    let namespace = ros.namespace.as_deref().unwrap_or("/");
-    if let Err(e) = run(cli.command, namespace) {
-        // A closed pipe (`cat ... | head`) is the reader's choice, not a failure.
-        let broken_pipe = e.chain().any(|c| {
-            c.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-        });
-        if broken_pipe {
-            std::process::exit(0);
-        }
-        exit(e);
+    if let Err(e) = run(cli.command, ros.namespace.as_deref().unwrap_or("/")) {
+        fail(e);
     }
-}
-
-fn exit(e: anyhow::Error) -> ! {
-    eprintln!("error: {e:#}");
-    std::process::exit(1);
 }
 
 /// Parses the command line. `--ros-args` (node name, namespace, remaps, rosbag2's node
@@ -292,17 +253,17 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&summary.to_json())?)
             }
         }
-        Command::Convert(args) if args.storage == "realsense" => {
+        Command::Convert(args) if args.writer.storage == "realsense" => {
             let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
-                args.compression_format.as_deref().unwrap_or("lz4"),
+                args.writer.compression_format.as_deref().unwrap_or("lz4"),
             )
             .map_err(anyhow::Error::msg)?;
-            let inputs = convert_inputs(&args)?;
+            let inputs = args.input.resolve(None)?;
             let frames = realsense_bag_rs::bridge::from_ros2(&inputs, &args.output, compression)?;
             println!("wrote {frames} frames to {}", args.output.display());
         }
         Command::Convert(args) if convert_yaml::is_options_file(&args.output) => {
-            let inputs = convert_inputs(&args)?;
+            let inputs = args.input.resolve(None)?;
             for options in convert_yaml::read(&args.output, &inputs)? {
                 let metadata = rosbag2_rs_storage::convert(&options)?;
                 println!(
@@ -353,14 +314,12 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 limit,
             })?
         }
-        Command::Record(args) => {
-            rosbag2_rs_transport::recorder::cli::run_in_namespace(*args, namespace)?
-        }
+        Command::Record(args) => run_record(*args, namespace)?,
         Command::Play(mut args) => {
             // A RealSense recording plays in the realsense2_camera layout, converted first.
-            let converted = realsense_input(&args.bags)?;
+            let converted = realsense_input(&args.input.bags)?;
             if let Some(dir) = &converted {
-                args.bags = vec![dir.path().join("bag")];
+                args.input.bags = vec![dir.path().join("bag")];
             }
             run_play(&args, namespace)?
         }
@@ -395,20 +354,6 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// `convert`'s inputs: the positional ones, then each `-i URI [STORAGE_ID]` (checked against
-/// its files when an id is given).
-fn convert_inputs(args: &ConvertArgs) -> Result<Vec<PathBuf>> {
-    let mut inputs = args.inputs.clone();
-    for (uri, id) in grouped_inputs(&args.input) {
-        if let Some(id) = id {
-            rosbag2_rs_storage::Bag::locate(uri.as_ref())?.check_storage(StorageId::parse(id)?)?;
-        }
-        inputs.push(PathBuf::from(uri));
-    }
-    anyhow::ensure!(!inputs.is_empty(), "no input bag: give one (or -i URI)");
-    Ok(inputs)
 }
 
 /// When the only input is a RealSense recording, its realsense2_camera-layout conversion in a
@@ -495,44 +440,16 @@ fn parse_time(text: &str, bag_start: i64) -> Result<i64> {
 }
 
 fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
-    anyhow::ensure!(
-        args.max_bag_duration >= 0.0 && args.max_bag_duration.is_finite(),
-        "--max-bag-duration must be >= 0"
-    );
-    let inputs = convert_inputs(&args)?;
-    let filter = TopicFilter::from_parts(
-        args.topics,
-        args.regex.as_deref(),
-        args.exclude_topics,
-        args.exclude_regex.as_deref(),
-    )?;
+    let inputs = args.input.resolve(None)?;
     let bag_start = relative_base(&inputs, [&args.start, &args.end])?;
+    let time = |t: &Option<String>| t.as_deref().map(|s| parse_time(s, bag_start)).transpose();
     Ok(ConvertOptions {
-        inputs,
-        output: BagWriterOptions {
-            uri: args.output,
-            storage: WriterOptions {
-                storage: StorageId::parse(&args.storage)?,
-                preset: args.storage_preset_profile,
-                compression: args.compression_format,
-                ..Default::default()
-            },
-            max_bagfile_size: args.max_bag_size,
-            max_bagfile_duration: (args.max_bag_duration * 1e9) as i64,
-            ..Default::default()
-        },
-        filter,
-        start: args
-            .start
-            .as_deref()
-            .map(|s| parse_time(s, bag_start))
-            .transpose()?,
-        end: args
-            .end
-            .as_deref()
-            .map(|s| parse_time(s, bag_start))
-            .transpose()?,
+        output: args.writer.options(args.output.clone())?,
+        filter: args.topics.filter()?,
+        start: time(&args.start)?,
+        end: time(&args.end)?,
         skip_unknown: args.skip_unknown,
+        inputs,
     })
 }
 

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use rosbag2_rs_storage::qos::History;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::dds::{DdsConfig, DdsMiddleware, DiscoveryRange};
-use rosbag2_rs_transport::inprocess::InProcessBus;
+use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::Middleware;
+use rosbag2_rs_transport::{DdsConfig, DdsMiddleware, DiscoveryRange};
 
 const TYPE: &str = "rosbag2_rs_bench/msg/Blob";
 

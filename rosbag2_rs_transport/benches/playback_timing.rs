@@ -17,9 +17,9 @@ use rosbag2_rs_clock::{MonotonicSource, TimeSource};
 use rosbag2_rs_storage::{
     BagWriter, BagWriterOptions, SequentialReader, SerializedMessage, TopicMetadata,
 };
-use rosbag2_rs_transport::inprocess::InProcessBus;
-use rosbag2_rs_transport::player::{PlayOptions, Player};
+use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::{Middleware, RawPublisher};
+use rosbag2_rs_transport::{PlayOptions, Player};
 
 const T0: i64 = 1_700_000_000_000_000_000;
 const TOPIC: &str = "/bench";

@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::inprocess::InProcessBus;
-use rosbag2_rs_transport::recorder::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
+use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::{Middleware, RawPublisher};
+use rosbag2_rs_transport::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
 
 /// Counts live heap bytes, to measure the snapshot buffer's memory.
 struct Counting;
@@ -281,7 +281,7 @@ fn main() {
     println!("| case | seconds | messages/s | MB/s | notes |");
     println!("|---|---|---|---|---|");
     disk_bandwidth(&dir, (large as u64) << 20);
-    const CACHE: u64 = rosbag2_rs_transport::recorder::options::DEFAULT_MAX_CACHE_SIZE;
+    const CACHE: u64 = rosbag2_rs_transport::DEFAULT_MAX_CACHE_SIZE;
     let mb = 1 << 20;
     record(&dir, large, mb, None, 0, ", unlimited cache: writer-bound");
     record(

@@ -18,7 +18,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{
 };
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::dds::DdsMiddleware;
+use rosbag2_rs_transport::DdsMiddleware;
 use rosbag2_rs_transport::{serve, Middleware};
 
 fn qos(latched: bool) -> QosProfile {

@@ -1,28 +1,52 @@
 //! # rosbag2_rs_transport
 //!
-//! The link between rosbag2-rs and a ROS 2 graph: one narrow [`Middleware`] interface over
-//! serialized messages, with a Cyclone DDS backend ([`dds::DdsMiddleware`], the default; no ROS 2
-//! installation needed) and a deterministic in-process backend ([`inprocess::InProcessBus`]) for
-//! tests and benchmarks.
+//! Everything of rosbag2-rs that talks to a ROS 2 graph:
+//!
+//! - **The middleware**: one narrow [`Middleware`] interface over serialized messages (publish,
+//!   subscribe, services, graph queries), with a Cyclone DDS backend ([`DdsMiddleware`], the
+//!   default: the DDS under rmw_cyclonedds_cpp, no ROS 2 installation needed) and a
+//!   deterministic in-process backend ([`InProcessBus`]) for tests and benchmarks. Typed
+//!   services ([`serve`], [`Client`]) sit on top.
+//! - **The player** ([`Player`]): plays bags onto the graph under full time control (pause,
+//!   rate, seek, play-next, burst, `/clock`, sim time), with rosbag2's services. All time logic
+//!   is the [`PlayerClock`](rosbag2_rs_clock::PlayerClock)'s.
+//! - **The recorder** ([`Recorder`]): records the selected topics as they appear, through a
+//!   double-buffered cache that never makes a subscription wait on the disk, or keeps per-topic
+//!   ring buffers and writes them to a new bag on a trigger (snapshot mode).
+//!
+//! Both take typed option structs ([`PlayOptions`], [`RecordOptions`]). The command-line side
+//! (flag groups shared with `ros2bag-rs`, `--ros-args`, logging, keyboard, signals) is the
+//! [`cli`] module, behind the `cli` feature (on by default) that the `player` and `recorder`
+//! binaries of this package need; a library user can leave it out.
 
-pub mod dds;
-pub mod error;
-pub mod inprocess;
-pub mod keyboard;
-pub mod logging;
-pub mod middleware;
-pub mod names;
-pub mod player;
-pub mod qos_overrides;
-pub mod recorder;
-pub mod ros_args;
-pub mod services;
-pub mod shutdown;
+mod middleware;
+mod player;
+mod qos_overrides;
+mod recorder;
 
-pub use error::{Result, TransportError};
+#[cfg(feature = "cli")]
+pub mod cli;
+
+pub use middleware::dds::{
+    DdsConfig, DdsMiddleware, DiscoveryRange, NodeEntities, ParticipantEntities,
+    MIN_RELIABLE_WRITER_DEPTH,
+};
+pub use middleware::error::{Result, TransportError};
+pub use middleware::inprocess::{InProcessBus, InProcessNode};
+pub use middleware::names::NodeIdentity;
+pub use middleware::services::{serve, Client};
 pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
     ReceivedMessage, ServiceHandler, TopicInfo,
 };
-pub use names::NodeIdentity;
-pub use services::{serve, Client};
+pub use player::{
+    adapt_to_recorded, clock_qos, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,
+    PlayerError, CLOCK_TOPIC, CLOCK_TYPE,
+};
+pub use qos_overrides::load_qos_overrides;
+pub use recorder::{
+    adapt_request_to_offers, is_hidden, RecordOptions, RecordSummary, Recorder, RecorderControl,
+    RecorderError, SnapshotLimits, TopicCounters, TopicPlan, TopicSelection, TopicSummary,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS, MIN_SUBSCRIPTION_DEPTH,
+    WRITE_SPLIT_TOPIC,
+};

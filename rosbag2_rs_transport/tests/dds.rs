@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::dds::{DdsConfig, DdsMiddleware, DiscoveryRange};
 use rosbag2_rs_transport::*;
+use rosbag2_rs_transport::{DdsConfig, DdsMiddleware, DiscoveryRange};
 
 /// Waits for a condition that depends on discovery (which takes real time on a network).
 fn eventually(what: &str, mut cond: impl FnMut() -> bool) {

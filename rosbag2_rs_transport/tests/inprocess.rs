@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::inprocess::InProcessBus;
+use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::*;
 
 fn virtual_bus() -> (InProcessBus, Arc<std::sync::atomic::AtomicI64>) {

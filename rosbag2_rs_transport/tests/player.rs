@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Duration as StdDuration;
 
 use bytes::Bytes;
-use rosbag2_rs_clock::VirtualTimeSource;
+use rosbag2_rs_clock::{Duration, Time, VirtualTimeSource};
 use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
@@ -21,11 +21,11 @@ use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::{
     BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicFilter, TopicMetadata,
 };
-use rosbag2_rs_transport::inprocess::InProcessBus;
-use rosbag2_rs_transport::player::{
+use rosbag2_rs_transport::InProcessBus;
+use rosbag2_rs_transport::{Client, Handle, Middleware, ReceivedMessage};
+use rosbag2_rs_transport::{
     PlayOptions, PlaybackEnd, PlaybackSummary, Player, CLOCK_TOPIC, CLOCK_TYPE,
 };
-use rosbag2_rs_transport::{Client, Handle, Middleware, ReceivedMessage};
 
 use common::cdr;
 
@@ -318,7 +318,7 @@ fn invalid_options_are_refused_with_a_reason() {
         ),
         (
             PlayOptions {
-                start_offset: -1,
+                start_offset: Duration::from_nanos(-1),
                 ..opts(bag.clone())
             },
             "start-offset",
@@ -633,11 +633,7 @@ fn stop_ends_playback_while_paused() {
 fn clock_is_published_at_its_frequency_and_scales_with_rate() {
     for rate in [1.0, 2.0] {
         let mut rig = Rig::new();
-        rig.subscribe(
-            CLOCK_TOPIC,
-            CLOCK_TYPE,
-            rosbag2_rs_transport::player::clock_qos(),
-        );
+        rig.subscribe(CLOCK_TOPIC, CLOCK_TYPE, rosbag2_rs_transport::clock_qos());
         rig.subscribe("/a", STRING, QosProfile::default());
         // The bag's own /clock must not be replayed.
         let mut specs = ten();
@@ -665,11 +661,7 @@ fn clock_is_published_at_its_frequency_and_scales_with_rate() {
 fn the_bags_clock_is_played_unless_the_player_publishes_its_own() {
     for own_clock in [false, true] {
         let mut rig = Rig::new();
-        rig.subscribe(
-            CLOCK_TOPIC,
-            CLOCK_TYPE,
-            rosbag2_rs_transport::player::clock_qos(),
-        );
+        rig.subscribe(CLOCK_TOPIC, CLOCK_TYPE, rosbag2_rs_transport::clock_qos());
         let mut specs = ten();
         specs.extend([(CLOCK_TOPIC, 50, 7), (CLOCK_TOPIC, 150, 8)]);
         let bag = write_bag(&rig.dir, "bag", &specs, &[]);
@@ -698,11 +690,7 @@ fn the_bags_clock_is_played_unless_the_player_publishes_its_own() {
 #[test]
 fn clock_before_chosen_topics_and_after_a_jump() {
     let mut rig = Rig::new();
-    rig.subscribe(
-        CLOCK_TOPIC,
-        CLOCK_TYPE,
-        rosbag2_rs_transport::player::clock_qos(),
-    );
+    rig.subscribe(CLOCK_TOPIC, CLOCK_TYPE, rosbag2_rs_transport::clock_qos());
     let mut specs = ten();
     specs.push(("/b", 450, 99));
     let bag = write_bag(&rig.dir, "bag", &specs, &[]);
@@ -731,31 +719,31 @@ fn playback_duration_until_and_start_offset_bound_playback() {
     for (options, expected) in [
         (
             PlayOptions {
-                playback_duration: Some(250 * MS),
+                playback_duration: Some(Duration::from_nanos(250 * MS)),
                 ..opts(bag.clone())
             },
             vec![0, 1, 2],
         ),
         (
             PlayOptions {
-                playback_until: Some(BAG_T0 + 400 * MS),
+                playback_until: Some(Time::ros(BAG_T0 + 400 * MS)),
                 ..opts(bag.clone())
             },
             vec![0, 1, 2, 3, 4],
         ),
         (
             PlayOptions {
-                start_offset: 550 * MS,
-                playback_duration: Some(200 * MS),
+                start_offset: Duration::from_nanos(550 * MS),
+                playback_duration: Some(Duration::from_nanos(200 * MS)),
                 ..opts(bag.clone())
             },
             vec![6, 7],
         ),
         (
             PlayOptions {
-                start_offset: 550 * MS,
-                playback_until: Some(BAG_T0 + 900 * MS),
-                playback_duration: Some(10_000 * MS),
+                start_offset: Duration::from_nanos(550 * MS),
+                playback_until: Some(Time::ros(BAG_T0 + 900 * MS)),
+                playback_duration: Some(Duration::from_nanos(10_000 * MS)),
                 ..opts(bag.clone())
             },
             vec![6, 7, 8, 9],
@@ -774,7 +762,7 @@ fn loop_replays_from_the_start_point() {
     let bag = write_bag(&rig.dir, "bag", SIMPLE, &[]);
     let player = rig.player(PlayOptions {
         loop_playback: true,
-        start_offset: 100 * MS,
+        start_offset: Duration::from_nanos(100 * MS),
         ..opts(bag)
     });
     let p = player.clone();
@@ -794,7 +782,7 @@ fn delay_postpones_the_first_message() {
     rig.subscribe("/a", STRING, QosProfile::default());
     let bag = write_bag(&rig.dir, "bag", SIMPLE, &[]);
     rig.play(PlayOptions {
-        delay: 2_000 * MS,
+        delay: Duration::from_nanos(2_000 * MS),
         ..opts(bag)
     });
     assert_eq!(times(&rig), [2_000, 2_100, 2_250, 3_000]);
@@ -871,7 +859,7 @@ fn recorded_qos_is_offered_unless_overridden_and_latched_topics_survive_a_start_
     let mut rig = Rig::new();
     rig.subscribe("/a", STRING, QosProfile::default()); // reliable request: no match with best effort
     let player = rig.player(PlayOptions {
-        start_offset: 500 * MS,
+        start_offset: Duration::from_nanos(500 * MS),
         ..opts(bag.clone())
     });
     let offered = |topic: &str| {
@@ -1002,11 +990,7 @@ fn two_players_stay_in_sync_through_clock_and_sim_time_refuses_control() {
 fn clock_message_bytes_match_rosgraph_msgs() {
     // rosbags: serialize_cdr(Clock(Time(sec=1700000000, nanosec=5)), 'rosgraph_msgs/msg/Clock')
     let mut rig = Rig::new();
-    rig.subscribe(
-        CLOCK_TOPIC,
-        CLOCK_TYPE,
-        rosbag2_rs_transport::player::clock_qos(),
-    );
+    rig.subscribe(CLOCK_TOPIC, CLOCK_TYPE, rosbag2_rs_transport::clock_qos());
     let bag = write_bag(&rig.dir, "bag", &[("/a", 0, 0)], &[]);
     rig.play(PlayOptions {
         clock_topics_all: true,

@@ -13,7 +13,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::{from_cdr, MessageType};
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::{QosProfile, StorageError};
-use rosbag2_rs_transport::recorder::*;
+use rosbag2_rs_transport::*;
 use rosbag2_rs_transport::{Client, Middleware};
 
 const T: Duration = Duration::from_secs(5);

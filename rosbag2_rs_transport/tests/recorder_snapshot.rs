@@ -1,4 +1,4 @@
-//! The snapshot mode (seed 002) on the in-process backend: per-topic limits by bytes and by
+//! The snapshot mode on the in-process backend: per-topic limits by bytes and by
 //! duration, new bag per trigger, no loss while messages keep arriving, runtime
 //! reconfiguration, pause/resume, save on shutdown, empty buffers.
 
@@ -10,10 +10,10 @@ use std::time::Duration;
 use recorder_support::*;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
-use rosbag2_rs_transport::inprocess::InProcessBus;
-use rosbag2_rs_transport::recorder::cli::RecordArgs;
-use rosbag2_rs_transport::recorder::*;
+use rosbag2_rs_transport::cli::RecordArgs;
 use rosbag2_rs_transport::Client;
+use rosbag2_rs_transport::InProcessBus;
+use rosbag2_rs_transport::*;
 
 const T: Duration = Duration::from_secs(5);
 

@@ -9,14 +9,13 @@
 //! Controls are available as methods, as ROS 2 services on `/<node_name>/...` with rosbag2's
 //! wire types ([`services`]), and as keys in a terminal ([`cli`]).
 
-pub mod cli;
 mod clock_msg;
 mod error;
 mod options;
 mod playback;
 mod qos;
 mod read_ahead;
-pub mod services;
+mod services;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -68,18 +67,20 @@ pub struct PlaybackSummary {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlaySpan {
     /// Skip this much bag time from the first message.
-    pub start_offset: i64,
+    pub start_offset: Duration,
     /// Stop after this much bag time.
-    pub duration: Option<i64>,
+    pub duration: Option<Duration>,
     /// Stop at this bag timestamp.
-    pub until: Option<i64>,
+    pub until: Option<Time>,
 }
 
 impl PlaySpan {
     /// The last bag timestamp to play when playback starts at `from`.
     fn end_bound(&self, from: i64) -> i64 {
-        let by_duration = self.duration.map_or(i64::MAX, |d| from.saturating_add(d));
-        by_duration.min(self.until.unwrap_or(i64::MAX))
+        let by_duration = self
+            .duration
+            .map_or(i64::MAX, |d| from.saturating_add(d.as_nanos()));
+        by_duration.min(self.until.map_or(i64::MAX, Time::nanos))
     }
 }
 
@@ -197,7 +198,7 @@ impl Player {
                 start_paused: options.start_paused,
                 clock_publish_frequency: options.clock_publish_frequency,
             };
-            let start = bag_start.saturating_add(options.start_offset);
+            let start = bag_start.saturating_add(options.start_offset.as_nanos());
             Arc::new(TimeControllerClock::with_source(
                 Time::ros(start),
                 config,
@@ -443,13 +444,13 @@ fn check_options(options: &PlayOptions) -> Result<(), PlayerError> {
             options.rate
         ));
     }
-    if options.start_offset < 0 {
+    if options.start_offset.is_negative() {
         return invalid("--start-offset must not be negative".into());
     }
-    if options.delay < 0 {
+    if options.delay.is_negative() {
         return invalid("--delay must not be negative".into());
     }
-    if options.playback_duration.is_some_and(|d| d <= 0) {
+    if options.playback_duration.is_some_and(|d| d.as_nanos() <= 0) {
         return invalid("--playback-duration must be positive".into());
     }
     if !(options.clock_publish_frequency.is_finite() && options.clock_publish_frequency >= 0.0) {

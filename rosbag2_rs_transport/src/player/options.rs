@@ -1,5 +1,6 @@
 //! What to play and how: the options of `ros2 bag play`.
 
+use rosbag2_rs_clock::{Duration, Time};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -15,13 +16,13 @@ pub struct PlayOptions {
     /// Start with time paused.
     pub start_paused: bool,
     /// Skip this much of the bag (from its first message) before playing.
-    pub start_offset: i64,
+    pub start_offset: Duration,
     /// Stop after this much bag time from the start point.
-    pub playback_duration: Option<i64>,
+    pub playback_duration: Option<Duration>,
     /// Stop at this bag timestamp.
-    pub playback_until: Option<i64>,
+    pub playback_until: Option<Time>,
     /// Wait this long (steady time) before playing.
-    pub delay: i64,
+    pub delay: Duration,
     /// Start again from the start point when the end is reached.
     pub loop_playback: bool,
     /// Which topics to play.
@@ -56,10 +57,10 @@ impl Default for PlayOptions {
             bags: Vec::new(),
             rate: 1.0,
             start_paused: false,
-            start_offset: 0,
+            start_offset: Duration::ZERO,
             playback_duration: None,
             playback_until: None,
-            delay: 0,
+            delay: Duration::ZERO,
             loop_playback: false,
             filter: TopicFilter::all(),
             remap: Vec::new(),

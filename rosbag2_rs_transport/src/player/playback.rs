@@ -51,18 +51,17 @@ impl Core {
                 reader
             }
         };
-        let from = self.bag_start.saturating_add(span.start_offset.max(0));
+        let from = self
+            .bag_start
+            .saturating_add(span.start_offset.as_nanos().max(0));
         let end_bound = span.end_bound(from);
         reader.seek(from)?;
-        if self.options.delay > 0 {
+        if self.options.delay > Duration::ZERO {
             log::info!(
                 "waiting {:.3} s before playing",
-                self.options.delay as f64 * 1e-9
+                self.options.delay.as_secs_f64()
             );
-            let until = self
-                .steady
-                .now()
-                .saturating_add(Duration::from_nanos(self.options.delay));
+            let until = self.steady.now().saturating_add(self.options.delay);
             // Steady sleeps in slices so that a stop during the delay is noticed.
             while !self.control.stop.load(Ordering::SeqCst) && !self.steady.sleep_until(until, WAIT)
             {

@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 
+use rosbag2_rs_clock::{Duration, Time};
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 
 use super::{Core, PlaySpan, PlayerError};
-use crate::error::Result;
+use crate::middleware::error::Result;
+use crate::middleware::services::serve;
 use crate::middleware::Handle;
-use crate::services::serve;
 
 /// Logs a refused request and turns the outcome into the `success` field.
 fn succeeded<T>(service: &str, result: std::result::Result<T, PlayerError>) -> bool {
@@ -85,9 +86,9 @@ pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
     let core_ = c();
     handles.push(serve::<Play>(mw, "~/play", move |r| {
         let span = PlaySpan {
-            start_offset: r.start_offset.as_nanos(),
-            duration: set(r.playback_duration.as_nanos()),
-            until: set(r.playback_until_timestamp.as_nanos()),
+            start_offset: Duration::from_nanos(r.start_offset.as_nanos()),
+            duration: set(r.playback_duration.as_nanos()).map(Duration::from_nanos),
+            until: set(r.playback_until_timestamp.as_nanos()).map(Time::ros),
         };
         PlayResponse {
             success: succeeded("play", core_.play_in_background(span)),

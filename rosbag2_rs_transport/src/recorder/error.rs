@@ -2,7 +2,7 @@
 
 use rosbag2_rs_storage::StorageError;
 
-use crate::error::TransportError;
+use crate::middleware::error::TransportError;
 
 /// Result alias of the recorder.
 pub type Result<T, E = RecorderError> = std::result::Result<T, E>;

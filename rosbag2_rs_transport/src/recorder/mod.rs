@@ -1,12 +1,12 @@
 //! The recorder: subscribes to the selected topics as they appear on the graph, with a QoS
 //! adapted to their publishers, and writes every message to a bag through a double-buffered
 //! cache and a writer thread, so that the subscriptions never wait on the disk. In snapshot mode
-//! (seed 002) it keeps per-topic ring buffers instead and writes them to a new bag on a trigger.
+//! it keeps per-topic ring buffers instead and writes them to a new bag on a trigger.
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use rosbag2_rs_transport::inprocess::InProcessBus;
-//! use rosbag2_rs_transport::recorder::{RecordOptions, Recorder, TopicSelection};
+//! use rosbag2_rs_transport::InProcessBus;
+//! use rosbag2_rs_transport::{RecordOptions, Recorder, TopicSelection};
 //!
 //! let bus = InProcessBus::new();
 //! let node = Arc::new(bus.node("rosbag2_recorder", "/")?);
@@ -22,10 +22,9 @@
 //! ```
 
 mod cache;
-pub mod cli;
-pub mod discovery;
+mod discovery;
 mod error;
-pub mod options;
+mod options;
 mod ring;
 mod services;
 mod snapshot;
@@ -47,9 +46,13 @@ use rosbag2_rs_storage::{
     BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata,
 };
 
-pub use discovery::{adapt_request_to_offers, is_hidden, TopicPlan, TopicSelection};
+pub use discovery::{
+    adapt_request_to_offers, is_hidden, TopicPlan, TopicSelection, MIN_SUBSCRIPTION_DEPTH,
+};
 pub use error::{RecorderError, Result};
-pub use options::{RecordOptions, SnapshotLimits};
+pub use options::{
+    RecordOptions, SnapshotLimits, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
+};
 pub use stats::{RecordSummary, TopicCounters, TopicSummary};
 
 use cache::{CacheWriter, Command, MessageCache};
@@ -59,8 +62,8 @@ use snapshot_writer::{SnapshotJob, SnapshotWriter};
 use stats::{RecordedTopic, TopicRegistry};
 use time::RecordTime;
 
+use crate::middleware::names::expand_name;
 use crate::middleware::{Handle, MessageCallback, Middleware, ReceivedMessage};
-use crate::names::expand_name;
 
 /// The topic of the split events, relative to the recorder node (as in rosbag2).
 pub const WRITE_SPLIT_TOPIC: &str = "events/write_split";
@@ -222,7 +225,7 @@ impl Recorder {
         self.inner.pause()
     }
 
-    /// Resumes recording; in snapshot mode the buffers are cleared first (seed 002).
+    /// Resumes recording; in snapshot mode the buffers are cleared first.
     pub fn resume(&self) {
         self.inner.resume()
     }

@@ -12,7 +12,7 @@ use super::error::{RecorderError, Result};
 /// rosbag2's default `--max-cache-size`: 100 MiB.
 pub const DEFAULT_MAX_CACHE_SIZE: u64 = 100 * 1024 * 1024;
 
-/// The snapshot mode's default window when neither limit is given (seed 002): 10 s.
+/// The snapshot mode's default window when neither limit is given: 10 s.
 pub const DEFAULT_SNAPSHOT_DURATION_NS: i64 = 10_000_000_000;
 
 /// Limits of the snapshot ring buffers, per topic. A limit of zero is no limit; at least one must

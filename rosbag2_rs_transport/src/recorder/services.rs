@@ -1,5 +1,5 @@
 //! The recorder's services on `/<node_name>/...`, with rosbag2's names and types: `pause`,
-//! `resume`, `is_paused`, `split_bagfile`, `snapshot`; in snapshot mode also (seed 002)
+//! `resume`, `is_paused`, `split_bagfile`, `snapshot`; in snapshot mode also
 //! `snapshot/memory`, `snapshot/duration`, `snapshot/clear_buffer`, `snapshot/pause` and
 //! `snapshot/resume`.
 //!
@@ -12,9 +12,9 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
 
 use super::Inner;
-use crate::error::Result;
+use crate::middleware::error::Result;
+use crate::middleware::services::serve;
 use crate::middleware::Handle;
-use crate::services::serve;
 
 /// Serves every recorder service; dropping the handles removes them.
 pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {

@@ -1,4 +1,4 @@
-//! The snapshot mode's ring buffers (seed 002): one per topic, bounded by payload bytes and by
+//! The snapshot mode's ring buffers: one per topic, bounded by payload bytes and by
 //! receive-time span (newest minus oldest), oldest evicted first. A trigger swaps every topic's
 //! buffer for an empty one under that topic's lock, so ingestion never waits for the snapshot to
 //! be written.

@@ -86,9 +86,32 @@ fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> Vec<PathBuf> 
     written
 }
 
-/// `<prefix>_<YYYYMMDD-HHMMSS>`, with `-N` appended while that exists.
+/// `YYYYMMDD-HHMMSS` of the current local time.
+fn local_stamp() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as libc::time_t;
+    // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&now, &mut tm);
+        tm
+    };
+    format!(
+        "{:04}{:02}{:02}-{:02}{:02}{:02}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec
+    )
+}
+
+/// `<prefix>_<YYYYMMDD-HHMMSS>` (local time, as rosbag2 names snapshots), with `-N` appended
+/// while that exists.
 pub(crate) fn snapshot_dir(prefix: &Path) -> PathBuf {
-    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    let stamp = local_stamp();
     let base = format!("{}_{stamp}", prefix.display());
     let mut dir = PathBuf::from(&base);
     let mut n = 1;

@@ -7,7 +7,7 @@ use rosbag2_rs_clock::{Clock, RosClock, Time};
 use rosbag2_rs_storage::qos::Reliability;
 use rosbag2_rs_storage::QosProfile;
 
-use crate::error::Result;
+use crate::middleware::error::Result;
 use crate::middleware::{Handle, Middleware};
 
 /// Where receive timestamps come from.

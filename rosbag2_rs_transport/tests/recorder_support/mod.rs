@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rosbag2_rs_storage::{BagMetadata, QosProfile, SequentialReader, SerializedMessage};
-use rosbag2_rs_transport::inprocess::{InProcessBus, InProcessNode};
-use rosbag2_rs_transport::recorder::{RecordOptions, Recorder, TopicSelection};
+use rosbag2_rs_transport::{InProcessBus, InProcessNode};
 use rosbag2_rs_transport::{Middleware, RawPublisher};
+use rosbag2_rs_transport::{RecordOptions, Recorder, TopicSelection};
 
 pub const STRING: &str = "std_msgs/msg/String";
 pub const INT32: &str = "std_msgs/msg/Int32";

@@ -11,7 +11,7 @@ use cyclors::*;
 use parking_lot::Mutex;
 
 use super::sys::{check, Entity};
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 
 /// A reader and what to do with its samples.
 pub trait Drain: Send {

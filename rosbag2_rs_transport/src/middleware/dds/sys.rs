@@ -6,7 +6,7 @@ use std::ffi::{CStr, CString};
 
 use cyclors::*;
 
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 
 /// A DDS GUID: 12-byte participant prefix and 4-byte entity id. ROS 2 uses it as the GID.
 pub type Guid = [u8; 16];

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 
 static SIGNALS: OnceLock<(Sender<()>, Receiver<()>)> = OnceLock::new();
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rosbag2_rs_interfaces::{from_cdr, try_to_cdr, ServiceType};
 
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 use crate::middleware::{Handle, Middleware, RawClient};
 
 /// Serves `S` on `name` (e.g. `~/set_rate`). A request that does not decode is refused with a

@@ -7,28 +7,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
-use anyhow::{bail, Context, Result};
-use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
-use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
-use rosbag2_rs_interfaces::ServiceType;
-use rosbag2_rs_storage::{Bag, StorageId, TopicFilter};
+use anyhow::{bail, Result};
+use rosbag2_rs_clock::Time;
 
-use super::{PlayOptions, Player};
-use crate::dds::{DdsConfig, DdsMiddleware};
-use crate::keyboard::{Key, KeyboardControls};
-use crate::middleware::Middleware;
-use crate::qos_overrides::load_qos_overrides;
-use crate::ros_args::{Param, ParamTable};
-use crate::services::Client;
+use super::args::{seconds, topic_name, InputArgs, TopicArgs};
+use super::dds_node;
+use super::keyboard::{Key, KeyboardControls};
+use super::ros_args::{Param, ParamTable};
+use crate::{load_qos_overrides, PlayOptions, Player};
 
 /// Flags of `ros2 bag play`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PlayArgs {
-    /// Bags to play (directories or .mcap/.db3/.bag files), merged in time order.
-    pub bags: Vec<PathBuf>,
-    /// A bag to play, as `ros2 bag play -i URI [STORAGE_ID]` takes it (several allowed).
-    #[arg(short = 'i', long = "input", num_args = 1..=2, value_names = ["URI", "STORAGE_ID"])]
-    pub inputs: Vec<String>,
+    /// The bags to play.
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Storage of the bags (mcap, sqlite3, rosbag_v2): checked against the files, which are
     /// detected from their contents without it.
     #[arg(short, long)]
@@ -61,18 +54,9 @@ pub struct PlayArgs {
     /// Play again from the start when the end is reached.
     #[arg(short, long = "loop")]
     pub loop_playback: bool,
-    /// Play only these topics.
-    #[arg(long, num_args = 1..)]
-    pub topics: Vec<String>,
-    /// Play only topics whose whole name matches this regular expression (as `ros2 bag play`).
-    #[arg(short = 'e', long)]
-    pub regex: Option<String>,
-    /// Do not play topics whose whole name matches this regular expression.
-    #[arg(short = 'x', long)]
-    pub exclude_regex: Option<String>,
-    /// Do not play these topics.
-    #[arg(long, num_args = 1..)]
-    pub exclude_topics: Vec<String>,
+    /// Which topics to play.
+    #[command(flatten)]
+    pub topics: TopicArgs,
     /// Rename topics: `from:=to` (several allowed).
     #[arg(short = 'm', long, num_args = 1..)]
     pub remap: Vec<String>,
@@ -187,58 +171,7 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
     remap_flag: Some("--remap"),
 };
 
-/// `-i URI [STORAGE_ID] -i URI ...` as (uri, id) pairs: clap hands over the values of every
-/// `-i` in one list, and a storage id is recognised by name after its URI.
-pub fn grouped_inputs(values: &[String]) -> Vec<(&str, Option<&str>)> {
-    let mut out: Vec<(&str, Option<&str>)> = Vec::new();
-    for value in values {
-        match out.last_mut() {
-            Some((_, id @ None)) if StorageId::parse(value).is_ok() => *id = Some(value),
-            _ => out.push((value, None)),
-        }
-    }
-    out
-}
-
-fn nanos(seconds: f64, flag: &str) -> Result<i64> {
-    if !seconds.is_finite() {
-        bail!("{flag} must be a number of seconds, not {seconds}");
-    }
-    Ok((seconds * 1e9).round() as i64)
-}
-
-fn topic_name(name: &str) -> String {
-    if name.starts_with('/') {
-        name.to_string()
-    } else {
-        format!("/{name}")
-    }
-}
-
 impl PlayArgs {
-    /// The bags to play: the positional ones, then the `-i` inputs, each checked against its
-    /// storage id (`-i URI ID`, or `--storage` for all) when one is given.
-    pub fn bags(&self) -> Result<Vec<PathBuf>> {
-        let mut bags: Vec<(PathBuf, Option<&str>)> = self
-            .bags
-            .iter()
-            .map(|b| (b.clone(), self.storage.as_deref()))
-            .collect();
-        for (uri, id) in grouped_inputs(&self.inputs) {
-            bags.push((PathBuf::from(uri), id.or(self.storage.as_deref())));
-        }
-        anyhow::ensure!(
-            !bags.is_empty(),
-            "no bag to play: give one (or -i URI, or the storage.uri parameter)"
-        );
-        for (bag, id) in &bags {
-            if let Some(id) = id {
-                Bag::locate(bag)?.check_storage(StorageId::parse(id)?)?;
-            }
-        }
-        Ok(bags.into_iter().map(|(b, _)| b).collect())
-    }
-
     /// The player options these flags describe.
     pub fn options(&self) -> Result<PlayOptions> {
         if let Some(hz) = self.clock {
@@ -247,12 +180,7 @@ impl PlayArgs {
                 "--clock takes a frequency above 0 Hz (leave it out to publish no /clock), got {hz}"
             );
         }
-        let filter = TopicFilter::from_parts(
-            self.topics.iter().map(|t| topic_name(t)).collect(),
-            self.regex.as_deref(),
-            self.exclude_topics.iter().map(|t| topic_name(t)).collect(),
-            self.exclude_regex.as_deref(),
-        )?;
+        let filter = self.topics.filter()?;
         let remap = self
             .remap
             .iter()
@@ -269,21 +197,22 @@ impl PlayArgs {
         };
         // As in `ros2 bag play`, a negative time or duration means "not set".
         let playback_until = match (self.playback_until_sec, self.playback_until_nsec) {
-            (Some(s), _) if s >= 0.0 => Some(nanos(s, "--playback-until-sec")?),
+            (Some(s), _) if s >= 0.0 => Some(seconds(s, "--playback-until-sec")?.as_nanos()),
             (_, n) => n.filter(|n| *n >= 0),
-        };
+        }
+        .map(Time::ros);
         Ok(PlayOptions {
-            bags: self.bags()?,
+            bags: self.input.resolve(self.storage.as_deref())?,
             rate: self.rate,
             start_paused: self.start_paused,
-            start_offset: nanos(self.start_offset, "--start-offset")?,
+            start_offset: seconds(self.start_offset, "--start-offset")?,
             playback_duration: self
                 .playback_duration
                 .filter(|d| *d >= 0.0)
-                .map(|d| nanos(d, "--playback-duration"))
+                .map(|d| seconds(d, "--playback-duration"))
                 .transpose()?,
             playback_until,
-            delay: nanos(self.delay, "--delay")?,
+            delay: seconds(self.delay, "--delay")?,
             loop_playback: self.loop_playback,
             filter,
             remap,
@@ -307,14 +236,6 @@ impl PlayArgs {
             ms => Some(StdDuration::from_millis(ms as u64)),
         }
     }
-}
-
-/// The DDS node of a command-line tool, configured from the ROS 2 environment variables.
-pub fn dds_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
-    let config = DdsConfig::from_env()?;
-    let node = DdsMiddleware::with_config(name, namespace, config)
-        .with_context(|| format!("cannot create the ROS 2 node {name}"))?;
-    Ok(Arc::new(node))
 }
 
 /// `ros2 bag play`: plays until the end, a `stop` request or SIGINT/SIGTERM.
@@ -409,7 +330,7 @@ impl Drop for Attached {
 }
 
 fn attach(player: &Arc<Player>, keyboard: bool) -> Result<Attached> {
-    let signals = crate::shutdown::shutdown_requested()?;
+    let signals = super::shutdown::shutdown_requested()?;
     let on_signal = player.clone();
     std::thread::spawn(move || {
         if signals.recv().is_ok() {
@@ -462,7 +383,7 @@ fn on_key(player: &Player, key: Key) {
 fn show_progress(player: &Player, stop: &AtomicBool) {
     let (start, end) = player.bag_range();
     let mut out = std::io::stdout();
-    crate::logging::set_progress_line(true);
+    super::logging::set_progress_line(true);
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(StdDuration::from_millis(100));
         let position = (player.position() - start) as f64 * 1e-9;
@@ -481,133 +402,8 @@ fn show_progress(player: &Player, stop: &AtomicBool) {
         );
         let _ = out.flush();
     }
-    crate::logging::set_progress_line(false);
+    super::logging::set_progress_line(false);
     let _ = writeln!(out);
-}
-
-/// `ros2bag-rs control`: one request to a running player.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ControlArgs {
-    /// The player's node name (with namespace if it has one).
-    #[arg(long, default_value = "/rosbag2_player")]
-    pub node: String,
-    /// Seconds to wait for the player.
-    #[arg(long, default_value_t = 5.0)]
-    pub timeout: f64,
-    /// What to ask.
-    #[command(subcommand)]
-    pub action: ControlAction,
-}
-
-/// A request to a running player.
-#[derive(Debug, Clone, clap::Subcommand)]
-pub enum ControlAction {
-    /// Pause time.
-    Pause,
-    /// Resume time.
-    Resume,
-    /// Pause when playing, resume when paused.
-    Toggle,
-    /// Print whether the player is paused.
-    IsPaused,
-    /// Print the rate, or set it.
-    Rate {
-        /// New rate (> 0).
-        rate: Option<f64>,
-    },
-    /// Continue from this bag time (seconds since the epoch).
-    Seek {
-        /// Bag time in seconds.
-        time: f64,
-    },
-    /// While paused, play the next message.
-    PlayNext,
-    /// While paused, play the next N messages at once.
-    Burst {
-        /// How many.
-        num_messages: u64,
-    },
-    /// Stop playback.
-    Stop,
-}
-
-fn call<S: ServiceType>(
-    node: &dyn Middleware,
-    player: &str,
-    name: &str,
-    request: &S::Request,
-    timeout: StdDuration,
-) -> Result<S::Response> {
-    let service = format!("{}/{name}", player.trim_end_matches('/'));
-    let client = Client::<S>::new(node, &service)?;
-    if !client.wait_for_service(timeout) {
-        bail!("no player answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
-    }
-    Ok(client.call(request, timeout)?)
-}
-
-/// Sends one request to a running player and prints the answer.
-pub fn run_control(args: &ControlArgs) -> Result<()> {
-    let node = dds_node(&format!("ros2bag_rs_control_{}", std::process::id()), "/")?;
-    let node = node.as_ref();
-    let player = args.node.as_str();
-    let timeout = StdDuration::from_secs_f64(args.timeout.max(0.1));
-    let refused = |what: &str| anyhow::anyhow!("the player refused {what} (see its log for why)");
-    match &args.action {
-        ControlAction::Pause => {
-            call::<Pause>(node, player, "pause", &Default::default(), timeout)?;
-        }
-        ControlAction::Resume => {
-            call::<Resume>(node, player, "resume", &Default::default(), timeout)?;
-        }
-        ControlAction::Toggle => {
-            call::<TogglePaused>(node, player, "toggle_paused", &Default::default(), timeout)?;
-        }
-        ControlAction::IsPaused => {
-            let r = call::<IsPaused>(node, player, "is_paused", &Default::default(), timeout)?;
-            println!("{}", r.paused);
-        }
-        ControlAction::Rate { rate: None } => {
-            let r = call::<GetRate>(node, player, "get_rate", &Default::default(), timeout)?;
-            println!("{}", r.rate);
-        }
-        ControlAction::Rate { rate: Some(rate) } => {
-            let r = call::<SetRate>(
-                node,
-                player,
-                "set_rate",
-                &SetRateRequest { rate: *rate },
-                timeout,
-            )?;
-            if !r.success {
-                return Err(refused(&format!("rate {rate}")));
-            }
-        }
-        ControlAction::Seek { time } => {
-            let request = SeekRequest {
-                time: TimeMsg::from_nanos(nanos(*time, "seek time")?),
-            };
-            if !call::<Seek>(node, player, "seek", &request, timeout)?.success {
-                return Err(refused(&format!("seek to {time}")));
-            }
-        }
-        ControlAction::PlayNext => {
-            if !call::<PlayNext>(node, player, "play_next", &Default::default(), timeout)?.success {
-                return Err(refused("play_next"));
-            }
-        }
-        ControlAction::Burst { num_messages } => {
-            let request = BurstRequest {
-                num_messages: *num_messages,
-            };
-            let r = call::<Burst>(node, player, "burst", &request, timeout)?;
-            println!("{}", r.actually_burst);
-        }
-        ControlAction::Stop => {
-            call::<Stop>(node, player, "stop", &Default::default(), timeout)?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -633,8 +429,11 @@ mod tests {
         let o = options(&["--playback-until-nsec", "-1"]);
         assert_eq!(o.playback_until, None);
         let o = options(&["--playback-until-sec", "2", "--playback-duration", "1.5"]);
-        assert_eq!(o.playback_until, Some(2_000_000_000));
-        assert_eq!(o.playback_duration, Some(1_500_000_000));
+        assert_eq!(o.playback_until, Some(Time::ros(2_000_000_000)));
+        assert_eq!(
+            o.playback_duration,
+            Some(rosbag2_rs_clock::Duration::from_nanos(1_500_000_000))
+        );
         assert_eq!(options(&["--rate", "-1"]).rate, -1.0);
     }
 }

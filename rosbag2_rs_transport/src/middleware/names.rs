@@ -1,7 +1,7 @@
 //! ROS 2 names: validation and expansion of topic, service and node names, and their mapping to
 //! DDS topic and type names (`rt/`, `rq/…Request`, `rr/…Reply`, `pkg::msg::dds_::Type_`).
 
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 
 /// A node's identity on the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,9 +14,9 @@ use parking_lot::Mutex;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::QosProfile;
 
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
+use crate::middleware::names::{check_type_name, expand_name, NodeIdentity};
 use crate::middleware::*;
-use crate::names::{check_type_name, expand_name, NodeIdentity};
 
 type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
 type SharedCallback = Arc<Mutex<MessageCallback>>;

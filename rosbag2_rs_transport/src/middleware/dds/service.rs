@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 use super::dispatcher::{Dispatcher, Drain, Registration};
 use super::raw::{self, RawWriter};
 use super::sys::{self, Entity};
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 use crate::middleware::{RawClient, ServiceHandler};
 
 /// Bytes of the rmw_cyclonedds request header (client id, sequence number).

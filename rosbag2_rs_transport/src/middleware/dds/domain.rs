@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 
 use super::config::DdsConfig;
 use super::sys::{c_string, check};
-use crate::error::Result;
+use crate::middleware::error::Result;
 
 struct Shared {
     handle: cyclors::dds_entity_t,

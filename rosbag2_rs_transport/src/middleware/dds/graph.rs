@@ -13,8 +13,8 @@ use super::discovery_info::{NodeEntities, ParticipantEntities};
 use super::dispatcher::Drain;
 use super::raw::{self, RawWriter};
 use super::sys::{EndpointData, Entity, Guid};
+use crate::middleware::names::ros_topic_from_dds;
 use crate::middleware::{group_by_topic, EndpointInfo, GraphEvent, TopicInfo};
-use crate::names::ros_topic_from_dds;
 
 #[derive(Default)]
 struct State {

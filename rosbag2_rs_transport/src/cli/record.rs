@@ -3,16 +3,17 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use rosbag2_rs_storage::{StorageId, WriterOptions};
+use anyhow::{bail, Result};
 
-use super::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
-use crate::dds::{DdsConfig, DdsMiddleware};
-use crate::keyboard::{Key, KeyboardControls};
-use crate::ros_args::{Param, ParamTable};
+use super::args::{non_negative_seconds, TopicArgs, WriterArgs};
+use super::keyboard::{Key, KeyboardControls};
+use super::ros_args::{Param, ParamTable};
+use crate::{
+    load_qos_overrides, NodeIdentity, RecordOptions, Recorder, SnapshotLimits, TopicSelection,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
+};
 
 /// `record`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -20,24 +21,15 @@ pub struct RecordArgs {
     /// Topics to record (same as --topics).
     #[arg(value_name = "TOPIC")]
     pub positional_topics: Vec<String>,
-    /// Topics to record.
-    #[arg(long, num_args = 1..)]
-    pub topics: Vec<String>,
+    /// Topics to record by name and regular expression.
+    #[command(flatten)]
+    pub topics: TopicArgs,
     /// Record all topics (hidden and unpublished ones need their own flags).
     #[arg(short = 'a', long, alias = "all-topics")]
     pub all: bool,
     /// Serialization format to record in: only `cdr`, what every ROS 2 middleware uses.
     #[arg(short = 'f', long, default_value = "cdr", value_parser = ["cdr"])]
     pub serialization_format: String,
-    /// Record topics whose name contains a match of this regular expression.
-    #[arg(short = 'e', long)]
-    pub regex: Option<String>,
-    /// Do not record topics whose name contains a match of this regular expression.
-    #[arg(short = 'x', long)]
-    pub exclude_regex: Option<String>,
-    /// Do not record these topics.
-    #[arg(long, num_args = 1..)]
-    pub exclude_topics: Vec<String>,
     /// Record topics of these types (pkg/msg/Type).
     #[arg(long, num_args = 1..)]
     pub topic_types: Vec<String>,
@@ -60,24 +52,12 @@ pub struct RecordArgs {
     /// mode, the prefix of the snapshot bags.
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
-    /// Storage: mcap or sqlite3.
-    #[arg(short = 's', long, default_value = "mcap")]
-    pub storage: String,
-    /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
-    #[arg(long, default_value = "none")]
-    pub storage_preset_profile: String,
-    /// MCAP chunk compression: none, lz4 or zstd.
-    #[arg(long)]
-    pub compression_format: Option<String>,
-    /// Split files at this size in bytes (0: no limit).
-    #[arg(short = 'b', long, default_value_t = 0)]
-    pub max_bag_size: u64,
-    /// Split files at this duration in seconds (0: no limit).
-    #[arg(short = 'd', long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pub max_bag_duration: f64,
+    /// The bag's storage, compression and splitting.
+    #[command(flatten)]
+    pub writer: WriterArgs,
     /// Bytes of messages the cache holds while the disk is busy; beyond it messages are dropped
     /// and counted (0: no limit).
-    #[arg(long, default_value_t = super::options::DEFAULT_MAX_CACHE_SIZE)]
+    #[arg(long, default_value_t = DEFAULT_MAX_CACHE_SIZE)]
     pub max_cache_size: u64,
     /// Start paused (resume with the `resume` service or the space bar).
     #[arg(long)]
@@ -193,24 +173,17 @@ pub fn default_bag_name() -> PathBuf {
     )
 }
 
-fn seconds_to_ns(seconds: f64, flag: &str) -> Result<i64> {
-    if !seconds.is_finite() || seconds < 0.0 || seconds * 1e9 > i64::MAX as f64 {
-        bail!("{flag} must be a non-negative number of seconds, got {seconds}");
-    }
-    Ok((seconds * 1e9).round() as i64)
-}
-
 impl RecordArgs {
     /// The library options these arguments describe.
     pub fn to_options(&self) -> Result<RecordOptions> {
         let mut topics = self.positional_topics.clone();
-        topics.extend(self.topics.iter().cloned());
+        topics.extend(self.topics.topics.iter().cloned());
         let selection = TopicSelection {
             all: self.all,
             topics,
-            regex: self.regex.clone(),
-            exclude_regex: self.exclude_regex.clone(),
-            exclude_topics: self.exclude_topics.clone(),
+            regex: self.topics.regex.clone(),
+            exclude_regex: self.topics.exclude_regex.clone(),
+            exclude_topics: self.topics.exclude_topics.clone(),
             topic_types: self.topic_types.clone(),
             include_hidden_topics: self.include_hidden_topics,
             include_unpublished_topics: self.include_unpublished_topics,
@@ -223,13 +196,13 @@ impl RecordArgs {
             custom_data.insert(key.to_string(), value.to_string());
         }
         let qos_overrides = match &self.qos_profile_overrides_path {
-            Some(path) => crate::qos_overrides::load_qos_overrides(path)?,
+            Some(path) => load_qos_overrides(path)?,
             None => BTreeMap::new(),
         };
         let snapshot = if self.snapshot {
             let max_duration_ns = match (self.max_buffer_size, self.max_buffer_duration) {
-                (None, None) => super::options::DEFAULT_SNAPSHOT_DURATION_NS,
-                (_, Some(d)) => seconds_to_ns(d, "--max-buffer-duration")?,
+                (None, None) => DEFAULT_SNAPSHOT_DURATION_NS,
+                (_, Some(d)) => non_negative_seconds(d, "--max-buffer-duration")?.as_nanos(),
                 (Some(_), None) => 0,
             };
             Some(SnapshotLimits {
@@ -242,19 +215,19 @@ impl RecordArgs {
             }
             None
         };
-        if snapshot.is_some() && (self.max_bag_size > 0 || self.max_bag_duration > 0.0) {
+        if snapshot.is_some()
+            && (self.writer.max_bag_size > 0 || self.writer.max_bag_duration > 0.0)
+        {
             bail!("--max-bag-size and --max-bag-duration do not apply to snapshots");
         }
+        let bag = self
+            .writer
+            .options(self.output.clone().unwrap_or_else(default_bag_name))?;
         let options = RecordOptions {
-            uri: self.output.clone().unwrap_or_else(default_bag_name),
-            storage: WriterOptions {
-                storage: StorageId::parse(&self.storage)?,
-                preset: self.storage_preset_profile.clone(),
-                compression: self.compression_format.clone(),
-                ..WriterOptions::default()
-            },
-            max_bagfile_size: self.max_bag_size,
-            max_bagfile_duration: seconds_to_ns(self.max_bag_duration, "--max-bag-duration")?,
+            uri: bag.uri,
+            storage: bag.storage,
+            max_bagfile_size: bag.max_bagfile_size,
+            max_bagfile_duration: bag.max_bagfile_duration,
             max_cache_size: self.max_cache_size,
             custom_data,
             selection,
@@ -276,22 +249,16 @@ impl RecordArgs {
     }
 }
 
-/// Records on the DDS graph until SIGINT/SIGTERM (or a writer failure), then closes the bag
-/// and prints the per-topic summary. The node is in the root namespace.
-pub fn run(args: RecordArgs) -> Result<()> {
-    run_in_namespace(args, "/")
-}
-
-/// [`run`] with the recorder node in `namespace`.
-pub fn run_in_namespace(args: RecordArgs, namespace: &str) -> Result<()> {
+/// Records on the DDS graph, with the recorder node in `namespace`, until SIGINT/SIGTERM (or a
+/// writer failure), then closes the bag and prints the per-topic summary.
+pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
     let options = args.to_options()?;
-    let shutdown = crate::shutdown::shutdown_requested()?;
-    let middleware = DdsMiddleware::with_config(&args.node_name, namespace, DdsConfig::from_env()?)
-        .context("cannot join the ROS 2 graph")?;
+    let shutdown = super::shutdown::shutdown_requested()?;
+    let middleware = super::dds_node(&args.node_name, namespace)?;
     let snapshot_mode = options.snapshot.is_some();
     let uri = options.uri.clone();
-    let recorder = Recorder::start(Arc::new(middleware), options)?;
-    let service_prefix = crate::names::NodeIdentity::new(&args.node_name, namespace)
+    let recorder = Recorder::start(middleware, options)?;
+    let service_prefix = NodeIdentity::new(&args.node_name, namespace)
         .map(|n| n.fully_qualified_name())
         .unwrap_or_else(|_| args.node_name.clone());
     if snapshot_mode {

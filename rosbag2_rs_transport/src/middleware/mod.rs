@@ -1,16 +1,22 @@
 //! The one interface the player and recorder use to reach the ROS 2 graph. It works on
 //! serialized CDR bytes (with their 4-byte encapsulation header) so that a bag's bytes go out as
 //! they are and received bytes go into a bag as they are; typed services sit on top
-//! ([`crate::services`]). Backends: [`crate::dds::DdsMiddleware`] (default, Cyclone DDS) and
-//! [`crate::inprocess::InProcessBus`] (deterministic, for tests and benchmarks).
+//! ([`crate::middleware::services`]). Backends: [`crate::middleware::dds::DdsMiddleware`] (default, Cyclone DDS) and
+//! [`crate::middleware::inprocess::InProcessBus`] (deterministic, for tests and benchmarks).
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
 
-use crate::error::{Result, TransportError};
-use crate::names::NodeIdentity;
+pub(crate) mod dds;
+pub(crate) mod error;
+pub(crate) mod inprocess;
+pub(crate) mod names;
+pub(crate) mod services;
+
+use error::{Result, TransportError};
+use names::NodeIdentity;
 
 /// A message received on a subscription.
 #[derive(Debug, Clone, PartialEq)]

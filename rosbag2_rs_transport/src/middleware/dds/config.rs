@@ -6,7 +6,7 @@
 //! buffer to ask for, default 16MiB, quietly less where the kernel allows less) and
 //! `ROSBAG2_RS_DDS_FRAGMENT_SIZE` (Cyclone's `FragmentSize`, default Cyclone's 1344B).
 
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 
 /// Which peers discovery reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

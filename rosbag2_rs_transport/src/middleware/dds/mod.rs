@@ -36,12 +36,12 @@ use raw::RawWriter;
 use service::{DdsClient, ServerDrain};
 use sys::{Entity, Qos};
 
-use crate::error::Result;
-use crate::middleware::*;
-use crate::names::{
+use crate::middleware::error::Result;
+use crate::middleware::names::{
     dds_message_type, dds_service_topics, dds_service_types, dds_topic_name, expand_name,
     NodeIdentity,
 };
+use crate::middleware::*;
 
 /// Keep-last depth a reliable volatile writer keeps at least, so that a reader that falls
 /// behind on large samples is repaired from the writer's history rather than skipped. Transient

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use cyclors::*;
 
 use super::sys::{c_string, check, Entity};
-use crate::error::{Result, TransportError};
+use crate::middleware::error::{Result, TransportError};
 
 /// Creates a keyless topic of the blob sertype.
 pub fn create_topic(participant: dds_entity_t, name: &str, type_name: &str) -> Result<Entity> {

@@ -1,0 +1,191 @@
+//! Flag groups that several verbs share, each one struct reused with `#[command(flatten)]`:
+//! the input bags ([`InputArgs`]: `play`, `burst`, `convert`), the topic selection
+//! ([`TopicArgs`]: `play`, `burst`, `record`, `convert`) and the output storage ([`WriterArgs`]:
+//! `record`, `convert`); plus the conversions from command-line units they all need.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use rosbag2_rs_clock::Duration;
+use rosbag2_rs_storage::{Bag, BagWriterOptions, StorageId, TopicFilter, WriterOptions};
+
+/// Seconds from the command line as a [`Duration`], with the flag named in the error.
+pub fn seconds(seconds: f64, flag: &str) -> Result<Duration> {
+    Duration::from_secs_f64(seconds)
+        .with_context(|| format!("{flag} takes a number of seconds, got {seconds}"))
+}
+
+/// [`seconds`] that must not be negative.
+pub fn non_negative_seconds(value: f64, flag: &str) -> Result<Duration> {
+    anyhow::ensure!(
+        value >= 0.0,
+        "{flag} must be a non-negative number of seconds, got {value}"
+    );
+    seconds(value, flag)
+}
+
+/// A topic name as given, made absolute (`chatter` is `/chatter`).
+pub fn topic_name(name: &str) -> String {
+    if name.starts_with('/') {
+        name.to_string()
+    } else {
+        format!("/{name}")
+    }
+}
+
+/// Input bags: positional, and `-i URI [STORAGE_ID]` as `ros2 bag` spells them.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct InputArgs {
+    /// Bags (directories or .mcap/.db3/.bag files), merged in time order.
+    pub bags: Vec<PathBuf>,
+    /// A bag as `ros2 bag ... -i URI [STORAGE_ID]` takes it (several allowed).
+    #[arg(short = 'i', long = "input", num_args = 1..=2, value_names = ["URI", "STORAGE_ID"])]
+    pub inputs: Vec<String>,
+}
+
+impl InputArgs {
+    /// `-i URI [STORAGE_ID] -i URI ...` as (uri, id) pairs: clap hands over the values of every
+    /// `-i` in one list, and a storage id is recognised by name after its URI.
+    fn grouped(&self) -> Vec<(&str, Option<&str>)> {
+        let mut out: Vec<(&str, Option<&str>)> = Vec::new();
+        for value in &self.inputs {
+            match out.last_mut() {
+                Some((_, id @ None)) if StorageId::parse(value).is_ok() => *id = Some(value),
+                _ => out.push((value, None)),
+            }
+        }
+        out
+    }
+
+    /// The bags: the positional ones, then the `-i` inputs, each checked against its storage id
+    /// (`-i URI ID`, or `storage` for all) when one is given. At least one is required.
+    pub fn resolve(&self, storage: Option<&str>) -> Result<Vec<PathBuf>> {
+        let mut bags: Vec<(PathBuf, Option<&str>)> =
+            self.bags.iter().map(|b| (b.clone(), storage)).collect();
+        for (uri, id) in self.grouped() {
+            bags.push((PathBuf::from(uri), id.or(storage)));
+        }
+        anyhow::ensure!(
+            !bags.is_empty(),
+            "no bag given: name one (or -i URI, or the storage.uri parameter)"
+        );
+        for (bag, id) in &bags {
+            if let Some(id) = id {
+                Bag::locate(bag)?.check_storage(StorageId::parse(id)?)?;
+            }
+        }
+        Ok(bags.into_iter().map(|(b, _)| b).collect())
+    }
+}
+
+/// Topic selection by name and regular expression.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TopicArgs {
+    /// Only these topics.
+    #[arg(long, num_args = 1..)]
+    pub topics: Vec<String>,
+    /// Topics matching this regular expression (`play`, `burst` and `convert`: the whole name,
+    /// as rosbag2's player; `record`: anywhere in the name, as `ros2 bag record -e`).
+    #[arg(short = 'e', long)]
+    pub regex: Option<String>,
+    /// Leave out topics matching this regular expression (matched as `--regex`).
+    #[arg(short = 'x', long)]
+    pub exclude_regex: Option<String>,
+    /// Leave out these topics.
+    #[arg(long, num_args = 1..)]
+    pub exclude_topics: Vec<String>,
+}
+
+impl TopicArgs {
+    /// The selection as a filter on whole names.
+    pub fn filter(&self) -> Result<TopicFilter> {
+        Ok(TopicFilter::from_parts(
+            self.topics.iter().map(|t| topic_name(t)).collect(),
+            self.regex.as_deref(),
+            self.exclude_topics.iter().map(|t| topic_name(t)).collect(),
+            self.exclude_regex.as_deref(),
+        )?)
+    }
+}
+
+/// Where and how a bag is written.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WriterArgs {
+    /// Storage: mcap or sqlite3 (`convert` also: rosbag_v2, a ROS 1 bag in one .bag file;
+    /// realsense, a RealSense .bag from camera topics).
+    #[arg(short = 's', long, default_value = "mcap")]
+    pub storage: String,
+    /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
+    #[arg(long, default_value = "none")]
+    pub storage_preset_profile: String,
+    /// Chunk compression: MCAP none, lz4 or zstd; ROS 1 none, bz2 or lz4.
+    #[arg(long)]
+    pub compression_format: Option<String>,
+    /// Split files at this size in bytes (0: no limit).
+    #[arg(short = 'b', long, default_value_t = 0)]
+    pub max_bag_size: u64,
+    /// Split files at this duration in seconds (0: no limit).
+    #[arg(short = 'd', long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub max_bag_duration: f64,
+}
+
+impl WriterArgs {
+    /// The writer options for a bag at `uri`.
+    pub fn options(&self, uri: PathBuf) -> Result<BagWriterOptions> {
+        Ok(BagWriterOptions {
+            uri,
+            storage: WriterOptions {
+                storage: StorageId::parse(&self.storage)?,
+                preset: self.storage_preset_profile.clone(),
+                compression: self.compression_format.clone(),
+                ..WriterOptions::default()
+            },
+            max_bagfile_size: self.max_bag_size,
+            max_bagfile_duration: non_negative_seconds(
+                self.max_bag_duration,
+                "--max-bag-duration",
+            )?
+            .as_nanos(),
+            ..Default::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        inputs: InputArgs,
+        #[command(flatten)]
+        topics: TopicArgs,
+    }
+
+    #[test]
+    fn inputs_group_their_storage_ids() {
+        let cli =
+            Cli::try_parse_from(["x", "a", "-i", "b", "mcap", "-i", "c", "-i", "d", "sqlite3"])
+                .unwrap();
+        assert_eq!(
+            cli.inputs.grouped(),
+            [("b", Some("mcap")), ("c", None), ("d", Some("sqlite3"))]
+        );
+        assert!(Cli::try_parse_from(["x"])
+            .unwrap()
+            .inputs
+            .resolve(None)
+            .is_err());
+    }
+
+    #[test]
+    fn topics_are_made_absolute_and_seconds_checked() {
+        let cli = Cli::try_parse_from(["x", "--topics", "a", "/b", "-x", "/b"]).unwrap();
+        let filter = cli.topics.filter().unwrap();
+        assert!(filter.matches("/a") && !filter.matches("/b") && !filter.matches("/c"));
+        assert_eq!(seconds(1.5, "--d").unwrap().as_nanos(), 1_500_000_000);
+        assert!(seconds(f64::NAN, "--d").is_err());
+    }
+}
