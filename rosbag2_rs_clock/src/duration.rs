@@ -15,15 +15,6 @@ pub struct Duration {
     nanos: i64,
 }
 
-/// `builtin_interfaces/msg/Duration`: seconds and a nanosecond part in `[0, 1e9)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct DurationMsg {
-    /// Whole seconds (may be negative).
-    pub sec: i32,
-    /// Nanoseconds added to `sec`, always in `[0, 999_999_999]`.
-    pub nanosec: u32,
-}
-
 impl Duration {
     /// The zero duration.
     pub const ZERO: Duration = Duration { nanos: 0 };
@@ -159,16 +150,16 @@ impl Duration {
         Ok(Duration { nanos: v as i64 })
     }
 
-    /// Convert to a `builtin_interfaces/Duration` (seconds floored, nanosec in `[0, 1e9)`).
-    pub fn to_msg(self) -> Result<DurationMsg, TimeError> {
-        let (sec, nanosec) = split_nanos(self.nanos)?;
-        Ok(DurationMsg { sec, nanosec })
+    /// The fields of a `builtin_interfaces/Duration` (seconds floored, `nanosec` in
+    /// `[0, 1e9)`). Fails if the seconds do not fit in `int32`.
+    pub fn to_sec_nanosec(self) -> Result<(i32, u32), TimeError> {
+        split_nanos(self.nanos)
     }
 
-    /// Build from a `builtin_interfaces/Duration`. Fails if `nanosec >= 1e9`.
-    pub fn from_msg(msg: DurationMsg) -> Result<Duration, TimeError> {
+    /// Built from the fields of a `builtin_interfaces/Duration`. Fails if `nanosec >= 1e9`.
+    pub fn from_sec_nanosec(sec: i32, nanosec: u32) -> Result<Duration, TimeError> {
         Ok(Duration {
-            nanos: join_nanos(msg.sec, msg.nanosec)?,
+            nanos: join_nanos(sec, nanosec)?,
         })
     }
 
@@ -232,22 +223,18 @@ mod tests {
             12_345_678_901,
         ] {
             let d = Duration::from_nanos(n);
-            let msg = d.to_msg().unwrap();
-            assert!(msg.nanosec < 1_000_000_000);
-            assert_eq!(Duration::from_msg(msg).unwrap(), d);
+            let (sec, nanosec) = d.to_sec_nanosec().unwrap();
+            assert!(nanosec < 1_000_000_000);
+            assert_eq!(Duration::from_sec_nanosec(sec, nanosec).unwrap(), d);
         }
-        let m = Duration::from_nanos(-1).to_msg().unwrap();
-        assert_eq!((m.sec, m.nanosec), (-1, 999_999_999));
+        let m = Duration::from_nanos(-1).to_sec_nanosec().unwrap();
+        assert_eq!(m, (-1, 999_999_999));
     }
 
     #[test]
     fn out_of_range_and_overflow_are_errors() {
-        assert!(Duration::MAX.to_msg().is_err());
-        assert!(Duration::from_msg(DurationMsg {
-            sec: 0,
-            nanosec: 1_000_000_000
-        })
-        .is_err());
+        assert!(Duration::MAX.to_sec_nanosec().is_err());
+        assert!(Duration::from_sec_nanosec(0, 1_000_000_000).is_err());
         assert_eq!(Duration::MAX.checked_add(Duration::from_nanos(1)), None);
         assert_eq!(Duration::MIN.checked_neg(), None);
         assert_eq!(Duration::from_secs_f64(f64::NAN), Err(TimeError::NotFinite));

@@ -34,7 +34,7 @@ mod virtual_source;
 pub use clock::{Clock, SteadyClock, SystemClock};
 pub use clock_publish::ClockPublisherMonitor;
 pub use clock_type::ClockType;
-pub use duration::{Duration, DurationMsg, NANOS_PER_SEC};
+pub use duration::{Duration, NANOS_PER_SEC};
 pub use error::{ClockError, TimeError};
 pub use jump::{
     ClockChange, JumpHandle, JumpRegistry, JumpThreshold, PostJumpCallback, PreJumpCallback,
@@ -45,6 +45,6 @@ pub use rate_timer::{Rate, Timer};
 pub use ros_clock::RosClock;
 pub use sim_time::{SimTimeClock, SimTimeConfig};
 pub use source::{MonotonicSource, SpinPolicy, SystemSource, TimeSource, WaitOutcome, WakeSignal};
-pub use time::{Time, TimeMsg};
+pub use time::Time;
 pub use time_controller::{TimeControllerClock, TimeControllerConfig};
 pub use virtual_source::VirtualTimeSource;

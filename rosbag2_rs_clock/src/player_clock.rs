@@ -3,7 +3,7 @@
 use crate::clock::Clock;
 use crate::sim_time::{SimTimeClock, SimTimeConfig};
 use crate::time_controller::{TimeControllerClock, TimeControllerConfig};
-use crate::{ClockError, Duration, Time};
+use crate::{ClockError, Duration, Time, TimeSource};
 use std::sync::Arc;
 
 /// Playback time for the player.
@@ -104,9 +104,11 @@ impl Default for PlayerClockOptions {
     }
 }
 
-/// Build the player clock for these options on the real time sources.
+/// Builds the player clock for these options on `source` (a [`MonotonicSource`](crate::MonotonicSource) in production,
+/// a [`VirtualTimeSource`](crate::VirtualTimeSource) in tests).
 pub fn create_player_clock(
     options: &PlayerClockOptions,
+    source: Arc<dyn TimeSource>,
 ) -> Result<Arc<dyn PlayerClock>, ClockError> {
     if options.use_sim_time {
         if options.clock_publish_frequency > 0.0 {
@@ -116,7 +118,7 @@ pub fn create_player_clock(
             extrapolate: options.extrapolate_ros_time,
             ..SimTimeConfig::default()
         };
-        Ok(Arc::new(SimTimeClock::new(cfg)))
+        Ok(Arc::new(SimTimeClock::with_source(cfg, source)))
     } else {
         if options.extrapolate_ros_time {
             log::warn!("--extrapolate-ros-time only has an effect with --use-sim-time");
@@ -126,9 +128,10 @@ pub fn create_player_clock(
             start_paused: options.start_paused,
             clock_publish_frequency: options.clock_publish_frequency,
         };
-        Ok(Arc::new(TimeControllerClock::new(
+        Ok(Arc::new(TimeControllerClock::with_source(
             options.starting_time,
             cfg,
+            source,
         )?))
     }
 }

@@ -16,15 +16,6 @@ pub struct Time {
     clock_type: ClockType,
 }
 
-/// `builtin_interfaces/msg/Time`: seconds and a nanosecond part in `[0, 1e9)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct TimeMsg {
-    /// Whole seconds.
-    pub sec: i32,
-    /// Nanoseconds added to `sec`, always in `[0, 999_999_999]`.
-    pub nanosec: u32,
-}
-
 impl Time {
     /// A time of `nanos` nanoseconds on the timeline of `clock_type`.
     pub const fn from_nanos(nanos: i64, clock_type: ClockType) -> Self {
@@ -120,17 +111,21 @@ impl Time {
         }
     }
 
-    /// Convert to a `builtin_interfaces/Time`. Fails if the seconds do not fit in `int32`.
-    pub fn to_msg(self) -> Result<TimeMsg, TimeError> {
-        let (sec, nanosec) = split_nanos(self.nanos)?;
-        Ok(TimeMsg { sec, nanosec })
+    /// The fields of a `builtin_interfaces/Time` (`sec`, `nanosec` in `[0, 1e9)`). Fails if the
+    /// seconds do not fit in `int32`.
+    pub fn to_sec_nanosec(self) -> Result<(i32, u32), TimeError> {
+        split_nanos(self.nanos)
     }
 
-    /// Build from a `builtin_interfaces/Time` on the timeline of `clock_type`.
+    /// Built from the fields of a `builtin_interfaces/Time` on the timeline of `clock_type`.
     /// Fails if `nanosec >= 1e9`.
-    pub fn from_msg(msg: TimeMsg, clock_type: ClockType) -> Result<Time, TimeError> {
+    pub fn from_sec_nanosec(
+        sec: i32,
+        nanosec: u32,
+        clock_type: ClockType,
+    ) -> Result<Time, TimeError> {
         Ok(Time {
-            nanos: join_nanos(msg.sec, msg.nanosec)?,
+            nanos: join_nanos(sec, nanosec)?,
             clock_type,
         })
     }
@@ -206,23 +201,13 @@ mod tests {
     #[test]
     fn msg_conversions() {
         let t = Time::ros(1_700_000_000_123_456_789);
-        let m = t.to_msg().unwrap();
+        let (sec, nanosec) = t.to_sec_nanosec().unwrap();
+        assert_eq!((sec, nanosec), (1_700_000_000, 123_456_789));
         assert_eq!(
-            m,
-            TimeMsg {
-                sec: 1_700_000_000,
-                nanosec: 123_456_789
-            }
+            Time::from_sec_nanosec(sec, nanosec, ClockType::Ros).unwrap(),
+            t
         );
-        assert_eq!(Time::from_msg(m, ClockType::Ros).unwrap(), t);
-        assert!(Time::ros(i64::MAX).to_msg().is_err());
-        assert!(Time::from_msg(
-            TimeMsg {
-                sec: 1,
-                nanosec: 2_000_000_000
-            },
-            ClockType::Ros
-        )
-        .is_err());
+        assert!(Time::ros(i64::MAX).to_sec_nanosec().is_err());
+        assert!(Time::from_sec_nanosec(1, 2_000_000_000, ClockType::Ros).is_err());
     }
 }

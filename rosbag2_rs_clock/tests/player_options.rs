@@ -1,7 +1,9 @@
 //! `create_player_clock` and use through `Arc<dyn PlayerClock>` with only the
 //! player-facing names imported (supertrait `Clock` methods resolve on the object).
 
-use rosbag2_rs_clock::{create_player_clock, PlayerClockOptions, Time};
+use std::sync::Arc;
+
+use rosbag2_rs_clock::{create_player_clock, MonotonicSource, PlayerClockOptions, Time};
 
 #[test]
 fn builds_time_controller_by_default() {
@@ -10,7 +12,7 @@ fn builds_time_controller_by_default() {
         rate: 2.0,
         ..PlayerClockOptions::default()
     };
-    let clock = create_player_clock(&opts).unwrap();
+    let clock = create_player_clock(&opts, Arc::new(MonotonicSource::new())).unwrap();
     assert!(!clock.uses_sim_time());
     assert!(clock.is_paused(), "starts paused by default");
     assert_eq!(clock.now(), Time::ros(42));
@@ -24,7 +26,7 @@ fn builds_sim_time_clock() {
         extrapolate_ros_time: true,
         ..PlayerClockOptions::default()
     };
-    let clock = create_player_clock(&opts).unwrap();
+    let clock = create_player_clock(&opts, Arc::new(MonotonicSource::new())).unwrap();
     assert!(clock.uses_sim_time());
     clock.on_clock_message(Time::ros(7));
     assert_eq!(clock.now(), Time::ros(7));
@@ -37,5 +39,5 @@ fn rejects_invalid_rate() {
         rate: -1.0,
         ..PlayerClockOptions::default()
     };
-    assert!(create_player_clock(&opts).is_err());
+    assert!(create_player_clock(&opts, Arc::new(MonotonicSource::new())).is_err());
 }

@@ -19,6 +19,7 @@
 //! [`cli`] module, behind the `cli` feature (on by default) that the `player` and `recorder`
 //! binaries of this package need; a library user can leave it out.
 
+mod clock_topic;
 mod middleware;
 mod player;
 mod qos_overrides;
@@ -27,6 +28,7 @@ mod recorder;
 #[cfg(feature = "cli")]
 pub mod cli;
 
+pub use clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 pub use middleware::dds::{
     DdsConfig, DdsMiddleware, DiscoveryRange, NodeEntities, ParticipantEntities,
     MIN_RELIABLE_WRITER_DEPTH,
@@ -40,8 +42,7 @@ pub use middleware::{
     ReceivedMessage, ServiceHandler, TopicInfo,
 };
 pub use player::{
-    adapt_to_recorded, clock_qos, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,
-    PlayerError, CLOCK_TOPIC, CLOCK_TYPE,
+    adapt_to_recorded, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player, PlayerError,
 };
 pub use qos_overrides::load_qos_overrides;
 pub use recorder::{

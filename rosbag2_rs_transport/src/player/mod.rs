@@ -9,7 +9,6 @@
 //! Controls are available as methods, as ROS 2 services on `/<node_name>/...` with rosbag2's
 //! wire types ([`services`]), and as keys in a terminal ([`cli`]).
 
-mod clock_msg;
 mod error;
 mod options;
 mod playback;
@@ -25,15 +24,15 @@ use std::time::Duration as StdDuration;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use rosbag2_rs_clock::{
-    Duration, JumpHandle, JumpThreshold, MonotonicSource, PlayerClock, SimTimeClock, SimTimeConfig,
-    SteadyClock, Time, TimeControllerClock, TimeControllerConfig, TimeSource,
+    create_player_clock, Duration, JumpHandle, JumpThreshold, MonotonicSource, PlayerClock,
+    PlayerClockOptions, SteadyClock, Time, TimeSource,
 };
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::{QosProfile, SequentialReader, TopicFilter};
 
+use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 use crate::middleware::{Handle, Middleware, RawPublisher};
 
-pub use clock_msg::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 pub use error::PlayerError;
 pub use options::PlayOptions;
 pub use qos::adapt_to_recorded;
@@ -186,25 +185,17 @@ impl Player {
             );
         }
 
-        let clock: Arc<dyn PlayerClock> = if options.use_sim_time {
-            let config = SimTimeConfig {
-                extrapolate: options.extrapolate_ros_time,
-                ..SimTimeConfig::default()
-            };
-            Arc::new(SimTimeClock::with_source(config, source.clone()))
-        } else {
-            let config = TimeControllerConfig {
+        let clock = create_player_clock(
+            &PlayerClockOptions {
+                starting_time: Time::ros(bag_start.saturating_add(options.start_offset.as_nanos())),
                 rate: options.rate,
                 start_paused: options.start_paused,
                 clock_publish_frequency: options.clock_publish_frequency,
-            };
-            let start = bag_start.saturating_add(options.start_offset.as_nanos());
-            Arc::new(TimeControllerClock::with_source(
-                Time::ros(start),
-                config,
-                source.clone(),
-            )?)
-        };
+                use_sim_time: options.use_sim_time,
+                extrapolate_ros_time: options.extrapolate_ros_time,
+            },
+            source.clone(),
+        )?;
 
         let mut publishers = HashMap::new();
         for topic in reader.topics() {
@@ -296,7 +287,7 @@ impl Player {
                 CLOCK_TOPIC,
                 CLOCK_TYPE,
                 &clock_qos(),
-                Box::new(move |m| match clock_msg::decode(&m.data) {
+                Box::new(move |m| match crate::clock_topic::decode(&m.data) {
                     Some(t) => clock.on_clock_message(Time::ros(t)),
                     None => log::warn!("ignoring a malformed {CLOCK_TOPIC} message"),
                 }),

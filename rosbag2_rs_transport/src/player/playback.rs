@@ -12,9 +12,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_storage::{SequentialReader, SerializedMessage, TopicFilter};
 
 use super::read_ahead::{Item, ReadAhead};
-use super::{
-    clock_msg, Core, PlaySpan, PlaybackEnd, PlaybackSummary, PlayerError, Reposition, Request, WAIT,
-};
+use super::{Core, PlaySpan, PlaybackEnd, PlaybackSummary, PlayerError, Reposition, Request, WAIT};
 
 /// Clears the playing flag however playback ends, and refuses requests left in the queue.
 struct PlayingGuard<'a>(&'a Core);
@@ -124,7 +122,7 @@ impl Core {
 
     fn publish_clock(&self, nanos: i64) {
         if let Some(publisher) = &self.clock_publisher {
-            if let Err(e) = publisher.publish(&clock_msg::encode(nanos)) {
+            if let Err(e) = publisher.publish(&crate::clock_topic::encode(nanos)) {
                 log::warn!("cannot publish /clock: {e}");
             }
         }

@@ -7,6 +7,7 @@ use rosbag2_rs_clock::{Clock, RosClock, Time};
 use rosbag2_rs_storage::qos::Reliability;
 use rosbag2_rs_storage::QosProfile;
 
+use crate::clock_topic::{self, CLOCK_TOPIC, CLOCK_TYPE};
 use crate::middleware::error::Result;
 use crate::middleware::{Handle, Middleware};
 
@@ -29,22 +30,6 @@ impl RecordTime {
     }
 }
 
-/// Decodes `rosgraph_msgs/msg/Clock` CDR (header, `int32 sec`, `uint32 nanosec`) to ns.
-pub(crate) fn decode_clock(data: &[u8]) -> Option<i64> {
-    let little = match data.get(..2)? {
-        [0, 1] | [0, 3] => true,
-        [0, 0] | [0, 2] => false,
-        _ => return None,
-    };
-    let word = |at: usize| -> Option<[u8; 4]> { data.get(at..at + 4)?.try_into().ok() };
-    let (sec, nanosec) = if little {
-        (i32::from_le_bytes(word(4)?), u32::from_le_bytes(word(8)?))
-    } else {
-        (i32::from_be_bytes(word(4)?), u32::from_be_bytes(word(8)?))
-    };
-    (nanosec < 1_000_000_000).then(|| i64::from(sec) * 1_000_000_000 + i64::from(nanosec))
-}
-
 /// A ROS clock that follows `/clock` on `middleware`, and the subscription that feeds it.
 pub(crate) fn sim_time(middleware: &dyn Middleware) -> Result<(Arc<RosClock>, Handle)> {
     let clock = Arc::new(RosClock::new());
@@ -57,28 +42,13 @@ pub(crate) fn sim_time(middleware: &dyn Middleware) -> Result<(Arc<RosClock>, Ha
         ..QosProfile::default()
     };
     let handle = middleware.create_subscription(
-        "/clock",
-        "rosgraph_msgs/msg/Clock",
+        CLOCK_TOPIC,
+        CLOCK_TYPE,
         &qos,
-        Box::new(move |m| match decode_clock(&m.data) {
+        Box::new(move |m| match clock_topic::decode(&m.data) {
             Some(ns) => feed.on_clock_message(Time::ros(ns)),
             None => log::warn!("ignoring a malformed /clock message"),
         }),
     )?;
     Ok((clock, handle))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clock_messages_decode_in_both_byte_orders() {
-        let le = [0, 1, 0, 0, 5, 0, 0, 0, 7, 0, 0, 0];
-        assert_eq!(decode_clock(&le), Some(5_000_000_007));
-        let be = [0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 7];
-        assert_eq!(decode_clock(&be), Some(5_000_000_007));
-        assert_eq!(decode_clock(&[0, 1, 0, 0, 1]), None);
-        assert_eq!(decode_clock(&[9, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), None);
-    }
 }

@@ -1,4 +1,5 @@
-//! `rosgraph_msgs/msg/Clock` on the wire: a `builtin_interfaces/Time` after the CDR header.
+//! The `/clock` topic, the player's and the recorder's one home for it: its name, type and QoS,
+//! and `rosgraph_msgs/msg/Clock` on the wire (a `builtin_interfaces/Time` after the CDR header).
 
 use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
@@ -18,7 +19,7 @@ pub fn clock_qos() -> QosProfile {
 }
 
 /// Encodes a time (ns) as a little-endian CDR `Clock` message.
-pub fn encode(nanos: i64) -> Bytes {
+pub(crate) fn encode(nanos: i64) -> Bytes {
     let sec = nanos.div_euclid(1_000_000_000);
     let nanosec = nanos.rem_euclid(1_000_000_000) as u32;
     let sec = sec.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
@@ -30,7 +31,7 @@ pub fn encode(nanos: i64) -> Bytes {
 }
 
 /// Decodes a CDR `Clock` message (either byte order) to ns, or `None` if it is malformed.
-pub fn decode(data: &[u8]) -> Option<i64> {
+pub(crate) fn decode(data: &[u8]) -> Option<i64> {
     let little = match data.get(..2)? {
         [0, 1] | [0, 3] => true,
         [0, 0] | [0, 2] => false,
