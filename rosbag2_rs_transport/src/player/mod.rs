@@ -27,6 +27,8 @@ use rosbag2_rs_clock::{
     create_player_clock, Duration, JumpHandle, JumpThreshold, MonotonicSource, PlayerClock,
     PlayerClockOptions, SteadyClock, Time, TimeSource,
 };
+use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
+use rosbag2_rs_interfaces::MessageType;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::{QosProfile, SequentialReader, TopicFilter};
 
@@ -159,32 +161,8 @@ impl Player {
         source: Arc<dyn TimeSource>,
     ) -> Result<Self, PlayerError> {
         check_options(&options)?;
-        let mut filter = options.filter.clone();
-        // The bag's /clock is played like any topic (sim-time nodes need it), unless the player
-        // publishes its own time (`--clock`) or follows an external one (sim time): then the two
-        // would collide.
-        let own_time = options.publishes_clock() || options.use_sim_time;
-        if own_time {
-            filter.exclude_topics.push(CLOCK_TOPIC.to_string());
-        }
-        let mut reader = SequentialReader::open_many(&options.bags)?;
-        reader.set_filter(&filter)?;
+        let (reader, filter) = open_bags(&options)?;
         let (bag_start, bag_end) = (reader.start_time(), reader.end_time());
-        if own_time
-            && reader.topics().iter().any(|t| {
-                t.topic_metadata.name == CLOCK_TOPIC && options.filter.matches(CLOCK_TOPIC)
-            })
-        {
-            log::info!(
-                "the bag's {CLOCK_TOPIC} is not played: {}",
-                if options.use_sim_time {
-                    "the player follows the graph's /clock (use_sim_time)"
-                } else {
-                    "the player publishes its own time (--clock)"
-                }
-            );
-        }
-
         let clock = create_player_clock(
             &PlayerClockOptions {
                 starting_time: Time::ros(bag_start.saturating_add(options.start_offset.as_nanos())),
@@ -196,44 +174,7 @@ impl Player {
             },
             source.clone(),
         )?;
-
-        let mut publishers = HashMap::new();
-        for topic in reader.topics() {
-            let meta = &topic.topic_metadata;
-            if !filter.matches(&meta.name) {
-                continue;
-            }
-            let name = options.remapped(&meta.name);
-            let qos = options
-                .qos_overrides
-                .get(name)
-                .or_else(|| options.qos_overrides.get(&meta.name))
-                .copied()
-                .unwrap_or_else(|| adapt_to_recorded(&meta.name, &meta.offered_qos_profiles));
-            let qos = if options.keep_all_history && qos.reliability == Reliability::Reliable {
-                QosProfile {
-                    history: History::KeepAll,
-                    ..qos
-                }
-            } else {
-                qos
-            };
-            match middleware.create_publisher(name, &meta.type_name, &qos) {
-                Ok(publisher) => {
-                    let clock_before =
-                        options.clock_before(&meta.name) || options.clock_before(name);
-                    publishers.insert(
-                        meta.name.clone(),
-                        TopicPublisher {
-                            publisher,
-                            qos,
-                            clock_before,
-                        },
-                    );
-                }
-                Err(e) => log::warn!("not playing {}: {e}", meta.name),
-            }
-        }
+        let publishers = create_publishers(middleware.as_ref(), &reader, &filter, &options);
         let clock_publisher = if options.publishes_clock() {
             Some(middleware.create_publisher(CLOCK_TOPIC, CLOCK_TYPE, &clock_qos())?)
         } else {
@@ -241,8 +182,11 @@ impl Player {
         };
         let split_events = middleware.create_publisher(
             "events/read_split",
-            <rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent as rosbag2_rs_interfaces::MessageType>::TYPE_NAME,
-            &QosProfile { depth: 1, ..QosProfile::default() },
+            ReadSplitEvent::TYPE_NAME,
+            &QosProfile {
+                depth: 1,
+                ..QosProfile::default()
+            },
         )?;
 
         let control = Arc::new(Control {
@@ -412,6 +356,78 @@ impl Player {
             p.publisher.wait_for_acks(left)
         })
     }
+}
+
+/// Opens the bags with the options' topic filter. The bag's `/clock` is played like any topic
+/// (sim-time nodes need it), unless the player publishes its own time (`--clock`) or follows an
+/// external one (sim time): then the two would collide, and it is left out.
+fn open_bags(options: &PlayOptions) -> Result<(SequentialReader, TopicFilter), PlayerError> {
+    let mut filter = options.filter.clone();
+    let own_time = options.publishes_clock() || options.use_sim_time;
+    if own_time {
+        filter.exclude_topics.push(CLOCK_TOPIC.to_string());
+    }
+    let mut reader = SequentialReader::open_many(&options.bags)?;
+    reader.set_filter(&filter)?;
+    if own_time
+        && reader
+            .topics()
+            .iter()
+            .any(|t| t.topic_metadata.name == CLOCK_TOPIC && options.filter.matches(CLOCK_TOPIC))
+    {
+        log::info!(
+            "the bag's {CLOCK_TOPIC} is not played: {}",
+            if options.use_sim_time {
+                "the player follows the graph's /clock (use_sim_time)"
+            } else {
+                "the player publishes its own time (--clock)"
+            }
+        );
+    }
+    Ok((reader, filter))
+}
+
+/// A publisher per played topic, offering the QoS it was recorded with (or its override;
+/// keep-all when the options ask for it). A topic whose publisher cannot be created is left out
+/// with a warning.
+fn create_publishers(
+    middleware: &dyn Middleware,
+    reader: &SequentialReader,
+    filter: &TopicFilter,
+    options: &PlayOptions,
+) -> HashMap<String, TopicPublisher> {
+    let mut publishers = HashMap::new();
+    for topic in reader.topics() {
+        let meta = &topic.topic_metadata;
+        if !filter.matches(&meta.name) {
+            continue;
+        }
+        let name = options.remapped(&meta.name);
+        let mut qos = options
+            .qos_overrides
+            .get(name)
+            .or_else(|| options.qos_overrides.get(&meta.name))
+            .copied()
+            .unwrap_or_else(|| adapt_to_recorded(&meta.name, &meta.offered_qos_profiles));
+        if options.keep_all_history && qos.reliability == Reliability::Reliable {
+            qos.history = History::KeepAll;
+        }
+        match middleware.create_publisher(name, &meta.type_name, &qos) {
+            Ok(publisher) => {
+                let clock_before = options.clock_before(&meta.name) || options.clock_before(name);
+                publishers.insert(
+                    meta.name.clone(),
+                    TopicPublisher {
+                        publisher,
+                        qos,
+                        clock_before,
+                    },
+                );
+            }
+            Err(e) => log::warn!("not playing {}: {e}", meta.name),
+        }
+    }
+    publishers
 }
 
 impl PlayOptions {

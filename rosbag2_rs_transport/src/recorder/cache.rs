@@ -34,7 +34,7 @@ struct CacheState {
     bytes: u64,
     commands: Vec<Command>,
     closed: bool,
-    failed: Option<String>,
+    failed: Option<Arc<RecorderError>>,
 }
 
 /// The producer side of the cache.
@@ -98,7 +98,7 @@ impl MessageCache {
     }
 
     /// The writer's failure, if it has failed.
-    pub fn failure(&self) -> Option<String> {
+    pub fn failure(&self) -> Option<Arc<RecorderError>> {
         self.state.lock().failed.clone()
     }
 
@@ -151,9 +151,7 @@ impl CacheWriter {
             Some(Ok(result)) => result,
             _ => (
                 None,
-                Some(RecorderError::WriterFailed(
-                    "the writer thread panicked".into(),
-                )),
+                Some(RecorderError::WriterStopped("bag writer thread")),
             ),
         }
     }
@@ -173,7 +171,7 @@ struct WriterLoop {
     cache: Arc<MessageCache>,
     registry: Arc<TopicRegistry>,
     created: usize,
-    failure: Option<RecorderError>,
+    failure: Option<Arc<RecorderError>>,
     reported_drops: HashMap<String, u64>,
     last_report: Instant,
 }
@@ -211,19 +209,21 @@ impl WriterLoop {
         let metadata = match self.writer.take().map(BagWriter::close) {
             Some(Ok(metadata)) => Some(metadata),
             Some(Err(e)) => {
-                self.failure.get_or_insert(e.into());
+                self.failure.get_or_insert(Arc::new(e.into()));
                 None
             }
             None => None,
         };
-        (metadata, self.failure)
+        (metadata, self.failure.map(RecorderError::WriterFailed))
     }
 
     fn writer(&mut self) -> Result<&mut BagWriter> {
         match (&mut self.writer, &self.failure) {
             (Some(writer), None) => Ok(writer),
-            (_, Some(e)) => Err(RecorderError::WriterFailed(e.to_string())),
-            (None, None) => Err(RecorderError::WriterFailed("the bag is closed".into())),
+            (_, Some(e)) => Err(RecorderError::WriterFailed(e.clone())),
+            (None, None) => Err(RecorderError::WriterStopped(
+                "bag writer (the bag is closed)",
+            )),
         }
     }
 
@@ -258,7 +258,8 @@ impl WriterLoop {
     fn fail(&mut self, error: RecorderError) {
         if self.failure.is_none() {
             log::error!("recording failed: {error}; no more messages are written");
-            self.cache.state.lock().failed = Some(error.to_string());
+            let error = Arc::new(error);
+            self.cache.state.lock().failed = Some(error.clone());
             self.failure = Some(error);
         }
     }
@@ -284,9 +285,11 @@ impl WriterLoop {
         };
         let result = match result {
             Err(e @ RecorderError::Storage(_)) => {
-                let message = e.to_string();
                 self.fail(e);
-                Err(RecorderError::WriterFailed(message))
+                Err(self
+                    .writer()
+                    .err()
+                    .unwrap_or(RecorderError::WriterStopped("bag writer")))
             }
             other => other,
         };
@@ -351,7 +354,7 @@ mod tests {
             1,
             "swapped: room again"
         );
-        cache.state.lock().failed = Some("disk full".into());
+        cache.state.lock().failed = Some(Arc::new(RecorderError::WriterStopped("test writer")));
         cache.push(message(1), &counters);
         assert_eq!(counters.dropped.load(Ordering::Relaxed), 2);
     }

@@ -1,5 +1,7 @@
 //! Typed errors of the recorder.
 
+use std::sync::Arc;
+
 use rosbag2_rs_storage::StorageError;
 
 use crate::middleware::error::TransportError;
@@ -24,6 +26,9 @@ pub enum RecorderError {
     #[error("{0}")]
     NotAvailable(String),
     /// The bag writer stopped after an earlier error (reported once, with its cause).
-    #[error("the bag writer has failed: {0}")]
-    WriterFailed(String),
+    #[error("the bag writer has failed")]
+    WriterFailed(#[source] Arc<RecorderError>),
+    /// A writer thread is gone (it panicked, or the recorder is stopping).
+    #[error("the {0} has stopped")]
+    WriterStopped(&'static str),
 }

@@ -79,17 +79,37 @@ pub(crate) struct Inner {
     registry: Arc<TopicRegistry>,
     subscriptions: Mutex<BTreeMap<String, Handle>>,
     failed_topics: Mutex<BTreeSet<String>>,
-    cache: Option<Arc<MessageCache>>,
-    snapshots: Option<Arc<SnapshotBuffers>>,
-    snapshot_jobs: Mutex<Option<Sender<SnapshotJob>>>,
+    sink: Sink,
+}
+
+/// Where received messages go, by mode.
+enum Sink {
+    /// Record mode: the cache that the writer thread empties into the bag.
+    Bag(Arc<MessageCache>),
+    /// Snapshot mode: per-topic ring buffers, and the queue of snapshots to write (closed once
+    /// the recorder stops).
+    Snapshots {
+        buffers: Arc<SnapshotBuffers>,
+        jobs: Mutex<Option<Sender<SnapshotJob>>>,
+    },
+}
+
+/// The thread that writes, by mode; `Stopped` once the recorder has been torn down.
+enum Output {
+    /// Record mode: the bag's directory and its writer thread.
+    Bag { dir: PathBuf, writer: CacheWriter },
+    /// Snapshot mode: the thread that writes each snapshot to a new bag.
+    Snapshots(SnapshotWriter),
+    /// Torn down.
+    Stopped,
 }
 
 /// A running recorder; see the module documentation.
 pub struct Recorder {
     inner: Arc<Inner>,
+    /// Record mode: the bag's directory.
     bag: Option<PathBuf>,
-    writer: Option<CacheWriter>,
-    snapshot_writer: Option<SnapshotWriter>,
+    output: Output,
     services: Vec<Handle>,
     clock_subscription: Option<Handle>,
     discovery: Option<(Sender<()>, JoinHandle<()>)>,
@@ -101,24 +121,8 @@ impl Recorder {
     pub fn start(middleware: Arc<dyn Middleware>, options: RecordOptions) -> Result<Self> {
         options.validate()?;
         let node = middleware.node().clone();
-        let mut selection = options.selection.clone();
-        selection.topics = selection
-            .topics
-            .iter()
-            .map(|t| expand_name(t, &node))
-            .collect::<crate::Result<_>>()?;
-        let selection = selection.compile()?;
-        let qos_overrides = options
-            .qos_overrides
-            .iter()
-            .map(|(t, q)| Ok((expand_name(t, &node)?, *q)))
-            .collect::<crate::Result<_>>()?;
-        let (time, clock_subscription) = if options.use_sim_time {
-            let (clock, handle) = time::sim_time(middleware.as_ref())?;
-            (RecordTime::Ros(clock), Some(handle))
-        } else {
-            (RecordTime::Receive, None)
-        };
+        let (selection, qos_overrides) = resolve_names(&options, &node)?;
+        let (time, clock_subscription) = record_time(middleware.as_ref(), options.use_sim_time)?;
         let registry = Arc::new(TopicRegistry::default());
         let bag_options = BagWriterOptions {
             uri: options.uri.clone(),
@@ -127,52 +131,15 @@ impl Recorder {
             max_bagfile_duration: options.max_bagfile_duration,
             custom_data: options.custom_data.clone(),
         };
-        let (mut bag, mut writer, mut snapshot_writer) = (None, None, None);
-        let (mut cache, mut snapshots, mut snapshot_jobs) = (None, None, None);
-        match options.snapshot {
-            None => {
-                let mut bag_writer = BagWriter::create(bag_options)?;
-                let events = middleware.create_publisher(
-                    WRITE_SPLIT_TOPIC,
-                    WriteSplitEvent::TYPE_NAME,
-                    &QosProfile {
-                        depth: 1,
-                        ..QosProfile::default()
-                    },
-                )?;
-                let node_name = node.fully_qualified_name();
-                bag_writer.on_split(move |split| {
-                    let event = WriteSplitEvent {
-                        closed_file: split.closed_file.display().to_string(),
-                        opened_file: split.opened_file.display().to_string(),
-                        node_name: node_name.clone(),
-                    };
-                    match try_to_cdr(&event) {
-                        Ok(bytes) => {
-                            if let Err(e) = events.publish(&bytes.into()) {
-                                log::warn!("cannot publish the split event: {e}");
-                            }
-                        }
-                        Err(e) => log::warn!("cannot encode the split event: {e}"),
-                    }
-                });
-                bag = Some(bag_writer.dir().to_path_buf());
-                let c = Arc::new(MessageCache::new(options.max_cache_size));
-                writer = Some(CacheWriter::spawn(bag_writer, c.clone(), registry.clone())?);
-                cache = Some(c);
-            }
-            Some(limits) => {
-                let template = BagWriterOptions {
-                    max_bagfile_size: 0,
-                    max_bagfile_duration: 0,
-                    ..bag_options
-                };
-                let w = SnapshotWriter::spawn(template)?;
-                snapshot_jobs = w.sender();
-                snapshot_writer = Some(w);
-                snapshots = Some(Arc::new(SnapshotBuffers::new(limits)));
-            }
-        }
+        let (sink, output) = match options.snapshot {
+            None => open_bag(
+                middleware.as_ref(),
+                bag_options,
+                options.max_cache_size,
+                &registry,
+            )?,
+            Some(limits) => open_snapshots(bag_options, limits)?,
+        };
         let inner = Arc::new(Inner {
             own_topics: vec![expand_name(WRITE_SPLIT_TOPIC, &node)?],
             middleware,
@@ -183,16 +150,17 @@ impl Recorder {
             registry,
             subscriptions: Mutex::new(BTreeMap::new()),
             failed_topics: Mutex::new(BTreeSet::new()),
-            cache,
-            snapshots,
-            snapshot_jobs: Mutex::new(snapshot_jobs),
+            sink,
         });
         let services = services::serve_all(&inner)?;
+        let bag = match &output {
+            Output::Bag { dir, .. } => Some(dir.clone()),
+            _ => None,
+        };
         let mut recorder = Self {
             inner,
             bag,
-            writer,
-            snapshot_writer,
+            output,
             services,
             clock_subscription,
             discovery: None,
@@ -252,7 +220,7 @@ impl Recorder {
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.inner.command(Command::Split(tx))?;
         rx.recv()
-            .map_err(|_| RecorderError::WriterFailed("the writer has stopped".into()))?
+            .map_err(|_| RecorderError::WriterStopped("bag writer"))?
     }
 
     /// Normal mode: returns once every message received so far is written and durable.
@@ -260,7 +228,7 @@ impl Recorder {
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.inner.command(Command::Flush(tx))?;
         rx.recv()
-            .map_err(|_| RecorderError::WriterFailed("the writer has stopped".into()))?
+            .map_err(|_| RecorderError::WriterStopped("bag writer"))?
     }
 
     /// Snapshot mode: writes the buffers to a new bag and returns its directory, or `None`
@@ -271,7 +239,7 @@ impl Recorder {
             return Ok(None);
         }
         rx.recv()
-            .map_err(|_| RecorderError::WriterFailed("the snapshot writer has stopped".into()))?
+            .map_err(|_| RecorderError::WriterStopped("snapshot writer"))?
             .map(Some)
     }
 
@@ -300,8 +268,11 @@ impl Recorder {
 
     /// The writer's failure (e.g. a full disk), if it has failed; recording then only counts
     /// drops, and [`Recorder::stop`] returns the error.
-    pub fn failure(&self) -> Option<String> {
-        self.inner.cache.as_ref().and_then(|c| c.failure())
+    pub fn failure(&self) -> Option<Arc<RecorderError>> {
+        match &self.inner.sink {
+            Sink::Bag(cache) => cache.failure(),
+            Sink::Snapshots { .. } => None,
+        }
     }
 
     /// Per-topic counts so far (`written` is final only after [`Recorder::stop`]).
@@ -318,6 +289,13 @@ impl Recorder {
     /// what was recorded. An error of the writer during the recording is returned here, after
     /// the bag is closed as well as it can be.
     pub fn stop(mut self) -> Result<RecordSummary> {
+        self.teardown(true)
+    }
+
+    /// The one way down, for [`Recorder::stop`] and `Drop`: stops discovery, unsubscribes,
+    /// removes the services, then lets the writer finish (in snapshot mode, after saving the
+    /// buffers as a last snapshot when `save_snapshot`).
+    fn teardown(&mut self, save_snapshot: bool) -> Result<RecordSummary> {
         if let Some((stop, thread)) = self.discovery.take() {
             drop(stop);
             let _ = thread.join();
@@ -330,30 +308,35 @@ impl Recorder {
             ..RecordSummary::default()
         };
         let mut first_error = None;
-        if let Some(writer) = self.writer.take() {
-            let (metadata, error) = writer.finish();
-            if let Some(metadata) = metadata {
-                for topic in self.inner.registry.all() {
-                    let written = metadata
-                        .topic(&topic.metadata.name)
-                        .map_or(0, |t| t.message_count);
-                    topic.counters.written.store(written, Ordering::Relaxed);
+        match std::mem::replace(&mut self.output, Output::Stopped) {
+            Output::Bag { writer, .. } => {
+                let (metadata, error) = writer.finish();
+                if let Some(metadata) = metadata {
+                    for topic in self.inner.registry.all() {
+                        let written = metadata
+                            .topic(&topic.metadata.name)
+                            .map_or(0, |t| t.message_count);
+                        topic.counters.written.store(written, Ordering::Relaxed);
+                    }
                 }
+                first_error = error;
             }
-            first_error = error;
-        }
-        if self.inner.snapshots.is_some() {
-            match self.snapshot() {
-                Ok(Some(dir)) => log::info!("buffers saved at shutdown to {}", dir.display()),
-                Ok(None) => log::info!("buffers empty at shutdown: no snapshot written"),
-                Err(e) => {
-                    first_error.get_or_insert(e);
+            Output::Snapshots(writer) => {
+                if save_snapshot {
+                    match self.snapshot() {
+                        Ok(Some(dir)) => {
+                            log::info!("buffers saved at shutdown to {}", dir.display())
+                        }
+                        Ok(None) => log::info!("buffers empty at shutdown: no snapshot written"),
+                        Err(e) => first_error = Some(e),
+                    }
                 }
-            }
-            self.inner.snapshot_jobs.lock().take();
-            if let Some(writer) = self.snapshot_writer.take() {
+                if let Sink::Snapshots { jobs, .. } = &self.inner.sink {
+                    jobs.lock().take();
+                }
                 summary.snapshots = writer.finish();
             }
+            Output::Stopped => return Ok(summary),
         }
         summary.topics = RecordSummary::from_registry(&self.inner.registry);
         for t in summary.topics.iter().filter(|t| t.dropped > 0) {
@@ -369,6 +352,91 @@ impl Recorder {
             None => Ok(summary),
         }
     }
+}
+
+/// The selection and QoS overrides with topic names expanded for the recorder's node.
+fn resolve_names(
+    options: &RecordOptions,
+    node: &crate::NodeIdentity,
+) -> Result<(CompiledSelection, BTreeMap<String, QosProfile>)> {
+    let mut selection = options.selection.clone();
+    selection.topics = selection
+        .topics
+        .iter()
+        .map(|t| expand_name(t, node))
+        .collect::<crate::Result<_>>()?;
+    let qos_overrides = options
+        .qos_overrides
+        .iter()
+        .map(|(t, q)| Ok((expand_name(t, node)?, *q)))
+        .collect::<crate::Result<_>>()?;
+    Ok((selection.compile()?, qos_overrides))
+}
+
+/// Where receive timestamps come from, and the `/clock` subscription that sim time needs.
+fn record_time(
+    middleware: &dyn Middleware,
+    use_sim_time: bool,
+) -> Result<(RecordTime, Option<Handle>)> {
+    Ok(if use_sim_time {
+        let (clock, handle) = time::sim_time(middleware)?;
+        (RecordTime::Ros(clock), Some(handle))
+    } else {
+        (RecordTime::Receive, None)
+    })
+}
+
+/// Record mode: creates the bag, announces its splits on `events/write_split`, and starts the
+/// writer thread on a cache of `max_cache_size` bytes.
+fn open_bag(
+    middleware: &dyn Middleware,
+    options: BagWriterOptions,
+    max_cache_size: u64,
+    registry: &Arc<TopicRegistry>,
+) -> Result<(Sink, Output)> {
+    let mut bag_writer = BagWriter::create(options)?;
+    let events = middleware.create_publisher(
+        WRITE_SPLIT_TOPIC,
+        WriteSplitEvent::TYPE_NAME,
+        &QosProfile {
+            depth: 1,
+            ..QosProfile::default()
+        },
+    )?;
+    let node_name = middleware.node().fully_qualified_name();
+    bag_writer.on_split(move |split| {
+        let event = WriteSplitEvent {
+            closed_file: split.closed_file.display().to_string(),
+            opened_file: split.opened_file.display().to_string(),
+            node_name: node_name.clone(),
+        };
+        match try_to_cdr(&event) {
+            Ok(bytes) => {
+                if let Err(e) = events.publish(&bytes.into()) {
+                    log::warn!("cannot publish the split event: {e}");
+                }
+            }
+            Err(e) => log::warn!("cannot encode the split event: {e}"),
+        }
+    });
+    let dir = bag_writer.dir().to_path_buf();
+    let cache = Arc::new(MessageCache::new(max_cache_size));
+    let writer = CacheWriter::spawn(bag_writer, cache.clone(), registry.clone())?;
+    Ok((Sink::Bag(cache), Output::Bag { dir, writer }))
+}
+
+/// Snapshot mode: the buffers, and the thread that writes each snapshot (never split).
+fn open_snapshots(options: BagWriterOptions, limits: SnapshotLimits) -> Result<(Sink, Output)> {
+    let writer = SnapshotWriter::spawn(BagWriterOptions {
+        max_bagfile_size: 0,
+        max_bagfile_duration: 0,
+        ..options
+    })?;
+    let sink = Sink::Snapshots {
+        buffers: Arc::new(SnapshotBuffers::new(limits)),
+        jobs: Mutex::new(writer.sender()),
+    };
+    Ok((sink, Output::Snapshots(writer)))
 }
 
 /// Pauses and resumes a [`Recorder`] from another thread.
@@ -432,7 +500,7 @@ impl Inner {
     }
 
     fn resume(&self) {
-        if let Some(buffers) = &self.snapshots {
+        if let Sink::Snapshots { buffers, .. } = &self.sink {
             buffers.clear();
         }
         if self.paused.swap(false, Ordering::SeqCst) {
@@ -445,12 +513,12 @@ impl Inner {
     }
 
     fn command(&self, command: Command) -> Result<()> {
-        match &self.cache {
-            Some(cache) => {
+        match &self.sink {
+            Sink::Bag(cache) => {
                 cache.command(command);
                 Ok(())
             }
-            None => Err(RecorderError::NotAvailable(
+            Sink::Snapshots { .. } => Err(RecorderError::NotAvailable(
                 "splitting is not available in snapshot mode".into(),
             )),
         }
@@ -462,19 +530,24 @@ impl Inner {
     }
 
     fn snapshot_buffers(&self) -> Result<&SnapshotBuffers> {
-        self.snapshots.as_deref().ok_or_else(|| {
-            RecorderError::NotAvailable("the recorder is not in snapshot mode (--snapshot)".into())
-        })
+        match &self.sink {
+            Sink::Snapshots { buffers, .. } => Ok(buffers),
+            Sink::Bag(_) => Err(RecorderError::NotAvailable(
+                "the recorder is not in snapshot mode (--snapshot)".into(),
+            )),
+        }
     }
 
     /// Takes the buffers and queues them for writing; false when there was nothing to write.
     fn request_snapshot(&self, reply: Option<Sender<Result<PathBuf>>>) -> Result<bool> {
-        let buffers = self.snapshot_buffers()?;
-        let jobs = self.snapshot_jobs.lock();
-        let Some(jobs) = jobs.as_ref() else {
+        let Sink::Snapshots { buffers, jobs } = &self.sink else {
             return Err(RecorderError::NotAvailable(
-                "the recorder has stopped".into(),
+                "the recorder is not in snapshot mode (--snapshot)".into(),
             ));
+        };
+        let jobs = jobs.lock();
+        let Some(jobs) = jobs.as_ref() else {
+            return Err(RecorderError::WriterStopped("snapshot writer"));
         };
         let taken = buffers.take_all();
         if taken.is_empty() {
@@ -487,7 +560,7 @@ impl Inner {
             reply,
         };
         jobs.send(job)
-            .map_err(|_| RecorderError::NotAvailable("the snapshot writer has stopped".into()))?;
+            .map_err(|_| RecorderError::WriterStopped("snapshot writer"))?;
         Ok(true)
     }
 
@@ -605,8 +678,8 @@ impl Inner {
         });
         let paused = self.paused.clone();
         let time = self.time.clone();
-        let callback: MessageCallback = match (&self.cache, &self.snapshots) {
-            (Some(cache), _) => {
+        let callback: MessageCallback = match &self.sink {
+            Sink::Bag(cache) => {
                 let cache = cache.clone();
                 Box::new(move |m: ReceivedMessage| {
                     if paused.load(Ordering::Relaxed) {
@@ -624,7 +697,7 @@ impl Inner {
                     }
                 })
             }
-            (None, Some(buffers)) => {
+            Sink::Snapshots { buffers, .. } => {
                 let ring = buffers.add_topic(name, counters.clone());
                 Box::new(move |m: ReceivedMessage| {
                     if paused.load(Ordering::Relaxed) {
@@ -635,11 +708,6 @@ impl Inner {
                     let send = m.send_timestamp.unwrap_or(recv_timestamp);
                     ring.push(m.data, recv_timestamp, send);
                 })
-            }
-            (None, None) => {
-                return Err(RecorderError::NotAvailable(
-                    "the recorder has stopped".into(),
-                ))
             }
         };
         Ok(self.middleware.create_subscription(
@@ -652,15 +720,11 @@ impl Inner {
 }
 
 impl Drop for Recorder {
-    /// A recorder dropped without [`Recorder::stop`] still unsubscribes and closes its bag (the
-    /// snapshot buffers are not saved).
+    /// A recorder dropped without [`Recorder::stop`] goes down the same way, closing its bag
+    /// (the snapshot buffers are not saved).
     fn drop(&mut self) {
-        if let Some((stop, thread)) = self.discovery.take() {
-            drop(stop);
-            let _ = thread.join();
+        if let Err(e) = self.teardown(false) {
+            log::error!("recorder: {e}");
         }
-        self.inner.subscriptions.lock().clear();
-        self.services.clear();
-        self.inner.snapshot_jobs.lock().take();
     }
 }

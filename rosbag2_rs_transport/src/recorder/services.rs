@@ -54,7 +54,7 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         };
         SnapshotResponse { success }
     })?);
-    if inner.snapshots.is_none() {
+    if inner.snapshot_buffers().is_err() {
         return Ok(handles);
     }
     let i = inner.clone();
