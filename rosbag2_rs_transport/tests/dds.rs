@@ -117,8 +117,12 @@ fn echo_service(server: &DdsMiddleware) -> Handle {
             "~/double",
             "example_interfaces/srv/AddTwoInts",
             Box::new(|req: &[u8]| {
-                let a =
-                    i64::from_le_bytes(req.get(4..12).ok_or("short request")?.try_into().unwrap());
+                let a = i64::from_le_bytes(
+                    req.get(4..12)
+                        .ok_or_else(|| TransportError::InvalidPayload("short request".into()))?
+                        .try_into()
+                        .unwrap(),
+                );
                 Ok([&[0u8, 1, 0, 0][..], &(2 * a).to_le_bytes()].concat())
             }),
         )

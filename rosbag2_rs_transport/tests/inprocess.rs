@@ -152,7 +152,7 @@ fn services_resolve_under_the_node_and_refuse_bad_requests() {
             Box::new(|req: &[u8]| {
                 let rate = f64::from_le_bytes(
                     req.get(4..12)
-                        .ok_or("request too short")?
+                        .ok_or_else(|| TransportError::InvalidPayload("request too short".into()))?
                         .try_into()
                         .unwrap(),
                 );

@@ -20,26 +20,65 @@ pub enum TransportError {
     /// A payload that is not CDR with a 4-byte encapsulation header, or that the backend cannot send.
     #[error("invalid payload: {0}")]
     InvalidPayload(String),
-    /// A service request or response that could not be decoded or encoded.
-    #[error("service '{service}': {reason}")]
+    /// A service call or request that failed, with why.
+    #[error("service '{service}'")]
     Service {
         /// The service.
         service: String,
         /// What failed.
-        reason: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A service called with another type than it is served with.
+    #[error("service '{service}': served with type '{served}', called with '{called}'")]
+    ServiceTypeMismatch {
+        /// The service.
+        service: String,
+        /// The type it is served with.
+        served: String,
+        /// The type of the call.
+        called: String,
+    },
+    /// A message that does not decode as its type, or does not encode.
+    #[error("{type_name}: {source}")]
+    Codec {
+        /// The message type.
+        type_name: String,
+        /// What the CDR codec found.
+        #[source]
+        source: rosbag2_rs_interfaces::InterfaceError,
+    },
+    /// `ros_discovery_info` bytes that do not decode.
+    #[error("ros_discovery_info: {0}")]
+    DiscoveryInfo(#[from] crate::middleware::dds::DecodeError),
     /// No response arrived in time.
     #[error("service '{0}': no response within the timeout")]
     Timeout(String),
     /// An option value or option file that cannot be used.
     #[error("{0}")]
     InvalidArgument(String),
+    /// A thread of the middleware could not be started.
+    #[error("cannot start the {what} thread")]
+    Spawn {
+        /// Which thread.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The middleware itself failed (DDS entity creation, sockets, ...).
     #[error("middleware: {0}")]
     Middleware(String),
 }
 
 impl TransportError {
+    pub(crate) fn codec(type_name: &str, source: rosbag2_rs_interfaces::InterfaceError) -> Self {
+        Self::Codec {
+            type_name: type_name.to_string(),
+            source,
+        }
+    }
+
     pub(crate) fn invalid_name(name: &str, reason: impl Into<String>) -> Self {
         Self::InvalidName {
             name: name.to_string(),

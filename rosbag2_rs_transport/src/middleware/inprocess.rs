@@ -207,21 +207,19 @@ impl RawClient for InProcessClient {
         let handler = match self.bus.state.lock().services.get(&self.service) {
             Some((type_name, handler)) if *type_name == self.type_name => handler.clone(),
             Some((type_name, _)) => {
-                return Err(TransportError::Service {
+                return Err(TransportError::ServiceTypeMismatch {
                     service: self.service.clone(),
-                    reason: format!(
-                        "served with type '{type_name}', called with '{}'",
-                        self.type_name
-                    ),
+                    served: type_name.clone(),
+                    called: self.type_name.clone(),
                 })
             }
             None => return Err(TransportError::Timeout(self.service.clone())),
         };
         check_payload(request)?;
         let response = (handler.lock())(request);
-        response.map_err(|reason| TransportError::Service {
+        response.map_err(|e| TransportError::Service {
             service: self.service.clone(),
-            reason,
+            source: Box::new(e),
         })
     }
 }

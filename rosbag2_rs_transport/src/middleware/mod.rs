@@ -35,7 +35,7 @@ pub type MessageCallback = Box<dyn FnMut(ReceivedMessage) + Send>;
 
 /// Handles one service request: request CDR bytes in, response CDR bytes out (both with their
 /// encapsulation header), or a reason the request was refused (logged; no response is sent).
-pub type ServiceHandler = Box<dyn FnMut(&[u8]) -> std::result::Result<Vec<u8>, String> + Send>;
+pub type ServiceHandler = Box<dyn FnMut(&[u8]) -> Result<Vec<u8>> + Send>;
 
 /// An endpoint seen on the graph.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use rosbag2_rs_interfaces::{from_cdr, try_to_cdr, ServiceType};
+use rosbag2_rs_interfaces::{from_cdr, try_to_cdr, MessageType, ServiceType};
 
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::{Handle, Middleware, RawClient};
@@ -21,8 +21,9 @@ pub fn serve<S: ServiceType>(
         S::TYPE_NAME,
         Box::new(move |request: &[u8]| {
             let request = from_cdr::<S::Request>(request)
-                .map_err(|e| format!("malformed {} request: {e}", S::TYPE_NAME))?;
-            try_to_cdr(&handler(request)).map_err(|e| e.to_string())
+                .map_err(|e| TransportError::codec(S::Request::TYPE_NAME, e))?;
+            try_to_cdr(&handler(request))
+                .map_err(|e| TransportError::codec(S::Response::TYPE_NAME, e))
         }),
     )
 }
@@ -30,7 +31,6 @@ pub fn serve<S: ServiceType>(
 /// A typed client of one service.
 pub struct Client<S: ServiceType> {
     raw: Box<dyn RawClient>,
-    service: String,
     _type: PhantomData<fn() -> S>,
 }
 
@@ -39,7 +39,6 @@ impl<S: ServiceType> Client<S> {
     pub fn new(middleware: &dyn Middleware, name: &str) -> Result<Self> {
         Ok(Self {
             raw: middleware.create_client(name, S::TYPE_NAME)?,
-            service: name.to_string(),
             _type: PhantomData,
         })
     }
@@ -51,12 +50,9 @@ impl<S: ServiceType> Client<S> {
 
     /// Calls the service and decodes the response.
     pub fn call(&self, request: &S::Request, timeout: Duration) -> Result<S::Response> {
-        let service_err = |reason: String| TransportError::Service {
-            service: self.service.clone(),
-            reason,
-        };
-        let bytes = try_to_cdr(request).map_err(|e| service_err(e.to_string()))?;
+        let bytes =
+            try_to_cdr(request).map_err(|e| TransportError::codec(S::Request::TYPE_NAME, e))?;
         let response = self.raw.call(&bytes, timeout)?;
-        from_cdr(&response).map_err(|e| service_err(format!("malformed response: {e}")))
+        from_cdr(&response).map_err(|e| TransportError::codec(S::Response::TYPE_NAME, e))
     }
 }

@@ -15,8 +15,14 @@ pub enum PlayerError {
     #[error("{0}")]
     Refused(String),
     /// Playback failed part-way (the bag became unreadable).
-    #[error("playback failed: {0}")]
-    Playback(String),
+    #[error("playback failed")]
+    Playback(#[source] StorageError),
+    /// The thread that reads ahead of playback is gone.
+    #[error("playback failed: the {0} thread stopped")]
+    ThreadStopped(&'static str),
+    /// A playback thread could not be started.
+    #[error("cannot start the player thread")]
+    Spawn(#[source] std::io::Error),
     /// The bag could not be read.
     #[error(transparent)]
     Storage(#[from] StorageError),

@@ -551,7 +551,7 @@ impl Core {
                     log::error!("playback failed: {e}");
                 }
             })
-            .map_err(|e| PlayerError::Playback(e.to_string()))?;
+            .map_err(PlayerError::Spawn)?;
         Ok(())
     }
 

@@ -284,7 +284,8 @@ impl Playback<'_> {
             }
             Item::Message(message, file) => self.next = Some((message, file)),
             Item::End => self.at_end = true,
-            Item::Failed(reason) => return Err(PlayerError::Playback(reason)),
+            Item::Failed(e) => return Err(PlayerError::Playback(e)),
+            Item::Stopped => return Err(PlayerError::ThreadStopped("read-ahead")),
         }
         Ok(())
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Select, Sender, TryRecvError, TrySendError};
-use rosbag2_rs_storage::{SequentialReader, SerializedMessage};
+use rosbag2_rs_storage::{SequentialReader, SerializedMessage, StorageError};
 
 /// What the reader produced.
 pub(crate) enum Item {
@@ -17,7 +17,9 @@ pub(crate) enum Item {
     /// No more messages until the next seek.
     End,
     /// The bag could not be read further.
-    Failed(String),
+    Failed(StorageError),
+    /// The reading thread is gone.
+    Stopped,
 }
 
 /// An item, tagged with the seek generation it was read under.
@@ -63,7 +65,7 @@ impl ReadAhead {
             match self.queue.recv() {
                 Ok(p) if p.generation == self.generation => return p.item,
                 Ok(_) => continue,
-                Err(_) => return Item::Failed("the read-ahead thread stopped".into()),
+                Err(_) => return Item::Stopped,
             }
         }
     }
@@ -94,7 +96,7 @@ impl Producer {
         self.pending = None;
         self.exhausted = false;
         if let Err(e) = self.reader.seek(time) {
-            self.push(Item::Failed(e.to_string()));
+            self.push(Item::Failed(e));
         }
     }
 
@@ -117,7 +119,7 @@ impl Producer {
                 Item::Message(message, self.last_file.clone())
             }
             Ok(None) => Item::End,
-            Err(e) => Item::Failed(e.to_string()),
+            Err(e) => Item::Failed(e),
         };
         self.push(item);
     }

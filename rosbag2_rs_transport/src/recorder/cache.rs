@@ -137,7 +137,10 @@ impl CacheWriter {
         let thread = std::thread::Builder::new()
             .name("rosbag2_writer".into())
             .spawn(move || WriterLoop::new(writer, c, registry).run())
-            .map_err(|e| RecorderError::NotAvailable(format!("cannot start the writer: {e}")))?;
+            .map_err(|source| RecorderError::Spawn {
+                what: "bag writer",
+                source,
+            })?;
         Ok(Self {
             cache,
             thread: Some(thread),

@@ -25,6 +25,15 @@ pub enum RecorderError {
     /// snapshot mode).
     #[error("{0}")]
     NotAvailable(String),
+    /// A thread of the recorder could not be started.
+    #[error("cannot start the {what} thread")]
+    Spawn {
+        /// Which thread.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The bag writer stopped after an earlier error (reported once, with its cause).
     #[error("the bag writer has failed")]
     WriterFailed(#[source] Arc<RecorderError>),

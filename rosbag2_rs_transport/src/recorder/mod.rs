@@ -488,7 +488,10 @@ fn spawn_discovery(
                 }
             }
         })
-        .map_err(|e| RecorderError::NotAvailable(format!("cannot start discovery: {e}")))?;
+        .map_err(|source| RecorderError::Spawn {
+            what: "discovery",
+            source,
+        })?;
     Ok((stop_tx, thread))
 }
 

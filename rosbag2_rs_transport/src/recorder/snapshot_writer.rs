@@ -35,8 +35,9 @@ impl SnapshotWriter {
         let thread = std::thread::Builder::new()
             .name("rosbag2_snapshot".into())
             .spawn(move || run(template, rx))
-            .map_err(|e| {
-                RecorderError::NotAvailable(format!("cannot start the snapshot writer: {e}"))
+            .map_err(|source| RecorderError::Spawn {
+                what: "snapshot writer",
+                source,
             })?;
         Ok(Self {
             jobs: Some(tx),

@@ -67,6 +67,36 @@ impl Writer {
     }
 }
 
+/// Why `ros_discovery_info` bytes do not decode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The data does not start with a CDR encapsulation header.
+    #[error("no CDR encapsulation header")]
+    NoHeader,
+    /// The data ends inside a field.
+    #[error("truncated at {field} (offset {offset})")]
+    Truncated {
+        /// The field being read.
+        field: &'static str,
+        /// Where it started.
+        offset: usize,
+    },
+    /// A sequence length larger than the bytes left could hold.
+    #[error("{field}: {count} elements cannot fit")]
+    TooLong {
+        /// The sequence.
+        field: &'static str,
+        /// Its announced length.
+        count: usize,
+    },
+    /// A string that is not UTF-8.
+    #[error("{field}: not UTF-8")]
+    NotUtf8 {
+        /// The string field.
+        field: &'static str,
+    },
+}
+
 struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -74,14 +104,17 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn bytes(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
+    fn bytes(&mut self, n: usize, what: &'static str) -> Result<&[u8], DecodeError> {
         let end = self.pos.checked_add(n).filter(|e| *e <= self.data.len());
-        let end = end.ok_or_else(|| format!("truncated at {what} (offset {})", self.pos))?;
+        let end = end.ok_or(DecodeError::Truncated {
+            field: what,
+            offset: self.pos,
+        })?;
         let out = &self.data[self.pos..end];
         self.pos = end;
         Ok(out)
     }
-    fn u32(&mut self, what: &str) -> Result<u32, String> {
+    fn u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
         self.pos += (4 - (self.pos - 4) % 4) % 4;
         let b: [u8; 4] = self.bytes(4, what)?.try_into().expect("4 bytes");
         Ok(if self.little {
@@ -90,25 +123,28 @@ impl Reader<'_> {
             u32::from_be_bytes(b)
         })
     }
-    fn count(&mut self, what: &str, min_element: usize) -> Result<usize, String> {
+    fn count(&mut self, what: &'static str, min_element: usize) -> Result<usize, DecodeError> {
         let n = self.u32(what)? as usize;
         if n.saturating_mul(min_element) > self.data.len() - self.pos {
-            return Err(format!("{what}: {n} elements cannot fit"));
+            return Err(DecodeError::TooLong {
+                field: what,
+                count: n,
+            });
         }
         Ok(n)
     }
-    fn gid(&mut self, what: &str) -> Result<Guid, String> {
+    fn gid(&mut self, what: &'static str) -> Result<Guid, DecodeError> {
         Ok(self.bytes(16, what)?.try_into().expect("16 bytes"))
     }
-    fn gids(&mut self, what: &str) -> Result<Vec<Guid>, String> {
+    fn gids(&mut self, what: &'static str) -> Result<Vec<Guid>, DecodeError> {
         let n = self.count(what, 16)?;
         (0..n).map(|_| self.gid(what)).collect()
     }
-    fn string(&mut self, what: &str) -> Result<String, String> {
+    fn string(&mut self, what: &'static str) -> Result<String, DecodeError> {
         let n = self.count(what, 1)?;
         let raw = self.bytes(n, what)?;
         let text = raw.strip_suffix(&[0]).unwrap_or(raw);
-        String::from_utf8(text.to_vec()).map_err(|_| format!("{what}: not UTF-8"))
+        String::from_utf8(text.to_vec()).map_err(|_| DecodeError::NotUtf8 { field: what })
     }
 }
 
@@ -128,11 +164,11 @@ impl ParticipantEntities {
     }
 
     /// Decodes CDR of either byte order; a clear reason for bad bytes.
-    pub fn decode(data: &[u8]) -> Result<Self, String> {
+    pub fn decode(data: &[u8]) -> Result<Self, DecodeError> {
         let little = match data.get(..2) {
             Some([0, 1]) => true,
             Some([0, 0]) => false,
-            _ => return Err("no CDR encapsulation header".into()),
+            _ => return Err(DecodeError::NoHeader),
         };
         let mut r = Reader {
             data,
@@ -150,7 +186,7 @@ impl ParticipantEntities {
                     writers: r.gids("writer_gid_seq")?,
                 })
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, DecodeError>>()?;
         Ok(Self { gid, nodes })
     }
 }

@@ -74,7 +74,10 @@ impl Dispatcher {
         let thread = std::thread::Builder::new()
             .name("rosbag2-rs-dds".into())
             .spawn(move || run(&thread_shared, period))
-            .map_err(|e| TransportError::Middleware(format!("cannot start the DDS thread: {e}")))?;
+            .map_err(|source| TransportError::Spawn {
+                what: "DDS",
+                source,
+            })?;
         Ok(Self {
             shared,
             thread: Some(thread),

@@ -29,7 +29,7 @@ use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
 
 pub use config::{DdsConfig, DiscoveryRange};
-pub use discovery_info::{NodeEntities, ParticipantEntities};
+pub use discovery_info::{DecodeError, NodeEntities, ParticipantEntities};
 use dispatcher::{Dispatcher, Drain, Registration};
 use graph::{Announced, Announcer, BuiltinDrain, DiscoveryInfoDrain, Graph};
 use raw::RawWriter;

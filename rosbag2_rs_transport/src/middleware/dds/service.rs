@@ -28,13 +28,24 @@ const HEADER: usize = 16;
 /// How long a reply waits for its client's reply reader to be matched.
 pub const REPLY_MATCH_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Why a request could not be answered.
+#[derive(Debug, thiserror::Error)]
+enum AnswerError {
+    /// Fewer bytes than the encapsulation and request headers.
+    #[error("{0} bytes: too short for the rmw_cyclonedds request header")]
+    NoHeader(usize),
+    /// The handler's response lacks its 4-byte encapsulation header.
+    #[error("a CDR message needs its 4-byte encapsulation header")]
+    NoEncapsulation,
+    /// The handler failed.
+    #[error(transparent)]
+    Handler(#[from] TransportError),
+}
+
 /// Splits a request or reply into its header and the plain CDR message.
-fn split(payload: &[u8]) -> std::result::Result<([u8; HEADER], Vec<u8>), String> {
+fn split(payload: &[u8]) -> std::result::Result<([u8; HEADER], Vec<u8>), AnswerError> {
     if payload.len() < 4 + HEADER {
-        return Err(format!(
-            "{} bytes: too short for the rmw_cyclonedds request header",
-            payload.len()
-        ));
+        return Err(AnswerError::NoHeader(payload.len()));
     }
     let mut message = payload[..4].to_vec();
     message.extend_from_slice(&payload[4 + HEADER..]);
@@ -43,9 +54,9 @@ fn split(payload: &[u8]) -> std::result::Result<([u8; HEADER], Vec<u8>), String>
 }
 
 /// Puts a header in front of a plain CDR message.
-fn join(header: &[u8; HEADER], message: &[u8]) -> std::result::Result<Vec<u8>, String> {
+fn join(header: &[u8; HEADER], message: &[u8]) -> std::result::Result<Vec<u8>, AnswerError> {
     if message.len() < 4 {
-        return Err("a CDR message needs its 4-byte encapsulation header".into());
+        return Err(AnswerError::NoEncapsulation);
     }
     let mut out = Vec::with_capacity(message.len() + HEADER);
     out.extend_from_slice(&message[..4]);
@@ -141,7 +152,7 @@ impl ServerDrain {
         &mut self,
         payload: &[u8],
         writer_handle: dds_instance_handle_t,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), AnswerError> {
         let (header, request) = split(payload)?;
         let response = (self.handler)(&request)?;
         let reply = join(&header, &response)?;
@@ -295,9 +306,9 @@ impl RawClient for DdsClient {
         let mut header = [0u8; HEADER];
         header[..8].copy_from_slice(&self.client_id.to_le_bytes());
         header[8..].copy_from_slice(&self.sequence.fetch_add(1, Ordering::Relaxed).to_le_bytes());
-        let payload = join(&header, request).map_err(|reason| TransportError::Service {
+        let payload = join(&header, request).map_err(|e| TransportError::Service {
             service: self.service.clone(),
-            reason,
+            source: Box::new(e),
         })?;
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.pending.lock().insert(header, tx);
