@@ -21,7 +21,7 @@ pub enum TransportError {
     #[error("invalid payload: {0}")]
     InvalidPayload(String),
     /// A service call or request that failed, with why.
-    #[error("service '{service}'")]
+    #[error("service '{service}': {source}")]
     Service {
         /// The service.
         service: String,
@@ -38,6 +38,15 @@ pub enum TransportError {
         served: String,
         /// The type of the call.
         called: String,
+    },
+    /// A service request that does not decode as the service's request type.
+    #[error("malformed {service_type} request: {source}")]
+    MalformedRequest {
+        /// The service type.
+        service_type: &'static str,
+        /// What the CDR codec found.
+        #[source]
+        source: rosbag2_rs_interfaces::InterfaceError,
     },
     /// A message that does not decode as its type, or does not encode.
     #[error("{type_name}: {source}")]

@@ -20,8 +20,12 @@ pub fn serve<S: ServiceType>(
         name,
         S::TYPE_NAME,
         Box::new(move |request: &[u8]| {
-            let request = from_cdr::<S::Request>(request)
-                .map_err(|e| TransportError::codec(S::Request::TYPE_NAME, e))?;
+            let request = from_cdr::<S::Request>(request).map_err(|source| {
+                TransportError::MalformedRequest {
+                    service_type: S::TYPE_NAME,
+                    source,
+                }
+            })?;
             try_to_cdr(&handler(request))
                 .map_err(|e| TransportError::codec(S::Response::TYPE_NAME, e))
         }),

@@ -548,7 +548,7 @@ impl Core {
             .name("player".into())
             .spawn(move || {
                 if let Err(e) = core.play(span) {
-                    log::error!("playback failed: {e}");
+                    log::error!("playback failed: {}", crate::error_chain::Chain(&e));
                 }
             })
             .map_err(PlayerError::Spawn)?;

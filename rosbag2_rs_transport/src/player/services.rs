@@ -17,7 +17,7 @@ fn succeeded<T>(service: &str, result: std::result::Result<T, PlayerError>) -> b
     match result {
         Ok(_) => true,
         Err(e) => {
-            log::warn!("{service} refused: {e}");
+            log::warn!("{service} refused: {}", crate::error_chain::Chain(&e));
             false
         }
     }

@@ -727,7 +727,7 @@ impl Drop for Recorder {
     /// (the snapshot buffers are not saved).
     fn drop(&mut self) {
         if let Err(e) = self.teardown(false) {
-            log::error!("recorder: {e}");
+            log::error!("recorder: {}", crate::error_chain::Chain(&e));
         }
     }
 }

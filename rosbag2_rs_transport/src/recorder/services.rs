@@ -39,7 +39,7 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
     let i = inner.clone();
     handles.push(serve::<SplitBagfile>(mw, "~/split_bagfile", move |_| {
         if let Err(e) = i.request_split() {
-            log::warn!("split_bagfile: {e}");
+            log::warn!("split_bagfile: {}", crate::error_chain::Chain(&e));
         }
         SplitBagfileResponse::default()
     })?);
@@ -48,7 +48,7 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         let success = match i.request_snapshot(None) {
             Ok(queued) => queued,
             Err(e) => {
-                log::warn!("snapshot: {e}");
+                log::warn!("snapshot: {}", crate::error_chain::Chain(&e));
                 false
             }
         };

@@ -78,7 +78,7 @@ fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> Vec<PathBuf> 
                 log::info!("snapshot written to {}", path.display());
                 written.push(path.clone());
             }
-            Err(e) => log::error!("snapshot failed: {e}"),
+            Err(e) => log::error!("snapshot failed: {}", crate::error_chain::Chain(&e)),
         }
         if let Some(reply) = job.reply {
             let _ = reply.send(result);
