@@ -46,7 +46,6 @@
 //! over logged samples ([`replay`] describes the protocol), and [`sim`] is a
 //! deterministic simulator of scanner, network and host, with [`metrics`]
 //! for the accuracy benchmark.
-#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod bounds;

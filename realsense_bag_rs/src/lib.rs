@@ -18,6 +18,8 @@
 //! # Ok::<(), realsense_bag_rs::RealSenseError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod bridge;
 mod error;
 mod model;

@@ -1,5 +1,7 @@
 //! `ros2bag-rs`: a `ros2 bag`-style command line for rosbag2-rs.
 
+#![forbid(unsafe_code)]
+
 mod cat;
 mod convert_yaml;
 mod info;

@@ -16,8 +16,9 @@ use std::time::Instant;
 const WARMUP: usize = 100;
 
 fn cpu_time_ns() -> i64 {
-    // SAFETY: getrusage only writes into the struct we pass.
+    // SAFETY: rusage is plain data, for which all zeros is a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes into the struct we pass.
     let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     if rc != 0 {
         return 0;

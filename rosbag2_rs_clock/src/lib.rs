@@ -13,7 +13,7 @@
 //!   source: [`MonotonicSource`] / [`SystemSource`] in production (precise
 //!   sleep: condition variable to just before the deadline, then a bounded
 //!   spin, see [`SpinPolicy`]), [`VirtualTimeSource`] in tests.
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod clock;
 mod clock_publish;

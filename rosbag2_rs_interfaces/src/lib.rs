@@ -29,7 +29,7 @@
 //! );
 //! ```
 
-#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 #[macro_use]
 mod macros;

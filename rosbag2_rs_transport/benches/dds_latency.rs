@@ -31,8 +31,10 @@ fn now_ns() -> i64 {
 }
 
 fn enter_private_network() {
+    // SAFETY: unshare takes flags only; it moves this thread into a new network namespace.
+    let unshared = unsafe { libc::unshare(libc::CLONE_NEWNET) };
     assert_eq!(
-        unsafe { libc::unshare(libc::CLONE_NEWNET) },
+        unshared,
         0,
         "needs root: {}",
         std::io::Error::last_os_error()

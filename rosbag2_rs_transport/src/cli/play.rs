@@ -91,7 +91,7 @@ pub struct PlayArgs {
     /// Accepted for `ros2 bag play` compatibility: messages are never loaned here.
     #[arg(long)]
     pub disable_loan_message: bool,
-    /// Node name: the services are /<node-name>/pause etc.
+    /// Node name: the services are `/<node-name>/pause` etc.
     #[arg(long, default_value = "rosbag2_player")]
     pub node_name: String,
 }

@@ -95,10 +95,9 @@ impl Dispatcher {
         let entry: Entry = Arc::new(Mutex::new(drain));
         self.shared.entries.lock().insert(token, entry.clone());
         // SAFETY: valid waitset and condition handles.
-        check(
-            unsafe { dds_waitset_attach(self.shared.waitset.handle(), condition.handle(), token) },
-            "cannot watch a DDS reader",
-        )?;
+        let attached =
+            unsafe { dds_waitset_attach(self.shared.waitset.handle(), condition.handle(), token) };
+        check(attached, "cannot watch a DDS reader")?;
         // Samples that arrived before the condition existed trigger it too; drain them now.
         entry.lock().drain();
         Ok(Registration {

@@ -45,10 +45,8 @@ impl RawWriter {
     pub fn new(writer: Entity) -> Result<Self> {
         let mut sertype: *const ddsi_sertype = std::ptr::null();
         // SAFETY: valid writer handle and out pointer.
-        check(
-            unsafe { dds_get_entity_sertype(writer.handle(), &mut sertype) },
-            "cannot get the writer's type",
-        )?;
+        let got = unsafe { dds_get_entity_sertype(writer.handle(), &mut sertype) };
+        check(got, "cannot get the writer's type")?;
         Ok(Self { writer, sertype })
     }
 
