@@ -64,24 +64,24 @@ impl KeyboardControls {
     /// not a terminal (e.g. under `ros2 launch` or in a pipe).
     pub fn spawn(mut handler: impl FnMut(Key) + Send + 'static) -> Option<Self> {
         let fd = std::io::stdin().as_raw_fd();
-        // SAFETY: isatty/tcgetattr/tcsetattr only read and write the termios struct we own.
-        let saved = unsafe {
-            if libc::isatty(fd) != 1 {
-                return None;
-            }
-            let mut saved: libc::termios = std::mem::zeroed();
-            if libc::tcgetattr(fd, &mut saved) != 0 {
-                return None;
-            }
-            let mut raw = saved;
-            raw.c_lflag &= !(libc::ICANON | libc::ECHO);
-            raw.c_cc[libc::VMIN] = 1;
-            raw.c_cc[libc::VTIME] = 0;
-            if libc::tcsetattr(fd, libc::TCSANOW, &raw) != 0 {
-                return None;
-            }
-            saved
-        };
+        // SAFETY: isatty only inspects the descriptor.
+        if unsafe { libc::isatty(fd) } != 1 {
+            return None;
+        }
+        // SAFETY: termios is plain data, for which all zeros is a valid value.
+        let mut saved: libc::termios = unsafe { std::mem::zeroed() };
+        // SAFETY: tcgetattr writes into the termios struct we own.
+        if unsafe { libc::tcgetattr(fd, &mut saved) } != 0 {
+            return None;
+        }
+        let mut raw = saved;
+        raw.c_lflag &= !(libc::ICANON | libc::ECHO);
+        raw.c_cc[libc::VMIN] = 1;
+        raw.c_cc[libc::VTIME] = 0;
+        // SAFETY: tcsetattr reads the termios struct we own.
+        if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &raw) } != 0 {
+            return None;
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let thread = std::thread::Builder::new()
@@ -125,10 +125,8 @@ impl Drop for KeyboardControls {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
-        // SAFETY: restores the settings read in `spawn`.
-        unsafe {
-            libc::tcsetattr(std::io::stdin().as_raw_fd(), libc::TCSANOW, &self.saved);
-        }
+        // SAFETY: tcsetattr reads the settings saved in `spawn`.
+        unsafe { libc::tcsetattr(std::io::stdin().as_raw_fd(), libc::TCSANOW, &self.saved) };
     }
 }
 

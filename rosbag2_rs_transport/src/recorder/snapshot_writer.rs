@@ -92,12 +92,10 @@ fn local_stamp() -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as libc::time_t;
-    // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid.
-    let tm = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        libc::localtime_r(&now, &mut tm);
-        tm
-    };
+    // SAFETY: tm is plain data, for which all zeros is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads `now` and writes into `tm`, both ours.
+    unsafe { libc::localtime_r(&now, &mut tm) };
     format!(
         "{:04}{:02}{:02}-{:02}{:02}{:02}",
         tm.tm_year + 1900,

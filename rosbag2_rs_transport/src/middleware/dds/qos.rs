@@ -43,42 +43,44 @@ pub fn to_dds(qos: &QosProfile, min_depth: u64) -> Qos {
             qos.depth.max(min_depth).clamp(1, i32::MAX as u64) as i32,
         ),
     };
-    // SAFETY: `q` is a valid QoS object owned by `out`.
-    unsafe {
-        dds_qset_writer_data_lifecycle(q, false);
-        dds_qset_history(q, history_kind, depth);
-        match qos.reliability {
-            Reliability::BestEffort => {
-                dds_qset_reliability(q, dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT, 0)
-            }
-            _ => dds_qset_reliability(
-                q,
-                dds_reliability_kind_DDS_RELIABILITY_RELIABLE,
-                MAX_BLOCKING,
-            ),
-        }
-        match qos.durability {
-            Durability::TransientLocal => {
-                dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_TRANSIENT_LOCAL);
-                // Cyclone keeps historical data by the durability service's history.
-                dds_qset_durability_service(q, 0, history_kind, depth, -1, -1, -1);
-            }
-            _ => dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_VOLATILE),
-        }
-        if let Some(period) = dds_duration(qos.deadline) {
-            dds_qset_deadline(q, period);
-        }
-        if let Some(duration) = dds_duration(qos.lifespan) {
-            dds_qset_lifespan(q, duration);
-        }
-        let lease = dds_duration(qos.liveliness_lease_duration).unwrap_or(INFINITY);
-        let kind = match qos.liveliness {
-            Liveliness::ManualByTopic => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC,
-            Liveliness::ManualByNode => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_PARTICIPANT,
-            _ => dds_liveliness_kind_DDS_LIVELINESS_AUTOMATIC,
-        };
-        dds_qset_liveliness(q, kind, lease);
+    let (reliability, blocking) = match qos.reliability {
+        Reliability::BestEffort => (dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT, 0),
+        _ => (dds_reliability_kind_DDS_RELIABILITY_RELIABLE, MAX_BLOCKING),
+    };
+    let transient_local = qos.durability == Durability::TransientLocal;
+    let liveliness = match qos.liveliness {
+        Liveliness::ManualByTopic => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC,
+        Liveliness::ManualByNode => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_PARTICIPANT,
+        _ => dds_liveliness_kind_DDS_LIVELINESS_AUTOMATIC,
+    };
+    let lease = dds_duration(qos.liveliness_lease_duration).unwrap_or(INFINITY);
+    // Each call below: `q` is the valid QoS object `out` owns, and the setters copy values.
+    // SAFETY: as said.
+    unsafe { dds_qset_writer_data_lifecycle(q, false) };
+    // SAFETY: as above.
+    unsafe { dds_qset_history(q, history_kind, depth) };
+    // SAFETY: as above.
+    unsafe { dds_qset_reliability(q, reliability, blocking) };
+    if transient_local {
+        // SAFETY: as above.
+        unsafe { dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_TRANSIENT_LOCAL) };
+        // Cyclone keeps historical data by the durability service's history.
+        // SAFETY: as above.
+        unsafe { dds_qset_durability_service(q, 0, history_kind, depth, -1, -1, -1) };
+    } else {
+        // SAFETY: as above.
+        unsafe { dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_VOLATILE) };
     }
+    if let Some(period) = dds_duration(qos.deadline) {
+        // SAFETY: as above.
+        unsafe { dds_qset_deadline(q, period) };
+    }
+    if let Some(duration) = dds_duration(qos.lifespan) {
+        // SAFETY: as above.
+        unsafe { dds_qset_lifespan(q, duration) };
+    }
+    // SAFETY: as above.
+    unsafe { dds_qset_liveliness(q, liveliness, lease) };
     out
 }
 
