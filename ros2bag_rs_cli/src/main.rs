@@ -433,7 +433,7 @@ fn parse_time(text: &str, bag_start: i64) -> Result<i64> {
         seconds.is_finite() && seconds >= 0.0,
         "invalid time '{text}': must be a non-negative number of seconds"
     );
-    let ns = (seconds * 1e9).round() as i64;
+    let ns = rosbag2_rs_transport::cli::seconds(seconds, "time")?.as_nanos();
     Ok(if relative {
         bag_start.saturating_add(ns)
     } else {

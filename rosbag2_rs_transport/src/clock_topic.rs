@@ -2,6 +2,8 @@
 //! and `rosgraph_msgs/msg/Clock` on the wire (a `builtin_interfaces/Time` after the CDR header).
 
 use bytes::Bytes;
+use rosbag2_rs_clock::ClockType;
+use rosbag2_rs_interfaces::builtin_interfaces::Time;
 use rosbag2_rs_storage::QosProfile;
 
 /// The `/clock` message type.
@@ -20,9 +22,7 @@ pub fn clock_qos() -> QosProfile {
 
 /// Encodes a time (ns) as a little-endian CDR `Clock` message.
 pub(crate) fn encode(nanos: i64) -> Bytes {
-    let sec = nanos.div_euclid(1_000_000_000);
-    let nanosec = nanos.rem_euclid(1_000_000_000) as u32;
-    let sec = sec.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+    let Time { sec, nanosec } = Time::from_nanos(nanos);
     let mut out = Vec::with_capacity(12);
     out.extend_from_slice(&[0, 1, 0, 0]);
     out.extend_from_slice(&sec.to_le_bytes());
@@ -50,10 +50,9 @@ pub(crate) fn decode(data: &[u8]) -> Option<i64> {
             u32::from_be_bytes(field(8..12)?),
         )
     };
-    if nanosec >= 1_000_000_000 {
-        return None;
-    }
-    Some(sec as i64 * 1_000_000_000 + nanosec as i64)
+    rosbag2_rs_clock::Time::from_sec_nanosec(sec, nanosec, ClockType::Ros)
+        .ok()
+        .map(rosbag2_rs_clock::Time::nanos)
 }
 
 #[cfg(test)]

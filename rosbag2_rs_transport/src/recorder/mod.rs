@@ -582,13 +582,14 @@ impl Inner {
 
     fn set_snapshot_duration(&self, seconds: f64) -> Result<String> {
         let buffers = self.snapshot_buffers()?;
-        if !seconds.is_finite() || seconds < 0.0 || seconds * 1e9 > i64::MAX as f64 {
-            return Err(RecorderError::InvalidOptions(format!(
-                "invalid buffer duration {seconds} s"
-            )));
-        }
+        let invalid =
+            || RecorderError::InvalidOptions(format!("invalid buffer duration {seconds} s"));
+        let duration = rosbag2_rs_clock::Duration::from_secs_f64(seconds)
+            .ok()
+            .filter(|d| !d.is_negative())
+            .ok_or_else(invalid)?;
         let limits = SnapshotLimits {
-            max_duration_ns: (seconds * 1e9).round() as i64,
+            max_duration_ns: duration.as_nanos(),
             ..buffers.limits()
         };
         limits.validate()?;
