@@ -59,7 +59,7 @@ done
    --packages-skip rosbag2_rs_interfaces --cargo-args --release >"$ws/colcon.log" 2>&1) \
   || { tail -n 50 "$ws/colcon.log"; exit 1; }
 test -x "$CARGO_TARGET_DIR/release/ros2bag-rs" || { echo "colcon's build did not land in $CARGO_TARGET_DIR"; exit 1; }
-for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib/rosbag2_rs_transport/player rosbag2_rs_transport/lib/rosbag2_rs_transport/recorder; do
+for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib/rosbag2_rs_transport/player rosbag2_rs_transport/lib/rosbag2_rs_transport/recorder pf_timesync_rs/lib/pf_timesync_rs/pf-timesync; do
   test -x "$ws/install/$exe" || { echo "colcon did not install $exe"; exit 1; }
   echo "installed: $exe"
 done
