@@ -308,3 +308,70 @@ impl BagSummary {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosbag2_rs_storage::TopicMetadata;
+
+    fn topic(name: &str, type_name: &str, count: u64) -> TopicInformation {
+        TopicInformation {
+            topic_metadata: TopicMetadata::new(name, type_name),
+            message_count: count,
+        }
+    }
+
+    fn summary() -> BagSummary {
+        BagSummary {
+            metadata: BagMetadata {
+                message_count: 17,
+                topics_with_message_count: vec![
+                    topic("/zeta", "std_msgs/msg/String", 1),
+                    topic(
+                        "/add/_service_event",
+                        "example_interfaces/srv/AddTwoInts_Event",
+                        4,
+                    ),
+                    topic("/alpha", "sensor_msgs/msg/Imu", 12),
+                ],
+                ..Default::default()
+            },
+            sizes: Some(HashMap::from([("/alpha".to_string(), 3 * 1024)])),
+            realsense: None,
+        }
+    }
+
+    #[test]
+    fn topics_sorted_services_apart_and_sizes_with_verbose() {
+        let text = summary().to_text(&TextOptions::default());
+        let alpha = text.find("Topic: /alpha").unwrap();
+        assert!(alpha < text.find("Topic: /zeta").unwrap(), "{text}");
+        assert!(
+            text.contains("Messages:          13\n"),
+            "service events left out: {text}"
+        );
+        assert!(text.contains("Service:           1\n"));
+        assert!(text.contains(
+            "Service: /add | Type: example_interfaces/srv/AddTwoInts | Event Count: 4 | "
+        ));
+        assert!(text.contains("Count: 12 | Size Contribution: 3.0 KiB | Serialization"));
+        assert!(!text.contains("Topic: /add"), "{text}");
+    }
+
+    #[test]
+    fn sort_by_count_and_names_only() {
+        let s = summary();
+        let names = s.to_text(&TextOptions {
+            topic_names_only: true,
+            sort: SortBy::Count,
+            ..Default::default()
+        });
+        assert_eq!(names, "/zeta\n/alpha\n");
+        let by_type = s.to_text(&TextOptions {
+            topic_names_only: true,
+            sort: SortBy::Type,
+            ..Default::default()
+        });
+        assert_eq!(by_type, "/alpha\n/zeta\n");
+    }
+}

@@ -67,7 +67,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1000)]
     pub read_ahead_queue_size: usize,
     /// Publish /clock at this frequency (Hz, > 0); without a value, 40 Hz.
-    #[arg(long, num_args = 0..=1, default_missing_value = "40", conflicts_with_all = ["clock_topics", "clock_topics_all"])]
+    #[arg(long, num_args = 0..=1, default_missing_value = "40", allow_negative_numbers = true, conflicts_with_all = ["clock_topics", "clock_topics_all"])]
     pub clock: Option<f64>,
     /// Publish /clock before each message of these topics.
     #[arg(long, num_args = 1.., conflicts_with = "clock_topics_all")]
