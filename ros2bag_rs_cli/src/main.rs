@@ -5,6 +5,7 @@
 mod cat;
 mod convert_yaml;
 mod info;
+mod progress;
 mod time_format;
 
 use std::path::PathBuf;
@@ -267,7 +268,11 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         Command::Convert(args) if convert_yaml::is_options_file(&args.output) => {
             let inputs = args.input.resolve(None)?;
             for options in convert_yaml::read(&args.output, &inputs)? {
-                let metadata = rosbag2_rs_storage::convert(&options)?;
+                let progress =
+                    progress::ConvertProgress::start(&options.inputs, &options.output.uri);
+                let metadata = rosbag2_rs_storage::convert(&options);
+                drop(progress);
+                let metadata = metadata?;
                 println!(
                     "wrote {} messages on {} topics to {}",
                     metadata.message_count,
@@ -286,7 +291,13 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 [input] if !raw && !to_ros1 && realsense_bag_rs::is_recording(input) => {
                     realsense_bag_rs::bridge::convert(input, options.output)?
                 }
-                _ => rosbag2_rs_storage::convert(&options)?,
+                _ => {
+                    let progress =
+                        progress::ConvertProgress::start(&options.inputs, &options.output.uri);
+                    let metadata = rosbag2_rs_storage::convert(&options);
+                    drop(progress);
+                    metadata?
+                }
             };
             println!(
                 "wrote {} messages on {} topics",

@@ -40,6 +40,7 @@ mod error;
 mod names;
 pub mod rosbag2_interfaces;
 pub mod rosbag2_rs_interfaces;
+pub mod service_msgs;
 mod traits;
 
 pub use cdr::{

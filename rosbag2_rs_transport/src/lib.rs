@@ -37,18 +37,19 @@ pub use middleware::dds::{
 pub use middleware::error::{Result, TransportError};
 pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;
-pub use middleware::services::{serve, Client};
+pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
 pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
-    ReceivedMessage, ServiceHandler, TopicInfo,
+    ReceivedMessage, RequestId, ServiceHandler, TopicInfo,
 };
 pub use player::{
-    adapt_to_recorded, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player, PlayerError,
+    adapt_to_recorded, MessageOrder, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,
+    PlayerError,
 };
 pub use qos_overrides::load_qos_overrides;
 pub use recorder::{
-    adapt_request_to_offers, is_hidden, RecordOptions, RecordSummary, Recorder, RecorderControl,
-    RecorderError, SnapshotLimits, TopicCounters, TopicPlan, TopicSelection, TopicSummary,
-    DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS, MIN_SUBSCRIPTION_DEPTH,
-    WRITE_SPLIT_TOPIC,
+    adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, RecordOptions,
+    RecordSummary, Recorder, RecorderControl, RecorderError, SnapshotLimits, TopicCounters,
+    TopicPlan, TopicSelection, TopicSummary, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
+    MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
 };

@@ -116,7 +116,7 @@ fn echo_service(server: &DdsMiddleware) -> Handle {
         .create_service(
             "~/double",
             "example_interfaces/srv/AddTwoInts",
-            Box::new(|req: &[u8]| {
+            Box::new(|_: &RequestId, req: &[u8]| {
                 let a = i64::from_le_bytes(
                     req.get(4..12)
                         .ok_or_else(|| TransportError::InvalidPayload("short request".into()))?

@@ -149,7 +149,7 @@ fn services_resolve_under_the_node_and_refuse_bad_requests() {
         .create_service(
             "~/set_rate",
             "rosbag2_interfaces/srv/SetRate",
-            Box::new(|req: &[u8]| {
+            Box::new(|_: &RequestId, req: &[u8]| {
                 let rate = f64::from_le_bytes(
                     req.get(4..12)
                         .ok_or_else(|| TransportError::InvalidPayload("request too short".into()))?

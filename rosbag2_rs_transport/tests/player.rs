@@ -15,8 +15,10 @@ use std::time::Duration as StdDuration;
 use bytes::Bytes;
 use rosbag2_rs_clock::{Duration, Time, VirtualTimeSource};
 use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
+use rosbag2_rs_interfaces::from_cdr;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
+use rosbag2_rs_interfaces::service_msgs::{ServiceEvent, ServiceEventInfo};
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::{
     BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicFilter, TopicMetadata,
@@ -24,7 +26,7 @@ use rosbag2_rs_storage::{
 use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::{Client, Handle, Middleware, ReceivedMessage};
 use rosbag2_rs_transport::{
-    PlayOptions, PlaybackEnd, PlaybackSummary, Player, CLOCK_TOPIC, CLOCK_TYPE,
+    MessageOrder, PlayOptions, PlaybackEnd, PlaybackSummary, Player, CLOCK_TOPIC, CLOCK_TYPE,
 };
 
 use common::cdr;
@@ -1005,4 +1007,169 @@ fn clock_message_bytes_match_rosgraph_msgs() {
     .concat()
     .into();
     assert_eq!(received[0].1.data, expected);
+}
+
+/// Writes `(offset of receive, offset of send, byte)` messages on /a (offsets in ms from BAG_T0).
+fn write_bag_sent(dir: &std::path::Path, specs: &[(i64, i64, u8)]) -> std::path::PathBuf {
+    let uri = dir.join("sent");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        ..Default::default()
+    })
+    .unwrap();
+    writer
+        .create_topic(&TopicMetadata::new("/a", STRING), None)
+        .unwrap();
+    for (recv, send, byte) in specs {
+        let mut message =
+            SerializedMessage::new(Arc::from("/a"), BAG_T0 + recv * MS, cdr(&[*byte]));
+        message.send_timestamp = BAG_T0 + send * MS;
+        writer.write(&message).unwrap();
+    }
+    writer.close().unwrap();
+    uri
+}
+
+#[test]
+fn message_order_sent_orders_and_schedules_by_publish_time() {
+    // Received in the order 0 1 2 3; sent in the order 0 2 1 3.
+    let specs = [(0, 0, 0), (100, 150, 1), (200, 50, 2), (300, 300, 3)];
+    for (order, payloads, expected) in [
+        (MessageOrder::Received, [0, 1, 2, 3], [0, 100, 200, 300]),
+        (MessageOrder::Sent, [0, 2, 1, 3], [0, 50, 150, 300]),
+    ] {
+        for window in [1000, 2] {
+            let mut rig = Rig::new();
+            rig.subscribe("/a", STRING, QosProfile::default());
+            let bag = write_bag_sent(&rig.dir, &specs);
+            rig.play(PlayOptions {
+                message_order: order,
+                read_ahead_queue_size: window,
+                ..opts(bag)
+            });
+            assert_eq!(rig.payloads(), payloads, "{order:?}, window {window}");
+            assert_eq!(times(&rig), expected, "{order:?}, window {window}");
+        }
+    }
+    // Where send and receive times are equal (or sent order is receive order), nothing changes.
+    let mut rig = Rig::new();
+    rig.subscribe("/a", STRING, QosProfile::default());
+    let bag = write_bag(&rig.dir, "bag", SIMPLE, &[]);
+    rig.play(PlayOptions {
+        message_order: MessageOrder::Sent,
+        ..opts(bag)
+    });
+    assert_eq!(rig.payloads(), [0, 1, 2, 3]);
+    assert_eq!(times(&rig), [0, 100, 250, 1000]);
+}
+
+#[test]
+fn message_order_sent_follows_seeks() {
+    // Each message received 30 ms after it was sent; the window is emptied by a seek.
+    let specs: Vec<(i64, i64, u8)> = (0..10).map(|i| (i * 100 + 30, i * 100, i as u8)).collect();
+    let mut rig = Rig::new();
+    let bag = write_bag_sent(&rig.dir, &specs);
+    let player = rig.player(PlayOptions {
+        message_order: MessageOrder::Sent,
+        ..opts(bag)
+    });
+    let p = player.clone();
+    rig.on_message("/a", move |i| {
+        if i == 0 {
+            p.seek(BAG_T0 + 500 * MS).unwrap();
+        }
+    });
+    let handle = rig.start(&player);
+    rig.drive(1, handle);
+    assert_eq!(rig.payloads(), [0, 5, 6, 7, 8, 9]);
+    let t = times(&rig);
+    assert_eq!(t[2] - t[1], 100);
+}
+
+type SetRateEvent = ServiceEvent<SetRateRequest, SetRateResponse>;
+
+#[test]
+fn introspected_services_are_recorded_and_played_back_as_event_topics() {
+    use rosbag2_rs_transport::{RecordOptions, Recorder, ServiceIntrospection, TopicSelection};
+    const EVENTS: &str = "/rosbag2_player/set_rate/_service_event";
+    const EVENT_TYPE: &str = "rosbag2_interfaces/srv/SetRate_Event";
+    let mut rig = Rig::new();
+    let bag = write_bag(&rig.dir, "bag", SIMPLE, &[]);
+    // Off by default: no event topic.
+    let quiet = rig.player(opts(bag.clone()));
+    assert!(!rig
+        .bus
+        .node("probe", "/")
+        .unwrap()
+        .topics()
+        .iter()
+        .any(|t| t.name == EVENTS));
+    drop(quiet);
+    let player = rig.player(PlayOptions {
+        service_introspection: ServiceIntrospection::Contents,
+        start_paused: true,
+        ..opts(bag)
+    });
+    let recorded = rig.dir.join("events");
+    let recorder = Recorder::start(
+        Arc::new(rig.bus.node("rosbag2_recorder", "/").unwrap()),
+        RecordOptions {
+            uri: recorded.clone(),
+            selection: TopicSelection {
+                services: vec!["/rosbag2_player/set_rate".into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(recorder.topics(), [EVENTS]);
+    let client = rig.client::<SetRate>("set_rate");
+    let response = client
+        .call(&SetRateRequest { rate: 2.0 }, StdDuration::from_secs(1))
+        .unwrap();
+    assert!(response.success);
+    recorder.stop().unwrap();
+    drop(player);
+
+    let mut reader =
+        rosbag2_rs_storage::SequentialReader::open_many(std::slice::from_ref(&recorded)).unwrap();
+    let topics = reader.topics();
+    assert_eq!(topics.len(), 1);
+    assert_eq!(topics[0].topic_metadata.type_name, EVENT_TYPE);
+    let mut events = Vec::new();
+    while let Some(m) = reader.read_next().unwrap() {
+        events.push(from_cdr::<SetRateEvent>(&m.data).unwrap());
+    }
+    assert_eq!(events.len(), 2);
+    assert_eq!(
+        events[0].info.event_type,
+        ServiceEventInfo::REQUEST_RECEIVED
+    );
+    assert_eq!(events[0].request, [SetRateRequest { rate: 2.0 }]);
+    assert!(events[0].response.is_empty());
+    assert_eq!(events[1].info.event_type, ServiceEventInfo::RESPONSE_SENT);
+    assert_eq!(events[1].response, [SetRateResponse { success: true }]);
+    assert_eq!(events[0].info.client_gid, events[1].info.client_gid);
+    assert_eq!(events[0].info.sequence_number, 1);
+    assert_eq!(events[1].info.sequence_number, 1);
+
+    // Played back as topics, unless left out with --exclude-services.
+    rig.subscribe(EVENTS, EVENT_TYPE, QosProfile::default());
+    rig.play(opts(recorded.clone()));
+    let played: Vec<SetRateEvent> = rig
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, m)| from_cdr(&m.data).unwrap())
+        .collect();
+    assert_eq!(played, events);
+    rig.received.lock().unwrap().clear();
+    let summary = rig.play(PlayOptions {
+        filter: TopicFilter::from_parts(vec![], None, vec![EVENTS.into()], None).unwrap(),
+        ..opts(recorded)
+    });
+    assert_eq!(summary.published, 0);
+    assert!(rig.received.lock().unwrap().is_empty());
 }

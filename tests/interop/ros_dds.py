@@ -12,7 +12,7 @@ import pytest
 from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import float64, int32, int64, sequence, uint8, uint32, uint64
+from cyclonedds.idl.types import array, float64, int32, int64, sequence, uint8, uint32, uint64
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
@@ -120,6 +120,37 @@ SERVICES = {
     'stop': _service_types('Stop', EMPTY, EMPTY),
     'snapshot': _service_types('Snapshot', EMPTY, {'success': bool}),
 }
+
+@dataclass
+class ServiceEventInfo(IdlStruct, typename='service_msgs::msg::dds_::ServiceEventInfo_'):
+    event_type: uint8
+    stamp: Time
+    client_gid: array[uint8, 16]
+    sequence_number: int64
+
+
+REQUEST_RECEIVED, RESPONSE_SENT = 1, 2
+
+
+@dataclass
+class SetRateRequest(IdlStruct, typename='rosbag2_interfaces::srv::dds_::SetRate_Request_'):
+    """The plain request, as a service event carries it (no rmw header)."""
+    rate: float64
+
+
+@dataclass
+class SetRateResponse(IdlStruct, typename='rosbag2_interfaces::srv::dds_::SetRate_Response_'):
+    success: bool
+
+
+@dataclass
+class SetRateEvent(IdlStruct, typename='rosbag2_interfaces::srv::dds_::SetRate_Event_'):
+    """`rosbag2_interfaces/srv/SetRate_Event`, published on `<service>/_service_event` by a server
+    with service introspection on."""
+    info: ServiceEventInfo
+    request: sequence[SetRateRequest, 1]
+    response: sequence[SetRateResponse, 1]
+
 
 RELIABLE = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(10))
 RELIABLE_ALL = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepAll)

@@ -82,3 +82,12 @@ def test_burst_into_a_recorder_started_just_before_records_every_message(tmp_pat
         assert len(got.get(topic, [])) == len(messages), f'{topic}: {len(got.get(topic, []))} of {len(messages)}'
         for received, original in zip(got[topic], messages):
             same_cdr(received, original)
+
+
+def test_convert_is_quiet_when_stderr_is_not_a_terminal(tmp_path, cli, typestore):
+    """The progress line (bytes, rate, ETA) is drawn only on a terminal; captured stderr gets none."""
+    from test_player_interop import strings, write_bag
+    write_bag(tmp_path / 'bag', typestore, strings(typestore, '/chatter', 500, 1))
+    proc = cli.run('convert', '-i', tmp_path / 'bag', '-o', tmp_path / 'out', '--storage', 'sqlite3')
+    assert '\r' not in proc.stderr and 'ETA' not in proc.stderr, proc.stderr
+    assert 'wrote 500 messages' in proc.stdout

@@ -204,3 +204,136 @@ def test_a_full_disk_stops_the_recorder_with_a_clear_error_and_keeps_what_fit(tm
     assert len(got) >= 10, f'only {len(got)} messages kept before the disk filled\n{err[-2000:]}'
     for raw, (_, sent) in zip(got, images):
         same_cdr(raw, sent)
+
+
+def wait_logged(log, text, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in log.read_text():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f'never logged {text!r}: {log.read_text()[-2000:]}')
+
+
+SET_RATE_EVENTS = '/rosbag2_player/set_rate/_service_event'
+
+
+def test_service_events_of_a_cyclone_call_are_recorded_and_played_back(tmp_path, typestore):
+    """A Python Cyclone client calls our player's set_rate (introspection on): the service events
+    are recorded by our recorder (`--services`), then played back by our player and received."""
+    from test_player_interop import Player, strings
+    from test_player_interop import write_bag as write_player_bag
+    from ros_dds import RELIABLE_ALL, RESPONSE_SENT, REQUEST_RECEIVED, SetRateEvent, take
+    from cyclonedds.sub import DataReader
+    write_player_bag(tmp_path / 'bag', typestore, strings(typestore, '/chatter', 10, 100))
+    recorded = tmp_path / 'events'
+    dp = DomainParticipant(35)
+    player = Player(tmp_path / 'bag', '--start-paused', '--service-introspection', 'contents', domain=35)
+    rec = None
+    try:
+        rec = Recorder(35, tmp_path / 'recorder.log', '--services', '/rosbag2_player/set_rate', '-o', recorded)
+        wait_logged(rec.log, f"recording '{SET_RATE_EVENTS}'")
+        time.sleep(0.5)  # the recorder's reader matched by the player's event writer
+        set_rate = ServiceClient(dp, 'rosbag2_player', 'set_rate')
+        set_rate.wait()
+        time.sleep(0.3)
+        assert set_rate.call(rate=2.0).success
+        assert not set_rate.call(rate=-1.0).success
+        time.sleep(1.0)
+        code, err = rec.stop()
+        assert code == 0, err
+        rec = None
+    finally:
+        if rec is not None:
+            rec.proc.kill()
+        player.kill()
+
+    with Reader(recorded) as reader:
+        assert [(c.topic, c.msgtype) for c in reader.connections] == [
+            (SET_RATE_EVENTS, 'rosbag2_interfaces/srv/SetRate_Event')]
+        raws = [bytes(raw) for _, _, raw in reader.messages()]
+    events = [SetRateEvent.deserialize(raw) for raw in raws]
+    assert [e.info.event_type for e in events] == [REQUEST_RECEIVED, RESPONSE_SENT] * 2
+    assert [[r.rate for r in e.request] for e in events] == [[2.0], [], [-1.0], []]
+    assert [[r.success for r in e.response] for e in events] == [[], [True], [], [False]]
+    assert [e.info.sequence_number for e in events] == [1, 1, 2, 2]
+    # rmw_cyclonedds's GID of a client: its 8-byte client id, then zeros.
+    gid = set_rate.client_id.to_bytes(8, 'little') + bytes(8)
+    assert all(bytes(e.info.client_gid) == gid for e in events)
+
+    # Played back as the event topic, and received by Cyclone.
+    events_reader = DataReader(dp, Topic(dp, 'rt' + SET_RATE_EVENTS, SetRateEvent), qos=RELIABLE_ALL)
+    replay = Player(recorded, '--start-paused', '--node-name', 'replayer', domain=35)
+    try:
+        resume = ServiceClient(dp, 'replayer', 'resume')
+        resume.wait()
+        assert matched(events_reader)
+        time.sleep(0.3)
+        resume.call()
+        got = take(events_reader, 4)
+        replay.finish()
+    finally:
+        replay.kill()
+    assert got == events
+    for g, raw in zip(got, raws):
+        same_cdr(raw, g.serialize())
+
+
+def big_message(template, seq, stamp_ns):
+    """The template Image with its stamp (publish time) and frame_id (sequence number) set."""
+    data = bytearray(template)
+    data[4:8] = (stamp_ns // 10**9).to_bytes(4, 'little')
+    data[8:12] = (stamp_ns % 10**9).to_bytes(4, 'little')
+    data[16:24] = f'{seq:08d}'.encode()
+    return bytes(data)
+
+
+def test_sigkilled_recording_at_100_mb_per_s_reindexes_to_an_exact_prefix(tmp_path, cli):
+    """1 MB messages at 100 Hz into our recorder, SIGKILL after a few seconds, `reindex`: the bag
+    holds exactly messages 0..n, missing at most the last 100 ms published before the kill."""
+    from ros_dds import RawImage
+    bag = tmp_path / 'bag'
+    rec = Recorder(36, tmp_path / 'recorder.log', '--topics', '/big', '-o', bag)
+    dp = DomainParticipant(36)
+    writer = DataWriter(dp, Topic(dp, 'rt/big', RawImage), qos=RELIABLE)
+    wait_matched(writer, '/big')
+    time.sleep(0.5)
+    template = Image(header=Header(stamp=Time(sec=0, nanosec=0), frame_id='00000000'), height=1024, width=1024,
+                     encoding='mono8', is_bigendian=0, step=1024, data=bytes(range(256)) * 4096).serialize()
+    sent = []  # (seq, publish time ns)
+    stop = threading.Event()
+
+    def publish():
+        start = time.monotonic()
+        seq = 0
+        while not stop.is_set():
+            delay = start + seq / 100 - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            stamp = time.time_ns()
+            writer.write(RawImage.sample(big_message(template, seq, stamp)))
+            sent.append((seq, stamp))
+            seq += 1
+
+    thread = threading.Thread(target=publish)
+    thread.start()
+    time.sleep(4.0)
+    killed_at = time.time_ns()
+    rec.proc.send_signal(signal.SIGKILL)
+    rec.proc.wait(timeout=10)
+    stop.set()
+    thread.join()
+    last_before_kill = max(t for _, t in sent if t < killed_at)
+    published_rate = sum(1 for _, t in sent if t < killed_at) / 4.0
+    cli.run('reindex', bag)
+    with Reader(bag) as reader:
+        got = [bytes(raw) for conn, _, raw in reader.messages() if conn.topic == '/big']
+    seqs = [int(raw[16:24]) for raw in got]
+    assert seqs == list(range(len(seqs))), 'the recovered messages are not an exact prefix'
+    stamps = dict(sent)
+    for seq, raw in zip(seqs, got):
+        assert raw == big_message(template, seq, stamps[seq]), f'message {seq} differs'
+    assert seqs, 'nothing recovered'
+    lost_ms = (last_before_kill - stamps[seqs[-1]]) / 1e6
+    assert lost_ms <= 100, (f'the last recovered message was published {lost_ms:.0f} ms before the last one '
+                            f'published before the kill ({len(seqs)} recovered, {published_rate:.0f} Hz published)')

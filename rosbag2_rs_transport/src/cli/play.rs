@@ -14,7 +14,10 @@ use super::args::{seconds, topic_name, InputArgs, TopicArgs};
 use super::dds_node;
 use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
-use crate::{load_qos_overrides, PlayOptions, Player};
+use crate::{
+    load_qos_overrides, service_event_topic, MessageOrder, PlayOptions, Player,
+    ServiceIntrospection,
+};
 
 /// Flags of `ros2 bag play`.
 #[derive(Debug, Clone, clap::Args)]
@@ -94,6 +97,29 @@ pub struct PlayArgs {
     /// Node name: the services are `/<node-name>/pause` etc.
     #[arg(long, default_value = "rosbag2_player")]
     pub node_name: String,
+    /// Only the recorded events of these services (their `<service>/_service_event` topics;
+    /// with --topics, those topics as well).
+    #[arg(long, num_args = 1.., value_name = "SERVICE")]
+    pub services: Vec<String>,
+    /// Leave out the recorded events of these services.
+    #[arg(long, num_args = 1.., value_name = "SERVICE")]
+    pub exclude_services: Vec<String>,
+    /// Order (and schedule) messages by the time they were received (recorded) or sent
+    /// (published).
+    #[arg(long, value_enum, default_value_t = MessageOrder::Received)]
+    pub message_order: MessageOrder,
+    /// Update the progress line at this frequency in Hz (0: no progress line; negative: as
+    /// often as possible, at most 100 Hz). Shown only when stdout is a terminal.
+    #[arg(
+        long,
+        default_value_t = 3.0,
+        allow_hyphen_values = true,
+        value_name = "HZ"
+    )]
+    pub progress_bar: f64,
+    /// Publish service events of the player's own services (off, metadata or contents).
+    #[arg(long, value_enum, default_value_t = ServiceIntrospection::Off)]
+    pub service_introspection: ServiceIntrospection,
 }
 
 /// rosbag2's player node parameters (`ros2 launch` files for its composable player) and the
@@ -150,8 +176,11 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
             Param::Milliseconds("--wait-for-all-acked"),
         ),
         ("play.node_prefix", Param::Unsupported),
-        ("play.services_to_filter", Param::Unsupported),
-        ("play.exclude_services_to_filter", Param::Unsupported),
+        ("play.services_to_filter", Param::List("--services")),
+        (
+            "play.exclude_services_to_filter",
+            Param::List("--exclude-services"),
+        ),
         (
             "play.disable_loan_message",
             Param::Switch("--disable-loan-message"),
@@ -180,7 +209,18 @@ impl PlayArgs {
                 "--clock takes a frequency above 0 Hz (leave it out to publish no /clock), got {hz}"
             );
         }
-        let filter = self.topics.filter()?;
+        let mut topics = self.topics.clone();
+        topics.topics.extend(
+            self.services
+                .iter()
+                .map(|s| service_event_topic(&topic_name(s))),
+        );
+        topics.exclude_topics.extend(
+            self.exclude_services
+                .iter()
+                .map(|s| service_event_topic(&topic_name(s))),
+        );
+        let filter = topics.filter()?;
         let remap = self
             .remap
             .iter()
@@ -225,6 +265,8 @@ impl PlayArgs {
             extrapolate_ros_time: self.extrapolate_ros_time,
             node_name: self.node_name.clone(),
             keep_all_history: false,
+            message_order: self.message_order,
+            service_introspection: self.service_introspection,
         })
     }
 
@@ -243,7 +285,11 @@ pub fn run_play(args: &PlayArgs, namespace: &str) -> Result<()> {
     let options = args.options()?;
     let node = dds_node(&options.node_name, namespace)?;
     let player = Arc::new(Player::new(node, options)?);
-    let controls = attach(&player, !args.disable_keyboard_controls)?;
+    let controls = attach(
+        &player,
+        !args.disable_keyboard_controls,
+        progress_interval(args.progress_bar)?,
+    )?;
     let summary = player.play()?;
     drop(controls);
     if let Some(timeout) = args.ack_timeout() {
@@ -329,7 +375,23 @@ impl Drop for Attached {
     }
 }
 
-fn attach(player: &Arc<Player>, keyboard: bool) -> Result<Attached> {
+/// The pause between two updates of the progress line at `hz` (`None`: no progress line).
+fn progress_interval(hz: f64) -> Result<Option<StdDuration>> {
+    anyhow::ensure!(!hz.is_nan(), "--progress-bar takes a frequency in Hz");
+    Ok(if hz == 0.0 {
+        None
+    } else if !(0.0..=100.0).contains(&hz) {
+        Some(StdDuration::from_millis(10))
+    } else {
+        Some(StdDuration::from_secs_f64(1.0 / hz))
+    })
+}
+
+fn attach(
+    player: &Arc<Player>,
+    keyboard: bool,
+    progress_every: Option<StdDuration>,
+) -> Result<Attached> {
     let signals = super::shutdown::shutdown_requested()?;
     let on_signal = player.clone();
     std::thread::spawn(move || {
@@ -351,14 +413,16 @@ fn attach(player: &Arc<Player>, keyboard: bool) -> Result<Attached> {
     } else {
         None
     };
-    let progress = std::io::stdout().is_terminal().then(|| {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (player, flag) = (player.clone(), stop.clone());
-        (
-            stop,
-            std::thread::spawn(move || show_progress(&player, &flag)),
-        )
-    });
+    let progress = progress_every
+        .filter(|_| std::io::stdout().is_terminal())
+        .map(|every| {
+            let stop = Arc::new(AtomicBool::new(false));
+            let (player, flag) = (player.clone(), stop.clone());
+            (
+                stop,
+                std::thread::spawn(move || show_progress(&player, &flag, every)),
+            )
+        });
     Ok(Attached {
         _keyboard: keyboard,
         progress,
@@ -378,14 +442,21 @@ fn on_key(player: &Player, key: Key) {
     }
 }
 
-/// Rewrites one terminal line with the position, rate and state, ten times a second, until
+/// Rewrites one terminal line with the position, rate and state, `every` so often, until
 /// `stop`; then ends the line. Log lines clear it first (see `logging`).
-fn show_progress(player: &Player, stop: &AtomicBool) {
+fn show_progress(player: &Player, stop: &AtomicBool, every: StdDuration) {
     let (start, end) = player.bag_range();
     let mut out = std::io::stdout();
     super::logging::set_progress_line(true);
+    // Sleeps in slices of at most 100 ms, so that the end is noticed soon at a low frequency.
+    let slice = every.min(StdDuration::from_millis(100));
+    let mut next = std::time::Instant::now();
     while !stop.load(Ordering::SeqCst) {
-        std::thread::sleep(StdDuration::from_millis(100));
+        std::thread::sleep(slice);
+        if std::time::Instant::now() < next {
+            continue;
+        }
+        next += every;
         let position = (player.position() - start) as f64 * 1e-9;
         let state = if !player.is_playing() {
             "stopped"
@@ -435,5 +506,35 @@ mod tests {
             Some(rosbag2_rs_clock::Duration::from_nanos(1_500_000_000))
         );
         assert_eq!(options(&["--rate", "-1"]).rate, -1.0);
+    }
+
+    #[test]
+    fn services_filter_their_event_topics_and_flags_reach_the_options() {
+        let o = options(&["--services", "/p/set_rate", "q/pause"]);
+        assert!(o.filter.matches("/p/set_rate/_service_event"));
+        assert!(o.filter.matches("/q/pause/_service_event"));
+        assert!(!o.filter.matches("/chatter"));
+        let o = options(&["--exclude-services", "/p/set_rate"]);
+        assert!(!o.filter.matches("/p/set_rate/_service_event"));
+        assert!(o.filter.matches("/chatter"));
+        assert_eq!(o.message_order, MessageOrder::Received);
+        let o = options(&[
+            "--message-order",
+            "sent",
+            "--service-introspection",
+            "contents",
+        ]);
+        assert_eq!(o.message_order, MessageOrder::Sent);
+        assert_eq!(o.service_introspection, ServiceIntrospection::Contents);
+        assert_eq!(progress_interval(0.0).unwrap(), None);
+        assert_eq!(
+            progress_interval(4.0).unwrap(),
+            Some(StdDuration::from_millis(250))
+        );
+        assert_eq!(
+            progress_interval(-1.0).unwrap(),
+            Some(StdDuration::from_millis(10))
+        );
+        assert!(progress_interval(f64::NAN).is_err());
     }
 }

@@ -11,8 +11,8 @@ use super::args::{non_negative_seconds, TopicArgs, WriterArgs};
 use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
 use crate::{
-    load_qos_overrides, NodeIdentity, RecordOptions, Recorder, SnapshotLimits, TopicSelection,
-    DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
+    load_qos_overrides, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
+    SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
 };
 
 /// `record`'s arguments.
@@ -24,9 +24,28 @@ pub struct RecordArgs {
     /// Topics to record by name and regular expression.
     #[command(flatten)]
     pub topics: TopicArgs,
-    /// Record all topics (hidden and unpublished ones need their own flags).
-    #[arg(short = 'a', long, alias = "all-topics")]
+    /// Record all topics and all services' events (hidden and unpublished topics need their
+    /// own flags).
+    #[arg(short = 'a', long)]
     pub all: bool,
+    /// Record all topics (hidden and unpublished ones need their own flags), no services.
+    #[arg(long)]
+    pub all_topics: bool,
+    /// Record the events of every service with introspection on (`<service>/_service_event`).
+    #[arg(long)]
+    pub all_services: bool,
+    /// Record the events of these services (`<service>/_service_event`).
+    #[arg(long, num_args = 1.., value_name = "SERVICE")]
+    pub services: Vec<String>,
+    /// Do not record the events of these services.
+    #[arg(long, num_args = 1.., value_name = "SERVICE")]
+    pub exclude_services: Vec<String>,
+    /// Do not record topics of these types (pkg/msg/Type).
+    #[arg(long, num_args = 1.., value_name = "TYPE")]
+    pub exclude_topic_types: Vec<String>,
+    /// Publish service events of the recorder's own services (off, metadata or contents).
+    #[arg(long, value_enum, default_value_t = ServiceIntrospection::Off)]
+    pub service_introspection: ServiceIntrospection,
     /// Serialization format to record in: only `cdr`, what every ROS 2 middleware uses.
     #[arg(short = 'f', long, default_value = "cdr", value_parser = ["cdr"])]
     pub serialization_format: String,
@@ -93,7 +112,14 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
     node: "recorder",
     params: &[
         ("use_sim_time", Param::Switch("--use-sim-time")),
-        ("record.all_topics", Param::Switch("--all")),
+        ("record.all_topics", Param::Switch("--all-topics")),
+        ("record.all_services", Param::Switch("--all-services")),
+        ("record.services", Param::List("--services")),
+        ("record.exclude_services", Param::List("--exclude-services")),
+        (
+            "record.exclude_topic_types",
+            Param::List("--exclude-topic-types"),
+        ),
         (
             "record.is_discovery_disabled",
             Param::Switch("--no-discovery"),
@@ -145,10 +171,6 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ),
         ("storage.snapshot_mode", Param::Switch("--snapshot")),
         ("storage.custom_data", Param::List("--custom-data")),
-        ("record.all_services", Param::Unsupported),
-        ("record.services", Param::Unsupported),
-        ("record.exclude_services", Param::Unsupported),
-        ("record.exclude_topic_types", Param::Unsupported),
         ("record.rmw_serialization_format", Param::Unsupported),
         ("record.node_prefix", Param::Unsupported),
         ("record.compression_mode", Param::Unsupported),
@@ -179,7 +201,11 @@ impl RecordArgs {
         let mut topics = self.positional_topics.clone();
         topics.extend(self.topics.topics.iter().cloned());
         let selection = TopicSelection {
-            all: self.all,
+            all: self.all || self.all_topics,
+            all_services: self.all || self.all_services,
+            services: self.services.clone(),
+            exclude_services: self.exclude_services.clone(),
+            exclude_topic_types: self.exclude_topic_types.clone(),
             topics,
             regex: self.topics.regex.clone(),
             exclude_regex: self.topics.exclude_regex.clone(),
@@ -237,6 +263,7 @@ impl RecordArgs {
             start_paused: self.start_paused,
             use_sim_time: self.use_sim_time,
             snapshot,
+            service_introspection: self.service_introspection,
         };
         options.validate()?;
         if options.snapshot.is_none() && options.uri.exists() {

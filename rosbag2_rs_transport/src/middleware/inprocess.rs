@@ -196,7 +196,13 @@ struct InProcessClient {
     bus: InProcessBus,
     service: String,
     type_name: String,
+    /// Its GID: a number unique in the process, little-endian, as rmw_cyclonedds's client ids.
+    gid: [u8; 16],
+    sequence: std::sync::atomic::AtomicI64,
 }
+
+/// Numbers the in-process clients, for their GIDs.
+static CLIENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl RawClient for InProcessClient {
     fn wait_for_service(&self, _timeout: Duration) -> bool {
@@ -216,7 +222,13 @@ impl RawClient for InProcessClient {
             None => return Err(TransportError::Timeout(self.service.clone())),
         };
         check_payload(request)?;
-        let response = (handler.lock())(request);
+        let id = RequestId {
+            client_gid: self.gid,
+            sequence_number: self
+                .sequence
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        };
+        let response = (handler.lock())(&id, request);
         response.map_err(|e| TransportError::Service {
             service: self.service.clone(),
             source: Box::new(e),
@@ -361,10 +373,18 @@ impl Middleware for InProcessNode {
     fn create_client(&self, service: &str, type_name: &str) -> Result<Box<dyn RawClient>> {
         let service = expand_name(service, &self.identity)?;
         check_type_name(type_name)?;
+        let mut gid = [0u8; 16];
+        gid[..8].copy_from_slice(
+            &CLIENTS
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                .to_le_bytes(),
+        );
         Ok(Box::new(InProcessClient {
             bus: self.bus.clone(),
             service,
             type_name: type_name.to_string(),
+            gid,
+            sequence: std::sync::atomic::AtomicI64::new(1),
         }))
     }
 

@@ -33,9 +33,20 @@ pub struct ReceivedMessage {
 /// thread (in-process). It must not block for long.
 pub type MessageCallback = Box<dyn FnMut(ReceivedMessage) + Send>;
 
-/// Handles one service request: request CDR bytes in, response CDR bytes out (both with their
-/// encapsulation header), or a reason the request was refused (logged; no response is sent).
-pub type ServiceHandler = Box<dyn FnMut(&[u8]) -> Result<Vec<u8>> + Send>;
+/// Who sent a service request: the identity rmw layers hand to a server with each request (and
+/// that service introspection events carry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RequestId {
+    /// The client's GID (rmw_cyclonedds: its 8-byte client id, then zeros).
+    pub client_gid: [u8; 16],
+    /// The client's sequence number of the request.
+    pub sequence_number: i64,
+}
+
+/// Handles one service request: who sent it and the request CDR bytes in, response CDR bytes out
+/// (both with their encapsulation header), or a reason the request was refused (logged; no
+/// response is sent).
+pub type ServiceHandler = Box<dyn FnMut(&RequestId, &[u8]) -> Result<Vec<u8>> + Send>;
 
 /// An endpoint seen on the graph.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,32 +4,124 @@
 use std::marker::PhantomData;
 use std::time::Duration;
 
+use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
+use rosbag2_rs_interfaces::service_msgs::{
+    event_topic, event_type_name, ServiceEvent, ServiceEventInfo,
+};
 use rosbag2_rs_interfaces::{from_cdr, try_to_cdr, MessageType, ServiceType};
+use rosbag2_rs_storage::QosProfile;
 
 use crate::middleware::error::{Result, TransportError};
-use crate::middleware::{Handle, Middleware, RawClient};
+use crate::middleware::{Handle, Middleware, RawClient, RawPublisher, RequestId};
 
-/// Serves `S` on `name` (e.g. `~/set_rate`). A request that does not decode is refused with a
-/// warning and the service keeps serving.
+/// Service introspection of a server, as rcl's `rcl_service_introspection_state_t`: whether it
+/// publishes a `<pkg>/srv/<Name>_Event` on `<service>/_service_event` when it receives a request
+/// (`REQUEST_RECEIVED`) and when it sends the response (`RESPONSE_SENT`), and with what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum ServiceIntrospection {
+    /// No events (rclcpp's default).
+    #[default]
+    Off,
+    /// Events with their metadata only (type, time, client, sequence number).
+    Metadata,
+    /// Events with the request or the response.
+    Contents,
+}
+
+/// Serves `S` on `name` (e.g. `~/set_rate`), without introspection. A request that does not
+/// decode is refused with a warning and the service keeps serving.
 pub fn serve<S: ServiceType>(
     middleware: &dyn Middleware,
     name: &str,
+    handler: impl FnMut(S::Request) -> S::Response + Send + 'static,
+) -> Result<Handle> {
+    serve_introspected::<S>(middleware, ServiceIntrospection::Off, name, handler)
+}
+
+/// [`serve`] with service introspection: unless `introspection` is off, each request and its
+/// response are published as service events on `<name>/_service_event`.
+pub fn serve_introspected<S: ServiceType>(
+    middleware: &dyn Middleware,
+    introspection: ServiceIntrospection,
+    name: &str,
     mut handler: impl FnMut(S::Request) -> S::Response + Send + 'static,
 ) -> Result<Handle> {
+    let events = match introspection {
+        ServiceIntrospection::Off => None,
+        _ => Some(EventPublisher {
+            publisher: middleware.create_publisher(
+                &event_topic(name),
+                &event_type_name(S::TYPE_NAME),
+                &QosProfile::default(),
+            )?,
+            contents: introspection == ServiceIntrospection::Contents,
+            topic: event_topic(name),
+        }),
+    };
     middleware.create_service(
         name,
         S::TYPE_NAME,
-        Box::new(move |request: &[u8]| {
+        Box::new(move |id: &RequestId, request: &[u8]| {
             let request = from_cdr::<S::Request>(request).map_err(|source| {
                 TransportError::MalformedRequest {
                     service_type: S::TYPE_NAME,
                     source,
                 }
             })?;
-            try_to_cdr(&handler(request))
-                .map_err(|e| TransportError::codec(S::Response::TYPE_NAME, e))
+            if let Some(events) = &events {
+                events.publish::<S>(id, ServiceEventInfo::REQUEST_RECEIVED, Some(&request), None);
+            }
+            let response = handler(request);
+            let bytes = try_to_cdr(&response)
+                .map_err(|e| TransportError::codec(S::Response::TYPE_NAME, e))?;
+            if let Some(events) = &events {
+                events.publish::<S>(id, ServiceEventInfo::RESPONSE_SENT, None, Some(&response));
+            }
+            Ok(bytes)
         }),
     )
+}
+
+/// Publishes a server's introspection events.
+struct EventPublisher {
+    publisher: Box<dyn RawPublisher>,
+    /// With the request and response, not only the metadata.
+    contents: bool,
+    topic: String,
+}
+
+impl EventPublisher {
+    fn publish<S: ServiceType>(
+        &self,
+        id: &RequestId,
+        event_type: u8,
+        request: Option<&S::Request>,
+        response: Option<&S::Response>,
+    ) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        fn keep<T: Clone>(x: Option<&T>, contents: bool) -> Vec<T> {
+            x.filter(|_| contents).into_iter().cloned().collect()
+        }
+        let event = ServiceEvent::<S::Request, S::Response> {
+            info: ServiceEventInfo {
+                event_type,
+                stamp: TimeMsg::from_nanos(now),
+                client_gid: id.client_gid,
+                sequence_number: id.sequence_number,
+            },
+            request: keep(request, self.contents),
+            response: keep(response, self.contents),
+        };
+        let result = try_to_cdr(&event)
+            .map_err(|e| TransportError::codec("service event", e))
+            .and_then(|bytes| self.publisher.publish(&bytes.into()));
+        if let Err(e) = result {
+            log::warn!("cannot publish on {}: {e}", self.topic);
+        }
+    }
 }
 
 /// A typed client of one service.

@@ -36,7 +36,7 @@ use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 use crate::middleware::{Handle, Middleware, RawPublisher};
 
 pub use error::PlayerError;
-pub use options::PlayOptions;
+pub use options::{MessageOrder, PlayOptions};
 pub use qos::adapt_to_recorded;
 
 /// How long the playback thread waits before re-checking for requests. Every request also

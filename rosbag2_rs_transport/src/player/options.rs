@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use rosbag2_rs_storage::{QosProfile, TopicFilter};
 
+use crate::middleware::services::ServiceIntrospection;
+
 /// Playback options, mirroring `ros2 bag play`. All times are nanoseconds.
 #[derive(Debug, Clone)]
 pub struct PlayOptions {
@@ -49,6 +51,24 @@ pub struct PlayOptions {
     /// history): a slow subscriber makes publishing wait instead of losing messages. `burst`
     /// sets it.
     pub keep_all_history: bool,
+    /// Service introspection of the player's own services (off by default, as in rclcpp).
+    pub service_introspection: ServiceIntrospection,
+    /// Which timestamp orders and schedules the messages.
+    pub message_order: MessageOrder,
+}
+
+/// Which timestamp of the recorded messages playback follows (`ros2 bag play --message-order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum MessageOrder {
+    /// The receive (recording) time: the order of the bag.
+    #[default]
+    Received,
+    /// The send (publication) time. The bag is read in receive order and sorted again within
+    /// a window of the read-ahead queue's size: a message sent before others it was received
+    /// after by more than that many messages is played late (at once when its time has passed).
+    /// The message's time for playback, `/clock`, seeks and bounds is then its send time.
+    Sent,
 }
 
 impl Default for PlayOptions {
@@ -73,6 +93,8 @@ impl Default for PlayOptions {
             extrapolate_ros_time: false,
             node_name: "rosbag2_player".into(),
             keep_all_history: false,
+            service_introspection: ServiceIntrospection::Off,
+            message_order: MessageOrder::Received,
         }
     }
 }

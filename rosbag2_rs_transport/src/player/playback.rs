@@ -69,7 +69,11 @@ impl Core {
         self.replay_latched(from)?;
         let mut playback = Playback {
             core: self,
-            ahead: ReadAhead::start(reader, self.options.read_ahead_queue_size),
+            ahead: ReadAhead::start(
+                reader,
+                self.options.read_ahead_queue_size,
+                self.options.message_order,
+            ),
             next: None,
             at_end: false,
             current_files: HashMap::new(),

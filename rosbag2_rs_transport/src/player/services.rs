@@ -9,7 +9,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 
 use super::{Core, PlaySpan, PlayerError};
 use crate::middleware::error::Result;
-use crate::middleware::services::serve;
+use crate::middleware::services::serve_introspected;
 use crate::middleware::Handle;
 
 /// Logs a refused request and turns the outcome into the `success` field.
@@ -31,73 +31,121 @@ fn set(nanos: i64) -> Option<i64> {
 /// Creates every control service; they live as long as the returned handles.
 pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
     let mw = core.middleware.as_ref();
+    let introspection = core.options.service_introspection;
     let c = || core.clone();
     let mut handles = Vec::new();
     let core_ = c();
-    handles.push(serve::<Pause>(mw, "~/pause", move |_| {
-        succeeded("pause", core_.pause());
-        PauseResponse::default()
-    })?);
+    handles.push(serve_introspected::<Pause>(
+        mw,
+        introspection,
+        "~/pause",
+        move |_| {
+            succeeded("pause", core_.pause());
+            PauseResponse::default()
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<Resume>(mw, "~/resume", move |_| {
-        succeeded("resume", core_.resume());
-        ResumeResponse::default()
-    })?);
+    handles.push(serve_introspected::<Resume>(
+        mw,
+        introspection,
+        "~/resume",
+        move |_| {
+            succeeded("resume", core_.resume());
+            ResumeResponse::default()
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<TogglePaused>(mw, "~/toggle_paused", move |_| {
-        succeeded("toggle_paused", core_.toggle_paused());
-        TogglePausedResponse::default()
-    })?);
+    handles.push(serve_introspected::<TogglePaused>(
+        mw,
+        introspection,
+        "~/toggle_paused",
+        move |_| {
+            succeeded("toggle_paused", core_.toggle_paused());
+            TogglePausedResponse::default()
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<IsPaused>(mw, "~/is_paused", move |_| {
-        IsPausedResponse {
+    handles.push(serve_introspected::<IsPaused>(
+        mw,
+        introspection,
+        "~/is_paused",
+        move |_| IsPausedResponse {
             paused: core_.clock.is_paused(),
-        }
-    })?);
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<GetRate>(mw, "~/get_rate", move |_| {
-        GetRateResponse {
+    handles.push(serve_introspected::<GetRate>(
+        mw,
+        introspection,
+        "~/get_rate",
+        move |_| GetRateResponse {
             rate: core_.clock.get_rate(),
-        }
-    })?);
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<SetRate>(mw, "~/set_rate", move |r| {
-        SetRateResponse {
+    handles.push(serve_introspected::<SetRate>(
+        mw,
+        introspection,
+        "~/set_rate",
+        move |r| SetRateResponse {
             success: succeeded("set_rate", core_.set_rate(r.rate)),
-        }
-    })?);
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<Seek>(mw, "~/seek", move |r| SeekResponse {
-        success: succeeded("seek", core_.seek(r.time.as_nanos())),
-    })?);
+    handles.push(serve_introspected::<Seek>(
+        mw,
+        introspection,
+        "~/seek",
+        move |r| SeekResponse {
+            success: succeeded("seek", core_.seek(r.time.as_nanos())),
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<PlayNext>(mw, "~/play_next", move |_| {
-        PlayNextResponse {
+    handles.push(serve_introspected::<PlayNext>(
+        mw,
+        introspection,
+        "~/play_next",
+        move |_| PlayNextResponse {
             success: succeeded("play_next", core_.play_next()),
-        }
-    })?);
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<Burst>(mw, "~/burst", move |r| {
-        let burst = core_.burst(r.num_messages);
-        let actually_burst = burst.as_ref().copied().unwrap_or(0);
-        succeeded("burst", burst);
-        BurstResponse { actually_burst }
-    })?);
+    handles.push(serve_introspected::<Burst>(
+        mw,
+        introspection,
+        "~/burst",
+        move |r| {
+            let burst = core_.burst(r.num_messages);
+            let actually_burst = burst.as_ref().copied().unwrap_or(0);
+            succeeded("burst", burst);
+            BurstResponse { actually_burst }
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<Play>(mw, "~/play", move |r| {
-        let span = PlaySpan {
-            start_offset: Duration::from_nanos(r.start_offset.as_nanos()),
-            duration: set(r.playback_duration.as_nanos()).map(Duration::from_nanos),
-            until: set(r.playback_until_timestamp.as_nanos()).map(Time::ros),
-        };
-        PlayResponse {
-            success: succeeded("play", core_.play_in_background(span)),
-        }
-    })?);
+    handles.push(serve_introspected::<Play>(
+        mw,
+        introspection,
+        "~/play",
+        move |r| {
+            let span = PlaySpan {
+                start_offset: Duration::from_nanos(r.start_offset.as_nanos()),
+                duration: set(r.playback_duration.as_nanos()).map(Duration::from_nanos),
+                until: set(r.playback_until_timestamp.as_nanos()).map(Time::ros),
+            };
+            PlayResponse {
+                success: succeeded("play", core_.play_in_background(span)),
+            }
+        },
+    )?);
     let core_ = c();
-    handles.push(serve::<Stop>(mw, "~/stop", move |_| {
-        core_.stop();
-        StopResponse::default()
-    })?);
+    handles.push(serve_introspected::<Stop>(
+        mw,
+        introspection,
+        "~/stop",
+        move |_| {
+            core_.stop();
+            StopResponse::default()
+        },
+    )?);
     Ok(handles)
 }

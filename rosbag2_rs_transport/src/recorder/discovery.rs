@@ -9,6 +9,7 @@ use rosbag2_rs_storage::QosProfile;
 
 use super::error::{RecorderError, Result};
 use crate::middleware::TopicInfo;
+use rosbag2_rs_interfaces::service_msgs::{event_topic, EVENT_TOPIC_SUFFIX};
 
 /// The smallest keep-last depth the recorder requests, so that a burst is not lost between two
 /// takes of the middleware's reader cache (rosbag2 requests the publishers' depth).
@@ -16,9 +17,14 @@ pub const MIN_SUBSCRIPTION_DEPTH: u64 = 100;
 
 /// Topic selection, as given on the command line. Included: `all`, or a name in `topics`, or a
 /// name containing a match of `regex`, or a type in `topic_types`. Exclusion (`exclude_topics`,
-/// `exclude_regex`) always wins. Hidden topics (a name token starting with `_`) need
-/// `include_hidden_topics` unless listed by name; topics without publishers need
+/// `exclude_regex`, `exclude_topic_types`) always wins. Hidden topics (a name token starting
+/// with `_`) need `include_hidden_topics` unless listed by name; topics without publishers need
 /// `include_unpublished_topics`.
+///
+/// Service event topics (`<service>/_service_event` of a `<pkg>/srv/<Name>_Event` type, see
+/// [`is_service_event_topic`]) follow rosbag2's rules for services instead: included by
+/// `all_services`, by their service in `services`, or by `regex`; left out by
+/// `exclude_services` or `exclude_regex`; never hidden, and not selected by `all` (all topics).
 #[derive(Debug, Clone, Default)]
 pub struct TopicSelection {
     /// Record every topic.
@@ -37,6 +43,32 @@ pub struct TopicSelection {
     pub include_hidden_topics: bool,
     /// Also record topics that have subscriptions but no publishers.
     pub include_unpublished_topics: bool,
+    /// Do not record topics of these types (`pkg/msg/Type`).
+    pub exclude_topic_types: Vec<String>,
+    /// Record the events of every service (`--all-services`).
+    pub all_services: bool,
+    /// Record the events of these services, by service name (relative names are expanded
+    /// against the recorder's node; the `/_service_event` topic may be given as well).
+    pub services: Vec<String>,
+    /// Do not record the events of these services (names as `services`).
+    pub exclude_services: Vec<String>,
+}
+
+/// Whether `topic` of `type_name` carries service introspection events, as rosbag2 tells them:
+/// the name ends with `/_service_event` and the type is a `pkg/srv/Name_Event`.
+pub fn is_service_event_topic(topic: &str, type_name: &str) -> bool {
+    topic.ends_with(EVENT_TOPIC_SUFFIX)
+        && type_name.ends_with("_Event")
+        && type_name.contains("/srv/")
+}
+
+/// The event topic of a service given by name (or already by its event topic).
+pub fn service_event_topic(service: &str) -> String {
+    if service.ends_with(EVENT_TOPIC_SUFFIX) {
+        service.to_string()
+    } else {
+        event_topic(service)
+    }
 }
 
 impl TopicSelection {
@@ -59,12 +91,16 @@ impl TopicSelection {
     /// Checks that something is selected and the regular expressions compile.
     pub fn validate(&self) -> Result<()> {
         if !self.all
+            && !self.all_services
             && self.topics.is_empty()
+            && self.services.is_empty()
             && self.regex.as_deref().is_none_or(str::is_empty)
             && self.topic_types.is_empty()
         {
             return Err(RecorderError::InvalidOptions(
-                "nothing to record: give topics, --all, --regex or --topic-types".into(),
+                "nothing to record: give topics, services, --all, --all-topics, --all-services, \
+                 --regex or --topic-types"
+                    .into(),
             ));
         }
         self.compile().map(drop)
@@ -112,11 +148,21 @@ impl CompiledSelection {
     /// Whether a topic of `type_name` passes the name and type rules (publishers aside).
     pub fn matches(&self, topic: &str, type_name: &str) -> bool {
         let s = &self.selection;
+        let excluded_by_regex = self
+            .exclude_regex
+            .as_ref()
+            .is_some_and(|r| r.is_match(topic));
+        if is_service_event_topic(topic, type_name) {
+            let service = |list: &[String]| list.iter().any(|t| service_event_topic(t) == topic);
+            return (s.all_services
+                || service(&s.services)
+                || self.regex.as_ref().is_some_and(|r| r.is_match(topic)))
+                && !service(&s.exclude_services)
+                && !excluded_by_regex;
+        }
         if s.exclude_topics.iter().any(|t| t == topic)
-            || self
-                .exclude_regex
-                .as_ref()
-                .is_some_and(|r| r.is_match(topic))
+            || excluded_by_regex
+            || s.exclude_topic_types.iter().any(|t| t == type_name)
         {
             return false;
         }
@@ -133,7 +179,16 @@ impl CompiledSelection {
     /// True when only listed topics can ever match, so discovery can stop once all are found.
     pub fn is_fixed_list(&self) -> bool {
         let s = &self.selection;
-        !s.all && self.regex.is_none() && s.topic_types.is_empty()
+        !s.all && !s.all_services && self.regex.is_none() && s.topic_types.is_empty()
+    }
+
+    /// The topics listed by name: `topics`, and the event topics of `services`.
+    pub fn listed_topics(&self) -> impl Iterator<Item = String> + '_ {
+        let s = &self.selection;
+        s.topics
+            .iter()
+            .cloned()
+            .chain(s.services.iter().map(|t| service_event_topic(t)))
     }
 }
 
@@ -282,5 +337,57 @@ mod tests {
         .compile()
         .unwrap();
         assert_eq!(all.regex_matches_any(&[]), None);
+    }
+
+    const EVENT: &str = "rosbag2_interfaces/srv/SetRate_Event";
+    const SET_RATE: &str = "/rosbag2_player/set_rate/_service_event";
+
+    #[test]
+    fn services_are_selected_by_their_own_rules() {
+        let select = |s: TopicSelection| s.compile().unwrap();
+        // All topics is not all services (rosbag2's --all-topics); hidden does not apply.
+        let topics = select(TopicSelection::all());
+        assert!(topics.matches("/chatter", "std_msgs/msg/String"));
+        assert!(!topics.matches(SET_RATE, EVENT));
+        let services = select(TopicSelection {
+            all_services: true,
+            ..Default::default()
+        });
+        assert!(services.matches(SET_RATE, EVENT));
+        assert!(!services.matches("/chatter", "std_msgs/msg/String"));
+        // A topic named like an event topic but of a message type is a (hidden) topic.
+        assert!(!services.matches(SET_RATE, "std_msgs/msg/String"));
+        let listed = select(TopicSelection {
+            services: vec!["/rosbag2_player/set_rate".into()],
+            ..Default::default()
+        });
+        assert!(listed.matches(SET_RATE, EVENT));
+        assert!(!listed.matches("/rosbag2_player/pause/_service_event", "x/srv/P_Event"));
+        assert!(listed.is_fixed_list());
+        assert_eq!(listed.listed_topics().collect::<Vec<_>>(), [SET_RATE]);
+        let excluded = select(TopicSelection {
+            all: true,
+            all_services: true,
+            exclude_services: vec!["/rosbag2_player/set_rate".into()],
+            exclude_topic_types: vec!["std_msgs/msg/String".into()],
+            ..Default::default()
+        });
+        assert!(!excluded.matches(SET_RATE, EVENT));
+        assert!(excluded.matches("/rosbag2_player/pause/_service_event", "x/srv/P_Event"));
+        assert!(!excluded.matches("/chatter", "std_msgs/msg/String"));
+        assert!(excluded.matches("/imu", "sensor_msgs/msg/Imu"));
+        let regex = select(TopicSelection {
+            regex: Some("set_rate".into()),
+            exclude_regex: Some("pause".into()),
+            ..Default::default()
+        });
+        assert!(regex.matches(SET_RATE, EVENT));
+        assert!(!regex.matches("/p/pause/_service_event", "x/srv/Pause_Event"));
+        assert!(TopicSelection {
+            all_services: true,
+            ..Default::default()
+        }
+        .validate()
+        .is_ok());
     }
 }

@@ -47,7 +47,8 @@ use rosbag2_rs_storage::{
 };
 
 pub use discovery::{
-    adapt_request_to_offers, is_hidden, TopicPlan, TopicSelection, MIN_SUBSCRIPTION_DEPTH,
+    adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, TopicPlan,
+    TopicSelection, MIN_SUBSCRIPTION_DEPTH,
 };
 pub use error::{RecorderError, Result};
 pub use options::{
@@ -63,6 +64,7 @@ use stats::{RecordedTopic, TopicRegistry};
 use time::RecordTime;
 
 use crate::middleware::names::expand_name;
+use crate::middleware::services::ServiceIntrospection;
 use crate::middleware::{Handle, MessageCallback, Middleware, ReceivedMessage};
 
 /// The topic of the split events, relative to the recorder node (as in rosbag2).
@@ -80,6 +82,7 @@ pub(crate) struct Inner {
     subscriptions: Mutex<BTreeMap<String, Handle>>,
     failed_topics: Mutex<BTreeSet<String>>,
     sink: Sink,
+    service_introspection: ServiceIntrospection,
 }
 
 /// Where received messages go, by mode.
@@ -151,6 +154,7 @@ impl Recorder {
             subscriptions: Mutex::new(BTreeMap::new()),
             failed_topics: Mutex::new(BTreeSet::new()),
             sink,
+            service_introspection: options.service_introspection,
         });
         let services = services::serve_all(&inner)?;
         let bag = match &output {
@@ -365,6 +369,12 @@ fn resolve_names(
         .iter()
         .map(|t| expand_name(t, node))
         .collect::<crate::Result<_>>()?;
+    for services in [&mut selection.services, &mut selection.exclude_services] {
+        *services = services
+            .iter()
+            .map(|s| Ok(service_event_topic(&expand_name(s, node)?)))
+            .collect::<crate::Result<_>>()?;
+    }
     let qos_overrides = options
         .qos_overrides
         .iter()
@@ -624,10 +634,8 @@ impl Inner {
         self.selection.is_fixed_list() && {
             let subscribed = self.subscriptions.lock();
             self.selection
-                .selection
-                .topics
-                .iter()
-                .all(|t| subscribed.contains_key(t))
+                .listed_topics()
+                .all(|t| subscribed.contains_key(&t))
         }
     }
 

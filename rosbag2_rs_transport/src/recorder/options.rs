@@ -8,6 +8,7 @@ use rosbag2_rs_storage::{QosProfile, WriterOptions};
 
 use super::discovery::TopicSelection;
 use super::error::{RecorderError, Result};
+use crate::middleware::services::ServiceIntrospection;
 
 /// rosbag2's default `--max-cache-size`: 100 MiB.
 pub const DEFAULT_MAX_CACHE_SIZE: u64 = 100 * 1024 * 1024;
@@ -81,6 +82,8 @@ pub struct RecordOptions {
     pub use_sim_time: bool,
     /// Snapshot mode: keep per-topic ring buffers and write them only on a trigger.
     pub snapshot: Option<SnapshotLimits>,
+    /// Service introspection of the recorder's own services (off by default, as in rclcpp).
+    pub service_introspection: ServiceIntrospection,
 }
 
 impl Default for RecordOptions {
@@ -99,6 +102,7 @@ impl Default for RecordOptions {
             start_paused: false,
             use_sim_time: false,
             snapshot: None,
+            service_introspection: ServiceIntrospection::Off,
         }
     }
 }

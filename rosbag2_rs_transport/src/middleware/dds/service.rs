@@ -20,7 +20,7 @@ use super::dispatcher::{Dispatcher, Drain, Registration};
 use super::raw::{self, RawWriter};
 use super::sys::{self, Entity};
 use crate::middleware::error::{Result, TransportError};
-use crate::middleware::{RawClient, ServiceHandler};
+use crate::middleware::{RawClient, RequestId, ServiceHandler};
 
 /// Bytes of the rmw_cyclonedds request header (client id, sequence number).
 const HEADER: usize = 16;
@@ -63,6 +63,17 @@ fn join(header: &[u8; HEADER], message: &[u8]) -> std::result::Result<Vec<u8>, A
     out.extend_from_slice(header);
     out.extend_from_slice(&message[4..]);
     Ok(out)
+}
+
+/// The request's identity as rmw_cyclonedds reports it: the 8-byte client id in front of a
+/// zeroed GID, and the sequence number.
+fn request_id(header: &[u8; HEADER]) -> RequestId {
+    let mut client_gid = [0u8; 16];
+    client_gid[..8].copy_from_slice(&header[..8]);
+    RequestId {
+        client_gid,
+        sequence_number: i64::from_le_bytes(header[8..].try_into().expect("8 bytes")),
+    }
 }
 
 /// `clientid=…;` USER_DATA for a client's endpoints, formatted as rmw_cyclonedds formats it
@@ -154,7 +165,7 @@ impl ServerDrain {
         writer_handle: dds_instance_handle_t,
     ) -> std::result::Result<(), AnswerError> {
         let (header, request) = split(payload)?;
-        let response = (self.handler)(&request)?;
+        let response = (self.handler)(&request_id(&header), &request)?;
         let reply = join(&header, &response)?;
         match self.client_state(writer_handle) {
             ClientState::Ready => self.send(&reply),
