@@ -15,6 +15,7 @@
 //! ```
 
 pub mod bag;
+pub mod compression;
 pub mod convert;
 pub mod error;
 pub mod filter;
@@ -32,6 +33,7 @@ pub mod writer;
 mod yaml;
 
 pub use bag::Bag;
+pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
 pub use convert::{convert, ConvertOptions};
 pub use error::{Result, StorageError};
 pub use filter::TopicFilter;

@@ -241,7 +241,19 @@ impl McapReader {
         }
         // SAFETY: the mapping is read-only; bags are not modified while they are read.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
-        let data = Bytes::from_owner(map);
+        Self::from_bytes(path, Bytes::from_owner(map), mode)
+    }
+
+    /// Reads an MCAP file held in memory (a decompressed `.mcap.zstd`); `path` names it in
+    /// errors and as the reader's file.
+    pub fn from_bytes(path: &Path, data: Bytes, mode: OpenMode) -> Result<Self> {
+        let len = data.len() as u64;
+        if len < mcap::MAGIC.len() as u64 {
+            return Err(StorageError::corrupt(
+                path,
+                format!("not an MCAP file: only {len} bytes"),
+            ));
+        }
         if !data.starts_with(mcap::MAGIC) {
             return Err(StorageError::corrupt(path, "not an MCAP file: bad magic"));
         }
@@ -254,7 +266,8 @@ impl McapReader {
             definitions: Vec::new(),
             units: Vec::new(),
             info: FileInformation {
-                path: file_name(path),
+                path: crate::compression::file_mode::uncompressed_name(&file_name(path))
+                    .to_string(),
                 ..Default::default()
             },
             embedded: None,

@@ -55,7 +55,8 @@ impl StorageId {
         }
     }
 
-    /// Detects the storage of a file from its first bytes, falling back to its extension.
+    /// Detects the storage of a file from its first bytes, falling back to its extension; a
+    /// file-mode compressed file (`.mcap.zstd`, `.db3.zstd`) is detected from its content.
     pub fn detect(path: &Path) -> Result<Self> {
         use std::io::Read;
         let mut head = [0u8; 16];
@@ -70,6 +71,9 @@ impl StorageId {
         }
         if crate::rosbag1::is_rosbag1(&head[..n]) {
             return Ok(Self::Rosbag1);
+        }
+        if crate::compression::zstd::is_zstd(&head[..n]) {
+            return crate::compression::file_mode::detect_inner_storage(path);
         }
         match path.extension().and_then(|e| e.to_str()) {
             Some("mcap") => Ok(Self::Mcap),
@@ -176,8 +180,12 @@ impl Default for WriterOptions {
     }
 }
 
-/// Opens a storage file for reading, detecting its format.
+/// Opens a storage file for reading, detecting its format; a file-mode compressed file is
+/// decompressed (see [`crate::compression::file_mode`]).
 pub fn open_reader(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>> {
+    if crate::compression::file_mode::is_compressed_file(path)? {
+        return crate::compression::file_mode::open_compressed(path, mode);
+    }
     Ok(match StorageId::detect(path)? {
         StorageId::Mcap => Box::new(mcap_reader::McapReader::open(path, mode)?),
         StorageId::Sqlite3 => Box::new(sqlite_reader::SqliteReader::open(path)?),
