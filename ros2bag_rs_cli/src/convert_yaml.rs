@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use rosbag2_rs_storage::{
-    BagWriterOptions, ConvertOptions, SequentialReader, StorageId, TopicFilter, WriterOptions,
+    BagWriterOptions, ChunkCompression, ConvertOptions, SequentialReader, StorageId, StoragePreset,
+    TopicFilter, WriterOptions,
 };
 use yaml_rust2::{Yaml, YamlLoader};
 
@@ -198,15 +199,22 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
                 uri: PathBuf::from(&uri),
                 storage: WriterOptions {
                     storage,
-                    preset: entry
-                        .string("storage_preset_profile")?
-                        .unwrap_or_else(|| "none".into()),
-                    compression: entry.string("compression_format")?,
+                    preset: StoragePreset::parse_for(
+                        storage,
+                        &entry
+                            .string("storage_preset_profile")?
+                            .unwrap_or_else(|| "none".into()),
+                    )?,
+                    compression: entry
+                        .string("compression_format")?
+                        .map(|c| ChunkCompression::parse_for(storage, &c))
+                        .transpose()?,
                     ..Default::default()
                 },
                 max_bagfile_size: entry.integer("max_bagfile_size")?.unwrap_or(0).max(0) as u64,
                 max_bagfile_duration: duration_s.max(0).saturating_mul(1_000_000_000),
                 custom_data,
+                compression: Default::default(),
             },
             filter,
             start: entry.integer("start_time_ns")?.filter(|t| *t > 0),

@@ -511,12 +511,11 @@ fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
         inputs,
         output: BagWriterOptions {
             uri: args.output,
-            storage: WriterOptions {
-                storage: StorageId::parse(&args.storage)?,
-                preset: args.storage_preset_profile,
-                compression: args.compression_format,
-                ..Default::default()
-            },
+            storage: WriterOptions::parse(
+                &args.storage,
+                &args.storage_preset_profile,
+                args.compression_format.as_deref(),
+            )?,
             max_bagfile_size: args.max_bag_size,
             max_bagfile_duration: (args.max_bag_duration * 1e9) as i64,
             ..Default::default()

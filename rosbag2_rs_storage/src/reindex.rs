@@ -16,7 +16,7 @@ use crate::recover::{self, FileRecovery, RecoveryAction};
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::mcap_writer::McapWriter;
 use crate::storage::{
-    open_reader, OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions,
+    open_reader, ChunkCompression, OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions,
 };
 
 /// What a reindex did.
@@ -38,10 +38,12 @@ pub fn repair_mcap(path: &Path) -> Result<FileRecovery> {
     let mut reader = McapReader::open(path, OpenMode::Recover)?;
     let tmp = path.with_extension("mcap.repair");
     let _ = std::fs::remove_file(&tmp);
+    let compression = reader
+        .chunk_compression()
+        .map(|c| ChunkCompression::parse_for(StorageId::Mcap, c))
+        .transpose()?;
     let options = WriterOptions {
-        compression: reader
-            .chunk_compression()
-            .map(|c| if c.is_empty() { "none" } else { c }.to_string()),
+        compression,
         ..WriterOptions::default()
     };
     let mut writer = Box::new(McapWriter::create(tmp.clone(), &options)?);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use rosbag2_rs_storage::{StorageId, WriterOptions};
+use rosbag2_rs_storage::WriterOptions;
 
 use super::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
 use crate::dds::{DdsConfig, DdsMiddleware};
@@ -247,12 +247,11 @@ impl RecordArgs {
         }
         let options = RecordOptions {
             uri: self.output.clone().unwrap_or_else(default_bag_name),
-            storage: WriterOptions {
-                storage: StorageId::parse(&self.storage)?,
-                preset: self.storage_preset_profile.clone(),
-                compression: self.compression_format.clone(),
-                ..WriterOptions::default()
-            },
+            storage: WriterOptions::parse(
+                &self.storage,
+                &self.storage_preset_profile,
+                self.compression_format.as_deref(),
+            )?,
             max_bagfile_size: self.max_bag_size,
             max_bagfile_duration: seconds_to_ns(self.max_bag_duration, "--max-bag-duration")?,
             max_cache_size: self.max_cache_size,

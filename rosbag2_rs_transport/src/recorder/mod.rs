@@ -123,6 +123,7 @@ impl Recorder {
             max_bagfile_size: options.max_bagfile_size,
             max_bagfile_duration: options.max_bagfile_duration,
             custom_data: options.custom_data.clone(),
+            compression: Default::default(),
         };
         let (mut bag, mut writer, mut snapshot_writer) = (None, None, None);
         let (mut cache, mut snapshots, mut snapshot_jobs) = (None, None, None);
