@@ -52,6 +52,15 @@ pub enum StorageError {
         #[source]
         source: mcap::McapError,
     },
+    /// An MCAP file whose records are malformed (truncated, corrupted).
+    #[error("{path}: {source}")]
+    McapFormat {
+        /// The MCAP file.
+        path: PathBuf,
+        /// What is malformed, and where.
+        #[source]
+        source: crate::storage::mcap_records::McapFormatError,
+    },
     /// A compressed storage file (file-mode compression) could not be decompressed.
     #[error("{path}: {format} decompression failed: {source}")]
     Decompress {

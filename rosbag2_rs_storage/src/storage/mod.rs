@@ -9,6 +9,7 @@ use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 
 pub mod blockfile;
 pub mod mcap_reader;
+pub mod mcap_records;
 pub mod mcap_writer;
 pub mod sqlite_reader;
 pub mod sqlite_writer;
@@ -268,11 +269,11 @@ impl ChunkCompression {
         (Self::Bz2, "bz2"),
     ];
 
-    /// The chunk compressions `storage` writes.
+    /// The chunk compressions `storage` accepts (SQLite3 has no chunks and ignores them all).
     pub fn valid_for(storage: StorageId) -> &'static [Self] {
         match storage {
             StorageId::Mcap => &[Self::None, Self::Lz4, Self::Zstd],
-            StorageId::Sqlite3 => &[Self::None],
+            StorageId::Sqlite3 => &[Self::None, Self::Lz4, Self::Zstd, Self::Bz2],
             StorageId::Rosbag1 => &[Self::None, Self::Bz2, Self::Lz4],
         }
     }
