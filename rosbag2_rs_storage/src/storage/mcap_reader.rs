@@ -1,6 +1,7 @@
 //! MCAP storage reader.
 //!
-//! The file is memory-mapped; payloads of uncompressed chunks are handed out as slices of the
+//! The file is memory-mapped ([`mapped_file`]: a file truncated by another process while it is
+//! read gives [`McapFormatError::TruncatedWhileReading`], not a crash); payloads of uncompressed chunks are handed out as slices of the
 //! mapping and payloads of compressed chunks as slices of the decompressed chunk, so no message
 //! is copied. Messages come out in log-time (receive-time) order: chunks are taken in order of
 //! their start time, chunks whose time ranges overlap are decoded together and merged, and a
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use mcap::records::op;
 
+use super::mapped_file::{self, Watch};
 use super::mcap_records::{
     le_u16, le_u64, message, parse_chunk_header, ChunkHeader, McapFormatError, Records,
     RECORD_HEADER,
@@ -120,6 +122,8 @@ struct ChannelEntry {
 pub struct McapReader {
     path: PathBuf,
     data: Bytes,
+    /// Tells whether `data`, when mapped, was truncated under the reader.
+    watch: Watch,
     channels: Vec<Option<ChannelEntry>>,
     /// Schema id -> type name, for channels met during a scan.
     schema_ids: HashMap<u16, String>,
@@ -147,14 +151,17 @@ impl McapReader {
         if len < mcap::MAGIC.len() as u64 {
             return Err(format_error(path, McapFormatError::TooShort { len }));
         }
-        // SAFETY: the mapping is read-only; bags are not modified while they are read.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
-        Self::from_bytes(path, Bytes::from_owner(map), mode)
+        let (data, watch) = mapped_file::map(&file).map_err(|e| StorageError::io(path, e))?;
+        Self::from_data(path, data, watch, mode)
     }
 
     /// Reads an MCAP file held in memory (a decompressed `.mcap.zstd`); `path` names it in
     /// errors and as the reader's file.
     pub fn from_bytes(path: &Path, data: Bytes, mode: OpenMode) -> Result<Self> {
+        Self::from_data(path, data, Watch::NONE, mode)
+    }
+
+    fn from_data(path: &Path, data: Bytes, watch: Watch, mode: OpenMode) -> Result<Self> {
         let len = data.len() as u64;
         if len < mcap::MAGIC.len() as u64 {
             return Err(format_error(path, McapFormatError::TooShort { len }));
@@ -165,6 +172,7 @@ impl McapReader {
         let mut reader = Self {
             path: path.to_path_buf(),
             data,
+            watch,
             channels: Vec::new(),
             schema_ids: HashMap::new(),
             topics: Vec::new(),
@@ -205,6 +213,7 @@ impl McapReader {
             }
             _ => reader.scan(OpenMode::Recover)?,
         }
+        reader.check_mapping()?;
         reader.units.sort_by_key(|u| (u.start_time, u.file_offset));
         Ok(reader)
     }
@@ -229,7 +238,22 @@ impl McapReader {
     }
 
     fn format_error(&self, source: McapFormatError) -> StorageError {
-        format_error(&self.path, source)
+        match self.watch.truncated() {
+            // Whatever was wrong came from the zeros that replaced the lost part of the file.
+            true => format_error(&self.path, McapFormatError::TruncatedWhileReading),
+            false => format_error(&self.path, source),
+        }
+    }
+
+    /// An error when the file was truncated under the reader (see [`mapped_file`]).
+    fn check_mapping(&self) -> Result<()> {
+        match self.watch.truncated() {
+            true => Err(format_error(
+                &self.path,
+                McapFormatError::TruncatedWhileReading,
+            )),
+            false => Ok(()),
+        }
     }
 
     /// Uses the summary section; returns false when it lacks what is needed (chunk indexes for
@@ -794,6 +818,7 @@ impl McapReader {
         for unit in group {
             self.decode_unit(unit, &mut out)?;
         }
+        self.check_mapping()?;
         if !out.is_sorted_by_key(|m| m.recv_timestamp) {
             out.sort_by_key(|m| m.recv_timestamp);
         }

@@ -50,6 +50,9 @@ pub enum McapFormatError {
     /// The file has no footer: its writer did not finish it.
     #[error("truncated MCAP file (no footer): the writer did not finish it; `ros2bag-rs reindex` recovers it")]
     NoFooter,
+    /// The file shrank (or became unreadable) while it was being read.
+    #[error("the file was truncated (or became unreadable) while being read")]
+    TruncatedWhileReading,
     /// The summary section cannot be read.
     #[error("corrupted MCAP summary ({source}); `ros2bag-rs reindex` recovers the data")]
     BadSummary {

@@ -8,6 +8,7 @@ use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 
 pub mod blockfile;
+pub mod mapped_file;
 pub mod mcap_reader;
 pub mod mcap_records;
 pub mod mcap_writer;
