@@ -61,13 +61,24 @@ pub fn is_storage_file_name(path: &Path) -> bool {
 }
 
 /// Storage files (`.mcap`, `.db3`, and either compressed `.zstd`) directly inside `dir`, in
-/// split order.
+/// split order; of a file present both compressed and not, the uncompressed one.
 pub fn storage_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|e| StorageError::io(dir, e))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file() && is_storage_file_name(p))
         .collect();
+    // A compressed file beside its uncompressed original: the writer was stopped before it
+    // removed the original, which is complete and the one to read.
+    let originals: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".zstd"))
+        .cloned()
+        .collect();
+    files.retain(|p| {
+        let name = p.to_string_lossy();
+        !(name.ends_with(".zstd") && originals.contains(Path::new(uncompressed_name(&name))))
+    });
     files.sort_by_key(|p| split_index_key(p));
     Ok(files)
 }

@@ -328,3 +328,18 @@ fn unknown_compression_options_are_clear_errors() {
     .expect("ROS 1 cannot be compressed");
     assert!(err.to_string().contains("ROS 1"), "{err}");
 }
+
+#[test]
+fn a_compressed_file_beside_its_original_is_ignored_by_reindex() {
+    // A writer stopped after compressing a file but before removing the original.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bag");
+    write(&dir, StorageId::Mcap, CompressionOptions::default(), 0);
+    let original = dir.join("bag_0.mcap");
+    compression::zstd::compress_file(&original, &dir.join("bag_0.mcap.zstd")).unwrap();
+    std::fs::remove_file(dir.join("metadata.yaml")).unwrap();
+    reindex(&dir).unwrap();
+    let m = BagMetadata::read_from_dir(&dir).unwrap();
+    assert_eq!(m.relative_file_paths, vec!["bag_0.mcap"]);
+    assert_same(&read(&dir), &messages(400));
+}

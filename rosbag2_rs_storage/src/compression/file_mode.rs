@@ -5,8 +5,10 @@
 //! system's temporary directory (`TMPDIR`), removed when the reader is dropped; the bag
 //! directory is never written to, so read-only bags open too.
 //!
-//! Writing: [`FileCompressor`] compresses closed storage files on background threads; the
-//! uncompressed file is removed only once the bag's metadata names the compressed one.
+//! Writing: [`FileCompressor`] compresses closed storage files on background threads (into a
+//! `.tmp` file renamed when complete); the uncompressed file is removed only once the bag's
+//! metadata names the compressed one. A crash in between leaves both: the uncompressed file is
+//! the one read (see [`crate::bag::storage_files_in`]).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -164,6 +166,21 @@ impl StorageReader for DecompressedSqlite {
     }
 }
 
+/// Compresses `source` into `<target>.tmp`, then renames it to `target`: a crash leaves no
+/// partial compressed file under a storage file's name.
+fn compress_then_rename(source: &Path, target: &Path) -> std::io::Result<()> {
+    let mut partial = target.as_os_str().to_owned();
+    partial.push(".tmp");
+    let partial = PathBuf::from(partial);
+    let _ = std::fs::remove_file(&partial);
+    let result =
+        zstd::compress_file(source, &partial).and_then(|()| std::fs::rename(&partial, target));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+}
+
 /// A closed storage file that was compressed.
 #[derive(Debug)]
 pub struct CompressedFile {
@@ -202,10 +219,7 @@ impl FileCompressor {
                         let Ok(Ok((source, target))) = job else {
                             return;
                         };
-                        let result = zstd::compress_file(&source, &target);
-                        if result.is_err() {
-                            let _ = std::fs::remove_file(&target);
-                        }
+                        let result = compress_then_rename(&source, &target);
                         if done_tx.send((source, target, result)).is_err() {
                             return;
                         }
