@@ -42,7 +42,8 @@ pub struct BagWriterOptions {
 /// A file change: the writer closed one file and opened the next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitEvent {
-    /// The file that was closed.
+    /// The file that was closed. In file-mode compression, the compressed file it becomes
+    /// (`bag_0.mcap.zstd`), as rosbag2 reports it; it appears once its compression finishes.
     pub closed_file: PathBuf,
     /// The file that was opened.
     pub opened_file: PathBuf,
@@ -394,6 +395,10 @@ impl BagWriter {
             return Err(StorageError::InvalidArgument("bag writer is closed".into()));
         };
         self.open_next_file()?;
+        let closed_file = match &self.file_compressor {
+            Some(compressor) => compressor.target_of(&closed_file),
+            None => closed_file,
+        };
         let event = SplitEvent {
             closed_file,
             opened_file: self

@@ -343,3 +343,28 @@ fn a_compressed_file_beside_its_original_is_ignored_by_reindex() {
     assert_eq!(m.relative_file_paths, vec!["bag_0.mcap"]);
     assert_same(&read(&dir), &messages(400));
 }
+
+#[test]
+fn split_events_name_the_compressed_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bag");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: dir.clone(),
+        compression: compression(CompressionMode::File, 1),
+        ..Default::default()
+    })
+    .unwrap();
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = events.clone();
+    writer.on_split(move |e| sink.lock().unwrap().push(e.clone()));
+    writer
+        .create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+        .unwrap();
+    writer.write(&messages(1)[0]).unwrap();
+    writer.split().unwrap();
+    writer.close().unwrap();
+    let events = events.lock().unwrap();
+    assert_eq!(events[0].closed_file, dir.join("bag_0.mcap.zstd"));
+    assert_eq!(events[0].opened_file, dir.join("bag_1.mcap"));
+    assert!(events[0].closed_file.is_file());
+}
