@@ -1,16 +1,16 @@
 //! `convert -o options.yaml`: the output-bag file of `ros2 bag convert`. It has one top-level key,
 //! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
 //! `all_topics`, `topics`, `topic_types`, `regex`, `exclude_*`, `max_bagfile_size`,
-//! `max_bagfile_duration`, `storage_preset_profile`, `compression_format`, `start_time_ns`,
+//! `max_bagfile_duration`, `storage_preset_profile`, `compression_mode`, `compression_format`,
+//! `compression_queue_size`, `compression_threads`, `start_time_ns`,
 //! `end_time_ns`, `custom_data`, ...). Each entry becomes one conversion of the same inputs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use rosbag2_rs_storage::{
-    BagWriterOptions, ConvertOptions, SequentialReader, StorageId, TopicFilter, WriterOptions,
-};
+use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, SequentialReader, TopicFilter};
+use rosbag2_rs_transport::cli::WriterArgs;
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// Whether `convert -o PATH` names an options file rather than an output bag.
@@ -116,8 +116,10 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             ("services", "service recording is not supported yet"),
             ("exclude_services", "service recording is not supported yet"),
             ("exclude_topic_types", "not supported yet"),
-            ("compression_mode", "rosbag2's file and message compression is not supported yet (compression_format alone compresses MCAP chunks)"),
-            ("storage_config_uri", "storage configuration files are not supported yet"),
+            (
+                "storage_config_uri",
+                "storage configuration files are not supported yet",
+            ),
         ] {
             entry.unsupported(key, why)?;
         }
@@ -187,26 +189,26 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
                 .with_context(|| format!("{}: expected key=value", entry.context("custom_data")))?;
             custom_data.insert(k.to_string(), v.to_string());
         }
-        let storage = match entry.string("storage_id")? {
-            Some(id) => StorageId::parse(&id)?,
-            None => StorageId::Mcap,
+        let writer = WriterArgs {
+            storage: entry.string("storage_id")?.unwrap_or_else(|| "mcap".into()),
+            storage_preset_profile: entry
+                .string("storage_preset_profile")?
+                .unwrap_or_else(|| "none".into()),
+            compression_format: entry.string("compression_format")?,
+            compression_mode: entry
+                .string("compression_mode")?
+                .unwrap_or_else(|| "none".into()),
+            compression_queue_size: entry.integer("compression_queue_size")?.unwrap_or(1).max(0)
+                as usize,
+            compression_threads: entry.integer("compression_threads")?.unwrap_or(0).max(0) as usize,
+            max_bag_size: entry.integer("max_bagfile_size")?.unwrap_or(0).max(0) as u64,
+            max_bag_duration: entry.integer("max_bagfile_duration")?.unwrap_or(0).max(0) as f64,
         };
-        let duration_s = entry.integer("max_bagfile_duration")?.unwrap_or(0);
         out.push(ConvertOptions {
             inputs: inputs.to_vec(),
             output: BagWriterOptions {
-                uri: PathBuf::from(&uri),
-                storage: WriterOptions {
-                    storage,
-                    preset: entry
-                        .string("storage_preset_profile")?
-                        .unwrap_or_else(|| "none".into()),
-                    compression: entry.string("compression_format")?,
-                    ..Default::default()
-                },
-                max_bagfile_size: entry.integer("max_bagfile_size")?.unwrap_or(0).max(0) as u64,
-                max_bagfile_duration: duration_s.max(0).saturating_mul(1_000_000_000),
                 custom_data,
+                ..writer.options(PathBuf::from(&uri))?
             },
             filter,
             start: entry.integer("start_time_ns")?.filter(|t| *t > 0),
@@ -239,7 +241,10 @@ mod tests {
         .unwrap();
         assert_eq!(bags.len(), 2);
         assert_eq!(bags[0].output.uri, PathBuf::from("split1"));
-        assert_eq!(bags[0].output.storage.storage, StorageId::Sqlite3);
+        assert_eq!(
+            bags[0].output.storage.storage,
+            rosbag2_rs_storage::StorageId::Sqlite3
+        );
         assert_eq!(bags[0].output.max_bagfile_size, 1000);
         assert!(bags[0].filter.matches("/a") && !bags[0].filter.matches("/c"));
         assert!(bags[1].filter.matches("/imu") && !bags[1].filter.matches("/camera/image"));
@@ -252,8 +257,8 @@ mod tests {
             ("output_bags:\n- topics: [/a]\n", "needs a uri"),
             ("output_bags:\n- uri: x\n", "selects no topics"),
             (
-                "output_bags:\n- uri: x\n  all_topics: true\n  compression_mode: file\n",
-                "output_bags[0].compression_mode",
+                "output_bags:\n- uri: x\n  all_topics: true\n  storage_config_uri: c.yaml\n",
+                "output_bags[0].storage_config_uri",
             ),
             ("output_bags:\n- uri: x\n  all_topics: 3\n", "true or false"),
             ("bags: []\n", "output_bags"),

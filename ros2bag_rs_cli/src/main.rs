@@ -125,9 +125,10 @@ impl PluginType {
                 ),
             ],
             Self::Converter => &[("cdr", "CDR, the serialization of every ROS 2 middleware")],
-            // MCAP chunks are compressed inside the storage (--compression-format); rosbag2's
-            // file and message compression plugins are not offered yet.
-            Self::Compressor | Self::Decompressor => &[],
+            Self::Compressor | Self::Decompressor => &[(
+                "zstd",
+                "Zstandard, for rosbag2's file and message compression (--compression-mode)",
+            )],
         }
     }
 }

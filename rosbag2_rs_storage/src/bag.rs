@@ -1,8 +1,11 @@
 //! Locating a bag's storage files and its metadata: a bag directory with `metadata.yaml`, a bag
-//! directory without one, or a single `.mcap`/`.db3` file.
+//! directory without one, or a single `.mcap`/`.db3` file (file-mode compressed as
+//! `.mcap.zstd`/`.db3.zstd` too).
 
 use std::path::{Path, PathBuf};
 
+use crate::compression::file_mode::uncompressed_name;
+use crate::compression::{BagCompression, CompressionFormat, CompressionMode};
 use crate::error::{Result, StorageError};
 use crate::metadata::{BagMetadata, FileInformation, METADATA_FILENAME};
 use crate::storage::{StorageId, StorageReader};
@@ -18,11 +21,19 @@ pub struct Bag {
     pub metadata: BagMetadata,
     /// True when the metadata came from `metadata.yaml`.
     pub has_metadata_file: bool,
+    /// rosbag2 file or message compression, from `metadata.yaml` (`None`: not compressed, or
+    /// no `metadata.yaml`; compressed files are recognised by their content anyway).
+    pub compression: Option<BagCompression>,
 }
 
-/// Orders storage files by the split index rosbag2 appends (`name_10` after `name_9`).
+/// Orders storage files by the split index rosbag2 appends (`name_10` after `name_9`), compressed
+/// (`name_10.mcap.zstd`) or not.
 pub fn split_index_key(path: &Path) -> (String, u64) {
-    let stem = path
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = Path::new(uncompressed_name(&name))
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -35,20 +46,46 @@ pub fn split_index_key(path: &Path) -> (String, u64) {
     }
 }
 
-/// Storage files (`.mcap`, `.db3`) directly inside `dir`, in split order.
+/// Whether `path` is named like a storage file: `.mcap`, `.db3`, or either compressed (`.zstd`).
+pub fn is_storage_file_name(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    matches!(
+        Path::new(uncompressed_name(&name))
+            .extension()
+            .and_then(|e| e.to_str()),
+        Some("mcap" | "db3")
+    )
+}
+
+/// Storage files (`.mcap`, `.db3`, and either compressed `.zstd`) directly inside `dir`, in
+/// split order; of a file present both compressed and not, the uncompressed one.
 pub fn storage_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|e| StorageError::io(dir, e))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("mcap" | "db3"))
-        })
+        .filter(|p| p.is_file() && is_storage_file_name(p))
         .collect();
+    // A compressed file beside its uncompressed original: the writer was stopped before it
+    // removed the original, which is complete and the one to read.
+    let originals: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".zstd"))
+        .cloned()
+        .collect();
+    files.retain(|p| {
+        let name = p.to_string_lossy();
+        !(name.ends_with(".zstd") && originals.contains(Path::new(uncompressed_name(&name))))
+    });
     files.sort_by_key(|p| split_index_key(p));
     Ok(files)
 }
 
-/// Builds bag metadata from opened storage files (what `reindex` writes).
+/// Builds bag metadata from opened storage files (what `reindex` writes). Compressed files
+/// (`.zstd`) make it a file-mode compressed bag, listed as rosbag2 lists one: the compressed
+/// names in `relative_file_paths`, the uncompressed ones in `files`.
 pub fn metadata_from_readers(readers: &[Box<dyn StorageReader>], bag_dir: &Path) -> BagMetadata {
     let mut metadata = BagMetadata {
         storage_identifier: readers
@@ -65,8 +102,12 @@ pub fn metadata_from_readers(readers: &[Box<dyn StorageReader>], bag_dir: &Path)
             .to_string_lossy()
             .into_owned();
         metadata.relative_file_paths.push(relative.clone());
+        if relative.ends_with(".zstd") {
+            metadata.compression_mode = CompressionMode::File.as_metadata_str().to_string();
+            metadata.compression_format = CompressionFormat::Zstd.as_str().to_string();
+        }
         metadata.files.push(FileInformation {
-            path: relative,
+            path: uncompressed_name(&relative).to_string(),
             ..reader.file_information()
         });
         for topic in reader.topics() {
@@ -109,6 +150,7 @@ impl Bag {
                 files: vec![path.to_path_buf()],
                 metadata: BagMetadata::default(),
                 has_metadata_file: false,
+                compression: None,
             });
         }
         if !path.is_dir() {
@@ -134,17 +176,11 @@ impl Bag {
                 files,
                 metadata: BagMetadata::default(),
                 has_metadata_file: false,
+                compression: None,
             });
         }
         let mut metadata = BagMetadata::read_from_dir(path)?;
-        if !metadata.compression_mode.is_empty() && metadata.compression_mode != "none" {
-            return Err(StorageError::InvalidArgument(format!(
-                "{}: rosbag2 {} compression ({}) is not supported; MCAP chunk compression is",
-                path.display(),
-                metadata.compression_mode,
-                metadata.compression_format
-            )));
-        }
+        let compression = BagCompression::from_metadata(&metadata, &path.join(METADATA_FILENAME))?;
         let mut files = Vec::new();
         for relative in &metadata.relative_file_paths {
             let direct = path.join(relative);
@@ -167,6 +203,7 @@ impl Bag {
             files,
             metadata,
             has_metadata_file: true,
+            compression,
         })
     }
 
@@ -224,5 +261,19 @@ mod tests {
                 PathBuf::from("b_10.mcap")
             ]
         );
+    }
+
+    #[test]
+    fn compressed_split_files_sort_numerically() {
+        let mut v = [
+            PathBuf::from("b_10.db3.zstd"),
+            PathBuf::from("b_9.db3.zstd"),
+            PathBuf::from("b_0.db3.zstd"),
+        ];
+        v.sort_by_key(|p| split_index_key(p));
+        assert_eq!(v[0], PathBuf::from("b_0.db3.zstd"));
+        assert_eq!(v[2], PathBuf::from("b_10.db3.zstd"));
+        assert!(is_storage_file_name(Path::new("x/b_1.mcap.zstd")));
+        assert!(!is_storage_file_name(Path::new("x/notes.txt.zstd")));
     }
 }

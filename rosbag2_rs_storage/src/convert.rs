@@ -1,5 +1,7 @@
 //! `convert`: merge bags and rewrite them in another storage, compression or selection, including
 //! ROS 1 bags in (converted to CDR by the `rosbag_v2` reader) and out (a single `.bag` file).
+//! Inputs compressed by rosbag2 (file or message mode) are decompressed as they are read; the
+//! output is compressed as [`BagWriterOptions::compression`] says.
 
 use std::path::PathBuf;
 
@@ -126,6 +128,11 @@ impl Output {
     fn create(options: BagWriterOptions) -> Result<Self> {
         if options.storage.storage != StorageId::Rosbag1 {
             return BagWriter::create(options).map(|w| Self::Rosbag2(Box::new(w)));
+        }
+        if options.compression.mode != crate::compression::CompressionMode::None {
+            return Err(StorageError::InvalidArgument(
+                "a ROS 1 bag cannot be compressed in rosbag2's file or message mode".into(),
+            ));
         }
         if options.max_bagfile_size != 0 || options.max_bagfile_duration != 0 {
             return Err(StorageError::InvalidArgument(

@@ -52,6 +52,52 @@ pub enum StorageError {
         #[source]
         source: mcap::McapError,
     },
+    /// An MCAP file whose records are malformed (truncated, corrupted).
+    #[error("{path}: {source}")]
+    McapFormat {
+        /// The MCAP file.
+        path: PathBuf,
+        /// What is malformed, and where.
+        #[source]
+        source: crate::storage::mcap_records::McapFormatError,
+    },
+    /// A compressed storage file (file-mode compression) could not be decompressed.
+    #[error("{path}: {format} decompression failed: {source}")]
+    Decompress {
+        /// The compressed file.
+        path: PathBuf,
+        /// Its compression format.
+        format: crate::compression::CompressionFormat,
+        /// The decoder's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A message of a message-mode compressed bag could not be decompressed.
+    #[error("{path}: message on '{topic}' at {recv_timestamp} ns: {format} decompression failed: {source}")]
+    DecompressMessage {
+        /// The storage file holding the message.
+        path: PathBuf,
+        /// The message's topic.
+        topic: String,
+        /// The message's receive time, ns.
+        recv_timestamp: i64,
+        /// The bag's compression format.
+        format: crate::compression::CompressionFormat,
+        /// The decoder's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A storage file or a message could not be compressed while writing.
+    #[error("{path}: {format} compression failed: {source}")]
+    Compress {
+        /// The file being compressed or written.
+        path: PathBuf,
+        /// The compression format.
+        format: crate::compression::CompressionFormat,
+        /// The encoder's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The caller asked for something the bag or the options do not allow.
     #[error("{0}")]
     InvalidArgument(String),

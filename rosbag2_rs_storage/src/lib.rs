@@ -1,8 +1,35 @@
 //! # rosbag2_rs_storage
 //!
-//! The storage layer of rosbag2-rs: the bag model, `metadata.yaml`, the MCAP and SQLite3
-//! storage plugins, message definitions, and bag-level reading, writing, conversion and
-//! reindexing. It knows nothing of the middleware or of time control.
+//! The storage layer of rosbag2-rs: everything that touches bag files, and nothing that touches
+//! the middleware or time control (those live in `rosbag2_rs_transport`).
+//!
+//! What it does:
+//!
+//! - **The bag model** ([`bag`], [`metadata`], [`message`], [`qos`]): locating a bag (a directory
+//!   with or without `metadata.yaml`, or a single storage file), reading `metadata.yaml` in
+//!   every version from 1 to 9 and writing it exactly as rosbag2 does (version 9), topics with
+//!   their QoS profiles and type hashes.
+//! - **Storage plugins** ([`storage`]): MCAP (`.mcap`, rosbag2's `ros2` profile, chunk
+//!   compression none/lz4/zstd and rosbag2's storage presets) and SQLite3 (`.db3`, schema
+//!   versions 1 to 4) read and written, and ROS 1 bags (`.bag`, [`rosbag1`]) read and written
+//!   with CDR conversion on the fly. Finished MCAP and ROS 1 files are memory-mapped and read
+//!   without copying; a file truncated under the reader gives an error, not a crash
+//!   ([`storage::mapped_file`]).
+//! - **Compression** ([`compression`]): rosbag2's file mode (`*.mcap.zstd`, `*.db3.zstd`) and
+//!   message mode (one zstd frame per message), read transparently and written on background
+//!   threads.
+//! - **Reading** ([`reader`]): several bags of several files merged into one stream in
+//!   receive-time order, with topic filters ([`filter`]) and index-based seeking.
+//! - **Writing** ([`writer`]): a bag directory with splitting by size, duration or on demand and
+//!   `metadata.yaml` kept correct after every split.
+//! - **Bag operations**: [`convert()`] (merge, select, cut, change storage or compression, ROS 1 in
+//!   and out) and [`reindex()`] (rebuild `metadata.yaml`, recovering what a killed writer or a
+//!   damaged disk left: [`recover`]).
+//! - **Message definitions and a dynamic codec** ([`msgdefs`], [`msg`]): the `.msg` text stored
+//!   with each topic, and CDR / ROS 1 (de)serialization from definitions parsed at run time.
+//!
+//! Errors are typed ([`StorageError`]) and name the file they concern; bad input is an error,
+//! never a panic.
 //!
 //! ```no_run
 //! use rosbag2_rs_storage::{SequentialReader, TopicFilter};
@@ -13,8 +40,31 @@
 //! }
 //! # Ok::<(), rosbag2_rs_storage::StorageError>(())
 //! ```
+//!
+//! Writing a bag compressed as `ros2 bag record --compression-mode file --compression-format
+//! zstd` does:
+//!
+//! ```no_run
+//! use rosbag2_rs_storage::*;
+//! let mut writer = BagWriter::create(BagWriterOptions {
+//!     uri: "compressed_bag".into(),
+//!     compression: CompressionOptions {
+//!         mode: CompressionMode::File,
+//!         format: CompressionFormat::Zstd,
+//!         threads: 2,
+//!         ..Default::default()
+//!     },
+//!     ..Default::default()
+//! })?;
+//! writer.create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)?;
+//! writer.close()?;
+//! # Ok::<(), rosbag2_rs_storage::StorageError>(())
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod bag;
+pub mod compression;
 pub mod convert;
 pub mod error;
 pub mod filter;
@@ -32,6 +82,7 @@ pub mod writer;
 mod yaml;
 
 pub use bag::Bag;
+pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
 pub use convert::{convert, ConvertOptions};
 pub use error::{Result, StorageError};
 pub use filter::TopicFilter;
@@ -43,6 +94,7 @@ pub use reader::SequentialReader;
 pub use recover::{FileRecovery, Loss, RecoveryAction};
 pub use reindex::{reindex, ReindexReport};
 pub use storage::{
-    OpenMode, StorageId, StorageReader, StorageWriter, UnreadableTopic, WriterOptions,
+    ChunkCompression, OpenMode, StorageId, StoragePreset, StorageReader, StorageWriter,
+    UnreadableTopic, WriterOptions,
 };
 pub use writer::{BagWriter, BagWriterOptions, SplitEvent};

@@ -1,11 +1,15 @@
 //! The sequential reader: one or more bags, each of one or more files, read as a single stream
-//! in receive-time order, with topic filters and index-based seeking.
+//! in receive-time order, with topic filters and index-based seeking. Bags rosbag2 compressed
+//! are read transparently: file-mode files are decompressed when opened (see
+//! [`crate::compression::file_mode`]), message-mode messages as they are read.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
 use crate::bag::Bag;
+use crate::compression::message_mode::DecompressingReader;
+use crate::compression::CompressionMode;
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
 use crate::message::{MessageDefinition, SerializedMessage};
@@ -45,7 +49,13 @@ impl SequentialReader {
             let mut bag = Bag::locate(path)?;
             let first = sources.len();
             for file in &bag.files {
-                sources.push(open_reader(file, OpenMode::Strict)?);
+                let source = open_reader(file, OpenMode::Strict)?;
+                sources.push(match bag.compression {
+                    Some(c) if c.mode == CompressionMode::Message => {
+                        Box::new(DecompressingReader::new(source, c.format))
+                    }
+                    _ => source,
+                });
             }
             bag.metadata_from_files(&sources[first..]);
             let file_topics = sources[first..].iter().flat_map(|s| s.topics().iter());

@@ -2,11 +2,13 @@
 //! killed writer or a damaged disk left in them (see [`crate::recover`]): MCAP files without a
 //! footer are rewritten from every intact chunk and the readable prefix of a cut one, SQLite
 //! databases get their write-ahead log applied or are rebuilt from their intact pages, and a
-//! ROS 1 `.bag` file given directly is rewritten with a fresh index.
+//! ROS 1 `.bag` file given directly is rewritten with a fresh index. File-mode compressed files
+//! (`.mcap.zstd`, `.db3.zstd`) are read and listed as rosbag2 lists them, not repaired.
 
 use std::path::{Path, PathBuf};
 
 use crate::bag::{metadata_from_readers, storage_files_in};
+use crate::compression::file_mode::is_compressed_file;
 use crate::error::{Result, StorageError};
 use crate::metadata::BagMetadata;
 use crate::msgdefs::MessageDefinitionCache;
@@ -14,7 +16,7 @@ use crate::recover::{self, FileRecovery, RecoveryAction};
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::mcap_writer::McapWriter;
 use crate::storage::{
-    open_reader, OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions,
+    open_reader, ChunkCompression, OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions,
 };
 
 /// What a reindex did.
@@ -36,10 +38,12 @@ pub fn repair_mcap(path: &Path) -> Result<FileRecovery> {
     let mut reader = McapReader::open(path, OpenMode::Recover)?;
     let tmp = path.with_extension("mcap.repair");
     let _ = std::fs::remove_file(&tmp);
+    let compression = reader
+        .chunk_compression()
+        .map(|c| ChunkCompression::parse_for(StorageId::Mcap, c))
+        .transpose()?;
     let options = WriterOptions {
-        compression: reader
-            .chunk_compression()
-            .map(|c| if c.is_empty() { "none" } else { c }.to_string()),
+        compression,
         ..WriterOptions::default()
     };
     let mut writer = Box::new(McapWriter::create(tmp.clone(), &options)?);
@@ -80,8 +84,12 @@ fn intact(reader: &dyn StorageReader) -> FileRecovery {
     report
 }
 
-/// Recovers one storage file of a bag directory.
+/// Recovers one storage file of a bag directory. A file-mode compressed file is only checked
+/// (by reading it): it is never rewritten.
 fn recover_file(file: &Path) -> Result<Option<FileRecovery>> {
+    if is_compressed_file(file)? {
+        return Ok(None);
+    }
     match StorageId::detect(file)? {
         StorageId::Mcap if McapReader::needs_repair(file)? => {
             let report = repair_mcap(file)?;
@@ -154,6 +162,13 @@ pub fn reindex(bag: &Path) -> Result<ReindexReport> {
         .collect();
     let mut metadata = metadata_from_readers(&readers, bag_dir);
     if let Ok(previous) = BagMetadata::read_from_dir(bag_dir) {
+        // Message-mode compression cannot be seen in the files: keep what the metadata said.
+        if metadata.compression_mode.is_empty()
+            && previous.compression_mode.eq_ignore_ascii_case("message")
+        {
+            metadata.compression_mode = previous.compression_mode.clone();
+            metadata.compression_format = previous.compression_format.clone();
+        }
         metadata.custom_data.extend(previous.custom_data.clone());
         if !previous.ros_distro.is_empty() {
             metadata.ros_distro = previous.ros_distro.clone();

@@ -280,8 +280,8 @@ fn mcap_case(preset: &str, compression: Option<&str>, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("full.mcap");
     let options = WriterOptions {
-        preset: preset.into(),
-        compression: compression.map(Into::into),
+        preset: StoragePreset::parse(preset).unwrap(),
+        compression: compression.map(|c| ChunkCompression::parse(c).unwrap()),
         // Compressed chunks decode block by block (LZ4 64 KiB, zstd up to 128 KiB): a chunk of
         // several blocks has a readable prefix.
         chunk_size: if compression.is_some() { 256 } else { 48 } * 1024,
@@ -431,7 +431,7 @@ fn sqlite_killed_with_wal_and_wal_cut_at_random_offsets() {
     let wal = dir.path().join("killed.db3-wal");
     let options = WriterOptions {
         storage: StorageId::Sqlite3,
-        preset: "resilient".into(),
+        preset: StoragePreset::Resilient,
         ..WriterOptions::default()
     };
     let msgs = messages(300, 31);
@@ -722,8 +722,8 @@ fn samples() -> &'static [(String, Vec<u8>)] {
             let path = dir.path().join(name);
             let options = WriterOptions {
                 storage,
-                preset: preset.into(),
-                compression: compression.map(Into::into),
+                preset: StoragePreset::parse(preset).unwrap(),
+                compression: compression.map(|c| ChunkCompression::parse(c).unwrap()),
                 chunk_size: 8 * 1024,
             };
             if storage == StorageId::Rosbag1 {

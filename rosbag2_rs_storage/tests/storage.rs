@@ -337,8 +337,8 @@ fn compression_and_presets_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let bag = dir.path().join("bag");
         let mut opts = options(&bag, StorageId::Mcap);
-        opts.storage.preset = preset.into();
-        opts.storage.compression = compression.map(Into::into);
+        opts.storage.preset = StoragePreset::parse(preset).unwrap();
+        opts.storage.compression = compression.map(|c| ChunkCompression::parse(c).unwrap());
         let msgs = messages(800, 0);
         write_bag(opts, &msgs);
         let read = read_all(&bag);
@@ -350,7 +350,7 @@ fn compression_and_presets_round_trip() {
     }
     let dir = tempfile::tempdir().unwrap();
     let mut opts = options(&dir.path().join("bag"), StorageId::Sqlite3);
-    opts.storage.preset = "resilient".into();
+    opts.storage.preset = StoragePreset::Resilient;
     write_bag(opts, &messages(100, 0));
     assert_eq!(read_all(&dir.path().join("bag")).len(), 100);
 }
@@ -389,12 +389,14 @@ fn invalid_writer_options_are_clear_errors() {
                 .join(format!("b{preset}{compression:?}{storage:?}")),
             storage,
         );
-        opts.storage.preset = preset.into();
-        opts.storage.compression = compression.map(Into::into);
-        let err = BagWriter::create(opts)
-            .err()
-            .expect("must fail")
-            .to_string();
+        let create = || -> Result<BagWriter> {
+            opts.storage.preset = StoragePreset::parse_for(storage, preset)?;
+            opts.storage.compression = compression
+                .map(|c| ChunkCompression::parse_for(storage, c))
+                .transpose()?;
+            BagWriter::create(opts)
+        };
+        let err = create().err().expect("must fail").to_string();
         assert!(err.contains(needle), "{err}");
     }
     let existing = dir.path().join("exists");
@@ -578,7 +580,7 @@ fn strict_open_of_summaryless_but_complete_mcap_works() {
     let dir = tempfile::tempdir().unwrap();
     let bag = dir.path().join("bag");
     let mut opts = options(&bag, StorageId::Mcap);
-    opts.storage.preset = "fastwrite".into();
+    opts.storage.preset = StoragePreset::Fastwrite;
     write_bag(opts, &messages(300, 0));
     let file = bag.join("bag_0.mcap");
     assert!(!McapReader::needs_repair(&file).unwrap());

@@ -1,6 +1,6 @@
 //! Per-type converters between ROS 1 bytes and CDR bytes, built from the definitions a bag
 //! stores. Messages are copied field by field from one serialization to the other (see
-//! [`wire::transcode_struct`](super::wire)), without an intermediate value tree.
+//! `wire::transcode_struct`), without an intermediate value tree.
 
 use super::definition::{ros2_name, Dialect, Registry};
 use super::error::CodecError;

@@ -11,6 +11,9 @@
 use bytes::Bytes;
 
 use super::{decompress_prefix, FileRecovery, StreamCompression};
+use crate::storage::mcap_records::{
+    chunk, le_u32, le_u64, McapFormatError, RECORD_HEADER as HEADER_LEN,
+};
 
 /// Bytes of a record's opcode and length.
 const RECORD_HEADER: u64 = 9;
@@ -170,46 +173,52 @@ impl McapDamage {
 
 /// Reads the chunk record at `offset` whose body runs past the end of `data`: its header and
 /// the records the decoder produces from the bytes present (not yet cut to whole records).
-pub(crate) fn read_cut_chunk(data: &Bytes, offset: usize) -> Result<(CutChunk, Bytes), String> {
+pub(crate) fn read_cut_chunk(
+    data: &Bytes,
+    offset: usize,
+) -> Result<(CutChunk, Bytes), McapFormatError> {
     let rest = data.get(offset..).unwrap_or_default();
+    let missing = || McapFormatError::CutChunkHeaderMissing { offset };
     let field = |at: usize, n: usize| {
-        rest.get(at..at + n)
-            .ok_or_else(|| format!("cut chunk at offset {offset}: header not on disk"))
+        at.checked_add(n)
+            .and_then(|end| rest.get(at..end))
+            .ok_or_else(missing)
     };
-    let u64_at = |at: usize| -> Result<u64, String> {
-        let b = field(at, 8)?;
-        Ok(u64::from_le_bytes(b.try_into().map_err(|_| "short")?))
-    };
+    let u64_at = |at: usize| field(at, 8).map(|b| le_u64(b, 0));
+    // Offsets in the record: the opcode and body length, then the chunk's fixed fields.
+    let body = HEADER_LEN;
     let body_len = u64_at(1)?;
-    let start_time = u64_at(9)?;
-    let end_time = u64_at(17)?;
-    let uncompressed_size = u64_at(25)?;
-    let name_len = field(37, 4)?;
-    let name_len = u32::from_le_bytes(name_len.try_into().map_err(|_| "short")?) as usize;
-    let name_end = 41usize
+    let start_time = u64_at(body + chunk::START_TIME)?;
+    let end_time = u64_at(body + chunk::END_TIME)?;
+    let uncompressed_size = u64_at(body + chunk::UNCOMPRESSED_SIZE)?;
+    let name_len = le_u32(field(body + chunk::COMPRESSION_LEN, 4)?, 0) as usize;
+    let name_at = body + chunk::COMPRESSION;
+    let name_end = name_at
         .checked_add(name_len)
-        .ok_or("chunk compression name out of bounds")?;
-    let name = field(41, name_len)?;
-    let compression = std::str::from_utf8(name)
-        .map_err(|_| format!("cut chunk at offset {offset}: compression name is not UTF-8"))?
+        .ok_or(McapFormatError::CompressionNameOutOfBounds)?;
+    let compression = std::str::from_utf8(field(name_at, name_len)?)
+        .map_err(|_| McapFormatError::CompressionNameNotUtf8.in_chunk(offset as u64))?
         .to_string();
     let records_len = u64_at(name_end)?;
     let records_start = name_end + 8;
     let present = rest.len() as u64;
-    let record_len = body_len.saturating_add(RECORD_HEADER);
-    if records_start as u64 + records_len != record_len {
-        return Err(format!(
-            "cut chunk at offset {offset}: records length {records_len} disagrees with the record length {record_len}"
-        ));
+    let record_len = body_len.saturating_add(HEADER_LEN as u64);
+    if (records_start as u64).saturating_add(records_len) != record_len {
+        return Err(McapFormatError::CutChunkLengthMismatch {
+            offset,
+            records_len,
+            record_len,
+        });
     }
     let kind = match compression.as_str() {
         "" => StreamCompression::None,
         "lz4" => StreamCompression::Lz4,
         "zstd" => StreamCompression::Zstd,
         other => {
-            return Err(format!(
-                "cut chunk at offset {offset}: unsupported compression '{other}'"
-            ))
+            return Err(McapFormatError::UnsupportedCompression {
+                compression: other.to_string(),
+            }
+            .in_chunk(offset as u64))
         }
     };
     let records_at = offset + records_start;

@@ -138,11 +138,13 @@ impl BagReader {
     /// [`OpenMode::Recover`] the bag is then scanned instead. An unindexed bag is always scanned.
     pub fn open(path: &Path, mode: OpenMode) -> Result<Self> {
         let file = std::fs::File::open(path).map_err(|e| StorageError::io(path, e))?;
-        // Safety: the bag is not modified while open (the same assumption every bag tool makes).
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
+        // A bag truncated while mapped reads as zeros past its new end (a parse error, never a
+        // crash): see `storage::mapped_file`.
+        let (map, _watch) =
+            crate::storage::mapped_file::map(&file).map_err(|e| StorageError::io(path, e))?;
         let mut reader = Self {
             path: path.to_path_buf(),
-            file: Bytes::from_owner(map),
+            file: map,
             connections: Vec::new(),
             by_id: HashMap::new(),
             chunks: Vec::new(),

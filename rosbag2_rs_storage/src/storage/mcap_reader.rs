@@ -1,6 +1,7 @@
 //! MCAP storage reader.
 //!
-//! The file is memory-mapped; payloads of uncompressed chunks are handed out as slices of the
+//! The file is memory-mapped ([`mapped_file`]: a file truncated by another process while it is
+//! read gives [`McapFormatError::TruncatedWhileReading`], not a crash); payloads of uncompressed chunks are handed out as slices of the
 //! mapping and payloads of compressed chunks as slices of the decompressed chunk, so no message
 //! is copied. Messages come out in log-time (receive-time) order: chunks are taken in order of
 //! their start time, chunks whose time ranges overlap are decoded together and merged, and a
@@ -19,7 +20,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use mcap::records::op;
 
+use super::mapped_file::{self, Watch};
+use super::mcap_records::{
+    le_u16, le_u64, message, parse_chunk_header, ChunkHeader, McapFormatError, Records,
+    RECORD_HEADER,
+};
 use super::{OpenMode, StorageId, StorageReader};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
@@ -28,12 +35,6 @@ use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos;
 use crate::recover::mcap::{read_cut_chunk, CutRecord, McapDamage, SkippedChunk};
 
-const OP_SCHEMA: u8 = 0x03;
-const OP_CHANNEL: u8 = 0x04;
-const OP_MESSAGE: u8 = 0x05;
-const OP_CHUNK: u8 = 0x06;
-const OP_METADATA: u8 = 0x0C;
-const OP_DATA_END: u8 = 0x0F;
 /// Loose (unchunked) message records are grouped into runs of at most this many.
 const LOOSE_RUN: usize = 4096;
 /// Refuse to allocate more than this for one decompressed chunk (guards corrupted headers).
@@ -121,6 +122,8 @@ struct ChannelEntry {
 pub struct McapReader {
     path: PathBuf,
     data: Bytes,
+    /// Tells whether `data`, when mapped, was truncated under the reader.
+    watch: Watch,
     channels: Vec<Option<ChannelEntry>>,
     /// Schema id -> type name, for channels met during a scan.
     schema_ids: HashMap<u16, String>,
@@ -137,94 +140,6 @@ pub struct McapReader {
     chunk_compression: Option<String>,
 }
 
-fn le_u16(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes(b[at..at + 2].try_into().unwrap())
-}
-fn le_u32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-fn le_u64(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
-}
-
-/// Iterates `(opcode, body range)` over a buffer of records; stops with an error at a record
-/// that runs past the end.
-struct Records<'a> {
-    buf: &'a [u8],
-    pos: usize,
-}
-
-impl Iterator for Records<'_> {
-    type Item = std::result::Result<(u8, usize, usize), String>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.pos >= self.buf.len() {
-            return None;
-        }
-        if self.buf.len() - self.pos < 9 {
-            self.pos = self.buf.len();
-            return Some(Err(format!("record header cut off at offset {}", self.pos)));
-        }
-        let op = self.buf[self.pos];
-        let len = le_u64(self.buf, self.pos + 1);
-        let body = self.pos + 9;
-        if len > (self.buf.len() - body) as u64 {
-            let at = self.pos;
-            self.pos = self.buf.len();
-            return Some(Err(format!(
-                "record (opcode 0x{op:02x}) at offset {at} runs past the end ({len} bytes)"
-            )));
-        }
-        self.pos = body + len as usize;
-        Some(Ok((op, body, self.pos)))
-    }
-}
-
-/// The parsed fixed part of a chunk record body.
-struct ChunkHeader {
-    start_time: u64,
-    end_time: u64,
-    uncompressed_size: u64,
-    uncompressed_crc: u32,
-    compression: String,
-    /// Range of the compressed records within the file.
-    records: std::ops::Range<usize>,
-}
-
-fn parse_chunk_header(
-    data: &[u8],
-    body: usize,
-    end: usize,
-) -> std::result::Result<ChunkHeader, String> {
-    let b = &data[body..end];
-    if b.len() < 8 + 8 + 8 + 4 + 4 {
-        return Err("chunk header too short".into());
-    }
-    let clen = le_u32(b, 28) as usize;
-    let after_name = 32usize
-        .checked_add(clen)
-        .filter(|&n| n + 8 <= b.len())
-        .ok_or("chunk compression name out of bounds")?;
-    let compression = std::str::from_utf8(&b[32..after_name])
-        .map_err(|_| "chunk compression name is not UTF-8")?
-        .to_string();
-    let records_len = le_u64(b, after_name);
-    let records_start = after_name + 8;
-    if records_len != (b.len() - records_start) as u64 {
-        return Err(format!(
-            "chunk records length {records_len} disagrees with the record size"
-        ));
-    }
-    Ok(ChunkHeader {
-        start_time: le_u64(b, 0),
-        end_time: le_u64(b, 8),
-        uncompressed_size: le_u64(b, 16),
-        uncompressed_crc: le_u32(b, 24),
-        compression,
-        records: body + records_start..end,
-    })
-}
-
 impl McapReader {
     /// Opens `path`; see the module documentation for what `mode` changes.
     pub fn open(path: &Path, mode: OpenMode) -> Result<Self> {
@@ -234,27 +149,38 @@ impl McapReader {
             .map_err(|e| StorageError::io(path, e))?
             .len();
         if len < mcap::MAGIC.len() as u64 {
-            return Err(StorageError::corrupt(
-                path,
-                format!("not an MCAP file: only {len} bytes"),
-            ));
+            return Err(format_error(path, McapFormatError::TooShort { len }));
         }
-        // SAFETY: the mapping is read-only; bags are not modified while they are read.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| StorageError::io(path, e))?;
-        let data = Bytes::from_owner(map);
+        let (data, watch) = mapped_file::map(&file).map_err(|e| StorageError::io(path, e))?;
+        Self::from_data(path, data, watch, mode)
+    }
+
+    /// Reads an MCAP file held in memory (a decompressed `.mcap.zstd`); `path` names it in
+    /// errors and as the reader's file.
+    pub fn from_bytes(path: &Path, data: Bytes, mode: OpenMode) -> Result<Self> {
+        Self::from_data(path, data, Watch::NONE, mode)
+    }
+
+    fn from_data(path: &Path, data: Bytes, watch: Watch, mode: OpenMode) -> Result<Self> {
+        let len = data.len() as u64;
+        if len < mcap::MAGIC.len() as u64 {
+            return Err(format_error(path, McapFormatError::TooShort { len }));
+        }
         if !data.starts_with(mcap::MAGIC) {
-            return Err(StorageError::corrupt(path, "not an MCAP file: bad magic"));
+            return Err(format_error(path, McapFormatError::BadMagic));
         }
         let mut reader = Self {
             path: path.to_path_buf(),
             data,
+            watch,
             channels: Vec::new(),
             schema_ids: HashMap::new(),
             topics: Vec::new(),
             definitions: Vec::new(),
             units: Vec::new(),
             info: FileInformation {
-                path: file_name(path),
+                path: crate::compression::file_mode::uncompressed_name(&file_name(path))
+                    .to_string(),
                 ..Default::default()
             },
             embedded: None,
@@ -277,16 +203,17 @@ impl McapReader {
             Ok(Some(summary)) if reader.open_from_summary(&summary)? => {}
             Ok(_) if complete => reader.scan(OpenMode::Strict)?,
             Ok(_) if mode == OpenMode::Strict => {
-                return Err(StorageError::corrupt(path, "truncated MCAP file (no footer): the writer did not finish it; `ros2bag-rs reindex` recovers it"));
+                return Err(format_error(path, McapFormatError::NoFooter));
             }
             Err(e) if mode == OpenMode::Strict => {
-                return Err(StorageError::corrupt(
+                return Err(format_error(
                     path,
-                    format!("corrupted MCAP summary ({e}); `ros2bag-rs reindex` recovers the data"),
+                    McapFormatError::BadSummary { source: e },
                 ));
             }
             _ => reader.scan(OpenMode::Recover)?,
         }
+        reader.check_mapping()?;
         reader.units.sort_by_key(|u| (u.start_time, u.file_offset));
         Ok(reader)
     }
@@ -295,7 +222,7 @@ impl McapReader {
     pub fn needs_repair(path: &Path) -> Result<bool> {
         match Self::open(path, OpenMode::Strict) {
             Ok(_) => Ok(false),
-            Err(StorageError::Corrupt { .. }) => Ok(true),
+            Err(StorageError::Corrupt { .. } | StorageError::McapFormat { .. }) => Ok(true),
             Err(e) => Err(e),
         }
     }
@@ -310,8 +237,23 @@ impl McapReader {
         self.chunk_compression.as_deref()
     }
 
-    fn corrupt(&self, reason: impl Into<String>) -> StorageError {
-        StorageError::corrupt(&self.path, reason)
+    fn format_error(&self, source: McapFormatError) -> StorageError {
+        match self.watch.truncated() {
+            // Whatever was wrong came from the zeros that replaced the lost part of the file.
+            true => format_error(&self.path, McapFormatError::TruncatedWhileReading),
+            false => format_error(&self.path, source),
+        }
+    }
+
+    /// An error when the file was truncated under the reader (see [`mapped_file`]).
+    fn check_mapping(&self) -> Result<()> {
+        match self.watch.truncated() {
+            true => Err(format_error(
+                &self.path,
+                McapFormatError::TruncatedWhileReading,
+            )),
+            false => Ok(()),
+        }
     }
 
     /// Uses the summary section; returns false when it lacks what is needed (chunk indexes for
@@ -355,10 +297,9 @@ impl McapReader {
                 .checked_add(ci.chunk_length)
                 .is_some_and(|end| end <= self.data.len() as u64);
             if !in_file {
-                return Err(self.corrupt(format!(
-                    "chunk index points past the end of the file (offset {})",
-                    ci.chunk_start_offset
-                )));
+                return Err(self.format_error(McapFormatError::ChunkPastEnd {
+                    offset: ci.chunk_start_offset,
+                }));
             }
             self.units.push(UnitRef {
                 start_time: ci.message_start_time,
@@ -406,61 +347,72 @@ impl McapReader {
             let (op, body, end) = match record {
                 Ok(r) => r,
                 Err(reason) => {
-                    self.damaged(mode, format!("truncated MCAP file: {reason}"))?;
+                    self.damaged(
+                        mode,
+                        McapFormatError::Truncated {
+                            source: Box::new(reason),
+                        },
+                    )?;
                     run.flush_into(&mut self.units);
                     self.recover_cut_record(next_record, &mut stats);
                     break;
                 }
             };
             next_record = end;
-            let record_start = (body - 9) as u64;
+            let record_start = (body - RECORD_HEADER) as u64;
             match op {
-                OP_SCHEMA | OP_CHANNEL => {
+                op::SCHEMA | op::CHANNEL => {
                     if let Err(reason) = self.register_record(op, &data[body..end]) {
                         self.damaged(mode, reason)?;
                     }
                 }
-                OP_MESSAGE if end - body >= 22 => {
-                    let t = le_u64(&data, body + 6);
+                op::MESSAGE if end - body >= message::DATA => {
+                    let t = le_u64(&data, body + message::LOG_TIME);
                     run.add(record_start, end as u64, t);
-                    self.count_message(le_u16(&data, body), t, &mut stats);
+                    self.count_message(le_u16(&data, body + message::CHANNEL_ID), t, &mut stats);
                     if run.len >= LOOSE_RUN {
                         run.flush_into(&mut self.units);
                     }
                 }
-                OP_MESSAGE => self.damaged(
+                op::MESSAGE => self.damaged(
                     mode,
-                    format!("message record at offset {record_start} is too short"),
+                    McapFormatError::MessageTooShortAt {
+                        offset: record_start,
+                    },
                 )?,
-                OP_CHUNK => {
+                op::CHUNK => {
                     run.flush_into(&mut self.units);
                     match self.scan_chunk(record_start, &mut stats) {
                         Ok(unit) => self.units.push(unit),
-                        Err(reason) => {
-                            self.damaged(mode, reason.clone())?;
+                        Err(error) => {
+                            let reason = error.to_string();
+                            self.damaged(mode, error)?;
                             let time_range = parse_chunk_header(&data, body, end)
                                 .ok()
                                 .map(|h| (h.start_time, h.end_time));
                             self.damage.skipped_chunks.push(SkippedChunk {
                                 offset: record_start,
-                                record_len: (end - body) as u64 + 9,
+                                record_len: (end - body + RECORD_HEADER) as u64,
                                 time_range,
                                 reason,
                             });
                         }
                     }
                 }
-                OP_METADATA => match mcap::parse_record(op, &data[body..end]) {
+                op::METADATA => match mcap::parse_record(op, &data[body..end]) {
                     Ok(mcap::records::Record::Metadata(m)) if m.name == "rosbag2" => {
                         self.set_embedded(&m.metadata)
                     }
                     Ok(_) => {}
-                    Err(e) => self.damaged(
+                    Err(source) => self.damaged(
                         mode,
-                        format!("bad metadata record at offset {record_start}: {e}"),
+                        McapFormatError::BadMetadata {
+                            offset: record_start,
+                            source,
+                        },
                     )?,
                 },
-                OP_DATA_END => break,
+                op::DATA_END => break,
                 // Indexes, attachments and statistics are not needed to read messages; a run of
                 // loose messages may span them.
                 _ => {}
@@ -481,7 +433,7 @@ impl McapReader {
         let data = self.data.clone();
         let rest = data.get(at..).unwrap_or_default();
         let opcode = rest.first().copied();
-        if opcode == Some(OP_CHUNK) {
+        if opcode == Some(op::CHUNK) {
             match self.recover_cut_chunk(at, stats) {
                 Ok(()) => return,
                 Err(reason) => log::warn!(
@@ -490,9 +442,12 @@ impl McapReader {
                 ),
             }
         }
-        let record_len = rest.get(1..9).map(|b| le_u64(b, 0).saturating_add(9));
-        let log_time = (opcode == Some(OP_MESSAGE))
-            .then(|| rest.get(9 + 6..9 + 14).map(|b| le_u64(b, 0)))
+        let record_len = rest
+            .get(1..RECORD_HEADER)
+            .map(|b| le_u64(b, 0).saturating_add(RECORD_HEADER as u64));
+        let log_at = RECORD_HEADER + message::LOG_TIME;
+        let log_time = (opcode == Some(op::MESSAGE))
+            .then(|| rest.get(log_at..log_at + 8).map(|b| le_u64(b, 0)))
             .flatten();
         self.damage.cut_record = Some(CutRecord {
             offset: at as u64,
@@ -508,7 +463,7 @@ impl McapReader {
         &mut self,
         at: usize,
         stats: &mut ScanStats,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), McapFormatError> {
         let (mut cut, decoded) = read_cut_chunk(&self.data, at)?;
         self.chunk_compression
             .get_or_insert_with(|| cut.compression.clone());
@@ -521,15 +476,15 @@ impl McapReader {
                 break;
             };
             let whole = match op {
-                OP_SCHEMA | OP_CHANNEL => self.register_record(op, &decoded[body..end]).is_ok(),
-                OP_MESSAGE if end - body >= 22 => {
-                    let channel = le_u16(&decoded, body);
+                op::SCHEMA | op::CHANNEL => self.register_record(op, &decoded[body..end]).is_ok(),
+                op::MESSAGE if end - body >= message::DATA => {
+                    let channel = le_u16(&decoded, body + message::CHANNEL_ID);
                     let known = self
                         .channels
                         .get(channel as usize)
                         .is_some_and(Option::is_some);
                     if known {
-                        let t = le_u64(&decoded, body + 6);
+                        let t = le_u64(&decoded, body + message::LOG_TIME);
                         times = (times.0.min(t), times.1.max(t));
                         self.count_message(channel, t, stats);
                         cut.messages += 1;
@@ -571,9 +526,9 @@ impl McapReader {
     }
 
     /// A damaged part of the file: an error when strict, a warning when recovering.
-    fn damaged(&self, mode: OpenMode, reason: String) -> Result<()> {
+    fn damaged(&self, mode: OpenMode, reason: McapFormatError) -> Result<()> {
         match mode {
-            OpenMode::Strict => Err(self.corrupt(reason)),
+            OpenMode::Strict => Err(self.format_error(reason)),
             OpenMode::Recover => {
                 log::warn!("{}: {reason}; skipping it", self.path.display());
                 Ok(())
@@ -586,7 +541,7 @@ impl McapReader {
         &mut self,
         offset: u64,
         stats: &mut ScanStats,
-    ) -> std::result::Result<UnitRef, String> {
+    ) -> std::result::Result<UnitRef, McapFormatError> {
         let (header, records) = self.decompress_chunk(offset)?;
         self.chunk_compression
             .get_or_insert_with(|| header.compression.clone());
@@ -595,19 +550,15 @@ impl McapReader {
             buf: &records,
             pos: 0,
         }) {
-            let (op, body, end) = record.map_err(|e| format!("chunk at offset {offset}: {e}"))?;
+            let (op, body, end) = record.map_err(|e| e.in_chunk(offset))?;
             match op {
-                OP_SCHEMA | OP_CHANNEL => self.register_record(op, &records[body..end])?,
-                OP_MESSAGE if end - body >= 22 => {
-                    let t = le_u64(&records, body + 6);
+                op::SCHEMA | op::CHANNEL => self.register_record(op, &records[body..end])?,
+                op::MESSAGE if end - body >= message::DATA => {
+                    let t = le_u64(&records, body + message::LOG_TIME);
                     times = (times.0.min(t), times.1.max(t));
-                    self.count_message(le_u16(&records, body), t, stats);
+                    self.count_message(le_u16(&records, body + message::CHANNEL_ID), t, stats);
                 }
-                OP_MESSAGE => {
-                    return Err(format!(
-                        "chunk at offset {offset}: message record too short"
-                    ))
-                }
+                op::MESSAGE => return Err(McapFormatError::MessageTooShort.in_chunk(offset)),
                 _ => {}
             }
         }
@@ -631,9 +582,13 @@ impl McapReader {
         }
     }
 
-    fn register_record(&mut self, op: u8, body: &[u8]) -> std::result::Result<(), String> {
-        match mcap::parse_record(op, body)
-            .map_err(|e| format!("bad record (opcode 0x{op:02x}): {e}"))?
+    fn register_record(
+        &mut self,
+        opcode: u8,
+        body: &[u8],
+    ) -> std::result::Result<(), McapFormatError> {
+        match mcap::parse_record(opcode, body)
+            .map_err(|source| McapFormatError::BadRecord { opcode, source })?
         {
             mcap::records::Record::Schema { header, data } => {
                 if !self.definitions.iter().any(|d| d.topic_type == header.name) {
@@ -742,55 +697,64 @@ impl McapReader {
     }
 
     /// Reads and checks the chunk record at `offset`; returns its header and records.
-    fn decompress_chunk(&self, offset: u64) -> std::result::Result<(ChunkHeader, Bytes), String> {
-        let at = offset as usize;
+    fn decompress_chunk(
+        &self,
+        offset: u64,
+    ) -> std::result::Result<(ChunkHeader, Bytes), McapFormatError> {
         let data = &self.data;
-        if data.len() < at + 9 || data[at] != OP_CHUNK {
-            return Err(format!("no chunk record at offset {offset}"));
+        let at = usize::try_from(offset).unwrap_or(usize::MAX);
+        if data.len().saturating_sub(RECORD_HEADER) < at || data[at] != op::CHUNK {
+            return Err(McapFormatError::NoChunk { offset });
         }
-        let end = (at + 9)
-            .checked_add(le_u64(data, at + 1) as usize)
-            .filter(|&e| e <= data.len());
-        let end =
-            end.ok_or_else(|| format!("chunk at offset {offset} runs past the end of the file"))?;
-        let header = parse_chunk_header(data, at + 9, end)
-            .map_err(|e| format!("chunk at offset {offset}: {e}"))?;
+        let end = usize::try_from(le_u64(data, at + 1))
+            .ok()
+            .and_then(|len| (at + RECORD_HEADER).checked_add(len))
+            .filter(|&e| e <= data.len())
+            .ok_or(McapFormatError::ChunkPastEnd { offset })?;
+        let header =
+            parse_chunk_header(data, at + RECORD_HEADER, end).map_err(|e| e.in_chunk(offset))?;
         if header.uncompressed_size > MAX_CHUNK {
-            return Err(format!(
-                "chunk at offset {offset}: implausible size {}",
-                header.uncompressed_size
-            ));
+            return Err(McapFormatError::ImplausibleSize {
+                size: header.uncompressed_size,
+            }
+            .in_chunk(offset));
         }
         let compressed = &data[header.records.clone()];
+        let decompress_error = |compression, source| {
+            McapFormatError::Decompress {
+                compression,
+                source,
+            }
+            .in_chunk(offset)
+        };
         let records = match header.compression.as_str() {
             "" => data.slice(header.records.clone()),
             "zstd" => zstd::bulk::decompress(compressed, header.uncompressed_size as usize)
                 .map(Bytes::from)
-                .map_err(|e| format!("chunk at offset {offset}: zstd: {e}"))?,
+                .map_err(|e| decompress_error("zstd", e))?,
             "lz4" => {
                 let mut out = Vec::with_capacity(header.uncompressed_size as usize);
                 lz4::Decoder::new(compressed)
                     .and_then(|mut d| d.read_to_end(&mut out))
-                    .map_err(|e| format!("chunk at offset {offset}: lz4: {e}"))?;
+                    .map_err(|e| decompress_error("lz4", e))?;
                 Bytes::from(out)
             }
             other => {
-                return Err(format!(
-                    "chunk at offset {offset}: unsupported compression '{other}'"
-                ))
+                return Err(McapFormatError::UnsupportedCompression {
+                    compression: other.to_string(),
+                }
+                .in_chunk(offset))
             }
         };
         if records.len() as u64 != header.uncompressed_size {
-            return Err(format!(
-                "chunk at offset {offset}: {} bytes after decompression, header says {}",
-                records.len(),
-                header.uncompressed_size
-            ));
+            return Err(McapFormatError::SizeMismatch {
+                actual: records.len() as u64,
+                expected: header.uncompressed_size,
+            }
+            .in_chunk(offset));
         }
         if header.uncompressed_crc != 0 && crc32fast::hash(&records) != header.uncompressed_crc {
-            return Err(format!(
-                "chunk at offset {offset}: CRC mismatch (data corrupted)"
-            ));
+            return Err(McapFormatError::CrcMismatch.in_chunk(offset));
         }
         Ok((header, records))
     }
@@ -799,7 +763,9 @@ impl McapReader {
     fn decode_unit(&self, unit: &UnitRef, out: &mut Vec<SerializedMessage>) -> Result<()> {
         let (buf, range) = match unit.unit {
             Unit::Chunk { offset } => {
-                let (_, records) = self.decompress_chunk(offset).map_err(|e| self.corrupt(e))?;
+                let (_, records) = self
+                    .decompress_chunk(offset)
+                    .map_err(|e| self.format_error(e))?;
                 let len = records.len();
                 (records, 0..len)
             }
@@ -811,15 +777,18 @@ impl McapReader {
             pos: range.start,
         };
         for record in records {
-            let (op, body, end) = record.map_err(|e| self.corrupt(e))?;
-            if op != OP_MESSAGE || end - body < 22 {
+            let (op, body, end) = record.map_err(|e| self.format_error(e))?;
+            if op != op::MESSAGE || end - body < message::DATA {
                 continue;
             }
-            let log_time = le_u64(&buf, body + 6);
+            let log_time = le_u64(&buf, body + message::LOG_TIME);
             if log_time < self.seek_time {
                 continue;
             }
-            let Some(Some(channel)) = self.channels.get(le_u16(&buf, body) as usize) else {
+            let Some(Some(channel)) = self
+                .channels
+                .get(le_u16(&buf, body + message::CHANNEL_ID) as usize)
+            else {
                 continue;
             };
             if !channel.selected {
@@ -828,8 +797,8 @@ impl McapReader {
             out.push(SerializedMessage {
                 topic: channel.topic.clone(),
                 recv_timestamp: log_time as i64,
-                send_timestamp: le_u64(&buf, body + 14) as i64,
-                data: buf.slice(body + 22..end),
+                send_timestamp: le_u64(&buf, body + message::PUBLISH_TIME) as i64,
+                data: buf.slice(body + message::DATA..end),
             });
         }
         Ok(())
@@ -838,12 +807,7 @@ impl McapReader {
     /// Decodes the next group of units whose time ranges overlap, merged in time order.
     fn load_next_group(&mut self) -> Result<()> {
         let first = self.next_unit;
-        let mut end_time = self.units[first].end_time;
-        let mut last = first + 1;
-        while last < self.units.len() && self.units[last].start_time <= end_time {
-            end_time = end_time.max(self.units[last].end_time);
-            last += 1;
-        }
+        let (last, end_time) = group_end(&self.units, first);
         self.next_unit = last;
         if end_time < self.seek_time {
             return Ok(());
@@ -854,11 +818,32 @@ impl McapReader {
         for unit in group {
             self.decode_unit(unit, &mut out)?;
         }
+        self.check_mapping()?;
         if !out.is_sorted_by_key(|m| m.recv_timestamp) {
             out.sort_by_key(|m| m.recv_timestamp);
         }
         self.pending = out.into_iter();
         Ok(())
+    }
+}
+
+/// The group of units starting at `first` (of units sorted by start time): it extends while the
+/// next unit starts at or before the latest end time so far, so that messages of overlapping
+/// units are merged. Returns the index after the group and the group's end time.
+fn group_end(units: &[UnitRef], first: usize) -> (usize, u64) {
+    let mut end_time = units[first].end_time;
+    let mut last = first + 1;
+    while last < units.len() && units[last].start_time <= end_time {
+        end_time = end_time.max(units[last].end_time);
+        last += 1;
+    }
+    (last, end_time)
+}
+
+fn format_error(path: &Path, source: McapFormatError) -> StorageError {
+    StorageError::McapFormat {
+        path: path.to_path_buf(),
+        source,
     }
 }
 
@@ -921,5 +906,140 @@ impl StorageReader for McapReader {
 
     fn embedded_metadata(&self) -> Option<BagMetadata> {
         self.embedded.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(start_time: u64, end_time: u64, file_offset: u64) -> UnitRef {
+        UnitRef {
+            start_time,
+            end_time,
+            file_offset,
+            unit: Unit::Chunk {
+                offset: file_offset,
+            },
+        }
+    }
+
+    fn groups(units: &[UnitRef]) -> Vec<(usize, usize, u64)> {
+        let mut out = Vec::new();
+        let mut first = 0;
+        while first < units.len() {
+            let (last, end) = group_end(units, first);
+            out.push((first, last, end));
+            first = last;
+        }
+        out
+    }
+
+    #[test]
+    fn overlapping_units_are_grouped_transitively() {
+        let units = [
+            unit(0, 10, 100),
+            unit(5, 20, 200),
+            unit(21, 30, 300),
+            unit(30, 40, 400),
+            unit(32, 35, 500),
+            unit(50, 60, 600),
+        ];
+        assert_eq!(groups(&units), vec![(0, 2, 20), (2, 5, 40), (5, 6, 60)]);
+        // A long unit swallows every later one it overlaps, even through gaps between them.
+        let units = [
+            unit(0, 100, 1),
+            unit(10, 11, 2),
+            unit(50, 51, 3),
+            unit(101, 102, 4),
+        ];
+        assert_eq!(groups(&units), vec![(0, 3, 100), (3, 4, 102)]);
+    }
+
+    /// An MCAP file of one channel whose chunks hold `chunks` (log times), in that order.
+    fn mcap_with_chunks(chunks: &[&[u64]]) -> Bytes {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut writer = mcap::WriteOptions::new()
+            .compression(None)
+            .create(&mut out)
+            .unwrap();
+        let schema = writer
+            .add_schema("std_msgs/msg/String", "ros2msg", b"string data")
+            .unwrap();
+        let channel = writer
+            .add_channel(schema, "/t", "cdr", &BTreeMap::new())
+            .unwrap();
+        for times in chunks {
+            for &t in *times {
+                let header = mcap::records::MessageHeader {
+                    channel_id: channel,
+                    sequence: 0,
+                    log_time: t,
+                    publish_time: t,
+                };
+                writer
+                    .write_to_known_channel(&header, &t.to_le_bytes())
+                    .unwrap();
+            }
+            writer.flush().unwrap();
+        }
+        writer.finish().unwrap();
+        drop(writer);
+        Bytes::from(out.into_inner())
+    }
+
+    fn read_times(reader: &mut McapReader) -> Vec<i64> {
+        std::iter::from_fn(|| reader.read_next().unwrap())
+            .map(|m| {
+                assert_eq!(m.data.as_ref(), (m.recv_timestamp as u64).to_le_bytes());
+                m.recv_timestamp
+            })
+            .collect()
+    }
+
+    #[test]
+    fn overlapping_chunks_are_merged_in_time_order() {
+        // Chunks [0..20] and [5..15] overlap, [30..40] does not; the last chunk is unsorted.
+        let data = mcap_with_chunks(&[&[0, 10, 20], &[5, 15], &[40, 30]]);
+        let mut reader =
+            McapReader::from_bytes(Path::new("mem.mcap"), data, OpenMode::Strict).unwrap();
+        assert_eq!(reader.units.len(), 3);
+        assert_eq!(read_times(&mut reader), vec![0, 5, 10, 15, 20, 30, 40]);
+        reader.seek(12).unwrap();
+        assert_eq!(read_times(&mut reader), vec![15, 20, 30, 40]);
+        reader.seek(25).unwrap();
+        assert_eq!(read_times(&mut reader), vec![30, 40]);
+    }
+
+    #[test]
+    fn damaged_chunks_are_typed_errors() {
+        let data = mcap_with_chunks(&[&[1, 2, 3]]);
+        let mut reader =
+            McapReader::from_bytes(Path::new("mem.mcap"), data.clone(), OpenMode::Strict).unwrap();
+        let offset = match reader.units[0].unit {
+            Unit::Chunk { offset } => offset as usize,
+            _ => unreachable!(),
+        };
+        // Flip a byte of the chunk's (uncompressed) records: the CRC catches it.
+        let mut bad = data.to_vec();
+        let last_record_byte = offset + RECORD_HEADER + 60;
+        bad[last_record_byte] ^= 0xFF;
+        reader.data = Bytes::from(bad);
+        let err = reader.read_next().unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                StorageError::McapFormat {
+                    source: McapFormatError::InChunk { .. },
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().starts_with("mem.mcap: chunk at offset"),
+            "{err}"
+        );
+        assert!(std::error::Error::source(&err).is_some());
     }
 }

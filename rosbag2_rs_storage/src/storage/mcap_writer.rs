@@ -11,7 +11,7 @@ use mcap::records::{MessageHeader, Metadata};
 use mcap::write::NoSeek;
 
 use super::blockfile::SharedBlockFile;
-use super::{StorageWriter, WriterOptions};
+use super::{ChunkCompression, StorageId, StoragePreset, StorageWriter, WriterOptions};
 use crate::error::{Result, StorageError};
 use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::BagMetadata;
@@ -48,41 +48,35 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
         ))
         .disable_seeking(true)
         .compression_threads(0);
-    let (mut opts, mut compression) = match options.preset.as_str() {
-        "" | "none" => (base.chunk_size(Some(options.chunk_size)), None),
-        "fastwrite" => (
+    options.preset.check_for(StorageId::Mcap)?;
+    let (mut opts, mut compression) = match options.preset {
+        StoragePreset::Fastwrite => (
             base.use_chunks(false).calculate_summary_section_crc(false),
             None,
         ),
-        "zstd_fast" => (
+        StoragePreset::ZstdFast => (
             base.chunk_size(Some(options.chunk_size))
                 .compression_level(1)
                 .calculate_chunk_crcs(false),
             Some(mcap::Compression::Zstd),
         ),
-        "zstd_small" => (
+        StoragePreset::ZstdSmall => (
             base.chunk_size(Some(4 << 20)).compression_level(19),
             Some(mcap::Compression::Zstd),
         ),
-        other => {
-            return Err(StorageError::InvalidArgument(format!(
-            "unknown MCAP storage preset '{other}' (valid: none, fastwrite, zstd_fast, zstd_small)"
-        )))
+        StoragePreset::None | StoragePreset::Resilient => {
+            (base.chunk_size(Some(options.chunk_size)), None)
         }
     };
-    if let Some(c) = &options.compression {
-        compression = match c.as_str() {
-            "" | "none" => None,
-            "zstd" => Some(mcap::Compression::Zstd),
-            "lz4" => Some(mcap::Compression::Lz4),
-            other => {
-                return Err(StorageError::InvalidArgument(format!(
-                    "unknown MCAP compression '{other}' (valid: none, lz4, zstd)"
-                )))
-            }
+    if let Some(c) = options.compression {
+        c.check_for(StorageId::Mcap)?;
+        compression = match c {
+            ChunkCompression::Zstd => Some(mcap::Compression::Zstd),
+            ChunkCompression::Lz4 => Some(mcap::Compression::Lz4),
+            ChunkCompression::None | ChunkCompression::Bz2 => None,
         };
     }
-    if compression.is_some() && options.preset == "fastwrite" {
+    if compression.is_some() && options.preset == StoragePreset::Fastwrite {
         return Err(StorageError::InvalidArgument(
             "the 'fastwrite' preset writes no chunks and cannot compress".into(),
         ));
@@ -113,7 +107,7 @@ impl McapWriter {
             channels: HashMap::new(),
             schemas: HashMap::new(),
             file,
-            chunked: options.preset != "fastwrite",
+            chunked: options.preset != StoragePreset::Fastwrite,
             pending: 0,
             last_position: 0,
             metadata: None,

@@ -8,7 +8,9 @@ use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 
 pub mod blockfile;
+pub mod mapped_file;
 pub mod mcap_reader;
+pub mod mcap_records;
 pub mod mcap_writer;
 pub mod sqlite_reader;
 pub mod sqlite_writer;
@@ -34,6 +36,15 @@ impl StorageId {
         }
     }
 
+    /// The name used in messages: `MCAP`, `SQLite3`, `ROS 1`.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Self::Mcap => "MCAP",
+            Self::Sqlite3 => "SQLite3",
+            Self::Rosbag1 => "ROS 1",
+        }
+    }
+
     /// File extension including the dot.
     pub fn extension(self) -> &'static str {
         match self {
@@ -55,7 +66,8 @@ impl StorageId {
         }
     }
 
-    /// Detects the storage of a file from its first bytes, falling back to its extension.
+    /// Detects the storage of a file from its first bytes, falling back to its extension; a
+    /// file-mode compressed file (`.mcap.zstd`, `.db3.zstd`) is detected from its content.
     pub fn detect(path: &Path) -> Result<Self> {
         use std::io::Read;
         let mut head = [0u8; 16];
@@ -70,6 +82,9 @@ impl StorageId {
         }
         if crate::rosbag1::is_rosbag1(&head[..n]) {
             return Ok(Self::Rosbag1);
+        }
+        if crate::compression::zstd::is_zstd(&head[..n]) {
+            return crate::compression::file_mode::detect_inner_storage(path);
         }
         match path.extension().and_then(|e| e.to_str()) {
             Some("mcap") => Ok(Self::Mcap),
@@ -151,33 +166,221 @@ pub trait StorageWriter: Send {
     fn finish(self: Box<Self>) -> Result<()>;
 }
 
+/// A rosbag2 storage preset (`--storage-preset-profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StoragePreset {
+    /// The plugin's defaults (MCAP: uncompressed chunks; SQLite3: in-memory journal, no syncs).
+    #[default]
+    None,
+    /// MCAP: no chunks, no summary CRC (nothing can be compressed).
+    Fastwrite,
+    /// MCAP: zstd level 1 chunks without chunk CRCs.
+    ZstdFast,
+    /// MCAP: zstd level 19 chunks of 4 MiB.
+    ZstdSmall,
+    /// SQLite3: write-ahead log and normal syncs.
+    Resilient,
+}
+
+impl StoragePreset {
+    /// Every preset with its spelling.
+    const ALL: [(Self, &'static str); 5] = [
+        (Self::None, "none"),
+        (Self::Fastwrite, "fastwrite"),
+        (Self::ZstdFast, "zstd_fast"),
+        (Self::ZstdSmall, "zstd_small"),
+        (Self::Resilient, "resilient"),
+    ];
+
+    /// The presets `storage` accepts.
+    pub fn valid_for(storage: StorageId) -> &'static [Self] {
+        match storage {
+            StorageId::Mcap => &[Self::None, Self::Fastwrite, Self::ZstdFast, Self::ZstdSmall],
+            StorageId::Sqlite3 => &[Self::None, Self::Resilient],
+            StorageId::Rosbag1 => &[Self::None],
+        }
+    }
+
+    /// The name on the command line and in rosbag2's configuration.
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(p, _)| *p == self)
+            .map_or("none", |(_, name)| name)
+    }
+
+    /// Parses any preset name (`""` is `none`).
+    pub fn parse(text: &str) -> Result<Self> {
+        match Self::ALL.iter().find(|(_, name)| *name == text) {
+            Some((preset, _)) => Ok(*preset),
+            None if text.is_empty() => Ok(Self::None),
+            None => Err(StorageError::InvalidArgument(format!(
+                "unknown storage preset '{text}' (valid: {})",
+                names(Self::ALL.iter().map(|(_, n)| *n))
+            ))),
+        }
+    }
+
+    /// Parses a preset of `storage`; the error lists the presets `storage` accepts.
+    pub fn parse_for(storage: StorageId, text: &str) -> Result<Self> {
+        let preset = Self::parse(text).ok();
+        preset
+            .filter(|p| Self::valid_for(storage).contains(p))
+            .ok_or_else(|| Self::unknown_for(storage, text))
+    }
+
+    fn unknown_for(storage: StorageId, text: &str) -> StorageError {
+        StorageError::InvalidArgument(format!(
+            "unknown {} storage preset '{text}' (valid: {})",
+            storage.display_name(),
+            names(Self::valid_for(storage).iter().map(|p| p.as_str()))
+        ))
+    }
+
+    /// Checks that `storage` accepts this preset.
+    pub fn check_for(self, storage: StorageId) -> Result<()> {
+        match Self::valid_for(storage).contains(&self) {
+            true => Ok(()),
+            false => Err(Self::unknown_for(storage, self.as_str())),
+        }
+    }
+}
+
+/// Chunk compression of a storage file (`--compression-format` for MCAP chunks and ROS 1 chunks;
+/// not rosbag2's file or message compression, see [`crate::compression`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ChunkCompression {
+    /// Uncompressed chunks.
+    #[default]
+    None,
+    /// LZ4 (MCAP, ROS 1).
+    Lz4,
+    /// Zstandard (MCAP).
+    Zstd,
+    /// bzip2 (ROS 1).
+    Bz2,
+}
+
+impl ChunkCompression {
+    /// Every compression with its spelling.
+    const ALL: [(Self, &'static str); 4] = [
+        (Self::None, "none"),
+        (Self::Lz4, "lz4"),
+        (Self::Zstd, "zstd"),
+        (Self::Bz2, "bz2"),
+    ];
+
+    /// The chunk compressions `storage` accepts (SQLite3 has no chunks and ignores them all).
+    pub fn valid_for(storage: StorageId) -> &'static [Self] {
+        match storage {
+            StorageId::Mcap => &[Self::None, Self::Lz4, Self::Zstd],
+            StorageId::Sqlite3 => &[Self::None, Self::Lz4, Self::Zstd, Self::Bz2],
+            StorageId::Rosbag1 => &[Self::None, Self::Bz2, Self::Lz4],
+        }
+    }
+
+    /// The name on the command line.
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(c, _)| *c == self)
+            .map_or("none", |(_, name)| name)
+    }
+
+    /// Parses any chunk compression name (`""` is `none`).
+    pub fn parse(text: &str) -> Result<Self> {
+        match Self::ALL.iter().find(|(_, name)| *name == text) {
+            Some((c, _)) => Ok(*c),
+            None if text.is_empty() => Ok(Self::None),
+            None => Err(StorageError::InvalidArgument(format!(
+                "unknown chunk compression '{text}' (valid: {})",
+                names(Self::ALL.iter().map(|(_, n)| *n))
+            ))),
+        }
+    }
+
+    /// Parses a chunk compression of `storage`; the error lists the ones `storage` writes.
+    pub fn parse_for(storage: StorageId, text: &str) -> Result<Self> {
+        let compression = Self::parse(text).ok();
+        compression
+            .filter(|c| Self::valid_for(storage).contains(c))
+            .ok_or_else(|| Self::unknown_for(storage, text))
+    }
+
+    fn unknown_for(storage: StorageId, text: &str) -> StorageError {
+        let valid = Self::valid_for(storage).iter().map(|c| c.as_str());
+        StorageError::InvalidArgument(match storage {
+            StorageId::Rosbag1 => {
+                format!("unknown chunk compression '{text}' (expected none, bz2 or lz4)")
+            }
+            _ => format!(
+                "unknown {} compression '{text}' (valid: {})",
+                storage.display_name(),
+                names(valid)
+            ),
+        })
+    }
+
+    /// Checks that `storage` writes this chunk compression.
+    pub fn check_for(self, storage: StorageId) -> Result<()> {
+        match Self::valid_for(storage).contains(&self) {
+            true => Ok(()),
+            false => Err(Self::unknown_for(storage, self.as_str())),
+        }
+    }
+}
+
+fn names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
+}
+
 /// Writer options shared by the storage plugins.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriterOptions {
     /// Storage format.
     pub storage: StorageId,
-    /// rosbag2 storage preset: MCAP `none`, `fastwrite`, `zstd_fast`, `zstd_small`; SQLite `none`, `resilient`.
-    pub preset: String,
-    /// Chunk compression: MCAP `none`, `lz4` or `zstd` (overrides the preset's); ROS 1 `none`,
-    /// `bz2` or `lz4`.
-    pub compression: Option<String>,
+    /// rosbag2 storage preset (see [`StoragePreset::valid_for`]).
+    pub preset: StoragePreset,
+    /// Chunk compression (MCAP: overrides the preset's; ROS 1); `None`: the preset's.
+    pub compression: Option<ChunkCompression>,
     /// Chunk size in bytes (MCAP and ROS 1).
     pub chunk_size: u64,
+}
+
+impl WriterOptions {
+    /// Options from command-line spellings (`--storage`, `--storage-preset-profile`,
+    /// `--compression-format`), the chunk size left at its default; an unknown or unsuitable
+    /// value is an error listing the valid ones.
+    pub fn parse(storage: &str, preset: &str, compression: Option<&str>) -> Result<Self> {
+        let storage = StorageId::parse(storage)?;
+        Ok(Self {
+            storage,
+            preset: StoragePreset::parse_for(storage, preset)?,
+            compression: compression
+                .map(|c| ChunkCompression::parse_for(storage, c))
+                .transpose()?,
+            ..Self::default()
+        })
+    }
 }
 
 impl Default for WriterOptions {
     fn default() -> Self {
         Self {
             storage: StorageId::Mcap,
-            preset: "none".into(),
+            preset: StoragePreset::None,
             compression: None,
             chunk_size: 768 * 1024,
         }
     }
 }
 
-/// Opens a storage file for reading, detecting its format.
+/// Opens a storage file for reading, detecting its format; a file-mode compressed file is
+/// decompressed (see [`crate::compression::file_mode`]).
 pub fn open_reader(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>> {
+    if crate::compression::file_mode::is_compressed_file(path)? {
+        return crate::compression::file_mode::open_compressed(path, mode);
+    }
     Ok(match StorageId::detect(path)? {
         StorageId::Mcap => Box::new(mcap_reader::McapReader::open(path, mode)?),
         StorageId::Sqlite3 => Box::new(sqlite_reader::SqliteReader::open(path)?),
@@ -192,12 +395,15 @@ pub fn create_writer(path: PathBuf, options: &WriterOptions) -> Result<Box<dyn S
     }
     Ok(match options.storage {
         StorageId::Mcap => Box::new(mcap_writer::McapWriter::create(path, options)?),
-        StorageId::Sqlite3 => Box::new(sqlite_writer::SqliteWriter::create(path, &options.preset)?),
+        StorageId::Sqlite3 => Box::new(sqlite_writer::SqliteWriter::create(path, options.preset)?),
         StorageId::Rosbag1 => {
-            let compression = crate::rosbag1::Compression::parse(
-                options.compression.as_deref().unwrap_or("none"),
-            )
-            .map_err(StorageError::InvalidArgument)?;
+            options.preset.check_for(StorageId::Rosbag1)?;
+            let compression = match options.compression.unwrap_or_default() {
+                ChunkCompression::None => crate::rosbag1::Compression::None,
+                ChunkCompression::Bz2 => crate::rosbag1::Compression::Bz2,
+                ChunkCompression::Lz4 => crate::rosbag1::Compression::Lz4,
+                other => return Err(other.check_for(StorageId::Rosbag1).unwrap_err()),
+            };
             Box::new(crate::rosbag1::Ros1Writer::create(
                 path,
                 compression,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use super::StorageWriter;
+use super::{StorageId, StoragePreset, StorageWriter};
 use crate::error::{Result, StorageError};
 use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, METADATA_VERSION};
@@ -40,16 +40,13 @@ pub struct SqliteWriter {
 }
 
 impl SqliteWriter {
-    /// Creates `path` with the rosbag2 schema; `preset` is `none` or `resilient`.
-    pub fn create(path: PathBuf, preset: &str) -> Result<Self> {
+    /// Creates `path` with the rosbag2 schema; `preset` is [`StoragePreset::None`] or
+    /// [`StoragePreset::Resilient`].
+    pub fn create(path: PathBuf, preset: StoragePreset) -> Result<Self> {
+        preset.check_for(StorageId::Sqlite3)?;
         let pragmas = match preset {
-            "" | "none" => "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;",
-            "resilient" => "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            other => {
-                return Err(StorageError::InvalidArgument(format!(
-                    "unknown SQLite3 storage preset '{other}' (valid: none, resilient)"
-                )))
-            }
+            StoragePreset::Resilient => "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            _ => "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;",
         };
         let sql = |source| StorageError::Sqlite {
             path: path.clone(),

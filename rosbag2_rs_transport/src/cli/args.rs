@@ -7,7 +7,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use rosbag2_rs_clock::Duration;
-use rosbag2_rs_storage::{Bag, BagWriterOptions, StorageId, TopicFilter, WriterOptions};
+use rosbag2_rs_storage::{
+    Bag, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions, StorageId,
+    TopicFilter, WriterOptions,
+};
 
 /// Seconds from the command line as a [`Duration`], with the flag named in the error.
 pub fn seconds(seconds: f64, flag: &str) -> Result<Duration> {
@@ -118,9 +121,21 @@ pub struct WriterArgs {
     /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
     #[arg(long, default_value = "none")]
     pub storage_preset_profile: String,
-    /// Chunk compression: MCAP none, lz4 or zstd; ROS 1 none, bz2 or lz4.
+    /// With --compression-mode file or message, rosbag2's compressor (zstd); without it, chunk
+    /// compression: MCAP none, lz4 or zstd; ROS 1 none, bz2 or lz4.
     #[arg(long)]
     pub compression_format: Option<String>,
+    /// rosbag2's compression: file (each closed file compressed whole, `*.mcap.zstd`), message
+    /// (each message's bytes), or none.
+    #[arg(long, default_value = "none")]
+    pub compression_mode: String,
+    /// Message mode: messages that may wait for a compression thread (writing waits beyond
+    /// that; nothing is dropped).
+    #[arg(long, default_value_t = 1)]
+    pub compression_queue_size: usize,
+    /// Compression threads (0: one per CPU).
+    #[arg(long, default_value_t = 0)]
+    pub compression_threads: usize,
     /// Split files at this size in bytes (0: no limit).
     #[arg(short = 'b', long, default_value_t = 0)]
     pub max_bag_size: u64,
@@ -132,14 +147,29 @@ pub struct WriterArgs {
 impl WriterArgs {
     /// The writer options for a bag at `uri`.
     pub fn options(&self, uri: PathBuf) -> Result<BagWriterOptions> {
+        let mode = CompressionMode::parse(&self.compression_mode)?;
+        let rosbag2_compression = mode != CompressionMode::None;
+        let compression = CompressionOptions {
+            mode,
+            format: match &self.compression_format {
+                Some(format) if rosbag2_compression => CompressionFormat::parse(format)?,
+                _ => CompressionFormat::default(),
+            },
+            queue_size: self.compression_queue_size,
+            threads: self.compression_threads,
+        };
+        let chunk_compression = self
+            .compression_format
+            .as_deref()
+            .filter(|_| !rosbag2_compression);
         Ok(BagWriterOptions {
             uri,
-            storage: WriterOptions {
-                storage: StorageId::parse(&self.storage)?,
-                preset: self.storage_preset_profile.clone(),
-                compression: self.compression_format.clone(),
-                ..WriterOptions::default()
-            },
+            storage: WriterOptions::parse(
+                &self.storage,
+                &self.storage_preset_profile,
+                chunk_compression,
+            )?,
+            compression,
             max_bagfile_size: self.max_bag_size,
             max_bagfile_duration: non_negative_seconds(
                 self.max_bag_duration,

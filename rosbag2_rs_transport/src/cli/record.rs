@@ -173,9 +173,18 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ("storage.custom_data", Param::List("--custom-data")),
         ("record.rmw_serialization_format", Param::Unsupported),
         ("record.node_prefix", Param::Unsupported),
-        ("record.compression_mode", Param::Unsupported),
-        ("record.compression_queue_size", Param::Unsupported),
-        ("record.compression_threads", Param::Unsupported),
+        (
+            "record.compression_mode",
+            Param::Value("--compression-mode"),
+        ),
+        (
+            "record.compression_queue_size",
+            Param::Value("--compression-queue-size"),
+        ),
+        (
+            "record.compression_threads",
+            Param::Value("--compression-threads"),
+        ),
         ("record.compression_threads_priority", Param::Unsupported),
         ("record.ignore_leaf_topics", Param::Unsupported),
         ("storage.storage_config_uri", Param::Unsupported),
@@ -252,6 +261,7 @@ impl RecordArgs {
         let options = RecordOptions {
             uri: bag.uri,
             storage: bag.storage,
+            compression: bag.compression,
             max_bagfile_size: bag.max_bagfile_size,
             max_bagfile_duration: bag.max_bagfile_duration,
             max_cache_size: self.max_cache_size,

@@ -133,6 +133,7 @@ impl Recorder {
             max_bagfile_size: options.max_bagfile_size,
             max_bagfile_duration: options.max_bagfile_duration,
             custom_data: options.custom_data.clone(),
+            compression: options.compression,
         };
         let (sink, output) = match options.snapshot {
             None => open_bag(

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rosbag2_rs_storage::{QosProfile, WriterOptions};
+use rosbag2_rs_storage::{CompressionOptions, QosProfile, WriterOptions};
 
 use super::discovery::TopicSelection;
 use super::error::{RecorderError, Result};
@@ -60,6 +60,8 @@ pub struct RecordOptions {
     pub uri: PathBuf,
     /// Storage plugin, preset and compression.
     pub storage: WriterOptions,
+    /// rosbag2's file or message compression (`--compression-mode`).
+    pub compression: CompressionOptions,
     /// Split files at this size in bytes (0: never).
     pub max_bagfile_size: u64,
     /// Split files at this receive-time span in ns (0: never).
@@ -91,6 +93,7 @@ impl Default for RecordOptions {
         Self {
             uri: PathBuf::new(),
             storage: WriterOptions::default(),
+            compression: CompressionOptions::default(),
             max_bagfile_size: 0,
             max_bagfile_duration: 0,
             max_cache_size: DEFAULT_MAX_CACHE_SIZE,

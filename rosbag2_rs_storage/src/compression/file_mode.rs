@@ -1,0 +1,312 @@
+//! File mode: storage files compressed as a whole (`bag_0.mcap.zstd`, `bag_0.db3.zstd`).
+//!
+//! Reading: an MCAP file is decompressed into memory and read from there (no file is written).
+//! SQLite can only open a file, so a `.db3` is decompressed into a temporary file in the
+//! system's temporary directory (`TMPDIR`), removed when the reader is dropped; the bag
+//! directory is never written to, so read-only bags open too.
+//!
+//! Writing: [`FileCompressor`] compresses closed storage files on background threads (into a
+//! `.tmp` file renamed when complete); the uncompressed file is removed only once the bag's
+//! metadata names the compressed one. A crash in between leaves both: the uncompressed file is
+//! the one read (see [`crate::bag::storage_files_in`]).
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use super::{zstd, CompressionFormat};
+use crate::error::{Result, StorageError};
+use crate::filter::TopicFilter;
+use crate::message::{MessageDefinition, SerializedMessage};
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use crate::storage::mcap_reader::McapReader;
+use crate::storage::sqlite_reader::SqliteReader;
+use crate::storage::{OpenMode, StorageId, StorageReader, UnreadableTopic};
+
+/// Whether `path` is a file-mode compressed storage file (by its first bytes).
+pub fn is_compressed_file(path: &Path) -> Result<bool> {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| StorageError::io(path, e))?;
+    Ok(zstd::is_zstd(&head[..n]))
+}
+
+/// The name of the storage file inside a compressed file: `bag_0.mcap.zstd` -> `bag_0.mcap`.
+pub fn uncompressed_name(name: &str) -> &str {
+    name.strip_suffix(".zstd").unwrap_or(name)
+}
+
+/// The storage format of the compressed file `path`, from its decompressed first bytes, else
+/// from the extension under `.zstd`.
+pub fn detect_inner_storage(path: &Path) -> Result<StorageId> {
+    let head = zstd::decompressed_head(path, 16).map_err(|e| decompress_error(path, e))?;
+    if head.starts_with(mcap::MAGIC) {
+        return Ok(StorageId::Mcap);
+    }
+    if head.starts_with(b"SQLite format 3\0") {
+        return Ok(StorageId::Sqlite3);
+    }
+    let name = path.to_string_lossy();
+    match Path::new(uncompressed_name(&name))
+        .extension()
+        .and_then(|e| e.to_str())
+    {
+        Some("mcap") => Ok(StorageId::Mcap),
+        Some("db3") => Ok(StorageId::Sqlite3),
+        _ => Err(StorageError::corrupt(
+            path,
+            "a zstd-compressed file holding neither an MCAP nor an SQLite3 file",
+        )),
+    }
+}
+
+fn decompress_error(path: &Path, source: std::io::Error) -> StorageError {
+    StorageError::Decompress {
+        path: path.to_path_buf(),
+        format: CompressionFormat::Zstd,
+        source,
+    }
+}
+
+/// Opens the file-mode compressed storage file `path` for reading (see the module
+/// documentation); the reader reports `path` as its file.
+pub fn open_compressed(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>> {
+    match detect_inner_storage(path)? {
+        StorageId::Mcap => {
+            let data = zstd::decompress_file(path).map_err(|e| decompress_error(path, e))?;
+            log::debug!(
+                "{}: decompressed {} bytes into memory",
+                path.display(),
+                data.len()
+            );
+            Ok(Box::new(McapReader::from_bytes(
+                path,
+                bytes::Bytes::from(data),
+                mode,
+            )?))
+        }
+        StorageId::Sqlite3 => {
+            let mut temp = tempfile::Builder::new()
+                .prefix("rosbag2-rs-")
+                .suffix(".db3")
+                .tempfile()
+                .map_err(|e| StorageError::io(std::env::temp_dir(), e))?;
+            let written = zstd::decompress_file_into(path, temp.as_file_mut())
+                .map_err(|e| decompress_error(path, e))?;
+            log::debug!(
+                "{}: decompressed {written} bytes into {}",
+                path.display(),
+                temp.path().display()
+            );
+            let temp = temp.into_temp_path();
+            let inner = SqliteReader::open(&temp).map_err(|e| match e {
+                StorageError::Corrupt { reason, .. } => StorageError::corrupt(path, reason),
+                other => other,
+            })?;
+            Ok(Box::new(DecompressedSqlite {
+                path: path.to_path_buf(),
+                inner,
+                _temp: temp,
+            }))
+        }
+        StorageId::Rosbag1 => Err(StorageError::corrupt(
+            path,
+            "a compressed ROS 1 bag is not a rosbag2 storage file",
+        )),
+    }
+}
+
+/// An SQLite3 reader on a decompressed temporary copy, reporting the compressed file's path.
+struct DecompressedSqlite {
+    path: PathBuf,
+    inner: SqliteReader,
+    _temp: tempfile::TempPath,
+}
+
+impl StorageReader for DecompressedSqlite {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+    fn storage_id(&self) -> StorageId {
+        StorageId::Sqlite3
+    }
+    fn topics(&self) -> &[TopicInformation] {
+        self.inner.topics()
+    }
+    fn message_definitions(&self) -> &[MessageDefinition] {
+        self.inner.message_definitions()
+    }
+    fn unreadable_topics(&self) -> &[UnreadableTopic] {
+        self.inner.unreadable_topics()
+    }
+    fn set_filter(&mut self, filter: &TopicFilter) {
+        self.inner.set_filter(filter)
+    }
+    fn seek(&mut self, time_ns: i64) -> Result<()> {
+        self.inner.seek(time_ns)
+    }
+    fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
+        self.inner.read_next()
+    }
+    fn file_information(&self) -> FileInformation {
+        let mut info = self.inner.file_information();
+        info.path = self
+            .path
+            .file_name()
+            .map(|n| uncompressed_name(&n.to_string_lossy()).to_string())
+            .unwrap_or_default();
+        info
+    }
+    fn embedded_metadata(&self) -> Option<BagMetadata> {
+        self.inner.embedded_metadata()
+    }
+}
+
+/// Compresses `source` into `<target>.tmp`, then renames it to `target`: a crash leaves no
+/// partial compressed file under a storage file's name.
+fn compress_then_rename(source: &Path, target: &Path) -> std::io::Result<()> {
+    let mut partial = target.as_os_str().to_owned();
+    partial.push(".tmp");
+    let partial = PathBuf::from(partial);
+    let _ = std::fs::remove_file(&partial);
+    let result =
+        zstd::compress_file(source, &partial).and_then(|()| std::fs::rename(&partial, target));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+}
+
+/// A closed storage file that was compressed.
+#[derive(Debug)]
+pub struct CompressedFile {
+    /// The uncompressed file (still present: remove it once the metadata names the other).
+    pub source: PathBuf,
+    /// The compressed file.
+    pub target: PathBuf,
+}
+
+type Job = (PathBuf, PathBuf);
+type Done = (PathBuf, PathBuf, std::io::Result<()>);
+
+/// Compresses closed storage files on a pool of background threads.
+pub struct FileCompressor {
+    format: CompressionFormat,
+    jobs: Option<Sender<Job>>,
+    done: Receiver<Done>,
+    pending: VecDeque<PathBuf>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl FileCompressor {
+    /// Starts `threads` (at least one) compression threads.
+    pub fn new(format: CompressionFormat, threads: usize) -> std::io::Result<Self> {
+        let (jobs, job_rx) = channel::<Job>();
+        let (done_tx, done) = channel::<Done>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let threads = (0..threads.max(1))
+            .map(|i| {
+                let job_rx = Arc::clone(&job_rx);
+                let done_tx = done_tx.clone();
+                std::thread::Builder::new()
+                    .name(format!("bag-compress-{i}"))
+                    .spawn(move || loop {
+                        let job = job_rx.lock().map(|rx| rx.recv());
+                        let Ok(Ok((source, target))) = job else {
+                            return;
+                        };
+                        let result = compress_then_rename(&source, &target);
+                        if done_tx.send((source, target, result)).is_err() {
+                            return;
+                        }
+                    })
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(Self {
+            format,
+            jobs: Some(jobs),
+            done,
+            pending: VecDeque::new(),
+            threads,
+        })
+    }
+
+    /// The compressed name of `path`: `bag_0.mcap` -> `bag_0.mcap.zstd`.
+    pub fn target_of(&self, path: &Path) -> PathBuf {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".");
+        name.push(self.format.extension());
+        PathBuf::from(name)
+    }
+
+    /// Queues the closed file `path` for compression.
+    pub fn submit(&mut self, path: PathBuf) -> Result<()> {
+        let target = self.target_of(&path);
+        if target.exists() {
+            return Err(StorageError::AlreadyExists(target));
+        }
+        self.pending.push_back(path.clone());
+        self.jobs
+            .as_ref()
+            .and_then(|jobs| jobs.send((path.clone(), target)).ok())
+            .ok_or_else(|| {
+                StorageError::io(
+                    &path,
+                    std::io::Error::other("the compression threads have stopped"),
+                )
+            })
+    }
+
+    /// Files not yet reported by [`FileCompressor::collect`].
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The files compressed since the last call; with `wait`, waits for every queued file.
+    /// A failed compression is an error naming the file (its uncompressed file is kept).
+    pub fn collect(&mut self, wait: bool) -> Vec<Result<CompressedFile>> {
+        let mut out = Vec::new();
+        while !self.pending.is_empty() {
+            let next = if wait {
+                self.done.recv().ok()
+            } else {
+                self.done.try_recv().ok()
+            };
+            let Some((source, target, result)) = next else {
+                if wait {
+                    // Every thread is gone: report what is left as failed.
+                    for source in self.pending.drain(..) {
+                        out.push(Err(StorageError::io(
+                            &source,
+                            std::io::Error::other("compression thread died"),
+                        )));
+                    }
+                }
+                break;
+            };
+            self.pending.retain(|p| *p != source);
+            out.push(match result {
+                Ok(()) => Ok(CompressedFile { source, target }),
+                Err(e) => Err(StorageError::Compress {
+                    path: source,
+                    format: self.format,
+                    source: e,
+                }),
+            });
+        }
+        out
+    }
+}
+
+impl Drop for FileCompressor {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}

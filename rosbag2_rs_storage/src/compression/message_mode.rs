@@ -1,0 +1,207 @@
+//! Message mode: every message's data is one compressed frame inside an ordinary storage file.
+//!
+//! Reading wraps a storage reader and decompresses each message it returns
+//! ([`DecompressingReader`]). Writing compresses each message before it is stored
+//! ([`MessageCompressor`]), on the writing thread or on a pool of threads; messages are stored
+//! in the order they were written either way.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use bytes::Bytes;
+
+use super::{zstd, CompressionFormat, CompressionOptions};
+use crate::error::{Result, StorageError};
+use crate::filter::TopicFilter;
+use crate::message::{MessageDefinition, SerializedMessage};
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use crate::storage::{StorageId, StorageReader, UnreadableTopic};
+
+/// Decompresses one message's data.
+pub fn decompress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u8>> {
+    match format {
+        CompressionFormat::Zstd => zstd::decompress_message(data),
+    }
+}
+
+/// Compresses one message's data.
+pub fn compress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u8>> {
+    match format {
+        CompressionFormat::Zstd => zstd::compress_message(data),
+    }
+}
+
+/// A storage reader whose messages' data is decompressed as it is read.
+pub struct DecompressingReader {
+    inner: Box<dyn StorageReader>,
+    format: CompressionFormat,
+}
+
+impl DecompressingReader {
+    /// Wraps `inner`, whose messages are compressed in `format`.
+    pub fn new(inner: Box<dyn StorageReader>, format: CompressionFormat) -> Self {
+        Self { inner, format }
+    }
+}
+
+impl StorageReader for DecompressingReader {
+    fn path(&self) -> &Path {
+        self.inner.path()
+    }
+    fn storage_id(&self) -> StorageId {
+        self.inner.storage_id()
+    }
+    fn topics(&self) -> &[TopicInformation] {
+        self.inner.topics()
+    }
+    fn message_definitions(&self) -> &[MessageDefinition] {
+        self.inner.message_definitions()
+    }
+    fn unreadable_topics(&self) -> &[UnreadableTopic] {
+        self.inner.unreadable_topics()
+    }
+    fn set_filter(&mut self, filter: &TopicFilter) {
+        self.inner.set_filter(filter)
+    }
+    fn seek(&mut self, time_ns: i64) -> Result<()> {
+        self.inner.seek(time_ns)
+    }
+    fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
+        let Some(mut message) = self.inner.read_next()? else {
+            return Ok(None);
+        };
+        let data = decompress(self.format, &message.data).map_err(|source| {
+            StorageError::DecompressMessage {
+                path: self.inner.path().to_path_buf(),
+                topic: message.topic.to_string(),
+                recv_timestamp: message.recv_timestamp,
+                format: self.format,
+                source,
+            }
+        })?;
+        message.data = Bytes::from(data);
+        Ok(Some(message))
+    }
+    fn file_information(&self) -> FileInformation {
+        self.inner.file_information()
+    }
+    fn embedded_metadata(&self) -> Option<BagMetadata> {
+        self.inner.embedded_metadata()
+    }
+}
+
+type Compressed = std::io::Result<SerializedMessage>;
+
+fn thread_stopped() -> std::io::Error {
+    std::io::Error::other("a compression thread stopped")
+}
+type Job = (SerializedMessage, std::sync::mpsc::SyncSender<Compressed>);
+
+/// Compresses messages in write order, on the caller's thread (one thread) or on a pool.
+pub struct MessageCompressor {
+    format: CompressionFormat,
+    pool: Option<Sender<Job>>,
+    threads: Vec<JoinHandle<()>>,
+    in_flight: VecDeque<(SerializedMessage, Receiver<Compressed>)>,
+    limit: usize,
+}
+
+impl MessageCompressor {
+    /// A compressor for `options` (see [`CompressionOptions::threads`] and
+    /// [`CompressionOptions::queue_size`]).
+    pub fn new(options: &CompressionOptions) -> std::io::Result<Self> {
+        let threads = options.effective_threads();
+        let mut compressor = Self {
+            format: options.format,
+            pool: None,
+            threads: Vec::new(),
+            in_flight: VecDeque::new(),
+            limit: threads + options.queue_size,
+        };
+        if threads > 1 {
+            let (jobs, job_rx) = channel::<Job>();
+            let job_rx = Arc::new(Mutex::new(job_rx));
+            for i in 0..threads {
+                let job_rx = Arc::clone(&job_rx);
+                let format = options.format;
+                compressor.threads.push(
+                    std::thread::Builder::new()
+                        .name(format!("msg-compress-{i}"))
+                        .spawn(move || loop {
+                            let job = job_rx.lock().map(|rx| rx.recv());
+                            let Ok(Ok((mut message, reply))) = job else {
+                                return;
+                            };
+                            let result = compress(format, &message.data).map(|data| {
+                                message.data = Bytes::from(data);
+                                message
+                            });
+                            let _ = reply.send(result);
+                        })?,
+                );
+            }
+            compressor.pool = Some(jobs);
+        }
+        Ok(compressor)
+    }
+
+    /// Hands `message` over for compression; returns the messages now compressed, in write
+    /// order (waits for the oldest when the queue is full).
+    pub fn push(&mut self, message: SerializedMessage) -> Vec<(SerializedMessage, Compressed)> {
+        let Some(pool) = &self.pool else {
+            let result = compress(self.format, &message.data).map(|data| SerializedMessage {
+                data: Bytes::from(data),
+                ..message.clone()
+            });
+            return vec![(message, result)];
+        };
+        let (reply, result) = sync_channel(1);
+        if let Err(err) = pool.send((message.clone(), reply)) {
+            let (message, _) = err.0;
+            let failed = Err(std::io::Error::other(
+                "the compression threads have stopped",
+            ));
+            return vec![(message, failed)];
+        }
+        self.in_flight.push_back((message, result));
+        let mut out = Vec::new();
+        while let Some((_, front)) = self.in_flight.front() {
+            let done = if self.in_flight.len() > self.limit {
+                front.recv().unwrap_or_else(|_| Err(thread_stopped()))
+            } else {
+                match front.try_recv() {
+                    Ok(done) => done,
+                    Err(TryRecvError::Disconnected) => Err(thread_stopped()),
+                    Err(TryRecvError::Empty) => break,
+                }
+            };
+            if let Some((original, _)) = self.in_flight.pop_front() {
+                out.push((original, done));
+            }
+        }
+        out
+    }
+
+    /// Waits for every message handed over and returns them compressed, in write order.
+    pub fn drain(&mut self) -> Vec<(SerializedMessage, Compressed)> {
+        self.in_flight
+            .drain(..)
+            .map(|(original, result)| {
+                let done = result.recv().unwrap_or_else(|_| Err(thread_stopped()));
+                (original, done)
+            })
+            .collect()
+    }
+}
+
+impl Drop for MessageCompressor {
+    fn drop(&mut self) {
+        self.pool = None;
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! rosbag2's bag compression, read and written as `rosbag2_compression` does it.
+//!
+//! rosbag2 compresses a bag in one of two modes, recorded in `metadata.yaml` as
+//! `compression_mode` (`FILE` or `MESSAGE`) and `compression_format` (`zstd`):
+//!
+//! * **file mode**: every storage file is compressed as a whole once it is closed (on a split
+//!   and at close) into `<file>.zstd` (`bag_0.mcap.zstd`, `bag_0.db3.zstd`), the uncompressed file
+//!   is removed and `relative_file_paths` names the compressed file (`files[].path` keeps the
+//!   uncompressed name). See [`file_mode`].
+//! * **message mode**: the storage files are ordinary `.mcap`/`.db3` files, but every message's
+//!   data is one zstd frame. See [`message_mode`].
+//!
+//! [`zstd`] holds the codec itself.
+
+use std::path::Path;
+
+use crate::error::{Result, StorageError};
+use crate::metadata::BagMetadata;
+
+pub mod file_mode;
+pub mod message_mode;
+pub mod zstd;
+
+/// How a bag is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CompressionMode {
+    /// Not compressed.
+    #[default]
+    None,
+    /// Whole storage files compressed once closed.
+    File,
+    /// Every message's data compressed on its own.
+    Message,
+}
+
+impl CompressionMode {
+    /// The valid spellings, for error messages.
+    pub const VALID: &'static str = "none, file, message";
+
+    /// Parses `none`, `file` or `message` in any case (an empty string is `none`), as
+    /// rosbag2's command line and `metadata.yaml` spell them.
+    pub fn parse(text: &str) -> Result<Self> {
+        match text.to_ascii_lowercase().as_str() {
+            "" | "none" => Ok(Self::None),
+            "file" => Ok(Self::File),
+            "message" => Ok(Self::Message),
+            _ => Err(StorageError::InvalidArgument(format!(
+                "unknown compression mode '{text}' (valid: {})",
+                Self::VALID
+            ))),
+        }
+    }
+
+    /// The value of `compression_mode` in `metadata.yaml` (`NONE`, `FILE`, `MESSAGE`).
+    pub fn as_metadata_str(self) -> &'static str {
+        match self {
+            Self::None => "NONE",
+            Self::File => "FILE",
+            Self::Message => "MESSAGE",
+        }
+    }
+}
+
+/// A compression format of rosbag2's compression plugins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CompressionFormat {
+    /// Zstandard, rosbag2's only compression plugin.
+    #[default]
+    Zstd,
+}
+
+impl CompressionFormat {
+    /// The valid spellings, for error messages.
+    pub const VALID: &'static str = "zstd";
+
+    /// Parses `zstd`.
+    pub fn parse(text: &str) -> Result<Self> {
+        match text {
+            "zstd" => Ok(Self::Zstd),
+            _ => Err(StorageError::InvalidArgument(format!(
+                "unknown compression format '{text}' (valid: {})",
+                Self::VALID
+            ))),
+        }
+    }
+
+    /// The name used in `metadata.yaml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Zstd => "zstd",
+        }
+    }
+
+    /// The extension appended to a compressed file's name, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Zstd => "zstd",
+        }
+    }
+}
+
+impl std::fmt::Display for CompressionFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a bag writer compresses (`--compression-mode`, `--compression-format`,
+/// `--compression-queue-size`, `--compression-threads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompressionOptions {
+    /// File, message or no compression.
+    pub mode: CompressionMode,
+    /// The compression format.
+    pub format: CompressionFormat,
+    /// Message mode: messages that may wait for a compression thread beyond one per thread;
+    /// when that many wait, writing blocks until one is compressed (no message is dropped).
+    /// Ignored in file mode.
+    pub queue_size: usize,
+    /// Compression threads; 0 is one per CPU. In message mode a single thread compresses on
+    /// the writing thread itself; in file mode closed files are always compressed in the
+    /// background, by this many threads.
+    pub threads: usize,
+}
+
+impl Default for CompressionOptions {
+    fn default() -> Self {
+        Self {
+            mode: CompressionMode::None,
+            format: CompressionFormat::Zstd,
+            queue_size: 1,
+            threads: 0,
+        }
+    }
+}
+
+impl CompressionOptions {
+    /// The number of compression threads to use (`threads`, or one per CPU when 0).
+    pub fn effective_threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
+/// The compression of an existing bag, from its `metadata.yaml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BagCompression {
+    /// File or message mode (never [`CompressionMode::None`]).
+    pub mode: CompressionMode,
+    /// The format.
+    pub format: CompressionFormat,
+}
+
+impl BagCompression {
+    /// Reads `compression_mode` and `compression_format` of `metadata` (read from
+    /// `metadata_path`): `None` for an uncompressed bag, an error naming the file for a mode or
+    /// format this crate does not know.
+    pub fn from_metadata(metadata: &BagMetadata, metadata_path: &Path) -> Result<Option<Self>> {
+        let err = |reason: String| StorageError::Metadata {
+            path: metadata_path.to_path_buf(),
+            reason,
+        };
+        let mode = match metadata.compression_mode.to_ascii_lowercase().as_str() {
+            "" | "none" => return Ok(None),
+            "file" => CompressionMode::File,
+            "message" => CompressionMode::Message,
+            _ => {
+                return Err(err(format!(
+                    "unknown compression_mode '{}' (valid: NONE, FILE, MESSAGE)",
+                    metadata.compression_mode
+                )))
+            }
+        };
+        let format = CompressionFormat::parse(&metadata.compression_format).map_err(|_| {
+            err(format!(
+                "unknown compression_format '{}' for compression_mode {} (rosbag2-rs reads: {})",
+                metadata.compression_format,
+                mode.as_metadata_str(),
+                CompressionFormat::VALID
+            ))
+        })?;
+        Ok(Some(Self { mode, format }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_in_any_case() {
+        assert_eq!(
+            CompressionMode::parse("FILE").unwrap(),
+            CompressionMode::File
+        );
+        assert_eq!(
+            CompressionMode::parse("message").unwrap(),
+            CompressionMode::Message
+        );
+        assert_eq!(CompressionMode::parse("").unwrap(), CompressionMode::None);
+        let e = CompressionMode::parse("chunk").unwrap_err().to_string();
+        assert!(
+            e.contains("'chunk'") && e.contains("none, file, message"),
+            "{e}"
+        );
+        let e = CompressionFormat::parse("lzma").unwrap_err().to_string();
+        assert!(e.contains("'lzma'") && e.contains("zstd"), "{e}");
+    }
+
+    #[test]
+    fn bag_compression_from_metadata() {
+        let path = Path::new("/bag/metadata.yaml");
+        let mut m = BagMetadata::default();
+        assert_eq!(BagCompression::from_metadata(&m, path).unwrap(), None);
+        m.compression_mode = "NONE".into();
+        assert_eq!(BagCompression::from_metadata(&m, path).unwrap(), None);
+        m.compression_mode = "FILE".into();
+        m.compression_format = "zstd".into();
+        assert_eq!(
+            BagCompression::from_metadata(&m, path).unwrap(),
+            Some(BagCompression {
+                mode: CompressionMode::File,
+                format: CompressionFormat::Zstd
+            })
+        );
+        m.compression_format = "lz77".into();
+        let e = BagCompression::from_metadata(&m, path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/bag/metadata.yaml") && e.contains("'lz77'"),
+            "{e}"
+        );
+    }
+}

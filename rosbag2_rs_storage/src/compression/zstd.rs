@@ -1,0 +1,123 @@
+//! The zstd codec as rosbag2's `rosbag2_compression_zstd` plugin uses it: a message is one frame
+//! compressed at level 1 with its content size in the frame header; a file is one streamed
+//! frame at zstd's default level (ours with a content checksum).
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
+use std::path::Path;
+
+/// The magic number that starts every zstd frame.
+pub const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+/// Level rosbag2 compresses messages with.
+pub const MESSAGE_LEVEL: i32 = 1;
+/// Level rosbag2 compresses files with (zstd's default).
+pub const FILE_LEVEL: i32 = 3;
+/// Largest decompressed message accepted from a frame header (guards corrupted headers).
+const MAX_MESSAGE: u64 = 1 << 32;
+
+/// Whether `head` starts with a zstd frame.
+pub fn is_zstd(head: &[u8]) -> bool {
+    head.starts_with(&MAGIC)
+}
+
+/// Compresses one message's data into a single frame (level 1, content size included).
+pub fn compress_message(data: &[u8]) -> io::Result<Vec<u8>> {
+    zstd::bulk::compress(data, MESSAGE_LEVEL)
+}
+
+/// Decompresses one message's data: one or more frames, with or without a content size.
+pub fn decompress_message(data: &[u8]) -> io::Result<Vec<u8>> {
+    match zstd::zstd_safe::get_frame_content_size(data) {
+        Ok(Some(size)) if size <= MAX_MESSAGE && frame_is_whole_input(data) => {
+            zstd::bulk::decompress(data, size as usize)
+        }
+        Ok(Some(size)) if size > MAX_MESSAGE => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("zstd frame header announces an implausible {size} bytes"),
+        )),
+        Ok(_) => zstd::stream::decode_all(data),
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a zstd frame (bad magic number or header)",
+        )),
+    }
+}
+
+/// Whether the first frame spans all of `data` (else several frames follow one another).
+fn frame_is_whole_input(data: &[u8]) -> bool {
+    zstd::zstd_safe::find_frame_compressed_size(data).is_ok_and(|n| n == data.len())
+}
+
+/// Compresses the file `source` into the new file `target` (one streamed frame) and makes it
+/// durable.
+pub fn compress_file(source: &Path, target: &Path) -> io::Result<()> {
+    let mut input = BufReader::with_capacity(1 << 20, File::open(source)?);
+    let output = File::options().write(true).create_new(true).open(target)?;
+    let mut encoder = zstd::stream::Encoder::new(output, FILE_LEVEL)?;
+    // A checksum (which rosbag2 leaves out, and reads all the same) turns a damaged file into an
+    // error instead of wrong data.
+    encoder.include_checksum(true)?;
+    io::copy(&mut input, &mut encoder)?;
+    let mut output = encoder.finish()?;
+    output.flush()?;
+    output.sync_all()
+}
+
+/// Decompresses the whole file `source` into memory.
+pub fn decompress_file(source: &Path) -> io::Result<Vec<u8>> {
+    let file = File::open(source)?;
+    let hint = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut decoder = zstd::stream::Decoder::new(file)?;
+    let mut out = Vec::with_capacity((hint as usize).saturating_mul(3));
+    decoder.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// Decompresses the file `source` into `target`.
+pub fn decompress_file_into(source: &Path, target: &mut impl Write) -> io::Result<u64> {
+    let mut decoder = zstd::stream::Decoder::new(File::open(source)?)?;
+    io::copy(&mut decoder, target)
+}
+
+/// The first bytes (up to `n`) of the decompressed content of `source`.
+pub fn decompressed_head(source: &Path, n: usize) -> io::Result<Vec<u8>> {
+    let decoder = zstd::stream::Decoder::new(File::open(source)?)?;
+    let mut head = Vec::with_capacity(n);
+    decoder.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_round_trip_and_header() {
+        let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i % 7).to_le_bytes()).collect();
+        let packed = compress_message(&data).unwrap();
+        assert!(is_zstd(&packed));
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&packed).unwrap(),
+            Some(data.len() as u64)
+        );
+        assert_eq!(decompress_message(&packed).unwrap(), data);
+        assert_eq!(
+            decompress_message(&compress_message(&[]).unwrap()).unwrap(),
+            b""
+        );
+    }
+
+    #[test]
+    fn streamed_frames_without_size_and_garbage() {
+        let mut streamed = Vec::new();
+        let mut enc = zstd::stream::Encoder::new(&mut streamed, 3).unwrap();
+        enc.write_all(b"abc").unwrap();
+        enc.finish().unwrap();
+        streamed.extend(compress_message(b"def").unwrap());
+        assert_eq!(decompress_message(&streamed).unwrap(), b"abcdef");
+        assert!(decompress_message(b"plain data").is_err());
+        let mut cut = compress_message(&[7u8; 5000]).unwrap();
+        cut.truncate(cut.len() / 2);
+        assert!(decompress_message(&cut).is_err());
+    }
+}

@@ -1,0 +1,408 @@
+//! The low-level MCAP record layout the reader walks itself: the record framing (opcode,
+//! length, body), the fixed fields of message and chunk records, and the typed errors of
+//! malformed records.
+
+/// Bytes before a record's body: opcode (1) and body length (8).
+pub const RECORD_HEADER: usize = 1 + 8;
+
+/// Field offsets in a message record's body.
+pub mod message {
+    /// `channel_id: u16`.
+    pub const CHANNEL_ID: usize = 0;
+    /// `sequence: u32`.
+    pub const SEQUENCE: usize = 2;
+    /// `log_time: u64` (receive time).
+    pub const LOG_TIME: usize = 6;
+    /// `publish_time: u64` (send time).
+    pub const PUBLISH_TIME: usize = 14;
+    /// Start of the payload; also the smallest valid body.
+    pub const DATA: usize = 22;
+}
+
+/// Field offsets in a chunk record's body.
+pub mod chunk {
+    /// `message_start_time: u64`.
+    pub const START_TIME: usize = 0;
+    /// `message_end_time: u64`.
+    pub const END_TIME: usize = 8;
+    /// `uncompressed_size: u64`.
+    pub const UNCOMPRESSED_SIZE: usize = 16;
+    /// `uncompressed_crc: u32` (0: none).
+    pub const UNCOMPRESSED_CRC: usize = 24;
+    /// `compression` name length (`u32`), followed by the name.
+    pub const COMPRESSION_LEN: usize = 28;
+    /// Start of the compression name.
+    pub const COMPRESSION: usize = 32;
+}
+
+/// A malformed MCAP record or chunk.
+#[derive(Debug, thiserror::Error)]
+pub enum McapFormatError {
+    /// Too short to be an MCAP file.
+    #[error("not an MCAP file: only {len} bytes")]
+    TooShort {
+        /// The file's length.
+        len: u64,
+    },
+    /// The file does not start with the MCAP magic.
+    #[error("not an MCAP file: bad magic")]
+    BadMagic,
+    /// The file has no footer: its writer did not finish it.
+    #[error("truncated MCAP file (no footer): the writer did not finish it; `ros2bag-rs reindex` recovers it")]
+    NoFooter,
+    /// The file shrank (or became unreadable) while it was being read.
+    #[error("the file was truncated (or became unreadable) while being read")]
+    TruncatedWhileReading,
+    /// The summary section cannot be read.
+    #[error("corrupted MCAP summary ({source}); `ros2bag-rs reindex` recovers the data")]
+    BadSummary {
+        /// The parser's error.
+        #[source]
+        source: mcap::McapError,
+    },
+    /// Fewer than [`RECORD_HEADER`] bytes left for a record header.
+    #[error("record header cut off at offset {offset}")]
+    RecordHeaderCut {
+        /// Where the record starts.
+        offset: usize,
+    },
+    /// A record whose length runs past the end of the data.
+    #[error("record (opcode 0x{opcode:02x}) at offset {offset} runs past the end ({len} bytes)")]
+    RecordPastEnd {
+        /// The record's opcode.
+        opcode: u8,
+        /// Where the record starts.
+        offset: usize,
+        /// Its announced body length.
+        len: u64,
+    },
+    /// A message record shorter than its fixed fields, at a file offset.
+    #[error("message record at offset {offset} is too short")]
+    MessageTooShortAt {
+        /// Where the record starts.
+        offset: u64,
+    },
+    /// A message record shorter than its fixed fields, inside a chunk.
+    #[error("message record too short")]
+    MessageTooShort,
+    /// A schema, channel or other record the `mcap` crate cannot parse.
+    #[error("bad record (opcode 0x{opcode:02x}): {source}")]
+    BadRecord {
+        /// The record's opcode.
+        opcode: u8,
+        /// The parser's error.
+        #[source]
+        source: mcap::McapError,
+    },
+    /// A metadata record the `mcap` crate cannot parse.
+    #[error("bad metadata record at offset {offset}: {source}")]
+    BadMetadata {
+        /// Where the record starts.
+        offset: u64,
+        /// The parser's error.
+        #[source]
+        source: mcap::McapError,
+    },
+    /// The data ends inside a record.
+    #[error("truncated MCAP file: {source}")]
+    Truncated {
+        /// Where and how it ends.
+        #[source]
+        source: Box<McapFormatError>,
+    },
+    /// A chunk index or a scan points at something that is not a chunk record.
+    #[error("no chunk record at offset {offset}")]
+    NoChunk {
+        /// The offset.
+        offset: u64,
+    },
+    /// A chunk record longer than the file.
+    #[error("chunk at offset {offset} runs past the end of the file")]
+    ChunkPastEnd {
+        /// Where the chunk starts.
+        offset: u64,
+    },
+    /// Something wrong inside the chunk at `offset`.
+    #[error("chunk at offset {offset}: {source}")]
+    InChunk {
+        /// Where the chunk starts.
+        offset: u64,
+        /// What is wrong.
+        #[source]
+        source: Box<McapFormatError>,
+    },
+    /// A chunk body shorter than its fixed fields.
+    #[error("chunk header too short")]
+    ChunkHeaderTooShort,
+    /// A chunk's compression name runs past its body.
+    #[error("chunk compression name out of bounds")]
+    CompressionNameOutOfBounds,
+    /// A chunk's compression name is not UTF-8.
+    #[error("chunk compression name is not UTF-8")]
+    CompressionNameNotUtf8,
+    /// A chunk whose records length disagrees with its record length.
+    #[error("chunk records length {records_len} disagrees with the record size")]
+    RecordsLengthMismatch {
+        /// The announced records length.
+        records_len: u64,
+    },
+    /// A chunk announcing an implausibly large decompressed size.
+    #[error("implausible size {size}")]
+    ImplausibleSize {
+        /// The announced size.
+        size: u64,
+    },
+    /// A chunk compression this reader does not know.
+    #[error("unsupported compression '{compression}'")]
+    UnsupportedCompression {
+        /// The compression's name.
+        compression: String,
+    },
+    /// A chunk's records could not be decompressed.
+    #[error("{compression}: {source}")]
+    Decompress {
+        /// The compression (`zstd`, `lz4`).
+        compression: &'static str,
+        /// The decoder's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A chunk that decompressed to another size than announced.
+    #[error("{actual} bytes after decompression, header says {expected}")]
+    SizeMismatch {
+        /// Bytes decompressed.
+        actual: u64,
+        /// Bytes announced.
+        expected: u64,
+    },
+    /// A chunk whose records do not match their CRC.
+    #[error("CRC mismatch (data corrupted)")]
+    CrcMismatch,
+    /// A chunk cut by the end of the file whose header is not all there.
+    #[error("cut chunk at offset {offset}: header not on disk")]
+    CutChunkHeaderMissing {
+        /// Where the chunk starts.
+        offset: usize,
+    },
+    /// A chunk cut by the end of the file whose records length disagrees with its length.
+    #[error("cut chunk at offset {offset}: records length {records_len} disagrees with the record length {record_len}")]
+    CutChunkLengthMismatch {
+        /// Where the chunk starts.
+        offset: usize,
+        /// The announced records length.
+        records_len: u64,
+        /// The announced record length.
+        record_len: u64,
+    },
+}
+
+impl McapFormatError {
+    /// This error, located in the chunk at `offset`.
+    pub fn in_chunk(self, offset: u64) -> Self {
+        Self::InChunk {
+            offset,
+            source: Box::new(self),
+        }
+    }
+}
+
+/// The little-endian `u16` at `at` (the caller has checked the bounds).
+pub fn le_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+/// The little-endian `u32` at `at` (the caller has checked the bounds).
+pub fn le_u32(b: &[u8], at: usize) -> u32 {
+    let mut v = [0; 4];
+    v.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(v)
+}
+
+/// The little-endian `u64` at `at` (the caller has checked the bounds).
+pub fn le_u64(b: &[u8], at: usize) -> u64 {
+    let mut v = [0; 8];
+    v.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(v)
+}
+
+/// Iterates `(opcode, body start, body end)` over a buffer of records from `pos`; stops with
+/// an error at a record that runs past the end.
+pub struct Records<'a> {
+    /// The records.
+    pub buf: &'a [u8],
+    /// Where the next record starts.
+    pub pos: usize,
+}
+
+impl Iterator for Records<'_> {
+    type Item = Result<(u8, usize, usize), McapFormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.buf.len() {
+            return None;
+        }
+        if self.buf.len() - self.pos < RECORD_HEADER {
+            self.pos = self.buf.len();
+            return Some(Err(McapFormatError::RecordHeaderCut { offset: self.pos }));
+        }
+        let opcode = self.buf[self.pos];
+        let len = le_u64(self.buf, self.pos + 1);
+        let body = self.pos + RECORD_HEADER;
+        if len > (self.buf.len() - body) as u64 {
+            let offset = self.pos;
+            self.pos = self.buf.len();
+            return Some(Err(McapFormatError::RecordPastEnd {
+                opcode,
+                offset,
+                len,
+            }));
+        }
+        self.pos = body + len as usize;
+        Some(Ok((opcode, body, self.pos)))
+    }
+}
+
+/// The parsed fixed part of a chunk record body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkHeader {
+    /// Earliest log time in the chunk.
+    pub start_time: u64,
+    /// Latest log time in the chunk.
+    pub end_time: u64,
+    /// Size of the records once decompressed.
+    pub uncompressed_size: u64,
+    /// CRC-32 of the decompressed records (0: none).
+    pub uncompressed_crc: u32,
+    /// `""` (none), `zstd`, `lz4`.
+    pub compression: String,
+    /// Range of the compressed records within `data`.
+    pub records: std::ops::Range<usize>,
+}
+
+/// Parses the chunk record whose body is `data[body..end]`.
+pub fn parse_chunk_header(
+    data: &[u8],
+    body: usize,
+    end: usize,
+) -> Result<ChunkHeader, McapFormatError> {
+    let b = &data[body..end];
+    if b.len() < chunk::COMPRESSION {
+        return Err(McapFormatError::ChunkHeaderTooShort);
+    }
+    let name_len = le_u32(b, chunk::COMPRESSION_LEN) as usize;
+    let after_name = chunk::COMPRESSION
+        .checked_add(name_len)
+        .filter(|&n| n.checked_add(8).is_some_and(|n| n <= b.len()))
+        .ok_or(McapFormatError::CompressionNameOutOfBounds)?;
+    let compression = std::str::from_utf8(&b[chunk::COMPRESSION..after_name])
+        .map_err(|_| McapFormatError::CompressionNameNotUtf8)?
+        .to_string();
+    let records_len = le_u64(b, after_name);
+    let records_start = after_name + 8;
+    if records_len != (b.len() - records_start) as u64 {
+        return Err(McapFormatError::RecordsLengthMismatch { records_len });
+    }
+    Ok(ChunkHeader {
+        start_time: le_u64(b, chunk::START_TIME),
+        end_time: le_u64(b, chunk::END_TIME),
+        uncompressed_size: le_u64(b, chunk::UNCOMPRESSED_SIZE),
+        uncompressed_crc: le_u32(b, chunk::UNCOMPRESSED_CRC),
+        compression,
+        records: body + records_start..end,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcap::records::op;
+
+    fn record(opcode: u8, body: &[u8]) -> Vec<u8> {
+        let mut r = vec![opcode];
+        r.extend((body.len() as u64).to_le_bytes());
+        r.extend_from_slice(body);
+        r
+    }
+
+    fn chunk_body(compression: &str, records: &[u8]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend(5u64.to_le_bytes());
+        b.extend(9u64.to_le_bytes());
+        b.extend((records.len() as u64).to_le_bytes());
+        b.extend(0u32.to_le_bytes());
+        b.extend((compression.len() as u32).to_le_bytes());
+        b.extend(compression.as_bytes());
+        b.extend((records.len() as u64).to_le_bytes());
+        b.extend_from_slice(records);
+        b
+    }
+
+    #[test]
+    fn records_walk_a_buffer_and_stop_at_a_cut_record() {
+        let mut buf = record(op::SCHEMA, b"abc");
+        buf.extend(record(op::MESSAGE, &[0; message::DATA]));
+        let whole: Vec<_> = Records { buf: &buf, pos: 0 }
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            whole,
+            vec![(op::SCHEMA, 9, 12), (op::MESSAGE, 21, 21 + message::DATA)]
+        );
+        // Cut in the second record's body, then in its header.
+        let cut = &buf[..buf.len() - 1];
+        let got: Vec<_> = Records { buf: cut, pos: 0 }.collect();
+        assert!(got[0].is_ok());
+        assert!(matches!(
+            got[1],
+            Err(McapFormatError::RecordPastEnd {
+                opcode: op::MESSAGE,
+                offset: 12,
+                ..
+            })
+        ));
+        assert_eq!(got.len(), 2);
+        let got: Vec<_> = Records {
+            buf: &buf[..16],
+            pos: 0,
+        }
+        .collect();
+        assert!(matches!(
+            got[1],
+            Err(McapFormatError::RecordHeaderCut { .. })
+        ));
+        // A length near u64::MAX does not overflow.
+        let mut huge = vec![op::MESSAGE];
+        huge.extend(u64::MAX.to_le_bytes());
+        assert!(Records { buf: &huge, pos: 0 }.next().unwrap().is_err());
+    }
+
+    #[test]
+    fn chunk_headers_parse_and_reject_damage() {
+        let body = chunk_body("zstd", b"xyz");
+        let mut data = vec![0u8; 3];
+        data.extend(&body);
+        let h = parse_chunk_header(&data, 3, data.len()).unwrap();
+        assert_eq!((h.start_time, h.end_time, h.uncompressed_size), (5, 9, 3));
+        assert_eq!(h.compression, "zstd");
+        assert_eq!(&data[h.records], b"xyz");
+        // Too short, name out of bounds, records length wrong: errors, never panics.
+        for cut in 0..body.len() {
+            assert!(parse_chunk_header(&body, 0, cut).is_err(), "cut at {cut}");
+        }
+        let mut bad_name = body.clone();
+        bad_name[chunk::COMPRESSION_LEN..chunk::COMPRESSION]
+            .copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            parse_chunk_header(&bad_name, 0, bad_name.len()),
+            Err(McapFormatError::CompressionNameOutOfBounds)
+        ));
+        let mut extra = body.clone();
+        extra.push(0);
+        assert!(matches!(
+            parse_chunk_header(&extra, 0, extra.len()),
+            Err(McapFormatError::RecordsLengthMismatch { records_len: 3 })
+        ));
+        let e = McapFormatError::CrcMismatch.in_chunk(42).to_string();
+        assert_eq!(e, "chunk at offset 42: CRC mismatch (data corrupted)");
+    }
+}

@@ -1,0 +1,370 @@
+//! rosbag2 file and message compression: round trips through our writer and reader, rosbag2's
+//! layout on disk, and clear errors for damaged or unknown compression.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rosbag2_rs_storage::*;
+
+const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
+const MODES: [CompressionMode; 2] = [CompressionMode::File, CompressionMode::Message];
+
+fn messages(n: usize) -> Vec<SerializedMessage> {
+    let topics: [Arc<str>; 2] = [Arc::from("/chatter"), Arc::from("/scan")];
+    (0..n)
+        .map(|i| {
+            let mut data = vec![0u8, 1, 0, 0];
+            data.extend((0..(i % 5) * 700).map(|j| ((i + j / 13) % 251) as u8));
+            let mut m =
+                SerializedMessage::new(topics[i % 2].clone(), 1_000 + i as i64 * 1_000_000, data);
+            m.send_timestamp = m.recv_timestamp - 7;
+            m
+        })
+        .collect()
+}
+
+fn write(
+    dir: &Path,
+    storage: StorageId,
+    compression: CompressionOptions,
+    split: u64,
+) -> BagMetadata {
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: dir.to_path_buf(),
+        storage: WriterOptions {
+            storage,
+            chunk_size: 16 * 1024,
+            ..Default::default()
+        },
+        max_bagfile_size: split,
+        compression,
+        ..Default::default()
+    })
+    .unwrap();
+    writer
+        .create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+        .unwrap();
+    writer
+        .create_topic(
+            &TopicMetadata::new("/scan", "sensor_msgs/msg/LaserScan"),
+            None,
+        )
+        .unwrap();
+    for m in messages(400) {
+        writer.write(&m).unwrap();
+    }
+    writer.close().unwrap()
+}
+
+fn read(path: &Path) -> Vec<SerializedMessage> {
+    SequentialReader::open(path)
+        .unwrap()
+        .collect::<Result<Vec<_>>>()
+        .unwrap()
+}
+
+fn assert_same(got: &[SerializedMessage], want: &[SerializedMessage]) {
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(
+            (&g.topic, g.recv_timestamp, &g.data),
+            (&w.topic, w.recv_timestamp, &w.data)
+        );
+    }
+}
+
+fn compression(mode: CompressionMode, threads: usize) -> CompressionOptions {
+    CompressionOptions {
+        mode,
+        threads,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn every_mode_and_storage_round_trips_with_splits_and_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    for storage in STORAGES {
+        for mode in MODES {
+            for threads in [1, 3] {
+                let dir = tmp.path().join(format!("{storage:?}_{mode:?}_{threads}"));
+                // Message mode shrinks the files: split smaller to get several (an SQLite file
+                // counts 32 KiB from the start).
+                let split = if mode == CompressionMode::File {
+                    200_000
+                } else {
+                    60_000
+                };
+                let metadata = write(&dir, storage, compression(mode, threads), split);
+                let files = metadata.relative_file_paths.len();
+                assert!((2..20).contains(&files), "{metadata:?}");
+                assert_same(&read(&dir), &messages(400));
+                let on_disk = BagMetadata::read_from_dir(&dir).unwrap();
+                assert_eq!(on_disk.compression_format, "zstd");
+                assert_eq!(on_disk.compression_mode, mode.as_metadata_str());
+                assert_eq!(on_disk.message_count, 400);
+                let ext = storage.extension();
+                for (relative, file) in on_disk.relative_file_paths.iter().zip(&on_disk.files) {
+                    let expect_zstd = mode == CompressionMode::File;
+                    assert_eq!(relative.ends_with(".zstd"), expect_zstd, "{relative}");
+                    // rosbag2 keeps the uncompressed name in files[].path.
+                    assert!(file.path.ends_with(ext), "{}", file.path);
+                    assert!(dir.join(relative).is_file());
+                    if expect_zstd {
+                        assert!(!dir.join(&file.path).exists(), "{} left behind", file.path);
+                    }
+                }
+                let listed: u64 = on_disk
+                    .relative_file_paths
+                    .iter()
+                    .map(|p| std::fs::metadata(dir.join(p)).unwrap().len())
+                    .sum();
+                assert_eq!(metadata.bag_size, listed);
+            }
+        }
+    }
+}
+
+#[test]
+fn message_mode_stores_one_zstd_frame_per_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bag");
+    write(
+        &dir,
+        StorageId::Mcap,
+        compression(CompressionMode::Message, 2),
+        0,
+    );
+    let mut raw = storage::open_reader(&dir.join("bag_0.mcap"), storage::OpenMode::Strict).unwrap();
+    let want = messages(400);
+    let mut n = 0;
+    while let Some(m) = raw.read_next().unwrap() {
+        assert!(compression::zstd::is_zstd(&m.data));
+        let plain = compression::zstd::decompress_message(&m.data).unwrap();
+        assert_eq!(plain, want[n].data);
+        n += 1;
+    }
+    assert_eq!(n, 400);
+}
+
+#[test]
+fn file_mode_single_compressed_file_and_reindex() {
+    let tmp = tempfile::tempdir().unwrap();
+    for storage in STORAGES {
+        let dir = tmp.path().join(format!("{storage:?}"));
+        write(&dir, storage, compression(CompressionMode::File, 0), 0);
+        let file = dir.join(format!("{storage:?}_0{}.zstd", storage.extension()));
+        assert!(file.is_file(), "{}", file.display());
+        assert_eq!(StorageId::detect(&file).unwrap(), storage);
+        // The compressed file alone opens as a bag.
+        assert_same(&read(&file), &messages(400));
+        // reindex lists it as rosbag2 does.
+        std::fs::remove_file(dir.join("metadata.yaml")).unwrap();
+        let report = reindex(&dir).unwrap();
+        assert!(report.repaired.is_empty());
+        let m = BagMetadata::read_from_dir(&dir).unwrap();
+        assert_eq!(
+            (m.compression_mode.as_str(), m.compression_format.as_str()),
+            ("FILE", "zstd")
+        );
+        assert_eq!(m.message_count, 400);
+        assert!(m.relative_file_paths[0].ends_with(".zstd"));
+        assert!(!m.files[0].path.ends_with(".zstd"));
+        assert_same(&read(&dir), &messages(400));
+    }
+}
+
+#[test]
+fn convert_decompresses_and_recompresses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = tmp.path().join("source");
+    write(
+        &source,
+        StorageId::Sqlite3,
+        compression(CompressionMode::Message, 1),
+        0,
+    );
+    let file_mode = tmp.path().join("file_mode");
+    convert(&ConvertOptions {
+        inputs: vec![source.clone()],
+        output: BagWriterOptions {
+            uri: file_mode.clone(),
+            compression: compression(CompressionMode::File, 2),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let plain = tmp.path().join("plain");
+    convert(&ConvertOptions {
+        inputs: vec![file_mode.clone()],
+        output: BagWriterOptions {
+            uri: plain.clone(),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let m = BagMetadata::read_from_dir(&plain).unwrap();
+    assert_eq!(
+        (m.compression_mode.as_str(), m.compression_format.as_str()),
+        ("", "")
+    );
+    assert_same(&read(&plain), &messages(400));
+    let err = convert(&ConvertOptions {
+        inputs: vec![plain],
+        output: BagWriterOptions {
+            uri: tmp.path().join("x.bag"),
+            storage: WriterOptions {
+                storage: StorageId::Rosbag1,
+                ..Default::default()
+            },
+            compression: compression(CompressionMode::File, 1),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("ROS 1"), "{err}");
+}
+
+fn first_file(dir: &Path) -> PathBuf {
+    let m = BagMetadata::read_from_dir(dir).unwrap();
+    dir.join(&m.relative_file_paths[0])
+}
+
+#[test]
+fn corrupted_compressed_file_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    for storage in STORAGES {
+        let dir = tmp.path().join(format!("{storage:?}"));
+        write(&dir, storage, compression(CompressionMode::File, 1), 0);
+        let file = first_file(&dir);
+        let mut bytes = std::fs::read(&file).unwrap();
+        let len = bytes.len();
+        for b in &mut bytes[len / 3..len / 3 + 64] {
+            *b ^= 0x5A;
+        }
+        std::fs::write(&file, &bytes).unwrap();
+        let err = SequentialReader::open(&dir)
+            .and_then(|r| r.collect::<Result<Vec<_>>>())
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(&*file.to_string_lossy()), "{text}");
+        // Cut short.
+        std::fs::write(&file, &bytes[..len / 2]).unwrap();
+        let err = SequentialReader::open(&dir).err().expect("cut file");
+        assert!(err.to_string().contains(&*file.to_string_lossy()), "{err}");
+    }
+}
+
+#[test]
+fn corrupted_message_is_an_error_naming_file_and_topic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bag");
+    // A bag of uncompressed messages whose metadata claims message compression.
+    write(&dir, StorageId::Mcap, CompressionOptions::default(), 0);
+    let mut m = BagMetadata::read_from_dir(&dir).unwrap();
+    m.compression_mode = "MESSAGE".into();
+    m.compression_format = "zstd".into();
+    m.write_to_dir(&dir).unwrap();
+    let mut reader = SequentialReader::open(&dir).unwrap();
+    let err = reader.read_next().unwrap_err().to_string();
+    assert!(
+        err.contains("bag_0.mcap") && err.contains("/chatter") && err.contains("zstd"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_compression_in_metadata_is_an_error_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bag");
+    write(
+        &dir,
+        StorageId::Mcap,
+        compression(CompressionMode::File, 1),
+        0,
+    );
+    let mut m = BagMetadata::read_from_dir(&dir).unwrap();
+    m.compression_format = "brotli".into();
+    m.write_to_dir(&dir).unwrap();
+    let err = SequentialReader::open(&dir)
+        .err()
+        .expect("unknown format")
+        .to_string();
+    assert!(
+        err.contains("metadata.yaml") && err.contains("'brotli'"),
+        "{err}"
+    );
+    m.compression_format = "zstd".into();
+    m.compression_mode = "CHUNK".into();
+    m.write_to_dir(&dir).unwrap();
+    let err = SequentialReader::open(&dir)
+        .err()
+        .expect("unknown mode")
+        .to_string();
+    assert!(
+        err.contains("metadata.yaml") && err.contains("'CHUNK'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_compression_options_are_clear_errors() {
+    let e = CompressionMode::parse("zip").unwrap_err().to_string();
+    assert!(e.contains("none, file, message"), "{e}");
+    let tmp = tempfile::tempdir().unwrap();
+    let err = BagWriter::create(BagWriterOptions {
+        uri: tmp.path().join("x"),
+        storage: WriterOptions {
+            storage: StorageId::Rosbag1,
+            ..Default::default()
+        },
+        compression: compression(CompressionMode::Message, 1),
+        ..Default::default()
+    })
+    .err()
+    .expect("ROS 1 cannot be compressed");
+    assert!(err.to_string().contains("ROS 1"), "{err}");
+}
+
+#[test]
+fn a_compressed_file_beside_its_original_is_ignored_by_reindex() {
+    // A writer stopped after compressing a file but before removing the original.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bag");
+    write(&dir, StorageId::Mcap, CompressionOptions::default(), 0);
+    let original = dir.join("bag_0.mcap");
+    compression::zstd::compress_file(&original, &dir.join("bag_0.mcap.zstd")).unwrap();
+    std::fs::remove_file(dir.join("metadata.yaml")).unwrap();
+    reindex(&dir).unwrap();
+    let m = BagMetadata::read_from_dir(&dir).unwrap();
+    assert_eq!(m.relative_file_paths, vec!["bag_0.mcap"]);
+    assert_same(&read(&dir), &messages(400));
+}
+
+#[test]
+fn split_events_name_the_compressed_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bag");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: dir.clone(),
+        compression: compression(CompressionMode::File, 1),
+        ..Default::default()
+    })
+    .unwrap();
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = events.clone();
+    writer.on_split(move |e| sink.lock().unwrap().push(e.clone()));
+    writer
+        .create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+        .unwrap();
+    writer.write(&messages(1)[0]).unwrap();
+    writer.split().unwrap();
+    writer.close().unwrap();
+    let events = events.lock().unwrap();
+    assert_eq!(events[0].closed_file, dir.join("bag_0.mcap.zstd"));
+    assert_eq!(events[0].opened_file, dir.join("bag_1.mcap"));
+    assert!(events[0].closed_file.is_file());
+}
