@@ -194,12 +194,19 @@ impl BagMetadata {
         };
         let docs = YamlLoader::load_from_str(text).map_err(|e| err(format!("not YAML: {e}")))?;
         let doc = docs.first().ok_or_else(|| err("empty document".into()))?;
-        let info = &doc["rosbag2_bagfile_information"];
-        if info.as_hash().is_none() {
-            return Err(err("missing 'rosbag2_bagfile_information' mapping".into()));
-        }
-        let version =
-            yaml::get_int(info, "version").ok_or_else(|| err("missing 'version'".into()))?;
+        let (info, version) = match &doc["rosbag2_bagfile_information"] {
+            info @ Yaml::Hash(_) => (
+                info,
+                yaml::get_int(info, "version").ok_or_else(|| err("missing 'version'".into()))?,
+            ),
+            // What Python `rosbags` embeds in MCAP files: the information mapping itself, with
+            // neither the outer key nor a version (it writes version 9's fields).
+            _ if yaml::get_str(doc, "storage_identifier").is_some() => (
+                doc,
+                yaml::get_int(doc, "version").unwrap_or(METADATA_VERSION),
+            ),
+            _ => return Err(err("missing 'rosbag2_bagfile_information' mapping".into())),
+        };
         if !(1..=METADATA_VERSION).contains(&version) {
             return Err(err(format!("unsupported metadata version {version} (this reader knows 1 to {METADATA_VERSION})")));
         }
@@ -408,4 +415,14 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn the_layout_rosbags_embeds_is_read() {
+        let text = "compression_format: ''\ncompression_mode: ''\ncustom_data: null\nduration:\n  nanoseconds: 5\nfiles:\n- duration:\n    nanoseconds: 5\n  message_count: 1\n  path: b.mcap\n  starting_time:\n    nanoseconds_since_epoch: 1\nmessage_count: 1\nrelative_file_paths:\n- b.mcap\nros_distro: rosbags\nstarting_time:\n  nanoseconds_since_epoch: 1\nstorage_identifier: mcap\ntopics_with_message_count:\n- message_count: 1\n  topic_metadata:\n    name: /chatter\n    offered_qos_profiles: []\n    serialization_format: cdr\n    type: std_msgs/msg/String\n    type_description_hash: ''\n";
+        let m = BagMetadata::from_yaml_str(text, Path::new("b.mcap")).unwrap();
+        assert_eq!((m.message_count, m.duration, m.starting_time), (1, 5, 1));
+        assert_eq!(m.topics_with_message_count[0].topic_metadata.name, "/chatter");
+        assert_eq!(m.ros_distro, "rosbags");
+    }
+
 }

@@ -82,6 +82,9 @@ def test_we_read_rosbags_bags_byte_for_byte(tmp_path, cli, typestore, plugin):
     assert {t['name']: t['message_count'] for t in info['topics']}['/camera/image'] == 6
     clock = next(t for t in info['topics'] if t['name'] == '/clock')
     assert 'transient_local' in clock['offered_qos_profiles']
+    # The metadata rosbags embeds (its own layout) is read, and nothing else is worth a warning.
+    text = cli.run('info', bag)
+    assert 'WARN' not in text.stderr and 'ERROR' not in text.stderr, text.stderr
 
 
 @pytest.mark.parametrize('storage,extra', [
