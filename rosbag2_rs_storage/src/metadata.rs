@@ -421,8 +421,10 @@ mod tests {
         let text = "compression_format: ''\ncompression_mode: ''\ncustom_data: null\nduration:\n  nanoseconds: 5\nfiles:\n- duration:\n    nanoseconds: 5\n  message_count: 1\n  path: b.mcap\n  starting_time:\n    nanoseconds_since_epoch: 1\nmessage_count: 1\nrelative_file_paths:\n- b.mcap\nros_distro: rosbags\nstarting_time:\n  nanoseconds_since_epoch: 1\nstorage_identifier: mcap\ntopics_with_message_count:\n- message_count: 1\n  topic_metadata:\n    name: /chatter\n    offered_qos_profiles: []\n    serialization_format: cdr\n    type: std_msgs/msg/String\n    type_description_hash: ''\n";
         let m = BagMetadata::from_yaml_str(text, Path::new("b.mcap")).unwrap();
         assert_eq!((m.message_count, m.duration, m.starting_time), (1, 5, 1));
-        assert_eq!(m.topics_with_message_count[0].topic_metadata.name, "/chatter");
+        assert_eq!(
+            m.topics_with_message_count[0].topic_metadata.name,
+            "/chatter"
+        );
         assert_eq!(m.ros_distro, "rosbags");
     }
-
 }
