@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use regex::Regex;
 use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, SequentialReader, TopicFilter};
 use rosbag2_rs_transport::cli::WriterArgs;
 use yaml_rust2::{Yaml, YamlLoader};
@@ -69,27 +70,73 @@ impl Entry<'_> {
             _ => bail!("{}: expected a list", self.context(key)),
         }
     }
-
-    /// Refuses a setting rosbag2-rs does not offer instead of writing something else.
-    fn unsupported(&self, key: &str, why: &str) -> Result<()> {
-        let set = match &self.yaml[key] {
-            Yaml::BadValue | Yaml::Null => false,
-            Yaml::Boolean(b) => *b,
-            Yaml::String(s) => !s.is_empty() && s != "none",
-            Yaml::Array(a) => !a.is_empty(),
-            _ => true,
-        };
-        if set {
-            bail!("{}: {why}", self.context(key));
-        }
-        Ok(())
-    }
 }
 
-/// A regex that finds `pattern` anywhere in a name (rosbag2's convert searches, as its
-/// recorder does), for a filter that matches whole names.
-fn searching(pattern: Option<String>) -> Option<String> {
-    pattern.map(|p| format!(".*(?:{p}).*"))
+/// An output bag's topic and service selection, as rosbag2's recorder options describe it.
+struct Selection {
+    all_topics: bool,
+    all_services: bool,
+    topics: Vec<String>,
+    topic_types: Vec<String>,
+    services: Vec<String>,
+    regex: Option<Regex>,
+    exclude_topics: Vec<String>,
+    exclude_topic_types: Vec<String>,
+    exclude_services: Vec<String>,
+    exclude_regex: Option<Regex>,
+}
+
+/// `/add` for a service-event topic `/add/_service_event` of a `pkg/srv/Name_Event` type.
+fn service_of<'a>(topic: &'a str, type_name: &str) -> Option<&'a str> {
+    let service = topic.strip_suffix("/_service_event")?;
+    (type_name.contains("/srv/") && type_name.ends_with("_Event")).then_some(service)
+}
+
+impl Selection {
+    fn read(entry: &Entry) -> Result<Self> {
+        // rosbag2's convert searches, as its recorder does.
+        let regex = |key: &str| -> Result<Option<Regex>> {
+            entry
+                .string(key)?
+                .map(|r| Regex::new(&r).with_context(|| entry.context(key)))
+                .transpose()
+        };
+        Ok(Self {
+            all_topics: entry.flag("all_topics")?,
+            all_services: entry.flag("all_services")?,
+            topics: entry.list("topics")?,
+            topic_types: entry.list("topic_types")?,
+            services: entry.list("services")?,
+            regex: regex("regex")?,
+            exclude_topics: entry.list("exclude_topics")?,
+            exclude_topic_types: entry.list("exclude_topic_types")?,
+            exclude_services: entry.list("exclude_services")?,
+            exclude_regex: regex("exclude_regex")?,
+        })
+    }
+
+    fn keeps(&self, topic: &str, type_name: &str) -> bool {
+        let service = service_of(topic, type_name);
+        let listed = |list: &[String], name: &str| list.iter().any(|t| t == name);
+        let included = match service {
+            Some(s) => self.all_services || listed(&self.services, s),
+            None => {
+                self.all_topics
+                    || listed(&self.topics, topic)
+                    || listed(&self.topic_types, type_name)
+            }
+        } || self.regex.as_ref().is_some_and(|r| r.is_match(topic));
+        let excluded = match service {
+            Some(s) => listed(&self.exclude_services, s),
+            None => {
+                listed(&self.exclude_topics, topic) || listed(&self.exclude_topic_types, type_name)
+            }
+        } || self
+            .exclude_regex
+            .as_ref()
+            .is_some_and(|r| r.is_match(topic));
+        included && !excluded
+    }
 }
 
 /// The conversions an options file describes, each reading `inputs`.
@@ -104,25 +151,13 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             path.display()
         );
     };
-    let mut topics_by_type: Option<Vec<(String, String)>> = None;
+    let mut known_topics: Option<Vec<(String, String)>> = None;
     let mut out = Vec::new();
     for (index, yaml) in bags.iter().enumerate() {
         let entry = Entry { yaml, index };
         let uri = entry
             .string("uri")?
             .with_context(|| format!("{}: every output bag needs a uri", path.display()))?;
-        for (key, why) in [
-            ("all_services", "service recording is not supported yet"),
-            ("services", "service recording is not supported yet"),
-            ("exclude_services", "service recording is not supported yet"),
-            ("exclude_topic_types", "not supported yet"),
-            (
-                "storage_config_uri",
-                "storage configuration files are not supported yet",
-            ),
-        ] {
-            entry.unsupported(key, why)?;
-        }
         if let Some(format) = entry.string("rmw_serialization_format")? {
             anyhow::ensure!(
                 format == "cdr",
@@ -130,58 +165,39 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
                 entry.context("rmw_serialization_format")
             );
         }
-        let mut topics = entry.list("topics")?;
-        let types = entry.list("topic_types")?;
-        if !types.is_empty() {
-            let known = match &topics_by_type {
-                Some(known) => known,
-                None => {
-                    let reader = SequentialReader::open_many(inputs)?;
-                    topics_by_type.insert(
-                        reader
-                            .topics()
-                            .iter()
-                            .map(|t| {
-                                (
-                                    t.topic_metadata.name.clone(),
-                                    t.topic_metadata.type_name.clone(),
-                                )
-                            })
-                            .collect(),
-                    )
-                }
-            };
-            topics.extend(
-                known
-                    .iter()
-                    .filter(|(_, t)| types.contains(t))
-                    .map(|(name, _)| name.clone()),
-            );
-        }
-        let regex = searching(entry.string("regex")?);
-        let all = entry.flag("all_topics")?;
-        if !all && topics.is_empty() && regex.is_none() {
+        let known = match &known_topics {
+            Some(known) => known,
+            None => {
+                let reader = SequentialReader::open_many(inputs)?;
+                known_topics.insert(
+                    reader
+                        .topics()
+                        .iter()
+                        .map(|t| {
+                            (
+                                t.topic_metadata.name.clone(),
+                                t.topic_metadata.type_name.clone(),
+                            )
+                        })
+                        .collect(),
+                )
+            }
+        };
+        let selection = Selection::read(&entry)?;
+        let selected: Vec<String> = known
+            .iter()
+            .filter(|(name, type_name)| selection.keeps(name, type_name))
+            .map(|(name, _)| name.clone())
+            .collect();
+        if selected.is_empty() {
             bail!(
-                "{}: output bag '{uri}' selects no topics (set all_topics, topics, topic_types \
-                 or regex); rosbag2 would write it empty",
+                "{}: output bag '{uri}' selects no topic of the input (set all_topics, \
+                 topics, topic_types, regex, services or all_services); rosbag2 would write it \
+                 empty",
                 path.display()
             );
         }
-        let filter = if all {
-            TopicFilter::from_parts(
-                Vec::new(),
-                None,
-                entry.list("exclude_topics")?,
-                searching(entry.string("exclude_regex")?).as_deref(),
-            )?
-        } else {
-            TopicFilter::from_parts(
-                topics,
-                regex.as_deref(),
-                entry.list("exclude_topics")?,
-                searching(entry.string("exclude_regex")?).as_deref(),
-            )?
-        };
+        let filter = TopicFilter::topics(selected);
         let mut custom_data = BTreeMap::new();
         for pair in entry.list("custom_data")? {
             let (k, v) = pair
@@ -203,6 +219,7 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             compression_threads: entry.integer("compression_threads")?.unwrap_or(0).max(0) as usize,
             max_bag_size: entry.integer("max_bagfile_size")?.unwrap_or(0).max(0) as u64,
             max_bag_duration: entry.integer("max_bagfile_duration")?.unwrap_or(0).max(0) as f64,
+            storage_config_file: entry.string("storage_config_uri")?.map(PathBuf::from),
         };
         out.push(ConvertOptions {
             inputs: inputs.to_vec(),
@@ -222,13 +239,44 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use rosbag2_rs_storage::{BagWriter, SerializedMessage, StorageId, TopicMetadata};
+
     use super::*;
 
+    /// A bag with a message on each of `/a`, `/b`, `/camera/image` and the service-event topic
+    /// `/add/_service_event`; the options file `yaml` read against it.
     fn options(yaml: &str) -> Result<Vec<ConvertOptions>> {
         let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("in");
+        let mut writer = BagWriter::create(BagWriterOptions {
+            uri: bag.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+        for (i, (topic, type_name)) in [
+            ("/a", "std_msgs/msg/String"),
+            ("/b", "std_msgs/msg/String"),
+            ("/camera/image", "sensor_msgs/msg/Image"),
+            (
+                "/add/_service_event",
+                "example_interfaces/srv/AddTwoInts_Event",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            writer
+                .create_topic(&TopicMetadata::new(topic, type_name), None)
+                .unwrap();
+            let message = SerializedMessage::new(Arc::from(topic), i as i64, vec![0, 1, 0, 0]);
+            writer.write(&message).unwrap();
+        }
+        writer.close().unwrap();
         let file = dir.path().join("out.yaml");
         std::fs::write(&file, yaml).unwrap();
-        read(&file, &[PathBuf::from("in")])
+        read(&file, &[bag])
     }
 
     #[test]
@@ -236,18 +284,26 @@ mod tests {
         let bags = options(
             "output_bags:\n- uri: split1\n  topics: [/a, /b]\n  storage_id: sqlite3\n  \
              max_bagfile_size: 1000\n- uri: all\n  all_topics: true\n  exclude_regex: cam\n  \
-             custom_data: [k=v]\n",
+             custom_data: [k=v]\n- uri: services\n  all_services: true\n- uri: types\n  \
+             topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n",
         )
         .unwrap();
-        assert_eq!(bags.len(), 2);
+        assert_eq!(bags.len(), 4);
         assert_eq!(bags[0].output.uri, PathBuf::from("split1"));
-        assert_eq!(
-            bags[0].output.storage.storage,
-            rosbag2_rs_storage::StorageId::Sqlite3
-        );
+        assert_eq!(bags[0].output.storage.storage, StorageId::Sqlite3);
         assert_eq!(bags[0].output.max_bagfile_size, 1000);
-        assert!(bags[0].filter.matches("/a") && !bags[0].filter.matches("/c"));
-        assert!(bags[1].filter.matches("/imu") && !bags[1].filter.matches("/camera/image"));
+        let keeps = |i: usize, topic: &str| bags[i].filter.matches(topic);
+        assert!(keeps(0, "/a") && keeps(0, "/b") && !keeps(0, "/camera/image"));
+        assert!(
+            keeps(1, "/a") && !keeps(1, "/camera/image"),
+            "searched regex"
+        );
+        assert!(
+            !keeps(1, "/add/_service_event"),
+            "all_topics is not all services"
+        );
+        assert!(keeps(2, "/add/_service_event") && !keeps(2, "/a"));
+        assert!(keeps(3, "/camera/image") && keeps(3, "/add/_service_event") && !keeps(3, "/a"));
         assert_eq!(bags[1].output.custom_data["k"], "v");
     }
 
@@ -255,18 +311,26 @@ mod tests {
     fn refusals_name_the_entry() {
         for (yaml, expected) in [
             ("output_bags:\n- topics: [/a]\n", "needs a uri"),
-            ("output_bags:\n- uri: x\n", "selects no topics"),
+            ("output_bags:\n- uri: x\n", "selects no topic"),
             (
-                "output_bags:\n- uri: x\n  all_topics: true\n  storage_config_uri: c.yaml\n",
-                "output_bags[0].storage_config_uri",
+                "output_bags:\n- uri: x\n  topics: [/nope]\n",
+                "selects no topic",
+            ),
+            (
+                "output_bags:\n- uri: x\n  all_topics: true\n  compression_mode: sideways\n",
+                "sideways",
             ),
             ("output_bags:\n- uri: x\n  all_topics: 3\n", "true or false"),
+            (
+                "output_bags:\n- uri: x\n  regex: \"(\"\n",
+                "output_bags[0].regex",
+            ),
             ("bags: []\n", "output_bags"),
         ] {
             let Err(e) = options(yaml) else {
                 panic!("accepted: {yaml}")
             };
-            let e = e.to_string();
+            let e = format!("{e:#}");
             assert!(e.contains(expected), "{yaml}: {e}");
         }
     }

@@ -26,6 +26,14 @@ pub enum StorageError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A storage configuration file (`--storage-config-file`) that cannot be used.
+    #[error("{}: storage configuration: {reason}", path.display())]
+    Config {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
     /// `metadata.yaml` could not be parsed or lacks required fields.
     #[error("{path}: invalid metadata: {reason}")]
     Metadata {

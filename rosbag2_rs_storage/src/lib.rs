@@ -94,7 +94,7 @@ pub use reader::SequentialReader;
 pub use recover::{FileRecovery, Loss, RecoveryAction};
 pub use reindex::{reindex, ReindexReport};
 pub use storage::{
-    ChunkCompression, OpenMode, StorageId, StoragePreset, StorageReader, StorageWriter,
-    UnreadableTopic, WriterOptions,
+    ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
+    StorageWriter, UnreadableTopic, WriterOptions,
 };
 pub use writer::{BagWriter, BagWriterOptions, SplitEvent};

@@ -68,7 +68,18 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
             (base.chunk_size(Some(options.chunk_size)), None)
         }
     };
-    if let Some(c) = options.compression {
+    let config = &options.config;
+    if let Some(size) = config.chunk_size {
+        opts = opts.chunk_size(Some(size));
+    }
+    if let Some(level) = config.compression_level {
+        opts = opts.compression_level(level);
+    }
+    let chunked = !config
+        .no_chunking
+        .unwrap_or(options.preset == StoragePreset::Fastwrite);
+    opts = opts.use_chunks(chunked);
+    if let Some(c) = config.compression.or(options.compression) {
         c.check_for(StorageId::Mcap)?;
         compression = match c {
             ChunkCompression::Zstd => Some(mcap::Compression::Zstd),
@@ -76,9 +87,9 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
             ChunkCompression::None | ChunkCompression::Bz2 => None,
         };
     }
-    if compression.is_some() && options.preset == StoragePreset::Fastwrite {
+    if compression.is_some() && !chunked {
         return Err(StorageError::InvalidArgument(
-            "the 'fastwrite' preset writes no chunks and cannot compress".into(),
+            "the 'fastwrite' preset (or noChunking) writes no chunks and cannot compress".into(),
         ));
     }
     opts = opts.compression(compression);
@@ -107,7 +118,10 @@ impl McapWriter {
             channels: HashMap::new(),
             schemas: HashMap::new(),
             file,
-            chunked: options.preset != StoragePreset::Fastwrite,
+            chunked: !options
+                .config
+                .no_chunking
+                .unwrap_or(options.preset == StoragePreset::Fastwrite),
             pending: 0,
             last_position: 0,
             metadata: None,

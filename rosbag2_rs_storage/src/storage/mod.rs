@@ -8,12 +8,15 @@ use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 
 pub mod blockfile;
+mod config_file;
 pub mod mapped_file;
 pub mod mcap_reader;
 pub mod mcap_records;
 pub mod mcap_writer;
 pub mod sqlite_reader;
 pub mod sqlite_writer;
+
+pub use config_file::StorageConfig;
 
 /// The storage formats this crate reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -345,6 +348,8 @@ pub struct WriterOptions {
     pub compression: Option<ChunkCompression>,
     /// Chunk size in bytes (MCAP and ROS 1).
     pub chunk_size: u64,
+    /// A storage configuration file's settings, over the preset's (`--storage-config-file`).
+    pub config: StorageConfig,
 }
 
 impl WriterOptions {
@@ -371,6 +376,7 @@ impl Default for WriterOptions {
             preset: StoragePreset::None,
             compression: None,
             chunk_size: 768 * 1024,
+            config: StorageConfig::default(),
         }
     }
 }
@@ -395,7 +401,11 @@ pub fn create_writer(path: PathBuf, options: &WriterOptions) -> Result<Box<dyn S
     }
     Ok(match options.storage {
         StorageId::Mcap => Box::new(mcap_writer::McapWriter::create(path, options)?),
-        StorageId::Sqlite3 => Box::new(sqlite_writer::SqliteWriter::create(path, options.preset)?),
+        StorageId::Sqlite3 => Box::new(sqlite_writer::SqliteWriter::create(
+            path,
+            options.preset,
+            &options.config.write_pragmas,
+        )?),
         StorageId::Rosbag1 => {
             options.preset.check_for(StorageId::Rosbag1)?;
             let compression = match options.compression.unwrap_or_default() {

@@ -42,7 +42,7 @@ pub struct SqliteWriter {
 impl SqliteWriter {
     /// Creates `path` with the rosbag2 schema; `preset` is [`StoragePreset::None`] or
     /// [`StoragePreset::Resilient`].
-    pub fn create(path: PathBuf, preset: StoragePreset) -> Result<Self> {
+    pub fn create(path: PathBuf, preset: StoragePreset, pragmas_after: &[String]) -> Result<Self> {
         preset.check_for(StorageId::Sqlite3)?;
         let pragmas = match preset {
             StoragePreset::Resilient => "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
@@ -54,6 +54,10 @@ impl SqliteWriter {
         };
         let conn = Connection::open(&path).map_err(sql)?;
         conn.execute_batch(pragmas).map_err(sql)?;
+        // A storage configuration file's pragmas come after the preset's, as in rosbag2.
+        for pragma in pragmas_after {
+            conn.execute_batch(pragma).map_err(sql)?;
+        }
         conn.execute_batch(CREATE_SCHEMA).map_err(sql)?;
         let distro = std::env::var("ROS_DISTRO").unwrap_or_default();
         conn.execute(

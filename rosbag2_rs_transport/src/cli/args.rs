@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use rosbag2_rs_clock::Duration;
 use rosbag2_rs_storage::{
-    Bag, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions, StorageId,
-    TopicFilter, WriterOptions,
+    Bag, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions, StorageConfig,
+    StorageId, TopicFilter, WriterOptions,
 };
 
 /// Seconds from the command line as a [`Duration`], with the flag named in the error.
@@ -136,6 +136,10 @@ pub struct WriterArgs {
     /// Compression threads (0: one per CPU).
     #[arg(long, default_value_t = 0)]
     pub compression_threads: usize,
+    /// A storage configuration file, as rosbag2's plugins take it: MCAP writer options
+    /// (`chunkSize`, `compression`, `compressionLevel`, `noChunking`), SQLite3 `write: pragmas`.
+    #[arg(long, value_name = "FILE")]
+    pub storage_config_file: Option<PathBuf>,
     /// Split files at this size in bytes (0: no limit).
     #[arg(short = 'b', long, default_value_t = 0)]
     pub max_bag_size: u64,
@@ -162,13 +166,17 @@ impl WriterArgs {
             .compression_format
             .as_deref()
             .filter(|_| !rosbag2_compression);
+        let mut storage = WriterOptions::parse(
+            &self.storage,
+            &self.storage_preset_profile,
+            chunk_compression,
+        )?;
+        if let Some(file) = &self.storage_config_file {
+            storage.config = StorageConfig::load(file, storage.storage)?;
+        }
         Ok(BagWriterOptions {
             uri,
-            storage: WriterOptions::parse(
-                &self.storage,
-                &self.storage_preset_profile,
-                chunk_compression,
-            )?,
+            storage,
             compression,
             max_bagfile_size: self.max_bag_size,
             max_bagfile_duration: non_negative_seconds(

@@ -9,6 +9,7 @@ use std::time::Duration as StdDuration;
 
 use anyhow::{bail, Result};
 use rosbag2_rs_clock::Time;
+use rosbag2_rs_storage::{Bag, StorageConfig, StorageId};
 
 use super::args::{seconds, topic_name, InputArgs, TopicArgs};
 use super::dds_node;
@@ -29,6 +30,10 @@ pub struct PlayArgs {
     /// detected from their contents without it.
     #[arg(short, long)]
     pub storage: Option<String>,
+    /// A storage configuration file, as rosbag2 takes it; it is checked, but reading needs
+    /// nothing from it (rosbag2 applies SQLite3 `read: pragmas`, ours reads without them).
+    #[arg(long, value_name = "FILE")]
+    pub storage_config_file: Option<PathBuf>,
     /// Playback rate (> 0).
     #[arg(short, long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub rate: f64,
@@ -188,7 +193,10 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
         ("play.publish_service_requests", Param::Unsupported),
         ("play.service_requests_source", Param::Unsupported),
         ("play.topic_remapping_options", Param::Unsupported),
-        ("storage.storage_config_uri", Param::Unsupported),
+        (
+            "storage.storage_config_uri",
+            Param::Value("--storage-config-file"),
+        ),
         ("storage.max_bagfile_size", Param::Unsupported),
         ("storage.max_bagfile_duration", Param::Unsupported),
         ("storage.max_cache_size", Param::Unsupported),
@@ -203,6 +211,12 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
 impl PlayArgs {
     /// The player options these flags describe.
     pub fn options(&self) -> Result<PlayOptions> {
+        let bags = self.input.resolve(self.storage.as_deref())?;
+        if let Some(file) = &self.storage_config_file {
+            let first = Bag::locate(&bags[0])?;
+            let storage = StorageId::detect(&first.files[0])?;
+            StorageConfig::load(file, storage)?;
+        }
         if let Some(hz) = self.clock {
             anyhow::ensure!(
                 hz.is_finite() && hz > 0.0,
@@ -242,7 +256,7 @@ impl PlayArgs {
         }
         .map(Time::ros);
         Ok(PlayOptions {
-            bags: self.input.resolve(self.storage.as_deref())?,
+            bags,
             rate: self.rate,
             start_paused: self.start_paused,
             start_offset: seconds(self.start_offset, "--start-offset")?,

@@ -187,7 +187,10 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ),
         ("record.compression_threads_priority", Param::Unsupported),
         ("record.ignore_leaf_topics", Param::Unsupported),
-        ("storage.storage_config_uri", Param::Unsupported),
+        (
+            "storage.storage_config_uri",
+            Param::Value("--storage-config-file"),
+        ),
         ("storage.start_time_ns", Param::Unsupported),
         ("storage.end_time_ns", Param::Unsupported),
     ],

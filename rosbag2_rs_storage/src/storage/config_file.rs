@@ -1,0 +1,207 @@
+//! Storage configuration files (`--storage-config-file`), as rosbag2's storage plugins read
+//! them: for MCAP, writer options in the mcap library's names (`noChunking`, `chunkSize`,
+//! `compression`, `compressionLevel`, ...); for SQLite3, `write: pragmas: [...]` run when a
+//! database is created (and `read: pragmas`, which a reader has no use for here).
+//!
+//! ```yaml
+//! # MCAP
+//! chunkSize: 8388608
+//! compression: Zstd
+//! compressionLevel: Slowest
+//! ```
+//!
+//! ```yaml
+//! # SQLite3
+//! write:
+//!   pragmas: ["journal_mode = WAL", "synchronous = NORMAL"]
+//! ```
+
+use std::path::Path;
+
+use yaml_rust2::{Yaml, YamlLoader};
+
+use super::{ChunkCompression, StorageId};
+use crate::error::{Result, StorageError};
+
+/// What a storage configuration file sets, applied over the storage preset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StorageConfig {
+    /// MCAP: write messages without chunks (`noChunking`).
+    pub no_chunking: Option<bool>,
+    /// MCAP: the chunk size in bytes (`chunkSize`).
+    pub chunk_size: Option<u64>,
+    /// MCAP: chunk compression (`compression`: `None`, `Lz4`, `Zstd`).
+    pub compression: Option<ChunkCompression>,
+    /// MCAP: the zstd level (`compressionLevel`: `Fastest` and `Fast` are 1, as the Rust mcap
+    /// writer takes no negative levels; `Default` 1, `Slow` 3, `Slowest` 19).
+    pub compression_level: Option<u32>,
+    /// SQLite3: `PRAGMA` statements (`name = value`) run when a database is created.
+    pub write_pragmas: Vec<String>,
+}
+
+/// MCAP writer options of the mcap library that this writer does not offer; a file that sets
+/// them is read, and they are reported.
+const MCAP_IGNORED: &[&str] = &[
+    "noCRC",
+    "noMessageIndex",
+    "noSummary",
+    "noRepeatedSchemas",
+    "noRepeatedChannels",
+    "noAttachmentIndex",
+    "noMetadataIndex",
+    "noChunkIndex",
+    "noStatistics",
+    "noSummaryOffsets",
+    "forceCompression",
+    "enableDataCRC",
+];
+
+impl StorageConfig {
+    /// Reads `path` for `storage`. An unreadable file, a wrong value, an unknown key or a pragma
+    /// with characters SQLite would take as more than one statement is an error naming the
+    /// file.
+    pub fn load(path: &Path, storage: StorageId) -> Result<Self> {
+        let bad = |reason: String| StorageError::Config {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| StorageError::io(path, e))?;
+        let docs = YamlLoader::load_from_str(&text).map_err(|e| bad(format!("not YAML: {e}")))?;
+        let doc = docs.into_iter().next().unwrap_or(Yaml::Null);
+        let map = match &doc {
+            Yaml::Hash(map) => map.clone(),
+            Yaml::Null => Default::default(),
+            _ => return Err(bad("expected a mapping".into())),
+        };
+        let mut config = Self::default();
+        for (key, value) in &map {
+            let key = key.as_str().unwrap_or_default();
+            match (storage, key) {
+                (StorageId::Mcap, "noChunking") => {
+                    config.no_chunking = Some(value.as_bool().ok_or_else(|| bad(format!("{key}: expected true or false")))?)
+                }
+                (StorageId::Mcap, "chunkSize") => {
+                    let size = value.as_i64().filter(|s| *s > 0);
+                    config.chunk_size =
+                        Some(size.ok_or_else(|| bad(format!("{key}: expected a positive integer")))? as u64)
+                }
+                (StorageId::Mcap, "compression") => {
+                    config.compression = Some(match value.as_str() {
+                        Some("None") | Some("") => ChunkCompression::None,
+                        Some("Lz4") => ChunkCompression::Lz4,
+                        Some("Zstd") => ChunkCompression::Zstd,
+                        _ => return Err(bad(format!("{key}: expected None, Lz4 or Zstd, got {value:?}"))),
+                    })
+                }
+                (StorageId::Mcap, "compressionLevel") => {
+                    config.compression_level = Some(match value.as_str() {
+                        Some("Fastest" | "Fast" | "Default") => 1,
+                        Some("Slow") => 3,
+                        Some("Slowest") => 19,
+                        _ => {
+                            return Err(bad(format!(
+                                "{key}: expected Fastest, Fast, Default, Slow or Slowest, got {value:?}"
+                            )))
+                        }
+                    })
+                }
+                (StorageId::Mcap, key) if MCAP_IGNORED.contains(&key) => {
+                    log::warn!("{}: {key} is not offered by this MCAP writer; ignored", path.display())
+                }
+                (StorageId::Sqlite3, "write") => config.write_pragmas = pragmas(value, &bad)?,
+                (StorageId::Sqlite3, "read") => {
+                    pragmas(value, &bad)?;
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "unknown setting '{key}' for the {} storage",
+                        storage.as_str()
+                    )))
+                }
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// The `pragmas` list of a `write:`/`read:` section, each checked to be one `name = value`.
+fn pragmas(section: &Yaml, bad: &dyn Fn(String) -> StorageError) -> Result<Vec<String>> {
+    let list = match &section["pragmas"] {
+        Yaml::Array(items) => items,
+        Yaml::BadValue | Yaml::Null => return Ok(Vec::new()),
+        _ => return Err(bad("pragmas: expected a list of strings".into())),
+    };
+    list.iter()
+        .map(|item| {
+            let text = item
+                .as_str()
+                .ok_or_else(|| bad("pragmas: expected a list of strings".into()))?
+                .trim();
+            if text.is_empty() || text.contains([';', '\'', '"', '\n']) {
+                return Err(bad(format!("pragma '{text}': expected one 'name = value'")));
+            }
+            Ok(format!("PRAGMA {text};"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str, storage: StorageId) -> Result<StorageConfig> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.yaml");
+        std::fs::write(&file, text).unwrap();
+        StorageConfig::load(&file, storage)
+    }
+
+    #[test]
+    fn mcap_writer_options_in_the_mcap_librarys_names() {
+        let c = load(
+            "chunkSize: 8388608\ncompression: Zstd\ncompressionLevel: Slowest\nnoCRC: true\n",
+            StorageId::Mcap,
+        )
+        .unwrap();
+        assert_eq!(c.chunk_size, Some(8 << 20));
+        assert_eq!(c.compression, Some(ChunkCompression::Zstd));
+        assert_eq!(c.compression_level, Some(19));
+        assert_eq!(
+            load("noChunking: true\n", StorageId::Mcap)
+                .unwrap()
+                .no_chunking,
+            Some(true)
+        );
+        for bad in [
+            "compression: Brotli\n",
+            "chunkSize: -1\n",
+            "colour: blue\n",
+            "- a\n",
+        ] {
+            assert!(load(bad, StorageId::Mcap).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sqlite_pragmas_one_statement_each() {
+        let c = load(
+            "write:\n  pragmas: [\"journal_mode = WAL\", \"synchronous = NORMAL\"]\nread:\n  pragmas: []\n",
+            StorageId::Sqlite3,
+        )
+        .unwrap();
+        assert_eq!(
+            c.write_pragmas,
+            ["PRAGMA journal_mode = WAL;", "PRAGMA synchronous = NORMAL;"]
+        );
+        let err = load(
+            "write:\n  pragmas: [\"a = 1; DROP TABLE messages\"]\n",
+            StorageId::Sqlite3,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("config.yaml") && err.contains("one 'name = value'"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,81 @@
+//! `--storage-config-file`: an MCAP file's chunks follow the file's `compression`, an SQLite3
+//! database runs the file's `write` pragmas.
+
+use std::sync::Arc;
+
+use rosbag2_rs_storage::*;
+
+fn write_bag(dir: &std::path::Path, storage: StorageId, config: &str) -> std::path::PathBuf {
+    let file = dir.join("config.yaml");
+    std::fs::write(&file, config).unwrap();
+    let uri = dir.join("bag");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        storage: WriterOptions {
+            storage,
+            config: StorageConfig::load(&file, storage).unwrap(),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let topic = TopicMetadata::new("/t", "std_msgs/msg/String");
+    writer.create_topic(&topic, None).unwrap();
+    let name: Arc<str> = Arc::from("/t");
+    for i in 0..100i64 {
+        let data = [&[0u8, 1, 0, 0][..], &[b'a'; 2000]].concat();
+        writer
+            .write(&SerializedMessage::new(name.clone(), i, data))
+            .unwrap();
+    }
+    writer.close().unwrap();
+    uri
+}
+
+#[test]
+fn mcap_chunks_follow_the_files_compression() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(
+        dir.path(),
+        StorageId::Mcap,
+        "compression: Zstd\nchunkSize: 10000\n",
+    );
+    let file = std::fs::read_dir(&bag)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+    assert!(summary.chunk_indexes.len() > 5, "10 kB chunks");
+    assert!(summary
+        .chunk_indexes
+        .iter()
+        .all(|c| c.compression == "zstd"));
+    let mut reader = SequentialReader::open(&bag).unwrap();
+    let mut n = 0;
+    while reader.read_next().unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 100);
+}
+
+#[test]
+fn sqlite_runs_the_files_write_pragmas() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(
+        dir.path(),
+        StorageId::Sqlite3,
+        "write:\n  pragmas: [\"journal_mode = WAL\"]\n",
+    );
+    let db = std::fs::read_dir(&bag)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "db3"))
+        .unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+}
