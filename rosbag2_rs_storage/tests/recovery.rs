@@ -725,6 +725,7 @@ fn samples() -> &'static [(String, Vec<u8>)] {
                 preset: StoragePreset::parse(preset).unwrap(),
                 compression: compression.map(|c| ChunkCompression::parse(c).unwrap()),
                 chunk_size: 8 * 1024,
+                ..Default::default()
             };
             if storage == StorageId::Rosbag1 {
                 let mut w = rosbag1::BagWriter::create(
