@@ -47,7 +47,7 @@ fn main() -> Result<()> {
     let input = PathBuf::from(args.get(1).map_or(".", String::as_str));
     let fraction: f64 = args.get(2).and_then(|f| f.parse().ok()).unwrap_or(0.6);
     let file = if input.is_dir() {
-        rosbag2_rs_storage::bag::storage_files_in(&input)?
+        rosbag2_rs_storage::storage_files_in(&input)?
             .into_iter()
             .find(|f| f.extension().is_some_and(|e| e == "mcap"))
             .ok_or_else(|| StorageError::corrupt(&input, "no .mcap file"))?

@@ -1,11 +1,13 @@
 //! # rosbag2_rs_storage
 //!
 //! The storage layer of rosbag2-rs: everything that touches bag files, and nothing that touches
-//! the middleware or time control (those live in `rosbag2_rs_transport`).
+//! the middleware or time control (those live in `rosbag2_rs_transport`). Its implementation
+//! modules are private and their types re-exported here; [`msg`] (the codec), [`qos`],
+//! [`storage`] (the plugins), [`rosbag1`] and [`compression`] are namespaces of their own.
 //!
 //! What it does:
 //!
-//! - **The bag model** ([`bag`], [`metadata`], [`message`], [`qos`]): locating a bag (a directory
+//! - **The bag model** ([`Bag`], [`BagMetadata`], [`TopicMetadata`], [`qos`]): locating a bag (a directory
 //!   with or without `metadata.yaml`, or a single storage file), reading `metadata.yaml` in
 //!   every version from 1 to 9 and writing it exactly as rosbag2 does (version 9), topics with
 //!   their QoS profiles and type hashes.
@@ -18,14 +20,14 @@
 //! - **Compression** ([`compression`]): rosbag2's file mode (`*.mcap.zstd`, `*.db3.zstd`) and
 //!   message mode (one zstd frame per message), read transparently and written on background
 //!   threads.
-//! - **Reading** ([`reader`]): several bags of several files merged into one stream in
-//!   receive-time order, with topic filters ([`filter`]) and index-based seeking.
-//! - **Writing** ([`writer`]): a bag directory with splitting by size, duration or on demand and
+//! - **Reading** ([`SequentialReader`]): several bags of several files merged into one stream in
+//!   receive-time order, with topic filters ([`TopicFilter`]) and index-based seeking.
+//! - **Writing** ([`BagWriter`]): a bag directory with splitting by size, duration or on demand and
 //!   `metadata.yaml` kept correct after every split.
 //! - **Bag operations**: [`convert()`] (merge, select, cut, change storage or compression, ROS 1 in
 //!   and out) and [`reindex()`] (rebuild `metadata.yaml`, recovering what a killed writer or a
-//!   damaged disk left: [`recover`]).
-//! - **Message definitions and a dynamic codec** ([`msgdefs`], [`msg`]): the `.msg` text stored
+//!   damaged disk left: [`FileRecovery`]).
+//! - **Message definitions and a dynamic codec** ([`MessageDefinitionCache`], [`msg`]): the `.msg` text stored
 //!   with each topic, and CDR / ROS 1 (de)serialization from definitions parsed at run time.
 //!
 //! Errors are typed ([`StorageError`]) and name the file they concern; bad input is an error,
@@ -63,25 +65,25 @@
 
 #![warn(missing_docs)]
 
-pub mod bag;
+mod bag;
 pub mod compression;
-pub mod convert;
-pub mod error;
-pub mod filter;
-pub mod message;
-pub mod metadata;
+mod convert;
+mod error;
+mod filter;
+mod message;
+mod metadata;
 pub mod msg;
-pub mod msgdefs;
+mod msgdefs;
 pub mod qos;
-pub mod reader;
-pub mod recover;
-pub mod reindex;
+mod reader;
+mod recover;
+mod reindex;
 pub mod rosbag1;
 pub mod storage;
-pub mod writer;
+mod writer;
 mod yaml;
 
-pub use bag::Bag;
+pub use bag::{storage_files_in, Bag};
 pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
 pub use convert::{convert, ConvertOptions};
 pub use error::{Result, StorageError};

@@ -110,7 +110,7 @@ fn recover_file(file: &Path) -> Result<Option<FileRecovery>> {
 /// `metadata.yaml` (or of metadata embedded in the files) are kept.
 ///
 /// `bag` may also be a ROS 1 `.bag` file: it is rewritten with a fresh index when its index is
-/// missing or damaged (see [`recover::ros1::repair_bag`]); no `metadata.yaml` is written.
+/// missing or damaged (rewritten with a fresh index); no `metadata.yaml` is written.
 pub fn reindex(bag: &Path) -> Result<ReindexReport> {
     if bag.is_file() && StorageId::detect(bag)? == StorageId::Rosbag1 {
         let file = recover::ros1::repair_bag(bag)?;

@@ -11,7 +11,7 @@
 //! one (written without a summary, or cut short by a crash) is scanned record by record; in
 //! [`OpenMode::Strict`] a truncated or corrupted file is an error, in [`OpenMode::Recover`]
 //! every intact chunk is read, the readable prefix of a chunk cut by the end of the file too
-//! (see [`crate::recover::mcap`]), and the rest skipped with a warning; [`McapReader::damage`]
+//! (the crate's recovery of cut chunks), and the rest skipped with a warning; [`McapReader::damage`]
 //! then tells what was damaged.
 
 use std::collections::{BTreeMap, HashMap};
