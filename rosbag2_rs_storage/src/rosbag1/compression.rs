@@ -107,89 +107,172 @@ fn le32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
 
+/// Content at least this large is checksummed on a second thread while it is copied.
+const PARALLEL_CHECKSUM_MIN: usize = 256 * 1024;
+
+/// One block of an LZ4 frame: its bytes and whether they are stored uncompressed.
+struct Block<'a> {
+    data: &'a [u8],
+    stored: bool,
+}
+
+/// An LZ4 frame of independent blocks, parsed but not decoded.
+struct Frame<'a> {
+    blocks: Vec<Block<'a>>,
+    /// The XXH32 of the frame's content, when the frame carries one.
+    content_sum: Option<u32>,
+}
+
+/// Parses the frame at the start of `data`; `Ok(None)` for a frame whose blocks are linked.
+/// Block checksums are verified here; returns the frame and the bytes after it.
+fn parse_frame(data: &[u8]) -> Result<Option<(Frame<'_>, &[u8])>, &'static str> {
+    if le32(data, 0) != Some(LZ4_MAGIC) {
+        return Err("not an LZ4 frame");
+    }
+    let (Some(&flg), Some(&_bd)) = (data.get(4), data.get(5)) else {
+        return Err("frame header cut short");
+    };
+    if flg >> 6 != 1 {
+        return Err("unknown frame version");
+    }
+    if flg & 0x20 == 0 {
+        return Ok(None);
+    }
+    let (block_sums, content_sum) = (flg & 0x10 != 0, flg & 0x04 != 0);
+    let header = 6 + if flg & 0x08 != 0 { 8 } else { 0 } + if flg & 0x01 != 0 { 4 } else { 0 };
+    if data.len() < header + 1 {
+        return Err("frame header cut short");
+    }
+    if ((xxhash_rust::xxh32::xxh32(&data[4..header], 0) >> 8) & 0xff) as u8 != data[header] {
+        return Err("frame header checksum mismatch");
+    }
+    let mut blocks = Vec::new();
+    let mut at = header + 1;
+    loop {
+        let word = le32(data, at).ok_or("block header cut short")?;
+        at += 4;
+        if word == 0 {
+            break;
+        }
+        let len = (word & 0x7fff_ffff) as usize;
+        let block = data.get(at..at + len).ok_or("block cut short")?;
+        at += len;
+        if block_sums {
+            if le32(data, at) != Some(xxhash_rust::xxh32::xxh32(block, 0)) {
+                return Err("block checksum mismatch");
+            }
+            at += 4;
+        }
+        blocks.push(Block {
+            data: block,
+            stored: word & 0x8000_0000 != 0,
+        });
+    }
+    let content_sum = if content_sum {
+        let sum = le32(data, at).ok_or("content checksum cut short")?;
+        at += 4;
+        Some(sum)
+    } else {
+        None
+    };
+    Ok(Some((
+        Frame {
+            blocks,
+            content_sum,
+        },
+        &data[at..],
+    )))
+}
+
+/// Decodes `frame`'s blocks onto the end of `out`, which may grow to at most `size` bytes.
+fn decode_blocks(frame: &Frame, size: usize, out: &mut Vec<u8>) -> Result<(), &'static str> {
+    for block in &frame.blocks {
+        let room = size - out.len();
+        if block.stored {
+            if block.data.len() > room {
+                return Err("more data than the chunk header says");
+            }
+            out.extend_from_slice(block.data);
+            continue;
+        }
+        let spare = out.spare_capacity_mut();
+        // Safety: `block.data` is readable for its length and `spare` (the uninitialised capacity
+        // after the bytes so far) writable for `room` bytes; LZ4_decompress_safe never reads or
+        // writes outside them and returns how many bytes it wrote.
+        let n = unsafe {
+            lz4::liblz4::LZ4_decompress_safe(
+                block.data.as_ptr().cast(),
+                spare.as_mut_ptr().cast(),
+                block.data.len() as i32,
+                room.min(spare.len()).min(i32::MAX as usize) as i32,
+            )
+        };
+        if n < 0 {
+            return Err("corrupted block");
+        }
+        // Safety: the decoder initialised these `n` bytes.
+        unsafe { out.set_len(out.len() + n as usize) };
+    }
+    Ok(())
+}
+
+/// Decodes `frame` onto the end of `out` (at most `size` bytes in all) and checks its content
+/// checksum; that of a large frame of stored blocks is computed on a second thread meanwhile.
+fn decode_frame(frame: &Frame, size: usize, out: &mut Vec<u8>) -> Result<(), &'static str> {
+    let start = out.len();
+    let Some(expected) = frame.content_sum else {
+        return decode_blocks(frame, size, out);
+    };
+    let parallel = frame.blocks.iter().all(|b| b.stored)
+        && frame.blocks.iter().map(|b| b.data.len()).sum::<usize>() >= PARALLEL_CHECKSUM_MIN;
+    let sum = std::thread::scope(|s| {
+        // Without a thread (none could be started) the checksum is computed after decoding.
+        let hasher = parallel
+            .then(|| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, || stored_checksum(&frame.blocks))
+                    .ok()
+            })
+            .flatten();
+        decode_blocks(frame, size, out)?;
+        Ok::<u32, &'static str>(match hasher {
+            Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => xxhash_rust::xxh32::xxh32(&out[start..], 0),
+        })
+    })?;
+    if sum != expected {
+        return Err("content checksum mismatch");
+    }
+    Ok(())
+}
+
+/// The XXH32 of blocks stored uncompressed: their bytes are the frame's content.
+fn stored_checksum(blocks: &[Block]) -> u32 {
+    let mut hasher = xxhash_rust::xxh32::Xxh32::new(0);
+    blocks.iter().for_each(|b| hasher.update(b.data));
+    hasher.digest()
+}
+
 /// Decodes LZ4 frames of independent blocks (what `roslz4` and the RealSense SDK write) straight
-/// into `out`, checking block and content checksums with a fast XXH32; `None` for frames whose
-/// blocks are linked, which need the streaming decoder. The result is exactly `size` bytes or an
-/// error.
+/// into `out`, checking block and content checksums; `None` for frames whose blocks are linked,
+/// which need the streaming decoder. The result is exactly `size` bytes or an error.
+///
+/// Camera pixels do not compress, so such frames are mostly stored blocks: their content checksum
+/// is then computed from the input on a second thread while the blocks are copied.
 fn lz4_frames(mut data: &[u8], size: usize, out: &mut Vec<u8>) -> Option<Result<(), String>> {
     let fail = |m: &str| Some(Err(format!("lz4 chunk does not decompress: {m}")));
     out.clear();
     out.reserve_exact(size);
     while !data.is_empty() {
-        if le32(data, 0) != Some(LZ4_MAGIC) {
-            return fail("not an LZ4 frame");
-        }
-        let (Some(&flg), Some(&_bd)) = (data.get(4), data.get(5)) else {
-            return fail("frame header cut short");
+        let (frame, rest) = match parse_frame(data) {
+            Ok(Some(parsed)) => parsed,
+            Ok(None) => return None,
+            Err(e) => return fail(e),
         };
-        if flg >> 6 != 1 {
-            return fail("unknown frame version");
+        data = rest;
+        if let Err(e) = decode_frame(&frame, size, out) {
+            return fail(e);
         }
-        if flg & 0x20 == 0 {
-            return None;
-        }
-        let (block_sums, content_sum) = (flg & 0x10 != 0, flg & 0x04 != 0);
-        let header = 6 + if flg & 0x08 != 0 { 8 } else { 0 } + if flg & 0x01 != 0 { 4 } else { 0 };
-        if data.len() < header + 1 {
-            return fail("frame header cut short");
-        }
-        if ((xxhash_rust::xxh32::xxh32(&data[4..header], 0) >> 8) & 0xff) as u8 != data[header] {
-            return fail("frame header checksum mismatch");
-        }
-        let frame_start = out.len();
-        let mut at = header + 1;
-        loop {
-            let Some(word) = le32(data, at) else {
-                return fail("block header cut short");
-            };
-            at += 4;
-            if word == 0 {
-                break;
-            }
-            let len = (word & 0x7fff_ffff) as usize;
-            let Some(block) = data.get(at..at + len) else {
-                return fail("block cut short");
-            };
-            at += len;
-            if block_sums {
-                if le32(data, at) != Some(xxhash_rust::xxh32::xxh32(block, 0)) {
-                    return fail("block checksum mismatch");
-                }
-                at += 4;
-            }
-            let room = size - out.len();
-            if word & 0x8000_0000 != 0 {
-                if block.len() > room {
-                    return fail("more data than the chunk header says");
-                }
-                out.extend_from_slice(block);
-            } else {
-                let spare = out.spare_capacity_mut();
-                // Safety: `block` is readable for its length and `spare` (the uninitialised
-                // capacity after the bytes so far) writable for `room` bytes; LZ4_decompress_safe
-                // never reads or writes outside them and returns how many bytes it wrote.
-                let n = unsafe {
-                    lz4::liblz4::LZ4_decompress_safe(
-                        block.as_ptr().cast(),
-                        spare.as_mut_ptr().cast(),
-                        block.len() as i32,
-                        room.min(spare.len()).min(i32::MAX as usize) as i32,
-                    )
-                };
-                if n < 0 {
-                    return fail("corrupted block");
-                }
-                // Safety: the decoder initialised these `n` bytes.
-                unsafe { out.set_len(out.len() + n as usize) };
-            }
-        }
-        if content_sum {
-            if le32(data, at) != Some(xxhash_rust::xxh32::xxh32(&out[frame_start..], 0)) {
-                return fail("content checksum mismatch");
-            }
-            at += 4;
-        }
-        data = &data[at..];
     }
     if out.len() != size {
         return Some(Err(format!(
@@ -231,5 +314,38 @@ mod tests {
             }
         }
         assert!(Compression::parse("zstd").is_err());
+    }
+
+    /// Incompressible content (camera pixels) is stored in the frame's blocks and checksummed on
+    /// a second thread: damage to any stored byte or to the checksum is still caught.
+    #[test]
+    fn stored_blocks_are_checked_in_parallel() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let data: Vec<u8> = (0..3 * 1024 * 1024 + 17)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let packed = Compression::Lz4.compress(&data).unwrap();
+        let (frame, rest) = parse_frame(&packed).unwrap().unwrap();
+        assert!(rest.is_empty());
+        assert!(frame.blocks.len() > 1 && frame.blocks.iter().all(|b| b.stored));
+        assert!(data.len() >= PARALLEL_CHECKSUM_MIN);
+        assert_eq!(
+            Compression::Lz4.decompress(&packed, data.len()).unwrap(),
+            data
+        );
+
+        let content = packed.len() / 2;
+        let checksum = packed.len() - 4;
+        for at in [content, checksum] {
+            let mut bad = packed.clone();
+            bad[at] ^= 1;
+            let err = Compression::Lz4.decompress(&bad, data.len()).unwrap_err();
+            assert!(err.contains("content checksum mismatch"), "{err}");
+        }
     }
 }
