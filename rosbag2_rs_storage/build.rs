@@ -1,4 +1,4 @@
-//! Embeds the bundled `.msg` definitions under `msgs/` into the library.
+//! Embeds the bundled `.msg` and `.srv` definitions under `msgs/` into the library.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -9,23 +9,25 @@ fn main() {
     let mut entries = Vec::new();
     for pkg in std::fs::read_dir(&root).expect("msgs/ directory") {
         let pkg = pkg.expect("msgs entry").path();
-        let Ok(files) = std::fs::read_dir(pkg.join("msg")) else {
-            continue;
-        };
-        for file in files {
-            let file = file.expect("msg entry").path();
-            if file.extension().is_some_and(|e| e == "msg") {
-                let name = format!(
-                    "{}/msg/{}",
-                    pkg.file_name().unwrap().to_string_lossy(),
-                    file.file_stem().unwrap().to_string_lossy()
-                );
-                entries.push((name, file));
+        for kind in ["msg", "srv"] {
+            let Ok(files) = std::fs::read_dir(pkg.join(kind)) else {
+                continue;
+            };
+            for file in files {
+                let file = file.expect("interface file entry").path();
+                if file.extension().is_some_and(|e| e == kind) {
+                    let name = format!(
+                        "{}/{kind}/{}",
+                        pkg.file_name().unwrap().to_string_lossy(),
+                        file.file_stem().unwrap().to_string_lossy()
+                    );
+                    entries.push((name, file));
+                }
             }
         }
     }
     entries.sort();
-    let mut out = String::from("/// Bundled `(type, .msg text)` pairs, sorted by type.\npub static BUNDLED: &[(&str, &str)] = &[\n");
+    let mut out = String::from("/// Bundled `(pkg/msg/Type or pkg/srv/Service, file text)` pairs, sorted by name.\npub static BUNDLED: &[(&str, &str)] = &[\n");
     for (name, file) in entries {
         writeln!(
             out,

@@ -1,8 +1,13 @@
 //! Message definitions for MCAP schemas and SQLite `message_definitions`: the full `.msg` text of
 //! a type with its dependencies appended the way rosbag2 and Foxglove expect.
 //!
-//! Definitions come from `AMENT_PREFIX_PATH` (`share/<pkg>/msg/<Type>.msg`) when a ROS 2
-//! environment is present, otherwise from a bundled set of the common interfaces.
+//! Definitions come from `AMENT_PREFIX_PATH` (`share/<pkg>/msg/<Type>.msg`,
+//! `share/<pkg>/srv/<Service>.srv`) when a ROS 2 environment is present, otherwise from a bundled
+//! set of the common interfaces. A service's request, response and event messages
+//! (`pkg/srv/Name_Request`, `_Response`, `_Event`, the types of recorded `_service_event`
+//! topics) are described as the messages they are on the wire, nested types spelled
+//! `pkg/Name_Request`, so that a generic parser (rosbags, our codec) decodes them; rosbag2 stores
+//! the `.srv` text instead, which no message parser reads.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -25,23 +30,76 @@ const MAX_DEPTH: usize = 50;
 #[derive(Debug, Default)]
 pub struct MessageDefinitionCache {
     ament_prefixes: Vec<PathBuf>,
+    /// Interface file texts by `pkg/msg/Type` or `pkg/srv/Service`.
     texts: HashMap<String, Option<String>>,
 }
 
-/// Splits `pkg/Type` or `pkg/msg/Type` into `(pkg, Type)`.
-fn split_type(name: &str) -> Option<(&str, &str)> {
-    let mut parts = name.split('/');
-    let (pkg, mid, last) = (parts.next()?, parts.next()?, parts.next());
-    let ty = match last {
-        Some(ty) if mid == "msg" && parts.next().is_none() => ty,
-        None => mid,
-        _ => return None,
-    };
-    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    (ident(pkg) && ident(ty)).then_some((pkg, ty))
+/// The message of a service a type name stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ServicePart {
+    Request,
+    Response,
+    /// `service_msgs/ServiceEventInfo` and at most one request and one response.
+    Event,
 }
 
-/// Field types a `.msg` text depends on, as `pkg/Type`, sorted.
+impl ServicePart {
+    const ALL: [Self; 3] = [Self::Request, Self::Response, Self::Event];
+
+    /// What follows the service name in the message's type name.
+    fn suffix(self) -> &'static str {
+        match self {
+            Self::Request => "_Request",
+            Self::Response => "_Response",
+            Self::Event => "_Event",
+        }
+    }
+}
+
+/// A message type name, parsed: `pkg/Type`, `pkg/msg/Type` or `pkg/srv/Service_Part`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TypeName<'a> {
+    package: &'a str,
+    name: &'a str,
+    /// Spelled with `srv`: only a service's message.
+    in_srv: bool,
+}
+
+impl<'a> TypeName<'a> {
+    fn parse(name: &'a str) -> Option<Self> {
+        let ident =
+            |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let mut parts = name.split('/');
+        let (package, mid, last) = (parts.next()?, parts.next()?, parts.next());
+        let (name, in_srv) = match (mid, last) {
+            (name, None) => (name, false),
+            ("msg", Some(name)) => (name, false),
+            ("srv", Some(name)) => (name, true),
+            _ => return None,
+        };
+        (parts.next().is_none() && ident(package) && ident(name)).then_some(Self {
+            package,
+            name,
+            in_srv,
+        })
+    }
+
+    /// The service and part a `Service_Request`, `_Response` or `_Event` name stands for.
+    fn service(self) -> Option<(&'a str, ServicePart)> {
+        ServicePart::ALL
+            .into_iter()
+            .find_map(|part| Some((self.name.strip_suffix(part.suffix())?, part)))
+            .filter(|(service, _)| !service.is_empty())
+    }
+
+    /// The name in dependency lists and `MSG:` headers: `pkg/Type`, also for a service's messages
+    /// (the spelling generic `.msg` parsers such as rosbags' accept).
+    fn canonical(self) -> String {
+        format!("{}/{}", self.package, self.name)
+    }
+}
+
+/// Field types a `.msg` text depends on, as canonical type names, sorted.
 fn dependencies(text: &str, package: &str) -> BTreeSet<String> {
     let mut deps = BTreeSet::new();
     for line in text.lines() {
@@ -62,13 +120,31 @@ fn dependencies(text: &str, package: &str) -> BTreeSet<String> {
         if PRIMITIVES.contains(&base) {
             continue;
         }
-        match split_type(base) {
-            Some((pkg, t)) => deps.insert(format!("{pkg}/{t}")),
-            None if !base.contains('/') => deps.insert(format!("{package}/{base}")),
-            None => false,
+        // A type without a package is a message of this package.
+        let qualified = if base.contains('/') {
+            base.to_string()
+        } else {
+            format!("{package}/{base}")
         };
+        if let Some(name) = TypeName::parse(&qualified) {
+            deps.insert(name.canonical());
+        }
     }
     deps
+}
+
+/// The request (`Request`) or response part of a `.srv` text; the parts are split by `---`.
+fn service_part(srv: &str, part: ServicePart) -> String {
+    let lines: Vec<&str> = srv.lines().collect();
+    let split = lines
+        .iter()
+        .position(|l| l.trim() == "---")
+        .unwrap_or(lines.len());
+    let part = match part {
+        ServicePart::Request => &lines[..split],
+        _ => lines.get(split + 1..).unwrap_or_default(),
+    };
+    part.iter().map(|l| format!("{l}\n")).collect()
 }
 
 impl MessageDefinitionCache {
@@ -88,10 +164,31 @@ impl MessageDefinitionCache {
         }
     }
 
-    /// The `.msg` text of one type (without dependencies), if known.
+    /// The `.msg` text of one type (without dependencies), if known. A service's request or
+    /// response is its part of the `.srv` file; its event is the message rclcpp publishes.
     pub fn own_text(&mut self, type_name: &str) -> Option<String> {
-        let (pkg, ty) = split_type(type_name)?;
-        let key = format!("{pkg}/msg/{ty}");
+        let ty = TypeName::parse(type_name)?;
+        if !ty.in_srv {
+            if let Some(text) = self.interface_file(ty.package, "msg", ty.name) {
+                return Some(text);
+            }
+        }
+        let (service, part) = ty.service()?;
+        let srv = self.interface_file(ty.package, "srv", service)?;
+        Some(match part {
+            ServicePart::Event => format!(
+                "service_msgs/ServiceEventInfo info\n\
+                 {package}/{service}_Request[<=1] request\n\
+                 {package}/{service}_Response[<=1] response\n",
+                package = ty.package
+            ),
+            part => service_part(&srv, part),
+        })
+    }
+
+    /// The text of `share/<package>/<kind>/<name>.<kind>` from an install prefix, else bundled.
+    fn interface_file(&mut self, package: &str, kind: &str, name: &str) -> Option<String> {
+        let key = format!("{package}/{kind}/{name}");
         if let Some(cached) = self.texts.get(&key) {
             return cached.clone();
         }
@@ -99,9 +196,9 @@ impl MessageDefinitionCache {
             std::fs::read_to_string(
                 prefix
                     .join("share")
-                    .join(pkg)
-                    .join("msg")
-                    .join(format!("{ty}.msg")),
+                    .join(package)
+                    .join(kind)
+                    .join(format!("{name}.{kind}")),
             )
             .ok()
         });
@@ -156,8 +253,8 @@ impl MessageDefinitionCache {
         let text = self
             .own_text(type_name)
             .ok_or_else(|| type_name.to_string())?;
-        let package = split_type(type_name)
-            .map(|(p, _)| p.to_string())
+        let package = TypeName::parse(type_name)
+            .map(|t| t.package.to_string())
             .unwrap_or_default();
         out.push_str(&text);
         for dep in dependencies(&text, &package) {
@@ -249,5 +346,113 @@ mod tests {
             deps.into_iter().collect::<Vec<_>>(),
             vec!["geometry_msgs/Point", "geometry_msgs/Vector3"]
         );
+    }
+
+    /// A `SetRate` call as rclcpp's introspection publishes it: request received, rate 2.0.
+    fn set_rate_event_cdr() -> Vec<u8> {
+        let mut cdr = vec![0, 1, 0, 0, 1, 0, 0, 0]; // header; event_type, padding
+        cdr.extend(7i32.to_le_bytes()); // stamp.sec
+        cdr.extend(8u32.to_le_bytes()); // stamp.nanosec
+        cdr.extend([9u8; 16]); // client_gid
+        cdr.extend([0u8; 4]); // padding to 8
+        cdr.extend(42i64.to_le_bytes()); // sequence_number
+        cdr.extend(1u32.to_le_bytes()); // one request
+        cdr.extend([0u8; 4]);
+        cdr.extend(2.0f64.to_le_bytes());
+        cdr.extend(0u32.to_le_bytes()); // no response
+        cdr
+    }
+
+    #[test]
+    fn service_events_are_described_as_the_messages_on_the_wire() {
+        let name = "rosbag2_interfaces/srv/SetRate_Event";
+        let def = MessageDefinitionCache::with_prefixes(vec![]).definition(name);
+        assert_eq!(
+            (def.encoding.as_str(), def.topic_type.as_str()),
+            ("ros2msg", name)
+        );
+        let text = &def.encoded_message_definition;
+        assert!(
+            text.starts_with(
+                "service_msgs/ServiceEventInfo info\n\
+                 rosbag2_interfaces/SetRate_Request[<=1] request\n\
+                 rosbag2_interfaces/SetRate_Response[<=1] response\n"
+            ),
+            "{text}"
+        );
+        for section in [
+            "MSG: rosbag2_interfaces/SetRate_Request\nfloat64 rate\n",
+            "MSG: rosbag2_interfaces/SetRate_Response\nbool success",
+            "MSG: service_msgs/ServiceEventInfo\n",
+            "MSG: builtin_interfaces/Time\n",
+        ] {
+            assert_eq!(text.matches(section).count(), 1, "{section} in {text}");
+        }
+
+        let mut reg = crate::msg::Registry::new();
+        reg.parse_concatenated(name, text, crate::msg::Dialect::Ros2)
+            .unwrap();
+        let cdr = set_rate_event_cdr();
+        let (value, header) = crate::msg::decode_cdr(&reg, name, &cdr).unwrap();
+        let event = crate::msg::MessageView::new(&reg, reg.index_of(name).unwrap(), &value);
+        let info = event.message("info").unwrap();
+        assert_eq!(info.number("event_type"), Some(1.0));
+        assert_eq!(info.number("sequence_number"), Some(42.0));
+        let requests = event.messages("request");
+        assert_eq!(requests.len(), 1);
+        assert_eq!(requests[0].number("rate"), Some(2.0));
+        assert!(event.messages("response").is_empty());
+        assert_eq!(
+            crate::msg::encode_cdr(&reg, name, &value, header).unwrap(),
+            cdr
+        );
+    }
+
+    #[test]
+    fn service_parts_come_from_srv_files_with_their_dependencies() {
+        let mut cache = MessageDefinitionCache::with_prefixes(vec![]);
+        let def = cache.definition("rcl_interfaces/srv/GetParameters_Response");
+        let text = def.encoded_message_definition;
+        assert!(text.contains("ParameterValue[] values\n"), "{text}");
+        assert!(!text.contains("string[] names"), "{text}");
+        assert_eq!(
+            text.matches("MSG: rcl_interfaces/ParameterValue\n").count(),
+            1
+        );
+        assert!(cache
+            .definition("std_srvs/srv/Trigger_Request")
+            .encoding
+            .eq("ros2msg"));
+
+        let dir = tempfile::tempdir().unwrap();
+        let srv = dir.path().join("share/my_pkg/srv");
+        let msg = dir.path().join("share/my_pkg/msg");
+        std::fs::create_dir_all(&srv).unwrap();
+        std::fs::create_dir_all(&msg).unwrap();
+        std::fs::write(srv.join("Do.srv"), "Thing thing\n---\nint32 code\n").unwrap();
+        std::fs::write(msg.join("Thing.msg"), "int32 x\n").unwrap();
+        let mut cache = MessageDefinitionCache::with_prefixes(vec![dir.path().into()]);
+        let request = cache.definition("my_pkg/srv/Do_Request");
+        assert_eq!(
+            request.encoded_message_definition,
+            format!("Thing thing\n{SEPARATOR}\nMSG: my_pkg/Thing\nint32 x\n")
+        );
+        assert_eq!(
+            cache
+                .definition("my_pkg/srv/Do_Response")
+                .encoded_message_definition,
+            "int32 code\n"
+        );
+        for unknown in [
+            "my_pkg/srv/Nope_Event",
+            "my_pkg/srv/Do",
+            "my_pkg/srv/Do_Reply",
+        ] {
+            assert_eq!(
+                cache.definition(unknown).encoded_message_definition,
+                "",
+                "{unknown}"
+            );
+        }
     }
 }

@@ -13,7 +13,9 @@ import pytest
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.pub import DataWriter
 from cyclonedds.topic import Topic
+from rosbags.interfaces import MessageDefinitionFormat
 from rosbags.rosbag2 import Reader
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from conftest import binary
 from ros_dds import (RELIABLE, Header, Image, ServiceClient, String, Time, only_in_private_network,
@@ -251,8 +253,19 @@ def test_service_events_of_a_cyclone_call_are_recorded_and_played_back(tmp_path,
     with Reader(recorded) as reader:
         assert [(c.topic, c.msgtype) for c in reader.connections] == [
             (SET_RATE_EVENTS, 'rosbag2_interfaces/srv/SetRate_Event')]
+        msgdef = reader.connections[0].msgdef
         raws = [bytes(raw) for _, _, raw in reader.messages()]
     events = [SetRateEvent.deserialize(raw) for raw in raws]
+
+    # The bag carries a definition a generic parser (rosbags') decodes the events with.
+    assert msgdef.format == MessageDefinitionFormat.MSG
+    store = get_typestore(Stores.EMPTY)
+    store.register(get_types_from_msg(msgdef.data, 'rosbag2_interfaces/srv/SetRate_Event'))
+    decoded = [store.deserialize_cdr(raw, 'rosbag2_interfaces/srv/msg/SetRate_Event') for raw in raws]
+    assert [(d.info.event_type, d.info.sequence_number) for d in decoded] == [
+        (e.info.event_type, e.info.sequence_number) for e in events]
+    assert [[r.rate for r in d.request] for d in decoded] == [[2.0], [], [-1.0], []]
+    assert [[r.success for r in d.response] for d in decoded] == [[], [True], [], [False]]
     assert [e.info.event_type for e in events] == [REQUEST_RECEIVED, RESPONSE_SENT] * 2
     assert [[r.rate for r in e.request] for e in events] == [[2.0], [], [-1.0], []]
     assert [[r.success for r in e.response] for e in events] == [[], [True], [], [False]]

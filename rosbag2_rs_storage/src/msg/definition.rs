@@ -205,12 +205,12 @@ pub fn normalize_name(name: &str) -> String {
     }
 }
 
-/// `pkg/Type` → `pkg/msg/Type` (ROS 2 spelling).
+/// `pkg/Type` → `pkg/msg/Type` (ROS 2 spelling); `pkg/srv/Service_Request` stays as it is.
 pub fn ros2_name(name: &str) -> String {
     let n = normalize_name(name);
     match n.split_once('/') {
-        Some((pkg, ty)) => format!("{pkg}/msg/{ty}"),
-        None => n,
+        Some((pkg, ty)) if !ty.contains('/') => format!("{pkg}/msg/{ty}"),
+        _ => n,
     }
 }
 
@@ -541,6 +541,8 @@ pub fn parse_type(
             [ty] if is_ident(ty) => format!("{package}/{ty}"),
             [pkg, ty] if is_ident(pkg) && is_ident(ty) => format!("{pkg}/{ty}"),
             [pkg, "msg", ty] if is_ident(pkg) && is_ident(ty) => format!("{pkg}/{ty}"),
+            // A service's request, response or event message keeps its `srv` part.
+            [pkg, "srv", ty] if is_ident(pkg) && is_ident(ty) => format!("{pkg}/srv/{ty}"),
             _ => return Err(format!("invalid type '{text}'")),
         };
         BaseType::Message(full)
