@@ -59,6 +59,20 @@ pub fn event_topic(service: &str) -> String {
 /// What introspection appends to a service name to name its event topic.
 pub const EVENT_TOPIC_SUFFIX: &str = "/_service_event";
 
+/// The service whose events `topic` carries: `<service>/_service_event` → `<service>`.
+pub fn service_of_event_topic(topic: &str) -> Option<&str> {
+    topic
+        .strip_suffix(EVENT_TOPIC_SUFFIX)
+        .filter(|s| !s.is_empty())
+}
+
+/// The service type of an event type: `pkg/srv/Name_Event` → `pkg/srv/Name`.
+pub fn service_type_of_event_type(type_name: &str) -> Option<&str> {
+    type_name
+        .strip_suffix("_Event")
+        .filter(|s| s.contains("/srv/") && !s.ends_with('/'))
+}
+
 /// The ROS 2 path of these types: `service_msgs::msg::ServiceEventInfo`.
 pub mod msg {
     pub use super::ServiceEventInfo;
@@ -68,6 +82,17 @@ pub mod msg {
 mod tests {
     use super::*;
     use crate::{from_cdr, to_cdr};
+
+    #[test]
+    fn event_names_lead_back_to_their_service() {
+        assert_eq!(service_of_event_topic(&event_topic("/a/b")), Some("/a/b"));
+        assert_eq!(service_of_event_topic("/a/b"), None);
+        assert_eq!(service_of_event_topic(EVENT_TOPIC_SUFFIX), None);
+        let event = event_type_name("pkg/srv/Do");
+        assert_eq!(service_type_of_event_type(&event), Some("pkg/srv/Do"));
+        assert_eq!(service_type_of_event_type("pkg/msg/Do_Event"), None);
+        assert_eq!(service_type_of_event_type("pkg/srv/_Event"), None);
+    }
 
     #[test]
     fn an_event_is_its_info_then_two_bounded_sequences() {

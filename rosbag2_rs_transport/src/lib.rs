@@ -44,7 +44,7 @@ pub use middleware::{
 };
 pub use player::{
     adapt_to_recorded, MessageOrder, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,
-    PlayerError,
+    PlayerError, ServiceRequestsSource,
 };
 pub use qos_overrides::load_qos_overrides;
 pub use recorder::{

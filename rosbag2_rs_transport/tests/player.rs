@@ -1173,3 +1173,90 @@ fn introspected_services_are_recorded_and_played_back_as_event_topics() {
     assert_eq!(summary.published, 0);
     assert!(rig.received.lock().unwrap().is_empty());
 }
+
+/// A bag of `/target/set_rate` events as rosbag2 records them (its `.srv`-text definition):
+/// a client's request for rate 0.5, the server's receipt of a request for 2.0, the server's
+/// response, and a request event recorded without contents.
+fn write_set_rate_events(dir: &std::path::Path) -> std::path::PathBuf {
+    const EVENT_TYPE: &str = "rosbag2_interfaces/srv/SetRate_Event";
+    let uri = dir.join("set_rate_events");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        ..Default::default()
+    })
+    .unwrap();
+    let meta = TopicMetadata::new("/target/set_rate/_service_event", EVENT_TYPE);
+    let srv_text = rosbag2_rs_storage::MessageDefinition {
+        topic_type: "rosbag2_interfaces/srv/SetRate".into(),
+        encoding: "ros2msg".into(),
+        encoded_message_definition: format!(
+            "{}\nSRV: rosbag2_interfaces/srv/SetRate\nfloat64 rate\n---\nbool success\n",
+            "=".repeat(80)
+        ),
+        type_description_hash: String::new(),
+    };
+    writer.create_topic(&meta, Some(srv_text)).unwrap();
+    let event = |event_type, request: &[f64], response: &[bool]| SetRateEvent {
+        info: ServiceEventInfo {
+            event_type,
+            sequence_number: 1,
+            ..Default::default()
+        },
+        request: request
+            .iter()
+            .map(|&rate| SetRateRequest { rate })
+            .collect(),
+        response: response
+            .iter()
+            .map(|&success| SetRateResponse { success })
+            .collect(),
+    };
+    let events = [
+        event(ServiceEventInfo::REQUEST_SENT, &[0.5], &[]),
+        event(ServiceEventInfo::REQUEST_RECEIVED, &[2.0], &[]),
+        event(ServiceEventInfo::RESPONSE_SENT, &[], &[true]),
+        event(ServiceEventInfo::REQUEST_RECEIVED, &[], &[]),
+    ];
+    for (i, e) in events.iter().enumerate() {
+        writer
+            .write(&SerializedMessage::new(
+                Arc::from(meta.name.as_str()),
+                BAG_T0 + i as i64 * 10 * MS,
+                Bytes::from(rosbag2_rs_interfaces::to_cdr(e)),
+            ))
+            .unwrap();
+    }
+    writer.close().unwrap();
+    uri
+}
+
+#[test]
+fn recorded_service_requests_are_sent_to_the_service_from_the_chosen_source() {
+    use rosbag2_rs_transport::ServiceRequestsSource;
+    let rig = Rig::new();
+    let target = rig.player_named("target", opts(write_bag(&rig.dir, "bag", SIMPLE, &[])));
+    let events = write_set_rate_events(&rig.dir);
+    for (source, rate) in [
+        (ServiceRequestsSource::ServiceIntrospection, 2.0),
+        (ServiceRequestsSource::ClientIntrospection, 0.5),
+    ] {
+        target.set_rate(1.0).unwrap();
+        let replayer = rig.player_named(
+            "replayer",
+            PlayOptions {
+                publish_service_requests: true,
+                service_requests_source: source,
+                ..opts(events.clone())
+            },
+        );
+        let handle = rig.start(&replayer);
+        rig.drive(1, handle);
+        assert_eq!(target.rate(), rate, "{source:?}");
+    }
+    // Without the flag the events are published, and the service is not called.
+    target.set_rate(1.0).unwrap();
+    let replayer = rig.player_named("replayer", opts(events));
+    let handle = rig.start(&replayer);
+    rig.drive(1, handle);
+    assert_eq!(target.rate(), 1.0);
+}

@@ -291,6 +291,26 @@ def test_service_events_of_a_cyclone_call_are_recorded_and_played_back(tmp_path,
     for g, raw in zip(got, raws):
         same_cdr(raw, g.serialize())
 
+    # With --publish-service-requests the requests the server received are sent to a Cyclone
+    # server of the service instead: rates 2.0 and -1.0, in order.
+    from ros_dds import SERVICES
+    request_type, response_type = SERVICES['set_rate']
+    requests = DataReader(dp, Topic(dp, 'rq/rosbag2_player/set_rateRequest', request_type), qos=RELIABLE_ALL)
+    replies = DataWriter(dp, Topic(dp, 'rr/rosbag2_player/set_rateReply', response_type), qos=RELIABLE_ALL)
+    caller = Player(recorded, '--start-paused', '--node-name', 'caller', '--publish-service-requests', domain=35)
+    try:
+        resume = ServiceClient(dp, 'caller', 'resume')
+        resume.wait()
+        assert matched(requests) and matched(replies)
+        time.sleep(0.3)
+        resume.call()
+        sent = take(requests, 2)
+        caller.finish()
+    finally:
+        caller.kill()
+    assert [r.rate for r in sent] == [2.0, -1.0]
+    assert len({r.client_id for r in sent}) == 1
+
 
 def big_message(template, seq, stamp_ns):
     """The template Image with its stamp (publish time) and frame_id (sequence number) set."""

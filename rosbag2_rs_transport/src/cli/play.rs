@@ -17,7 +17,7 @@ use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
 use crate::{
     load_qos_overrides, service_event_topic, MessageOrder, PlayOptions, Player,
-    ServiceIntrospection,
+    ServiceIntrospection, ServiceRequestsSource,
 };
 
 /// Flags of `ros2 bag play`.
@@ -125,6 +125,19 @@ pub struct PlayArgs {
     /// Publish service events of the player's own services (off, metadata or contents).
     #[arg(long, value_enum, default_value_t = ServiceIntrospection::Off)]
     pub service_introspection: ServiceIntrospection,
+    /// Replay recorded service events as requests sent to their services, instead of
+    /// publishing the events.
+    #[arg(long)]
+    pub publish_service_requests: bool,
+    /// Which recorded requests --publish-service-requests sends: those servers received
+    /// (service_introspection) or those clients sent (client_introspection).
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        default_value_t = ServiceRequestsSource::ServiceIntrospection
+    )]
+    pub service_requests_source: ServiceRequestsSource,
 }
 
 /// rosbag2's player node parameters (`ros2 launch` files for its composable player) and the
@@ -190,8 +203,14 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
             "play.disable_loan_message",
             Param::Switch("--disable-loan-message"),
         ),
-        ("play.publish_service_requests", Param::Unsupported),
-        ("play.service_requests_source", Param::Unsupported),
+        (
+            "play.publish_service_requests",
+            Param::Switch("--publish-service-requests"),
+        ),
+        (
+            "play.service_requests_source",
+            Param::Value("--service-requests-source"),
+        ),
         ("play.topic_remapping_options", Param::Unsupported),
         (
             "storage.storage_config_uri",
@@ -281,6 +300,8 @@ impl PlayArgs {
             keep_all_history: false,
             message_order: self.message_order,
             service_introspection: self.service_introspection,
+            publish_service_requests: self.publish_service_requests,
+            service_requests_source: self.service_requests_source,
         })
     }
 
@@ -550,5 +571,30 @@ mod tests {
             Some(StdDuration::from_millis(10))
         );
         assert!(progress_interval(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn service_requests_flags_take_rosbag2s_spellings() {
+        let o = options(&[]);
+        assert!(!o.publish_service_requests);
+        assert_eq!(
+            o.service_requests_source,
+            ServiceRequestsSource::ServiceIntrospection
+        );
+        // As `ros2 bag play` spells the value, and as the parameter does (what
+        // `-p play.service_requests_source:=CLIENT_INTROSPECTION` becomes).
+        for value in ["client_introspection", "CLIENT_INTROSPECTION"] {
+            let o = options(&[
+                "--publish-service-requests",
+                "--service-requests-source",
+                value,
+            ]);
+            assert!(o.publish_service_requests);
+            assert_eq!(
+                o.service_requests_source,
+                ServiceRequestsSource::ClientIntrospection
+            );
+        }
+        assert!(Cli::try_parse_from(["play", "bag", "--service-requests-source", "x"]).is_err());
     }
 }

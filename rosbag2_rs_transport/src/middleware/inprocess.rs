@@ -234,6 +234,11 @@ impl RawClient for InProcessClient {
             source: Box::new(e),
         })
     }
+
+    /// Served at once, as every in-process call; the response is dropped.
+    fn send(&self, request: &[u8]) -> Result<()> {
+        self.call(request, Duration::ZERO).map(drop)
+    }
 }
 
 impl Middleware for InProcessNode {

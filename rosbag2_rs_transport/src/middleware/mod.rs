@@ -139,6 +139,8 @@ pub trait RawClient: Send + Sync {
     fn wait_for_service(&self, timeout: Duration) -> bool;
     /// Sends a request (CDR with header) and waits for its response.
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>>;
+    /// Sends a request without waiting: its response, when it comes, is dropped.
+    fn send(&self, request: &[u8]) -> Result<()>;
 }
 
 /// Keeps a subscription or service alive; dropping it removes it from the graph.

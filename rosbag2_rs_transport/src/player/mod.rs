@@ -14,6 +14,7 @@ mod options;
 mod playback;
 mod qos;
 mod read_ahead;
+mod service_requests;
 mod services;
 
 use std::collections::HashMap;
@@ -30,13 +31,15 @@ use rosbag2_rs_clock::{
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_interfaces::MessageType;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
-use rosbag2_rs_storage::{QosProfile, SequentialReader, TopicFilter};
+use rosbag2_rs_storage::{MessageDefinitionCache, QosProfile, SequentialReader, TopicFilter};
 
 use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 use crate::middleware::{Handle, Middleware, RawPublisher};
+use crate::recorder::is_service_event_topic;
+use service_requests::RequestReplayer;
 
 pub use error::PlayerError;
-pub use options::{MessageOrder, PlayOptions};
+pub use options::{MessageOrder, PlayOptions, ServiceRequestsSource};
 pub use qos::adapt_to_recorded;
 
 /// How long the playback thread waits before re-checking for requests. Every request also
@@ -397,9 +400,34 @@ fn create_publishers(
     options: &PlayOptions,
 ) -> HashMap<String, TopicPublisher> {
     let mut publishers = HashMap::new();
+    let mut definitions = MessageDefinitionCache::new();
     for topic in reader.topics() {
         let meta = &topic.topic_metadata;
         if !filter.matches(&meta.name) {
+            continue;
+        }
+        if options.publish_service_requests && is_service_event_topic(&meta.name, &meta.type_name) {
+            let replayer = RequestReplayer::new(
+                middleware,
+                reader,
+                &mut definitions,
+                (&meta.name, &meta.type_name),
+                |service| options.remapped(service).to_string(),
+                options.service_requests_source,
+            );
+            match replayer {
+                Ok(replayer) => {
+                    publishers.insert(
+                        meta.name.clone(),
+                        TopicPublisher {
+                            publisher: Box::new(replayer),
+                            qos: QosProfile::default(),
+                            clock_before: options.clock_before(&meta.name),
+                        },
+                    );
+                }
+                Err(e) => log::warn!("not replaying the requests of {}: {e}", meta.name),
+            }
             continue;
         }
         let name = options.remapped(&meta.name);

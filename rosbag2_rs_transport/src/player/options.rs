@@ -4,6 +4,7 @@ use rosbag2_rs_clock::{Duration, Time};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use rosbag2_rs_interfaces::service_msgs::ServiceEventInfo;
 use rosbag2_rs_storage::{QosProfile, TopicFilter};
 
 use crate::middleware::services::ServiceIntrospection;
@@ -55,6 +56,37 @@ pub struct PlayOptions {
     pub service_introspection: ServiceIntrospection,
     /// Which timestamp orders and schedules the messages.
     pub message_order: MessageOrder,
+    /// Replay recorded service events as calls of their services (the request of each event
+    /// of [`service_requests_source`](Self::service_requests_source)) instead of publishing them.
+    pub publish_service_requests: bool,
+    /// Which recorded events' requests [`publish_service_requests`](Self::publish_service_requests)
+    /// sends.
+    pub service_requests_source: ServiceRequestsSource,
+}
+
+/// Where the replayed service requests come from (`ros2 bag play --service-requests-source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "cli",
+    derive(clap::ValueEnum),
+    value(rename_all = "snake_case")
+)]
+pub enum ServiceRequestsSource {
+    /// Requests as servers received them (`REQUEST_RECEIVED` events).
+    #[default]
+    ServiceIntrospection,
+    /// Requests as clients sent them (`REQUEST_SENT` events).
+    ClientIntrospection,
+}
+
+impl ServiceRequestsSource {
+    /// The `service_msgs/ServiceEventInfo` event type whose requests are replayed.
+    pub fn event_type(self) -> u8 {
+        match self {
+            Self::ServiceIntrospection => ServiceEventInfo::REQUEST_RECEIVED,
+            Self::ClientIntrospection => ServiceEventInfo::REQUEST_SENT,
+        }
+    }
 }
 
 /// Which timestamp of the recorded messages playback follows (`ros2 bag play --message-order`).
@@ -95,6 +127,8 @@ impl Default for PlayOptions {
             keep_all_history: false,
             service_introspection: ServiceIntrospection::Off,
             message_order: MessageOrder::Received,
+            publish_service_requests: false,
+            service_requests_source: ServiceRequestsSource::ServiceIntrospection,
         }
     }
 }

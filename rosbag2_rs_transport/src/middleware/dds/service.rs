@@ -313,6 +313,27 @@ impl RawClient for DdsClient {
     }
 
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let header = self.write_request(request, Some(tx))?;
+        rx.recv_timeout(timeout).map_err(|_| {
+            self.pending.lock().remove(&header);
+            TransportError::Timeout(self.service.clone())
+        })
+    }
+
+    fn send(&self, request: &[u8]) -> Result<()> {
+        self.write_request(request, None).map(drop)
+    }
+}
+
+impl DdsClient {
+    /// Writes `request` behind a new (client id, sequence number) header; its reply goes to
+    /// `reply` (without one, the reply is dropped when it comes). Returns the header.
+    fn write_request(
+        &self,
+        request: &[u8],
+        reply: Option<crossbeam_channel::Sender<Vec<u8>>>,
+    ) -> Result<[u8; HEADER]> {
         crate::middleware::check_payload(request)?;
         let mut header = [0u8; HEADER];
         header[..8].copy_from_slice(&self.client_id.to_le_bytes());
@@ -321,16 +342,14 @@ impl RawClient for DdsClient {
             service: self.service.clone(),
             source: Box::new(e),
         })?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.pending.lock().insert(header, tx);
+        if let Some(reply) = reply {
+            self.pending.lock().insert(header, reply);
+        }
         if let Err(e) = self.writer.write(&payload, None) {
             self.pending.lock().remove(&header);
             return Err(e);
         }
-        rx.recv_timeout(timeout).map_err(|_| {
-            self.pending.lock().remove(&header);
-            TransportError::Timeout(self.service.clone())
-        })
+        Ok(header)
     }
 }
 

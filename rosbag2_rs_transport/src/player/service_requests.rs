@@ -1,0 +1,243 @@
+//! Recorded service events replayed as calls of their services (`--publish-service-requests`),
+//! as rosbag2's player does: the request carried by each event of the chosen
+//! [source](ServiceRequestsSource) is sent to the service when its time comes; responses, other
+//! events and the service's answers are dropped.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use rosbag2_rs_interfaces::service_msgs::{service_of_event_topic, service_type_of_event_type};
+use rosbag2_rs_storage::msg::definition::BaseType;
+use rosbag2_rs_storage::msg::{
+    decode_cdr_at, encode_cdr_at, Dialect, MessageView, Registry, Value,
+};
+use rosbag2_rs_storage::{MessageDefinition, MessageDefinitionCache, SequentialReader};
+
+use super::options::ServiceRequestsSource;
+use crate::middleware::error::Result;
+use crate::middleware::{Middleware, RawClient, RawPublisher};
+
+/// Splits one service's events into their info and request, through the event's definition.
+struct EventCodec {
+    registry: Registry,
+    event: usize,
+    request: usize,
+}
+
+impl EventCodec {
+    fn new(event_type: &str, definition: &MessageDefinition) -> Result<Self, String> {
+        if definition.encoding != "ros2msg" {
+            return Err(format!(
+                "its definition is not a ros2msg one (encoding '{}')",
+                definition.encoding
+            ));
+        }
+        let mut registry = Registry::new();
+        registry
+            .parse_concatenated(
+                event_type,
+                &definition.encoded_message_definition,
+                Dialect::Ros2,
+            )
+            .map_err(|e| e.to_string())?;
+        let event = registry
+            .index_of(event_type)
+            .ok_or_else(|| format!("the definition lacks {event_type}"))?;
+        let ty = registry.by_index(event);
+        let request = ty
+            .field_index("info")
+            .and(ty.field_index("request"))
+            .and_then(|i| match &ty.fields[i].base {
+                BaseType::Message(name) => registry.index_of(name),
+                _ => None,
+            })
+            .ok_or_else(|| format!("{event_type} has no 'info' and 'request' fields"))?;
+        Ok(Self {
+            registry,
+            event,
+            request,
+        })
+    }
+
+    /// The event's `info.event_type`, and its request as a CDR message when it carries one.
+    fn split(&self, event: &[u8]) -> Result<(u8, Option<Vec<u8>>), String> {
+        let (value, header) =
+            decode_cdr_at(&self.registry, self.event, event).map_err(|e| e.to_string())?;
+        let view = MessageView::new(&self.registry, self.event, &value);
+        let kind = view
+            .message("info")
+            .and_then(|info| info.number("event_type"))
+            .ok_or("the event has no info.event_type")? as u8;
+        let request = match view.field("request") {
+            Some(Value::Array(items)) => items.first(),
+            _ => None,
+        };
+        let request = request
+            .map(|r| encode_cdr_at(&self.registry, self.request, r, header))
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        Ok((kind, request))
+    }
+}
+
+/// Sends the requests of one service's recorded events; to the playback thread it is the
+/// publisher of the event topic.
+pub(super) struct RequestReplayer {
+    service: String,
+    codec: EventCodec,
+    /// The event type whose requests are sent.
+    source: u8,
+    client: Box<dyn RawClient>,
+    warned_metadata_only: AtomicBool,
+}
+
+impl RequestReplayer {
+    /// A replayer for the recorded event topic `topic` of `event_type` (its service remapped by
+    /// `remap`). The event's definition is the bag's, else one looked up in `cache`.
+    pub(super) fn new(
+        middleware: &dyn Middleware,
+        reader: &SequentialReader,
+        cache: &mut MessageDefinitionCache,
+        (topic, event_type): (&str, &str),
+        remap: impl Fn(&str) -> String,
+        source: ServiceRequestsSource,
+    ) -> Result<Self, String> {
+        let (Some(service), Some(service_type)) = (
+            service_of_event_topic(topic),
+            service_type_of_event_type(event_type),
+        ) else {
+            return Err(format!(
+                "'{topic}' of '{event_type}' is no service event topic"
+            ));
+        };
+        // rosbag2 stores the `.srv` text, which is no message definition: then the lookup's.
+        let codec = EventCodec::new(event_type, &reader.message_definition(event_type, cache))
+            .or_else(|_| EventCodec::new(event_type, &cache.definition(event_type)))
+            .map_err(|e| format!("cannot read its events: {e}"))?;
+        let service = remap(service);
+        let client = middleware
+            .create_client(&service, service_type)
+            .map_err(|e| e.to_string())?;
+        Ok(Self {
+            service,
+            codec,
+            source: source.event_type(),
+            client,
+            warned_metadata_only: AtomicBool::new(false),
+        })
+    }
+}
+
+impl RawPublisher for RequestReplayer {
+    /// Sends the request of an event of the chosen source; anything else is dropped, and so is
+    /// a request for a service that is not (yet) on the graph, with an error logged.
+    fn publish(&self, event: &Bytes) -> Result<()> {
+        let (kind, request) = match self.codec.split(event) {
+            Ok(split) => split,
+            Err(e) => {
+                log::error!(
+                    "{}: a recorded service event does not decode: {e}",
+                    self.service
+                );
+                return Ok(());
+            }
+        };
+        if kind != self.source {
+            return Ok(());
+        }
+        let Some(request) = request else {
+            if !self.warned_metadata_only.swap(true, Ordering::Relaxed) {
+                log::warn!(
+                    "{}: the recorded events carry no request (introspection recorded metadata only); nothing is sent",
+                    self.service
+                );
+            }
+            return Ok(());
+        };
+        if !self.client.wait_for_service(Duration::ZERO) {
+            log::error!(
+                "{}: the service is not available; a recorded request was not sent",
+                self.service
+            );
+            return Ok(());
+        }
+        self.client.send(&request)
+    }
+
+    /// 1 while the service is available, else 0.
+    fn subscription_count(&self) -> usize {
+        usize::from(self.client.wait_for_service(Duration::ZERO))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set_rate_codec() -> EventCodec {
+        let event = "rosbag2_interfaces/srv/SetRate_Event";
+        EventCodec::new(
+            event,
+            &MessageDefinitionCache::with_prefixes(vec![]).definition(event),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn an_event_splits_into_its_type_and_request() {
+        use rosbag2_rs_interfaces::service_msgs::{ServiceEvent, ServiceEventInfo};
+        let codec = set_rate_codec();
+        let event = ServiceEvent::<f64, bool> {
+            info: ServiceEventInfo {
+                event_type: ServiceEventInfo::REQUEST_SENT,
+                sequence_number: 4,
+                ..Default::default()
+            },
+            request: vec![0.25],
+            response: vec![],
+        };
+        let cdr = rosbag2_rs_interfaces::to_cdr(&event);
+        let (kind, request) = codec.split(&cdr).unwrap();
+        assert_eq!(kind, ServiceEventInfo::REQUEST_SENT);
+        assert_eq!(request.unwrap(), rosbag2_rs_interfaces::to_cdr(&0.25f64));
+
+        let response = ServiceEvent::<f64, bool> {
+            info: ServiceEventInfo {
+                event_type: ServiceEventInfo::RESPONSE_SENT,
+                ..Default::default()
+            },
+            request: vec![],
+            response: vec![true],
+        };
+        let cdr = rosbag2_rs_interfaces::to_cdr(&response);
+        assert_eq!(
+            codec.split(&cdr).unwrap(),
+            (ServiceEventInfo::RESPONSE_SENT, None)
+        );
+        assert!(codec.split(&cdr[..cdr.len() - 3]).is_err());
+    }
+
+    #[test]
+    fn definitions_that_describe_no_event_are_refused() {
+        let event = "rosbag2_interfaces/srv/SetRate_Event";
+        let mut cache = MessageDefinitionCache::with_prefixes(vec![]);
+        let not_an_event = MessageDefinition {
+            topic_type: event.into(),
+            ..cache.definition("rosbag2_interfaces/srv/SetRate_Request")
+        };
+        assert!(EventCodec::new(event, &not_an_event).is_err());
+        // What rosbag2 stores: the `.srv` text.
+        let srv_text = MessageDefinition {
+            topic_type: event.into(),
+            encoding: "ros2msg".into(),
+            encoded_message_definition: format!(
+                "{}\nSRV: rosbag2_interfaces/srv/SetRate\nfloat64 rate\n---\nbool success\n",
+                "=".repeat(80)
+            ),
+            type_description_hash: String::new(),
+        };
+        assert!(EventCodec::new(event, &srv_text).is_err());
+        assert!(EventCodec::new(event, &MessageDefinition::default()).is_err());
+    }
+}
