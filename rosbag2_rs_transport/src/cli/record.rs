@@ -58,6 +58,9 @@ pub struct RecordArgs {
     /// Also record topics that have no publisher (with the subscriptions' type).
     #[arg(long)]
     pub include_unpublished_topics: bool,
+    /// Leave out topics without a subscription (until one appears).
+    #[arg(long)]
+    pub ignore_leaf_topics: bool,
     /// Only record topics present at the start.
     #[arg(long)]
     pub no_discovery: bool,
@@ -186,7 +189,10 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
             Param::Value("--compression-threads"),
         ),
         ("record.compression_threads_priority", Param::Unsupported),
-        ("record.ignore_leaf_topics", Param::Unsupported),
+        (
+            "record.ignore_leaf_topics",
+            Param::Switch("--ignore-leaf-topics"),
+        ),
         (
             "storage.storage_config_uri",
             Param::Value("--storage-config-file"),
@@ -225,6 +231,7 @@ impl RecordArgs {
             topic_types: self.topic_types.clone(),
             include_hidden_topics: self.include_hidden_topics,
             include_unpublished_topics: self.include_unpublished_topics,
+            ignore_leaf_topics: self.ignore_leaf_topics,
         };
         let mut custom_data = BTreeMap::new();
         for pair in &self.custom_data {

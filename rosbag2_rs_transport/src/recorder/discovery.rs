@@ -43,6 +43,10 @@ pub struct TopicSelection {
     pub include_hidden_topics: bool,
     /// Also record topics that have subscriptions but no publishers.
     pub include_unpublished_topics: bool,
+    /// Do not record topics without a subscription (`--ignore-leaf-topics`): a topic nobody
+    /// listens to is left out until someone does. Once recorded, the recorder's own
+    /// subscription keeps it.
+    pub ignore_leaf_topics: bool,
     /// Do not record topics of these types (`pkg/msg/Type`).
     pub exclude_topic_types: Vec<String>,
     /// Record the events of every service (`--all-services`).
@@ -240,7 +244,9 @@ pub(crate) fn plan_topic(
             return None;
         }
     };
-    if !selection.matches(&topic.name, &type_name) {
+    if !selection.matches(&topic.name, &type_name)
+        || (selection.selection.ignore_leaf_topics && topic.subscriptions.is_empty())
+    {
         return None;
     }
     let offered: Vec<QosProfile> = topic.publishers.iter().map(|p| p.qos).collect();
@@ -337,6 +343,34 @@ mod tests {
         .compile()
         .unwrap();
         assert_eq!(all.regex_matches_any(&[]), None);
+    }
+
+    #[test]
+    fn leaf_topics_are_planned_only_once_someone_subscribes() {
+        let endpoint = || crate::middleware::EndpointInfo {
+            type_name: "std_msgs/msg/String".into(),
+            qos: QosProfile::default(),
+            node: None,
+        };
+        let mut topic = TopicInfo {
+            name: "/chatter".into(),
+            publishers: vec![endpoint()],
+            subscriptions: vec![],
+        };
+        let selection = |ignore_leaf_topics| {
+            TopicSelection {
+                all: true,
+                ignore_leaf_topics,
+                ..Default::default()
+            }
+            .compile()
+            .unwrap()
+        };
+        let overrides = BTreeMap::new();
+        assert!(plan_topic(&topic, &selection(false), &overrides).is_some());
+        assert!(plan_topic(&topic, &selection(true), &overrides).is_none());
+        topic.subscriptions.push(endpoint());
+        assert!(plan_topic(&topic, &selection(true), &overrides).is_some());
     }
 
     const EVENT: &str = "rosbag2_interfaces/srv/SetRate_Event";
