@@ -4,7 +4,11 @@ use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("msgs");
+    // Read when the script runs, not baked in when it is compiled: a build script binary can be
+    // reused for a checkout elsewhere that shares the target directory.
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest_dir).join("msgs");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut entries = Vec::new();
     for pkg in std::fs::read_dir(&root).expect("msgs/ directory") {
