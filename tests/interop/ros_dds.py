@@ -166,13 +166,13 @@ def take(reader, count, timeout=20):
     return got
 
 
-def wait_matched(endpoint, timeout=20):
-    """Waits until a writer has a matched reader (or a reader a matched writer)."""
+def wait_matched(endpoint, timeout=20, peers=1):
+    """Waits until a writer has `peers` matched readers (or a reader matched writers)."""
     matched = getattr(endpoint, 'get_matched_subscriptions', None) or endpoint.get_matched_publications
     deadline = time.monotonic() + timeout
-    while not matched() and time.monotonic() < deadline:
+    while len(matched()) < peers and time.monotonic() < deadline:
         time.sleep(0.02)
-    return bool(matched())
+    return len(matched()) >= peers
 
 
 class ServiceClient:
