@@ -3,6 +3,7 @@
 use crate::jump::{JumpHandle, JumpRegistry, JumpThreshold, PostJumpCallback, PreJumpCallback};
 use crate::source::{MonotonicSource, SystemSource, TimeSource, WakeSignal};
 use crate::{ClockError, ClockType, Duration, Time};
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -129,111 +130,88 @@ fn sleep_on_source(
     }
 }
 
+/// Which time a [`SourceClock`] tells, and the real source it reads by default.
+pub trait SourceKind: Send + Sync + 'static {
+    /// The clock type of the times it returns.
+    const CLOCK_TYPE: ClockType;
+    /// The real source behind `new()`.
+    fn real_source() -> Arc<dyn TimeSource>;
+}
+
+/// [`SteadyClock`]'s kind: the monotonic source.
+pub struct Steady;
+
+impl SourceKind for Steady {
+    const CLOCK_TYPE: ClockType = ClockType::Steady;
+    fn real_source() -> Arc<dyn TimeSource> {
+        Arc::new(MonotonicSource::new())
+    }
+}
+
+/// [`SystemClock`]'s kind: the wall clock.
+pub struct System;
+
+impl SourceKind for System {
+    const CLOCK_TYPE: ClockType = ClockType::System;
+    fn real_source() -> Arc<dyn TimeSource> {
+        Arc::new(SystemSource::new())
+    }
+}
+
+/// A clock that tells the time of one source, uncontrolled: the body of [`SteadyClock`] and
+/// [`SystemClock`]. The real-time timeout of `sleep_until` is measured on the source itself.
+/// Jumps are not detected: jump handlers are kept but never called.
+pub struct SourceClock<K> {
+    source: Arc<dyn TimeSource>,
+    gate: SleepGate,
+    jumps: JumpRegistry,
+    kind: PhantomData<K>,
+}
+
 /// Steady time: monotonic, never jumps, cannot be controlled.
-pub struct SteadyClock {
-    source: Arc<dyn TimeSource>,
-    gate: SleepGate,
-    jumps: JumpRegistry,
-}
+pub type SteadyClock = SourceClock<Steady>;
 
-impl SteadyClock {
-    /// A steady clock on the real monotonic source (precise sleeping).
+/// System (wall-clock) time. Jumps of the system clock are not detected.
+pub type SystemClock = SourceClock<System>;
+
+impl<K: SourceKind> SourceClock<K> {
+    /// A clock on the real source of its kind (precise sleeping).
     pub fn new() -> Self {
-        Self::with_source(Arc::new(MonotonicSource::new()))
+        Self::with_source(K::real_source())
     }
 
-    /// A steady clock on an injected source.
+    /// A clock on an injected source.
     pub fn with_source(source: Arc<dyn TimeSource>) -> Self {
-        SteadyClock {
+        SourceClock {
             source,
             gate: SleepGate::new(),
             jumps: JumpRegistry::new(),
+            kind: PhantomData,
         }
     }
 }
 
-impl Default for SteadyClock {
+impl<K: SourceKind> Default for SourceClock<K> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Clock for SteadyClock {
+impl<K: SourceKind> Clock for SourceClock<K> {
     fn clock_type(&self) -> ClockType {
-        ClockType::Steady
+        K::CLOCK_TYPE
     }
 
     fn now(&self) -> Time {
-        Time::steady(self.source.now())
+        Time::from_nanos(self.source.now(), K::CLOCK_TYPE)
     }
 
     fn sleep_until(&self, until: Time, real_time_timeout: Duration) -> bool {
-        if until.clock_type() != ClockType::Steady {
-            log::warn!("SteadyClock::sleep_until called with a {until}");
-            return false;
-        }
-        sleep_on_source(&*self.source, &self.gate, until.nanos(), real_time_timeout)
-    }
-
-    fn wakeup(&self) {
-        self.gate.wakeup();
-    }
-
-    /// Steady time never jumps: handlers are kept but never called.
-    fn create_jump_callback(
-        &self,
-        pre: Option<PreJumpCallback>,
-        post: Option<PostJumpCallback>,
-        threshold: JumpThreshold,
-    ) -> Result<JumpHandle, ClockError> {
-        self.jumps.register(pre, post, threshold)
-    }
-}
-
-/// System (wall-clock) time.
-///
-/// The real-time timeout of `sleep_until` is measured on the system clock
-/// itself. Jumps of the system clock are not detected (no handler is called).
-pub struct SystemClock {
-    source: Arc<dyn TimeSource>,
-    gate: SleepGate,
-    jumps: JumpRegistry,
-}
-
-impl SystemClock {
-    /// A system clock on the real wall clock.
-    pub fn new() -> Self {
-        Self::with_source(Arc::new(SystemSource::new()))
-    }
-
-    /// A system clock on an injected source.
-    pub fn with_source(source: Arc<dyn TimeSource>) -> Self {
-        SystemClock {
-            source,
-            gate: SleepGate::new(),
-            jumps: JumpRegistry::new(),
-        }
-    }
-}
-
-impl Default for SystemClock {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Clock for SystemClock {
-    fn clock_type(&self) -> ClockType {
-        ClockType::System
-    }
-
-    fn now(&self) -> Time {
-        Time::system(self.source.now())
-    }
-
-    fn sleep_until(&self, until: Time, real_time_timeout: Duration) -> bool {
-        if until.clock_type() != ClockType::System {
-            log::warn!("SystemClock::sleep_until called with a {until}");
+        if until.clock_type() != K::CLOCK_TYPE {
+            log::warn!(
+                "a {} clock was asked to sleep until a {until}",
+                K::CLOCK_TYPE
+            );
             return false;
         }
         sleep_on_source(&*self.source, &self.gate, until.nanos(), real_time_timeout)

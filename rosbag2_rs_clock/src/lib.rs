@@ -31,7 +31,7 @@ mod time;
 mod time_controller;
 mod virtual_source;
 
-pub use clock::{Clock, SteadyClock, SystemClock};
+pub use clock::{Clock, SourceClock, SourceKind, Steady, SteadyClock, System, SystemClock};
 pub use clock_publish::ClockPublisherMonitor;
 pub use clock_type::ClockType;
 pub use duration::{Duration, NANOS_PER_SEC};
