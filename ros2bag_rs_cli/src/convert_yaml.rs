@@ -2,7 +2,7 @@
 //! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
 //! `all_topics`, `topics`, `topic_types`, `regex`, `exclude_*`, `max_bagfile_size`,
 //! `max_bagfile_duration`, `storage_preset_profile`, `compression_mode`, `compression_format`,
-//! `compression_queue_size`, `compression_threads`, `start_time_ns`,
+//! `compression_queue_size`, `compression_threads`, `compression_threads_priority`, `start_time_ns`,
 //! `end_time_ns`, `custom_data`, ...). Each entry becomes one conversion of the same inputs.
 
 use std::collections::BTreeMap;
@@ -205,6 +205,13 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
                 .with_context(|| format!("{}: expected key=value", entry.context("custom_data")))?;
             custom_data.insert(k.to_string(), v.to_string());
         }
+        let priority = entry.integer("compression_threads_priority")?;
+        if let Some(nice) = priority.filter(|n| !(-20..=19).contains(n)) {
+            bail!(
+                "{}: {nice} is not a nice value (-20 to 19)",
+                entry.context("compression_threads_priority")
+            );
+        }
         let writer = WriterArgs {
             storage: entry.string("storage_id")?.unwrap_or_else(|| "mcap".into()),
             storage_preset_profile: entry
@@ -217,6 +224,7 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             compression_queue_size: entry.integer("compression_queue_size")?.unwrap_or(1).max(0)
                 as usize,
             compression_threads: entry.integer("compression_threads")?.unwrap_or(0).max(0) as usize,
+            compression_threads_priority: priority.map(|nice| nice as i32),
             max_bag_size: entry.integer("max_bagfile_size")?.unwrap_or(0).max(0) as u64,
             max_bag_duration: entry.integer("max_bagfile_duration")?.unwrap_or(0).max(0) as f64,
             storage_config_file: entry.string("storage_config_uri")?.map(PathBuf::from),
@@ -284,7 +292,7 @@ mod tests {
         let bags = options(
             "output_bags:\n- uri: split1\n  topics: [/a, /b]\n  storage_id: sqlite3\n  \
              max_bagfile_size: 1000\n- uri: all\n  all_topics: true\n  exclude_regex: cam\n  \
-             custom_data: [k=v]\n- uri: services\n  all_services: true\n- uri: types\n  \
+             custom_data: [k=v]\n  compression_threads_priority: -3\n- uri: services\n  all_services: true\n- uri: types\n  \
              topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n",
         )
         .unwrap();
@@ -305,6 +313,8 @@ mod tests {
         assert!(keeps(2, "/add/_service_event") && !keeps(2, "/a"));
         assert!(keeps(3, "/camera/image") && keeps(3, "/add/_service_event") && !keeps(3, "/a"));
         assert_eq!(bags[1].output.custom_data["k"], "v");
+        assert_eq!(bags[1].output.compression.threads_priority, Some(-3));
+        assert_eq!(bags[0].output.compression.threads_priority, None);
     }
 
     #[test]
@@ -321,6 +331,10 @@ mod tests {
                 "sideways",
             ),
             ("output_bags:\n- uri: x\n  all_topics: 3\n", "true or false"),
+            (
+                "output_bags:\n- uri: x\n  all_topics: true\n  compression_threads_priority: 20\n",
+                "output_bags[0].compression_threads_priority: 20 is not a nice value",
+            ),
             (
                 "output_bags:\n- uri: x\n  regex: \"(\"\n",
                 "output_bags[0].regex",

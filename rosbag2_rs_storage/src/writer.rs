@@ -99,8 +99,12 @@ impl BagWriter {
             CompressionMode::None => {}
             CompressionMode::File => {
                 file_compressor = Some(
-                    FileCompressor::new(compression.format, compression.effective_threads())
-                        .map_err(threads_error)?,
+                    FileCompressor::new(
+                        compression.format,
+                        compression.effective_threads(),
+                        compression.threads_priority,
+                    )
+                    .map_err(threads_error)?,
                 )
             }
             CompressionMode::Message => {

@@ -368,3 +368,82 @@ fn split_events_name_the_compressed_file() {
     assert_eq!(events[0].opened_file, dir.join("bag_1.mcap"));
     assert!(events[0].closed_file.is_file());
 }
+
+/// The name and nice value of a thread from its `/proc/.../stat` ("tid (name) state ppid ...":
+/// the nice value is field 19, the 17th after the name).
+fn name_and_nice(stat: &str) -> Option<(&str, i64)> {
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    let nice = stat[close + 1..].split_whitespace().nth(16)?.parse().ok()?;
+    Some((&stat[open + 1..close], nice))
+}
+
+/// Nice values of this process's threads whose name starts with `prefix`.
+fn thread_nice_values(prefix: &str) -> Vec<i64> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        // A thread that ended meanwhile has no stat any more.
+        .filter_map(|task| std::fs::read_to_string(task.path().join("stat")).ok())
+        .filter_map(|stat| {
+            let (name, nice) = name_and_nice(&stat)?;
+            name.starts_with(prefix).then_some(nice)
+        })
+        .collect()
+}
+
+/// Waits (up to 20 s) until `count` threads named `prefix*` run at nice `nice`.
+fn wait_for_threads_at(prefix: &str, nice: i64, count: usize) -> bool {
+    for _ in 0..2000 {
+        if thread_nice_values(prefix)
+            .iter()
+            .filter(|n| **n == nice)
+            .count()
+            >= count
+        {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    false
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn compression_threads_run_at_the_asked_nice_value_and_the_writer_keeps_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let own = || {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        name_and_nice(&stat).unwrap().1
+    };
+    let before = own();
+    // Message mode with one thread compresses on the writing thread unless a priority is
+    // asked for: then it gets a thread of its own.
+    for (mode, prefix, threads) in [
+        (CompressionMode::Message, "msg-compress-", 1),
+        (CompressionMode::File, "bag-compress-", 2),
+    ] {
+        let mut writer = BagWriter::create(BagWriterOptions {
+            uri: tmp.path().join(format!("{mode:?}")),
+            compression: CompressionOptions {
+                threads_priority: Some(13),
+                ..compression(mode, threads)
+            },
+            ..Default::default()
+        })
+        .unwrap();
+        writer
+            .create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+            .unwrap();
+        for m in messages(20).iter().filter(|m| &*m.topic == "/chatter") {
+            writer.write(m).unwrap();
+        }
+        assert!(
+            wait_for_threads_at(prefix, 13, threads),
+            "{mode:?}: {prefix}* threads at {:?}, want {threads} at nice 13",
+            thread_nice_values(prefix)
+        );
+        let written = writer.close().unwrap();
+        assert_eq!(written.message_count, 10);
+    }
+    assert_eq!(own(), before, "the writing thread's priority changed");
+}

@@ -16,7 +16,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::{zstd, CompressionFormat};
+use super::{set_thread_priority, zstd, CompressionFormat};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
 use crate::message::{MessageDefinition, SerializedMessage};
@@ -203,8 +203,13 @@ pub struct FileCompressor {
 }
 
 impl FileCompressor {
-    /// Starts `threads` (at least one) compression threads.
-    pub fn new(format: CompressionFormat, threads: usize) -> std::io::Result<Self> {
+    /// Starts `threads` (at least one) compression threads, at the nice value `priority` if
+    /// given.
+    pub fn new(
+        format: CompressionFormat,
+        threads: usize,
+        priority: Option<i32>,
+    ) -> std::io::Result<Self> {
         let (jobs, job_rx) = channel::<Job>();
         let (done_tx, done) = channel::<Done>();
         let job_rx = Arc::new(Mutex::new(job_rx));
@@ -214,14 +219,19 @@ impl FileCompressor {
                 let done_tx = done_tx.clone();
                 std::thread::Builder::new()
                     .name(format!("bag-compress-{i}"))
-                    .spawn(move || loop {
-                        let job = job_rx.lock().map(|rx| rx.recv());
-                        let Ok(Ok((source, target))) = job else {
-                            return;
-                        };
-                        let result = compress_then_rename(&source, &target);
-                        if done_tx.send((source, target, result)).is_err() {
-                            return;
+                    .spawn(move || {
+                        if let Some(priority) = priority {
+                            set_thread_priority(priority);
+                        }
+                        loop {
+                            let job = job_rx.lock().map(|rx| rx.recv());
+                            let Ok(Ok((source, target))) = job else {
+                                return;
+                            };
+                            let result = compress_then_rename(&source, &target);
+                            if done_tx.send((source, target, result)).is_err() {
+                                return;
+                            }
                         }
                     })
             })

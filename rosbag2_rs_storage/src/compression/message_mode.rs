@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 
 use bytes::Bytes;
 
-use super::{zstd, CompressionFormat, CompressionOptions};
+use super::{set_thread_priority, zstd, CompressionFormat, CompressionOptions};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
 use crate::message::{MessageDefinition, SerializedMessage};
@@ -121,25 +121,30 @@ impl MessageCompressor {
             in_flight: VecDeque::new(),
             limit: threads + options.queue_size,
         };
-        if threads > 1 {
+        if threads > 1 || options.threads_priority.is_some() {
             let (jobs, job_rx) = channel::<Job>();
             let job_rx = Arc::new(Mutex::new(job_rx));
             for i in 0..threads {
                 let job_rx = Arc::clone(&job_rx);
-                let format = options.format;
+                let (format, priority) = (options.format, options.threads_priority);
                 compressor.threads.push(
                     std::thread::Builder::new()
                         .name(format!("msg-compress-{i}"))
-                        .spawn(move || loop {
-                            let job = job_rx.lock().map(|rx| rx.recv());
-                            let Ok(Ok((mut message, reply))) = job else {
-                                return;
-                            };
-                            let result = compress(format, &message.data).map(|data| {
-                                message.data = Bytes::from(data);
-                                message
-                            });
-                            let _ = reply.send(result);
+                        .spawn(move || {
+                            if let Some(priority) = priority {
+                                set_thread_priority(priority);
+                            }
+                            loop {
+                                let job = job_rx.lock().map(|rx| rx.recv());
+                                let Ok(Ok((mut message, reply))) = job else {
+                                    return;
+                                };
+                                let result = compress(format, &message.data).map(|data| {
+                                    message.data = Bytes::from(data);
+                                    message
+                                });
+                                let _ = reply.send(result);
+                            }
                         })?,
                 );
             }

@@ -106,7 +106,7 @@ impl std::fmt::Display for CompressionFormat {
 }
 
 /// How a bag writer compresses (`--compression-mode`, `--compression-format`,
-/// `--compression-queue-size`, `--compression-threads`).
+/// `--compression-queue-size`, `--compression-threads`, `--compression-threads-priority`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompressionOptions {
     /// File, message or no compression.
@@ -118,9 +118,13 @@ pub struct CompressionOptions {
     /// Ignored in file mode.
     pub queue_size: usize,
     /// Compression threads; 0 is one per CPU. In message mode a single thread compresses on
-    /// the writing thread itself; in file mode closed files are always compressed in the
+    /// the writing thread itself (unless `threads_priority` is set); in file mode closed files are always compressed in the
     /// background, by this many threads.
     pub threads: usize,
+    /// The nice value (-20 highest to 19 lowest) of the compression threads; `None` leaves them
+    /// at the writer's. With a priority, message mode always compresses on its own threads, so
+    /// that the writing thread keeps its priority.
+    pub threads_priority: Option<i32>,
 }
 
 impl Default for CompressionOptions {
@@ -130,6 +134,7 @@ impl Default for CompressionOptions {
             format: CompressionFormat::Zstd,
             queue_size: 1,
             threads: 0,
+            threads_priority: None,
         }
     }
 }
@@ -142,6 +147,28 @@ impl CompressionOptions {
             n => n,
         }
     }
+}
+
+/// Gives the calling thread the nice value `priority` as rosbag2 does for its compression
+/// threads; a refusal (raising the priority needs `CAP_SYS_NICE`) is logged, not fatal.
+pub(crate) fn set_thread_priority(priority: i32) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid and setpriority take and return plain integers; on Linux
+        // PRIO_PROCESS with a thread id sets that one thread's nice value.
+        let done = unsafe {
+            let tid = libc::gettid();
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, priority)
+        };
+        if done != 0 {
+            log::warn!(
+                "could not set the nice value of a compression thread to {priority}: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    log::warn!("compression thread priorities are only set on Linux (asked: {priority})");
 }
 
 /// The compression of an existing bag, from its `metadata.yaml`.

@@ -136,6 +136,10 @@ pub struct WriterArgs {
     /// Compression threads (0: one per CPU).
     #[arg(long, default_value_t = 0)]
     pub compression_threads: usize,
+    /// Nice value of the compression threads, -20 (highest) to 19 (lowest); raising the
+    /// priority needs CAP_SYS_NICE (refused with a warning). Default: the recorder's.
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-20..=19))]
+    pub compression_threads_priority: Option<i32>,
     /// A storage configuration file, as rosbag2's plugins take it: MCAP writer options
     /// (`chunkSize`, `compression`, `compressionLevel`, `noChunking`), SQLite3 `write: pragmas`.
     #[arg(long, value_name = "FILE")]
@@ -161,6 +165,7 @@ impl WriterArgs {
             },
             queue_size: self.compression_queue_size,
             threads: self.compression_threads,
+            threads_priority: self.compression_threads_priority,
         };
         let chunk_compression = self
             .compression_format
@@ -200,6 +205,8 @@ mod tests {
         inputs: InputArgs,
         #[command(flatten)]
         topics: TopicArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
     }
 
     #[test]
@@ -225,5 +232,19 @@ mod tests {
         assert!(filter.matches("/a") && !filter.matches("/b") && !filter.matches("/c"));
         assert_eq!(seconds(1.5, "--d").unwrap().as_nanos(), 1_500_000_000);
         assert!(seconds(f64::NAN, "--d").is_err());
+    }
+
+    #[test]
+    fn compression_thread_priority_is_a_nice_value() {
+        let options = |args: &[&str]| {
+            Cli::try_parse_from([&["x"], args].concat())
+                .map(|cli| cli.writer.options("bag".into()).unwrap().compression)
+        };
+        assert_eq!(options(&[]).unwrap().threads_priority, None);
+        let low = options(&["--compression-threads-priority", "-5"]).unwrap();
+        assert_eq!(low.threads_priority, Some(-5));
+        for bad in ["20", "-21", "low"] {
+            assert!(options(&["--compression-threads-priority", bad]).is_err());
+        }
     }
 }

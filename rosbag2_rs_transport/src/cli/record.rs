@@ -188,7 +188,10 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
             "record.compression_threads",
             Param::Value("--compression-threads"),
         ),
-        ("record.compression_threads_priority", Param::Unsupported),
+        (
+            "record.compression_threads_priority",
+            Param::Value("--compression-threads-priority"),
+        ),
         (
             "record.ignore_leaf_topics",
             Param::Switch("--ignore-leaf-topics"),
