@@ -80,8 +80,8 @@ def camera_bag(path, typestore, count):
 
 
 def to_two_readers(domain, topic, count, body, send):
-    """Digests received by an 8 MB-buffer reader and a default reader of `topic`, both matched
-    before `send()` publishes."""
+    """Digests received by an 8 MB-buffer reader and a default reader of `topic`, both started
+    before `send()` publishes (it waits until its writer matched them)."""
     tuned = ImageReader(domain, topic, count, body, tuned=True)
     default = ImageReader(domain, topic, count, body, tuned=False)
     send()

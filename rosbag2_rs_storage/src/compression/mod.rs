@@ -118,8 +118,8 @@ pub struct CompressionOptions {
     /// Ignored in file mode.
     pub queue_size: usize,
     /// Compression threads; 0 is one per CPU. In message mode a single thread compresses on
-    /// the writing thread itself (unless `threads_priority` is set); in file mode closed files are always compressed in the
-    /// background, by this many threads.
+    /// the writing thread itself (unless `threads_priority` is set); in file mode closed files
+    /// are always compressed in the background, by this many threads.
     pub threads: usize,
     /// The nice value (-20 highest to 19 lowest) of the compression threads; `None` leaves them
     /// at the writer's. With a priority, message mode always compresses on its own threads, so
