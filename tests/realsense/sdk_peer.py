@@ -243,7 +243,9 @@ def dump(path):
     for s in sensor_objects:
         s.open(s.get_stream_profiles())
         s.start(on_frame)
-    # Wait for playback to start, then to end (or to stall for 3 s).
+    # Wait for playback to start, then to end and its last frames to come out of the sensors'
+    # queues (the status turns to stopped when the reader reaches the end, before the callbacks
+    # of the frames still queued have run): stopped and 0.5 s without a frame, or a 3 s stall.
     deadline, last, quiet = time.time() + 120, -1, 0
     while time.time() < deadline:
         time.sleep(0.05)
@@ -251,7 +253,7 @@ def dump(path):
             quiet += 1
         else:
             last, quiet = len(frames), 0
-        if (frames and playback.current_status() == rs.playback_status.stopped) or quiet > 60:
+        if (frames and playback.current_status() == rs.playback_status.stopped and quiet >= 10) or quiet > 60:
             break
     for s in sensor_objects:
         s.stop()
