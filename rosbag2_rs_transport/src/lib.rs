@@ -30,13 +30,14 @@ mod recorder;
 pub mod cli;
 
 pub use clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
-pub use middleware::dds::{
+pub use middleware::cyclonedds::{
     DdsConfig, DdsMiddleware, DiscoveryRange, NodeEntities, ParticipantEntities,
     MIN_RELIABLE_WRITER_DEPTH,
 };
 pub use middleware::error::{Result, TransportError};
 pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;
+pub use middleware::select::{create_node, Rmw};
 pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
 pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,

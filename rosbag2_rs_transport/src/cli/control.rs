@@ -9,7 +9,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::ServiceType;
 
 use super::args::seconds;
-use super::dds_node;
+use super::ros_node;
 use crate::{Client, Middleware};
 
 /// `ros2bag-rs control`: one request to a running player.
@@ -75,7 +75,7 @@ fn call<S: ServiceType>(
 
 /// Sends one request to a running player and prints the answer.
 pub fn run_control(args: &ControlArgs) -> Result<()> {
-    let node = dds_node(&format!("ros2bag_rs_control_{}", std::process::id()), "/")?;
+    let node = ros_node(&format!("ros2bag_rs_control_{}", std::process::id()), "/")?;
     let node = node.as_ref();
     let player = args.node.as_str();
     let timeout = StdDuration::from_secs_f64(args.timeout.max(0.1));

@@ -3,7 +3,7 @@
 //! flag groups, [`InputArgs`], [`TopicArgs`], [`WriterArgs`]), rosbag2's node parameters and
 //! the rest of `--ros-args` ([`split_ros_args`]), the processes' plumbing (logging as rclcpp
 //! prints it, keyboard controls, SIGINT/SIGTERM, a progress line) and the `run_*` functions that
-//! turn flags into the library's typed options and run the player or recorder on a DDS node.
+//! turn flags into the library's typed options and run the player or recorder on a ROS 2 node.
 
 mod args;
 mod control;
@@ -25,7 +25,7 @@ pub use play::{run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
 pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
 pub use ros_args::{read_params_file, split_ros_args, Param, ParamTable, RosArgs};
 
-use crate::{DdsConfig, DdsMiddleware, Middleware};
+use crate::Middleware;
 
 /// A node binary's command line: its flags, the rosbag2 node parameters it takes, and what it
 /// runs.
@@ -128,10 +128,9 @@ pub fn fail(e: anyhow::Error) -> ! {
     std::process::exit(1);
 }
 
-/// The DDS node of a command-line tool, configured from the ROS 2 environment variables.
-pub fn dds_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
-    let config = DdsConfig::from_env()?;
-    let node = DdsMiddleware::with_config(name, namespace, config)
-        .with_context(|| format!("cannot create the ROS 2 node {name}"))?;
-    Ok(Arc::new(node))
+/// The node of a command-line tool, on the middleware `RMW_IMPLEMENTATION` selects, configured
+/// from the ROS 2 environment variables.
+pub fn ros_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
+    crate::create_node(name, namespace)
+        .with_context(|| format!("cannot create the ROS 2 node {name}"))
 }

@@ -12,9 +12,9 @@ use rosbag2_rs_clock::Time;
 use rosbag2_rs_storage::{Bag, StorageConfig, StorageId};
 
 use super::args::{seconds, topic_name, InputArgs, TopicArgs};
-use super::dds_node;
 use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
+use super::ros_node;
 use crate::{
     load_qos_overrides, service_event_topic, MessageOrder, PlayOptions, Player,
     ServiceIntrospection, ServiceRequestsSource,
@@ -318,7 +318,7 @@ impl PlayArgs {
 /// `ros2 bag play`: plays until the end, a `stop` request or SIGINT/SIGTERM.
 pub fn run_play(args: &PlayArgs, namespace: &str) -> Result<()> {
     let options = args.options()?;
-    let node = dds_node(&options.node_name, namespace)?;
+    let node = ros_node(&options.node_name, namespace)?;
     let player = Arc::new(Player::new(node, options)?);
     let controls = attach(
         &player,
@@ -363,7 +363,7 @@ pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
         "--wait-for-subscribers takes seconds >= 0"
     );
     let wait = StdDuration::from_secs_f64(args.wait_for_subscribers);
-    let node = dds_node(&options.node_name, namespace)?;
+    let node = ros_node(&options.node_name, namespace)?;
     let player = Arc::new(Player::new(node, options)?);
     let lonely = player.wait_for_subscribers(wait);
     if !lonely.is_empty() {

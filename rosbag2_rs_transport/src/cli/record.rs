@@ -304,7 +304,7 @@ impl RecordArgs {
 pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
     let options = args.to_options()?;
     let shutdown = super::shutdown::shutdown_requested()?;
-    let middleware = super::dds_node(&args.node_name, namespace)?;
+    let middleware = super::ros_node(&args.node_name, namespace)?;
     let snapshot_mode = options.snapshot.is_some();
     let uri = options.uri.clone();
     let recorder = Recorder::start(middleware, options)?;

@@ -399,6 +399,7 @@ impl Middleware for InProcessNode {
             type_name: type_name.clone(),
             qos: *qos,
             node: None,
+            type_hash: None,
         };
         let publishers = state
             .publishers

@@ -1,7 +1,8 @@
 //! The one interface the player and recorder use to reach the ROS 2 graph. It works on
 //! serialized CDR bytes (with their 4-byte encapsulation header) so that a bag's bytes go out as
 //! they are and received bytes go into a bag as they are; typed services sit on top
-//! ([`crate::middleware::services`]). Backends: [`crate::middleware::dds::DdsMiddleware`] (default, Cyclone DDS) and
+//! ([`crate::middleware::services`]). Backends, one folder each, chosen by `RMW_IMPLEMENTATION`
+//! in [`select`]: [`crate::middleware::cyclonedds::DdsMiddleware`] (Cyclone DDS) and
 //! [`crate::middleware::inprocess::InProcessBus`] (deterministic, for tests and benchmarks).
 
 use std::time::Duration;
@@ -9,10 +10,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
 
-pub(crate) mod dds;
+pub(crate) mod cyclonedds;
 pub(crate) mod error;
 pub(crate) mod inprocess;
 pub(crate) mod names;
+pub(crate) mod select;
 pub(crate) mod services;
 
 use error::{Result, TransportError};
@@ -58,6 +60,8 @@ pub struct EndpointInfo {
     /// Its node (`/ns/name`), where the graph says (DDS: the participant's
     /// `ros_discovery_info`).
     pub node: Option<String>,
+    /// The type hash the endpoint announces (`RIHS01_<64 hex>`, Jazzy and later), if any.
+    pub type_hash: Option<String>,
 }
 
 /// A topic seen on the graph.
@@ -192,6 +196,11 @@ pub trait Middleware: Send + Sync {
     fn topics(&self) -> Vec<TopicInfo>;
     /// Graph changes from now on.
     fn graph_events(&self) -> crossbeam_channel::Receiver<GraphEvent>;
+    /// Tells the node the type hash (`RIHS01_<64 hex>`, REP-2011) of `type_name`, from a bag or
+    /// from definitions; endpoints of that type created from now on announce it where the
+    /// middleware carries one (DDS: `typehash=` in USER_DATA; Zenoh: key expressions and
+    /// liveliness tokens). A middleware that carries none ignores it.
+    fn register_type_hash(&self, _type_name: &str, _hash: &str) {}
 }
 
 /// Rejects bytes without a CDR encapsulation header.

@@ -351,6 +351,7 @@ mod tests {
             type_name: "std_msgs/msg/String".into(),
             qos: QosProfile::default(),
             node: None,
+            type_hash: None,
         };
         let mut topic = TopicInfo {
             name: "/chatter".into(),

@@ -128,11 +128,6 @@ impl DdsConfig {
                 "ROS_STATIC_PEERS: '{bad}' is not an address"
             )));
         }
-        if let Some(rmw) = non_empty("RMW_IMPLEMENTATION").filter(|r| r != "rmw_cyclonedds_cpp") {
-            log::warn!(
-                "RMW_IMPLEMENTATION='{rmw}': rosbag2-rs speaks Cyclone DDS; topics interoperate with every RMW, services only with rmw_cyclonedds_cpp clients and servers (as between any two ROS 2 RMW implementations)"
-            );
-        }
         let receive_buffer = match non_empty("ROSBAG2_RS_DDS_RECEIVE_BUFFER") {
             Some(v) => parse_size("ROSBAG2_RS_DDS_RECEIVE_BUFFER", &v)?,
             None => DEFAULT_RECEIVE_BUFFER,

@@ -1,0 +1,154 @@
+//! Which middleware a node runs on, chosen as ROS 2 chooses its rmw: by `RMW_IMPLEMENTATION`.
+//! This is the one place that maps an rmw name to a backend; nothing outside `middleware/`
+//! names a vendor.
+
+use std::sync::Arc;
+
+use crate::middleware::error::{Result, TransportError};
+use crate::middleware::Middleware;
+
+/// A ROS 2 middleware implementation, by the name ROS 2 gives its rmw package.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rmw {
+    /// `rmw_cyclonedds_cpp`: Cyclone DDS.
+    CycloneDds,
+    /// `rmw_fastrtps_cpp`: Fast DDS, ROS 2's default.
+    FastDds,
+    /// `rmw_zenoh_cpp`: Zenoh.
+    Zenoh,
+}
+
+impl Rmw {
+    /// Every implementation, in the order ROS 2 documents them.
+    pub const ALL: [Rmw; 3] = [Rmw::FastDds, Rmw::CycloneDds, Rmw::Zenoh];
+
+    /// The rmw package name, as `RMW_IMPLEMENTATION` spells it.
+    pub const fn rmw_name(self) -> &'static str {
+        match self {
+            Rmw::CycloneDds => "rmw_cyclonedds_cpp",
+            Rmw::FastDds => "rmw_fastrtps_cpp",
+            Rmw::Zenoh => "rmw_zenoh_cpp",
+        }
+    }
+
+    /// The middleware's own name, for messages.
+    pub const fn vendor(self) -> &'static str {
+        match self {
+            Rmw::CycloneDds => "Cyclone DDS",
+            Rmw::FastDds => "Fast DDS",
+            Rmw::Zenoh => "Zenoh",
+        }
+    }
+
+    /// The cargo feature that builds this backend.
+    pub const fn feature(self) -> &'static str {
+        match self {
+            Rmw::CycloneDds => "(always built)",
+            Rmw::FastDds => "fastdds",
+            Rmw::Zenoh => "zenoh",
+        }
+    }
+
+    /// Whether this build has the backend.
+    pub const fn is_built(self) -> bool {
+        match self {
+            Rmw::CycloneDds => true,
+            Rmw::FastDds => cfg!(feature = "fastdds"),
+            Rmw::Zenoh => cfg!(feature = "zenoh"),
+        }
+    }
+
+    /// What an unset (or empty) `RMW_IMPLEMENTATION` means: ROS 2's default, Fast DDS, where this
+    /// build has it, so that a default ROS 2 user's `ros2 service call` and rviz reach us; Cyclone
+    /// DDS otherwise.
+    pub const fn default_for_build() -> Rmw {
+        if Rmw::FastDds.is_built() {
+            Rmw::FastDds
+        } else {
+            Rmw::CycloneDds
+        }
+    }
+
+    /// The implementation `RMW_IMPLEMENTATION` names (`None` or empty: [`Rmw::default_for_build`]).
+    /// An unknown name is an error that lists the known ones.
+    pub fn parse(value: Option<&str>) -> Result<Rmw> {
+        let value = value.map(str::trim).unwrap_or_default();
+        if value.is_empty() {
+            return Ok(Rmw::default_for_build());
+        }
+        Rmw::ALL
+            .into_iter()
+            .find(|rmw| rmw.rmw_name() == value)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Rmw::ALL.iter().map(|r| r.rmw_name()).collect();
+                TransportError::InvalidArgument(format!(
+                    "RMW_IMPLEMENTATION='{value}' is not a middleware rosbag2-rs speaks (known: {})",
+                    known.join(", ")
+                ))
+            })
+    }
+
+    /// The implementation the process environment selects.
+    pub fn from_env() -> Result<Rmw> {
+        Rmw::parse(std::env::var("RMW_IMPLEMENTATION").ok().as_deref())
+    }
+
+    /// Creates a node on this middleware, configured from the ROS 2 environment variables.
+    pub fn create_node(self, name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
+        match self {
+            Rmw::CycloneDds => Ok(Arc::new(crate::middleware::cyclonedds::DdsMiddleware::new(
+                name, namespace,
+            )?)),
+            Rmw::FastDds | Rmw::Zenoh => Err(TransportError::InvalidArgument(format!(
+                "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}')",
+                self.rmw_name(),
+                self.vendor(),
+                self.feature()
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Rmw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.rmw_name())
+    }
+}
+
+/// Creates a node on the middleware `RMW_IMPLEMENTATION` selects and logs which one it is.
+pub fn create_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
+    let rmw = Rmw::from_env()?;
+    let node = rmw.create_node(name, namespace)?;
+    log::info!("middleware: {} ({})", rmw.vendor(), rmw.rmw_name());
+    Ok(node)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_select_as_ros2_selects() {
+        assert_eq!(
+            Rmw::parse(Some("rmw_cyclonedds_cpp")).unwrap(),
+            Rmw::CycloneDds
+        );
+        assert_eq!(Rmw::parse(Some("rmw_fastrtps_cpp")).unwrap(), Rmw::FastDds);
+        assert_eq!(Rmw::parse(Some(" rmw_zenoh_cpp ")).unwrap(), Rmw::Zenoh);
+        assert_eq!(Rmw::parse(None).unwrap(), Rmw::default_for_build());
+        assert_eq!(Rmw::parse(Some("")).unwrap(), Rmw::default_for_build());
+        let err = Rmw::parse(Some("rmw_connextdds")).unwrap_err().to_string();
+        assert!(
+            err.contains("rmw_connextdds") && err.contains("rmw_zenoh_cpp"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_backend_this_build_lacks_is_a_clear_error() {
+        for rmw in Rmw::ALL.into_iter().filter(|r| !r.is_built()) {
+            let err = rmw.create_node("n", "/").err().unwrap().to_string();
+            assert!(err.contains(rmw.feature()), "{err}");
+        }
+    }
+}
