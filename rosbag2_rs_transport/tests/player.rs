@@ -1260,3 +1260,164 @@ fn recorded_service_requests_are_sent_to_the_service_from_the_chosen_source() {
     rig.drive(1, handle);
     assert_eq!(target.rate(), 1.0);
 }
+
+/// `/clock` message bytes for a bag time (rosgraph_msgs/msg/Clock, CDR little endian).
+fn clock_bytes(bag_time: i64) -> Bytes {
+    let sec = bag_time.div_euclid(1_000_000_000) as i32;
+    let nsec = bag_time.rem_euclid(1_000_000_000) as u32;
+    [&[0u8, 1, 0, 0][..], &sec.to_le_bytes(), &nsec.to_le_bytes()]
+        .concat()
+        .into()
+}
+
+/// `count` messages on /a, `period_ms` apart from BAG_T0; message i carries byte `i as u8`.
+fn steady_topic(period_ms: i64, count: i64) -> Vec<Spec> {
+    (0..count).map(|i| ("/a", i * period_ms, i as u8)).collect()
+}
+
+/// Plays `specs` with `--use-sim-time` against a `/clock` this test publishes: at each
+/// `(steady ms, bag ms)` tick virtual time is set to the steady time, then the bag time is
+/// published. Between ticks, virtual time moves deadline by deadline, so a player that
+/// extrapolates publishes on its own schedule. Returns the log (topic, byte, receive ms).
+fn play_under_sim_time(
+    specs: &[Spec],
+    options: PlayOptions,
+    ticks: impl IntoIterator<Item = (i64, i64)>,
+) -> (Vec<(String, u8, i64)>, PlaybackSummary) {
+    let mut rig = Rig::new();
+    rig.subscribe("/a", STRING, QosProfile::default());
+    let bag = write_bag(&rig.dir, "bag", specs, &[]);
+    let clock = rig
+        .observer
+        .create_publisher(CLOCK_TOPIC, CLOCK_TYPE, &rosbag2_rs_transport::clock_qos())
+        .unwrap();
+    let player = rig.player(PlayOptions {
+        use_sim_time: true,
+        ..PlayOptions {
+            bags: vec![bag],
+            ..options
+        }
+    });
+    let handle = rig.start(&player);
+    for (steady_ms, bag_ms) in ticks {
+        let at = STEADY_T0 + steady_ms * MS;
+        let give_up = std::time::Instant::now() + GUARD;
+        while !handle.is_finished() {
+            assert!(
+                std::time::Instant::now() < give_up,
+                "the player did not settle"
+            );
+            if !rig.time.wait_settled(1, StdDuration::from_millis(20)) {
+                continue;
+            }
+            match rig.time.next_deadline() {
+                Some(deadline) if deadline < at => {
+                    rig.time.advance_to_next_deadline();
+                }
+                _ => break,
+            }
+        }
+        rig.time.set(at.max(rig.time.now_nanos()));
+        clock.publish(&clock_bytes(BAG_T0 + bag_ms * MS)).unwrap();
+    }
+    let summary = rig.drive(1, handle);
+    (rig.log(), summary)
+}
+
+/// A clock advancing at real time: a tick every `period_ms` from 0 to `end_ms`.
+fn real_time_ticks(period_ms: i64, end_ms: i64) -> Vec<(i64, i64)> {
+    (0..=end_ms / period_ms)
+        .map(|k| (k * period_ms, k * period_ms))
+        .collect()
+}
+
+/// Checks that the log's payload bytes are `expected`, naming the first difference.
+fn assert_bytes(log: &[(String, u8, i64)], expected: impl IntoIterator<Item = i64>) {
+    let expected: Vec<u8> = expected.into_iter().map(|i| i as u8).collect();
+    let got: Vec<u8> = log.iter().map(|(_, b, _)| *b).collect();
+    if let Some(i) = (0..got.len().max(expected.len())).find(|&i| got.get(i) != expected.get(i)) {
+        panic!(
+            "{} messages, expected {}; first difference at #{i}: {:?} (expected {:?}), around {:?}",
+            got.len(),
+            expected.len(),
+            got.get(i),
+            expected.get(i),
+            &log[i.saturating_sub(3)..(i + 3).min(log.len())]
+        );
+    }
+}
+
+#[test]
+fn sim_time_forward_steps_release_every_due_message_in_order_at_the_tick() {
+    // 1 kHz against a 10 Hz /clock: each tick releases the 100 messages it passed.
+    let specs = steady_topic(1, 2000);
+    let (log, summary) =
+        play_under_sim_time(&specs, PlayOptions::default(), real_time_ticks(100, 2000));
+    assert_eq!(summary.published, 2000);
+    assert_bytes(&log, 0..2000);
+    for (i, (_, _, t)) in log.iter().enumerate() {
+        let tick = (i as i64 + 99) / 100 * 100;
+        assert_eq!(
+            *t, tick,
+            "message {i} left at {t} ms, its tick is {tick} ms"
+        );
+    }
+    // 200 Hz against a 100 Hz /clock.
+    let specs = steady_topic(5, 400);
+    let (log, summary) =
+        play_under_sim_time(&specs, PlayOptions::default(), real_time_ticks(10, 2000));
+    assert_eq!(summary.published, 400);
+    assert_bytes(&log, 0..400);
+}
+
+#[test]
+fn sim_time_extrapolation_spreads_a_ticks_backlog_over_the_tick() {
+    let specs = steady_topic(1, 2000);
+    let (log, summary) = play_under_sim_time(
+        &specs,
+        PlayOptions {
+            extrapolate_ros_time: true,
+            ..Default::default()
+        },
+        real_time_ticks(100, 2000),
+    );
+    assert_eq!(summary.published, 2000);
+    assert_bytes(&log, 0..2000);
+    // From the second tick on the rate is known: each message leaves at its own time.
+    for (i, (_, _, t)) in log.iter().enumerate().skip(101) {
+        assert!(
+            (i as i64..=i as i64 + 1).contains(t),
+            "message {i} left at {t} ms"
+        );
+    }
+}
+
+#[test]
+fn sim_time_backward_steps_and_forward_leaps_beyond_the_threshold_reposition() {
+    let specs = steady_topic(1, 2000);
+    // Back from 1000 ms to 500 ms: playback continues from 500 ms.
+    let ticks = real_time_ticks(100, 1000)
+        .into_iter()
+        .chain((0..=15).map(|k| (1100 + k * 100, 500 + k * 100)));
+    let (log, _) = play_under_sim_time(&specs, PlayOptions::default(), ticks);
+    assert_bytes(&log, (0..=1000).chain(500..2000));
+
+    // A leap from 500 ms to 1500 ms: within the threshold every message is played; beyond
+    // it, what the leap passed over is skipped.
+    let leap = || {
+        real_time_ticks(100, 500)
+            .into_iter()
+            .chain((0..=5).map(|k| (600 + k * 100, 1500 + k * 100)))
+    };
+    let (log, _) = play_under_sim_time(&specs, PlayOptions::default(), leap());
+    assert_bytes(&log, 0..2000);
+    let (log, _) = play_under_sim_time(
+        &specs,
+        PlayOptions {
+            sim_time_jump_threshold: Some(Duration::from_nanos(500 * MS)),
+            ..Default::default()
+        },
+        leap(),
+    );
+    assert_bytes(&log, (0..=500).chain(1500..2000));
+}

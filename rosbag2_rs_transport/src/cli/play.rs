@@ -11,7 +11,7 @@ use anyhow::{bail, Result};
 use rosbag2_rs_clock::Time;
 use rosbag2_rs_storage::{Bag, StorageConfig, StorageId};
 
-use super::args::{seconds, topic_name, InputArgs, TopicArgs};
+use super::args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs};
 use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
 use super::ros_node;
@@ -89,6 +89,10 @@ pub struct PlayArgs {
     /// With --use-sim-time, extrapolate time between /clock messages.
     #[arg(long)]
     pub extrapolate_ros_time: bool,
+    /// With --use-sim-time, a forward /clock step of more than this many seconds skips the
+    /// messages it passes over (default: every message whose time has come is played).
+    #[arg(long, value_name = "SECONDS")]
+    pub sim_time_jump_threshold: Option<f64>,
     /// At the end, wait up to this many milliseconds until reliable subscribers acknowledged
     /// every message (0: without limit; negative: do not wait).
     #[arg(long, default_value_t = -1, allow_hyphen_values = true, value_name = "TIMEOUT_MS")]
@@ -296,6 +300,10 @@ impl PlayArgs {
             clock_topics_all: self.clock_topics_all,
             use_sim_time: self.use_sim_time,
             extrapolate_ros_time: self.extrapolate_ros_time,
+            sim_time_jump_threshold: self
+                .sim_time_jump_threshold
+                .map(|s| non_negative_seconds(s, "--sim-time-jump-threshold"))
+                .transpose()?,
             node_name: self.node_name.clone(),
             keep_all_history: false,
             message_order: self.message_order,

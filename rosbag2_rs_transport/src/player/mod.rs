@@ -2,7 +2,7 @@
 //!
 //! All time logic belongs to the [`PlayerClock`]: the player asks it when to publish
 //! ([`sleep_until`](rosbag2_rs_clock::Clock::sleep_until)), forwards pause/resume/rate to it, and
-//! reacts to its jumps (seek, or an external `/clock` going back) by repositioning the
+//! reacts to its jumps (seek, or an external `/clock` going back or leaping ahead) by repositioning the
 //! [read-ahead queue](read_ahead). One playback thread publishes everything, so messages, `/clock`
 //! and split events leave in bag order; play-next and burst requests are handed to that thread.
 //!
@@ -25,8 +25,8 @@ use std::time::Duration as StdDuration;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use rosbag2_rs_clock::{
-    create_player_clock, Duration, JumpHandle, JumpThreshold, MonotonicSource, PlayerClock,
-    PlayerClockOptions, SteadyClock, Time, TimeSource,
+    create_player_clock, ClockChange, Duration, JumpHandle, JumpThreshold, MonotonicSource,
+    PlayerClock, PlayerClockOptions, SteadyClock, Time, TimeJump, TimeSource,
 };
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_interfaces::MessageType;
@@ -116,6 +116,8 @@ struct Control {
     reposition: Mutex<Option<Reposition>>,
     /// Set while the playback thread jumps the clock itself (play-next, loop): not a seek.
     self_jump: AtomicBool,
+    /// Set from before a repositioning jump's new time is visible until `reposition` says so.
+    jumping: AtomicBool,
     stop: AtomicBool,
     /// A seek past the end: playback is complete.
     finish: AtomicBool,
@@ -123,6 +125,13 @@ struct Control {
     /// Bag time of the last published message.
     position: AtomicI64,
     published: AtomicU64,
+}
+
+impl Control {
+    /// Whether a repositioning jump is being announced or waits for the playback thread.
+    fn jump_pending(&self) -> bool {
+        self.jumping.load(Ordering::SeqCst) || self.reposition.lock().is_some()
+    }
 }
 
 /// The part of the player that the playback thread and the services share.
@@ -140,6 +149,25 @@ struct Core {
     bag_start: i64,
     bag_end: i64,
     control: Arc<Control>,
+}
+
+/// Whether a jump of the player's clock makes playback continue from the clock's new time,
+/// dropping what lies between. Under time control (`sim_time` is `None`) every jump does: they
+/// are seeks. Under sim time (`Some(forward threshold)`) an external `/clock` stepping forward
+/// releases every message whose time has come, in order (seed 000); only a backward step, or a
+/// forward step beyond the threshold, repositions. The first `/clock` sample counts as a step
+/// from the playback position.
+fn jump_repositions(jump: &TimeJump, position: i64, sim_time: Option<Option<Duration>>) -> bool {
+    let Some(forward_threshold) = sim_time else {
+        return true;
+    };
+    let beyond = |step: i64| forward_threshold.is_some_and(|t| step > t.as_nanos());
+    match jump.clock_change {
+        // Activation reports the new time itself (the step from "no time"): a first time before
+        // the playback position only means that nothing is due yet.
+        ClockChange::RosTimeActivated => beyond(jump.delta.as_nanos().saturating_sub(position)),
+        _ => jump.delta.as_nanos() < 0 || beyond(jump.delta.as_nanos()),
+    }
 }
 
 /// A bag player on one node.
@@ -196,18 +224,33 @@ impl Player {
             requests: crossbeam_channel::unbounded(),
             reposition: Mutex::new(None),
             self_jump: AtomicBool::new(false),
+            jumping: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             finish: AtomicBool::new(false),
             playing: AtomicBool::new(false),
             position: AtomicI64::new(bag_start),
             published: AtomicU64::new(0),
         });
-        let jumped = control.clone();
+        // A jump that repositions holds publishing from before its new time is visible until
+        // the playback thread has been told to reposition: no message due only by the jump
+        // leaves in between.
+        let (before, after) = (control.clone(), control.clone());
+        let sim_time_threshold = options
+            .use_sim_time
+            .then_some(options.sim_time_jump_threshold);
         let jumps = clock.create_jump_callback(
-            None,
+            Some(Box::new(move |jump| {
+                let position = before.position.load(Ordering::SeqCst);
+                if !before.self_jump.load(Ordering::SeqCst)
+                    && jump_repositions(jump, position, sim_time_threshold)
+                {
+                    before.jumping.store(true, Ordering::SeqCst);
+                }
+            })),
             Some(Box::new(move |_| {
-                if !jumped.self_jump.load(Ordering::SeqCst) {
-                    jumped.reposition.lock().get_or_insert(Reposition::ToNow);
+                if after.jumping.load(Ordering::SeqCst) {
+                    after.reposition.lock().get_or_insert(Reposition::ToNow);
+                    after.jumping.store(false, Ordering::SeqCst);
                 }
             })),
             JumpThreshold::any(),

@@ -46,6 +46,10 @@ pub struct PlayOptions {
     pub use_sim_time: bool,
     /// With `use_sim_time`, extrapolate between `/clock` samples.
     pub extrapolate_ros_time: bool,
+    /// With `use_sim_time`, a forward `/clock` step larger than this skips the messages it
+    /// passes over (playback continues from the new time). `None`: every forward step releases
+    /// every message whose time has come, in order. Backward steps always reposition.
+    pub sim_time_jump_threshold: Option<Duration>,
     /// Node name; services live under `/<node_name>/`.
     pub node_name: String,
     /// Reliable publishers keep every message until each subscriber acknowledged it (keep-all
@@ -123,6 +127,7 @@ impl Default for PlayOptions {
             clock_topics_all: false,
             use_sim_time: false,
             extrapolate_ros_time: false,
+            sim_time_jump_threshold: None,
             node_name: "rosbag2_player".into(),
             keep_all_history: false,
             service_introspection: ServiceIntrospection::Off,

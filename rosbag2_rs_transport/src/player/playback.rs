@@ -275,6 +275,11 @@ impl Playback<'_> {
                 .map(|(m, _)| m.recv_timestamp)
                 .expect("fetched");
             if clock.sleep_until(Time::ros(due), WAIT) {
+                if core.control.jump_pending() {
+                    // Perhaps due only by a jump: reposition first.
+                    std::thread::yield_now();
+                    continue;
+                }
                 self.publish_next();
             }
         }
