@@ -498,14 +498,60 @@ fn sim_time_stamps_messages_with_the_clock_topic() {
         v.extend_from_slice(&nanosec.to_le_bytes());
         v.into()
     };
-    clock_pub.publish(&clock_msg(100, 5)).unwrap();
     clock.set(555); // the receive time is not used
+                    // Before the first /clock: held, then recorded at its time, in order.
+    p.publish(&string_msg("early 1")).unwrap();
+    p.publish(&string_msg("early 2")).unwrap();
+    clock_pub.publish(&clock_msg(100, 5)).unwrap();
     p.publish(&string_msg("a")).unwrap();
     clock_pub.publish(&clock_msg(200, 0)).unwrap();
     p.publish(&string_msg("b")).unwrap();
-    recorder.stop().unwrap();
-    let times: Vec<i64> = read_bag(&bag).iter().map(|m| m.recv_timestamp).collect();
-    assert_eq!(times, [100_000_000_005, 200_000_000_000]);
+    let summary = recorder.stop().unwrap();
+    let bag = read_bag(&bag);
+    let times: Vec<(i64, i64)> = bag
+        .iter()
+        .map(|m| (m.recv_timestamp, m.send_timestamp))
+        .collect();
+    let (t1, t2) = (100_000_000_005, 200_000_000_000);
+    assert_eq!(times, [(t1, t1), (t1, t1), (t1, t1), (t2, t2)]);
+    assert_eq!(
+        payloads_on(&bag, "/t"),
+        ["early 1", "early 2", "a", "b"].map(string_msg)
+    );
+    assert_eq!(summary.topics[0].dropped_before_clock, 0);
+}
+
+#[test]
+fn sim_time_never_records_wall_time_what_no_clock_stamped_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, _clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let p = publisher(&talker, "/t", STRING);
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rec",
+        RecordOptions {
+            use_sim_time: true,
+            // Room for two of the three messages held before /clock.
+            max_cache_size: 2 * string_msg("12345678").len() as u64,
+            ..options(bag.clone(), TopicSelection::topics(["/t"]))
+        },
+    );
+    for _ in 0..3 {
+        p.publish(&string_msg("12345678")).unwrap();
+    }
+    let summary = recorder.stop().unwrap();
+    assert!(read_bag(&bag).is_empty());
+    let t = &summary.topics[0];
+    assert_eq!((t.received, t.written, t.dropped_before_clock), (0, 0, 3));
+    assert!(
+        summary
+            .to_text()
+            .contains("not recorded before the first /clock 3"),
+        "{}",
+        summary.to_text()
+    );
 }
 
 #[test]

@@ -61,7 +61,7 @@ use discovery::{plan_topic, CompiledSelection};
 use snapshot::SnapshotBuffers;
 use snapshot_writer::{SnapshotJob, SnapshotWriter};
 use stats::{RecordedTopic, TopicRegistry};
-use time::RecordTime;
+use time::{Deliver, RecordTime, Target};
 
 use crate::middleware::names::expand_name;
 use crate::middleware::services::ServiceIntrospection;
@@ -125,7 +125,11 @@ impl Recorder {
         options.validate()?;
         let node = middleware.node().clone();
         let (selection, qos_overrides) = resolve_names(&options, &node)?;
-        let (time, clock_subscription) = record_time(middleware.as_ref(), options.use_sim_time)?;
+        let (time, clock_subscription) = record_time(
+            middleware.as_ref(),
+            options.use_sim_time,
+            options.max_cache_size,
+        )?;
         let registry = Arc::new(TopicRegistry::default());
         let bag_options = BagWriterOptions {
             uri: options.uri.clone(),
@@ -307,6 +311,7 @@ impl Recorder {
         }
         self.inner.subscriptions.lock().clear();
         self.clock_subscription = None;
+        self.inner.time.discard_held();
         self.services.clear();
         let mut summary = RecordSummary {
             bag: self.bag.clone(),
@@ -384,14 +389,16 @@ fn resolve_names(
     Ok((selection.compile()?, qos_overrides))
 }
 
-/// Where receive timestamps come from, and the `/clock` subscription that sim time needs.
+/// Where receive timestamps come from, and the `/clock` subscription that sim time needs (what
+/// arrives before its first message is held up to `hold_limit` bytes).
 fn record_time(
     middleware: &dyn Middleware,
     use_sim_time: bool,
+    hold_limit: u64,
 ) -> Result<(RecordTime, Option<Handle>)> {
     Ok(if use_sim_time {
-        let (clock, handle) = time::sim_time(middleware)?;
-        (RecordTime::Ros(clock), Some(handle))
+        let (sim, handle) = time::sim_time(middleware, hold_limit)?;
+        (RecordTime::Ros(sim), Some(handle))
     } else {
         (RecordTime::Receive, None)
     })
@@ -689,20 +696,14 @@ impl Inner {
             name: name.clone(),
             counters: counters.clone(),
         });
-        let paused = self.paused.clone();
-        let time = self.time.clone();
-        let callback: MessageCallback = match &self.sink {
+        let deliver: Deliver = match &self.sink {
             Sink::Bag(cache) => {
-                let cache = cache.clone();
-                Box::new(move |m: ReceivedMessage| {
-                    if paused.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let recv_timestamp = time.stamp(m.recv_timestamp);
+                let (cache, counters) = (cache.clone(), counters.clone());
+                Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
                     let message = SerializedMessage {
                         topic: name.clone(),
                         recv_timestamp,
-                        send_timestamp: m.send_timestamp.unwrap_or(recv_timestamp),
+                        send_timestamp,
                         data: m.data,
                     };
                     if cache.push(message, &counters) {
@@ -712,17 +713,20 @@ impl Inner {
             }
             Sink::Snapshots { buffers, .. } => {
                 let ring = buffers.add_topic(name, counters.clone());
-                Box::new(move |m: ReceivedMessage| {
-                    if paused.load(Ordering::Relaxed) {
-                        return;
-                    }
+                let counters = counters.clone();
+                Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
                     TopicCounters::add(&counters.received, 1);
-                    let recv_timestamp = time.stamp(m.recv_timestamp);
-                    let send = m.send_timestamp.unwrap_or(recv_timestamp);
-                    ring.push(m.data, recv_timestamp, send);
+                    ring.push(m.data, recv_timestamp, send_timestamp);
                 })
             }
         };
+        let target = Arc::new(Target { deliver, counters });
+        let (paused, time) = (self.paused.clone(), self.time.clone());
+        let callback: MessageCallback = Box::new(move |m: ReceivedMessage| {
+            if !paused.load(Ordering::Relaxed) {
+                time.deliver(m, &target);
+            }
+        });
         Ok(self.middleware.create_subscription(
             &plan.name,
             &plan.type_name,

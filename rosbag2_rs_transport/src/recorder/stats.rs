@@ -19,6 +19,9 @@ pub struct TopicCounters {
     pub written: AtomicU64,
     /// Snapshot mode: messages evicted from the ring buffer by its limits (by design, not a loss).
     pub evicted: AtomicU64,
+    /// Sim time: messages that arrived before the first `/clock` and were not recorded (the
+    /// hold was full, or no `/clock` ever came).
+    pub dropped_before_clock: AtomicU64,
 }
 
 impl TopicCounters {
@@ -77,6 +80,8 @@ pub struct TopicSummary {
     pub dropped: u64,
     /// Snapshot mode: messages evicted from the ring buffer by its limits.
     pub evicted: u64,
+    /// Sim time: messages that arrived before the first `/clock` and were not recorded.
+    pub dropped_before_clock: u64,
 }
 
 /// What a recording did, returned by [`super::Recorder::stop`].
@@ -102,6 +107,7 @@ impl RecordSummary {
                 written: t.counters.written.load(Ordering::Relaxed),
                 dropped: t.counters.dropped.load(Ordering::Relaxed),
                 evicted: t.counters.evicted.load(Ordering::Relaxed),
+                dropped_before_clock: t.counters.dropped_before_clock.load(Ordering::Relaxed),
             })
             .collect();
         topics.sort_by(|a, b| a.topic.cmp(&b.topic));
@@ -128,13 +134,21 @@ impl RecordSummary {
         let mut out = String::new();
         for t in &self.topics {
             out.push_str(&format!(
-                "{}: received {}, written {}, dropped {}{}\n",
+                "{}: received {}, written {}, dropped {}{}{}\n",
                 t.topic,
                 t.received,
                 t.written,
                 t.dropped,
                 if t.evicted > 0 {
                     format!(", evicted by the buffer limits {}", t.evicted)
+                } else {
+                    String::new()
+                },
+                if t.dropped_before_clock > 0 {
+                    format!(
+                        ", not recorded before the first /clock {}",
+                        t.dropped_before_clock
+                    )
                 } else {
                     String::new()
                 }
