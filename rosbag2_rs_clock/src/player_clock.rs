@@ -67,6 +67,9 @@ pub trait PlayerClock: Clock {
     /// Returns true when more than one publisher is present.
     fn set_clock_publisher_count(&self, count: usize) -> bool;
 
+    /// The number of `/clock` publishers last reported.
+    fn clock_publisher_count(&self) -> usize;
+
     /// True while some thread is inside `sleep_until`.
     fn is_sleeping(&self) -> bool;
 

@@ -431,6 +431,10 @@ impl PlayerClock for SimTimeClock {
         self.publishers.set_count(count)
     }
 
+    fn clock_publisher_count(&self) -> usize {
+        self.publishers.count()
+    }
+
     fn is_sleeping(&self) -> bool {
         self.gate.sleeping()
     }

@@ -20,6 +20,7 @@
 //! binaries of this package need; a library user can leave it out.
 
 mod clock_topic;
+mod clock_watch;
 mod error_chain;
 mod middleware;
 mod player;

@@ -18,6 +18,9 @@ use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::from_cdr;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
+    SetClockPublishFrequency, SetClockPublishFrequencyRequest,
+};
 use rosbag2_rs_interfaces::service_msgs::{ServiceEvent, ServiceEventInfo};
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::{
@@ -1420,4 +1423,121 @@ fn sim_time_backward_steps_and_forward_leaps_beyond_the_threshold_reposition() {
         leap(),
     );
     assert_bytes(&log, (0..=500).chain(1500..2000));
+}
+
+/// Waits (real time, with a guard: other threads report it) until `done()`.
+fn eventually(what: &str, done: impl Fn() -> bool) {
+    let give_up = std::time::Instant::now() + GUARD;
+    while !done() {
+        assert!(
+            std::time::Instant::now() < give_up,
+            "never happened: {what}"
+        );
+        std::thread::sleep(StdDuration::from_millis(5));
+    }
+}
+
+#[test]
+fn clock_publishers_are_counted_by_followers_and_time_sources() {
+    let rig = Rig::new();
+    let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
+    let leader = |name| {
+        rig.player_named(
+            name,
+            PlayOptions {
+                clock_publish_frequency: 10.0,
+                ..opts(bag.clone())
+            },
+        )
+    };
+    let follower = rig.player_named(
+        "follower",
+        PlayOptions {
+            use_sim_time: true,
+            ..opts(bag.clone())
+        },
+    );
+    let first = leader("leader_1");
+    eventually("one /clock publisher seen", || {
+        follower.clock().clock_publisher_count() == 1
+    });
+    let second = leader("leader_2");
+    for player in [&follower, &first, &second] {
+        eventually("two /clock publishers seen by every player", || {
+            player.clock().clock_publisher_count() == 2
+        });
+    }
+    // A player that neither follows nor publishes /clock does not count (nor warn).
+    let bystander = rig.player_named("bystander", opts(bag));
+    assert_eq!(bystander.clock().clock_publisher_count(), 0);
+}
+
+#[test]
+fn a_late_clock_subscriber_gets_the_time_at_once() {
+    for options in [
+        PlayOptions {
+            clock_topics: vec!["/a".into()],
+            ..Default::default()
+        },
+        PlayOptions {
+            clock_publish_frequency: 0.5,
+            ..Default::default()
+        },
+    ] {
+        let mut rig = Rig::new();
+        let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
+        let player = rig.player(PlayOptions {
+            start_paused: true,
+            bags: vec![bag],
+            ..options
+        });
+        let handle = rig.start(&player);
+        // Virtual time stands still: only the new subscription can make /clock go out.
+        rig.subscribe(CLOCK_TOPIC, CLOCK_TYPE, rosbag2_rs_transport::clock_qos());
+        eventually("a /clock sample for the late subscriber", || {
+            !rig.clock_times().is_empty()
+        });
+        assert_eq!(rig.clock_times()[0], (0, 0));
+        player.stop();
+        handle.join().unwrap();
+    }
+}
+
+#[test]
+fn clock_publishing_starts_changes_and_stops_at_run_time() {
+    let mut rig = Rig::new();
+    rig.subscribe(CLOCK_TOPIC, CLOCK_TYPE, rosbag2_rs_transport::clock_qos());
+    let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
+    let player = rig.player(opts(bag));
+    let stopper = player.clone();
+    rig.on_message("/a", move |i| {
+        if i == 4 {
+            stopper.set_clock_publish_frequency(0.0).unwrap();
+        }
+    });
+    let handle = rig.start(&player);
+    assert!(rig.clock_times().is_empty());
+    let set = rig.client::<SetClockPublishFrequency>("set_clock_publish_frequency");
+    let response = set
+        .call(&SetClockPublishFrequencyRequest { frequency: 20.0 }, GUARD)
+        .unwrap();
+    assert!(response.success, "{}", response.message);
+    // The playback thread and the /clock thread sleep on time until message 4 (400 ms).
+    rig.drive_until(2, || rig.payloads().len() == 5);
+    rig.drive(1, handle);
+    let ticks = rig.clock_times();
+    assert!(ticks.len() >= 8, "{ticks:?}");
+    assert!(
+        ticks.iter().all(|&(t, bag)| t <= 400 && t == bag),
+        "{ticks:?}"
+    );
+    // Sim time follows another node's /clock: it does not publish its own.
+    let follower = rig.player_named(
+        "follower",
+        PlayOptions {
+            use_sim_time: true,
+            ..opts(write_bag(&rig.dir, "b", &ten(), &[]))
+        },
+    );
+    assert!(follower.set_clock_publish_frequency(10.0).is_err());
 }

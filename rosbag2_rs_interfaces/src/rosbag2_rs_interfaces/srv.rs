@@ -1,5 +1,6 @@
 //! `rosbag2_rs_interfaces/srv`: configuring and clearing the recorder's
-//! snapshot ring buffer, whose limits apply per topic.
+//! snapshot ring buffer, whose limits apply per topic, and the player's `/clock`
+//! publishing at run time.
 //!
 //! Each service `X` is a marker type implementing [`crate::ServiceType`], with
 //! its request `XRequest` and response `XResponse`.
@@ -89,4 +90,32 @@ impl_service!(
     ClearBufferRequest,
     ClearBufferResponse,
     "rosbag2_rs_interfaces/srv/ClearBuffer"
+);
+
+/// `rosbag2_rs_interfaces/srv/SetClockPublishFrequency`: start, change or stop the
+/// player's `/clock` publishing while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SetClockPublishFrequency;
+
+/// `rosbag2_rs_interfaces/srv/SetClockPublishFrequency_Request`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetClockPublishFrequencyRequest {
+    /// Hz; a positive value starts or changes publishing, 0 stops it.
+    pub frequency: f64,
+}
+
+/// `rosbag2_rs_interfaces/srv/SetClockPublishFrequency_Response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SetClockPublishFrequencyResponse {
+    /// True if the new frequency was applied.
+    pub success: bool,
+    /// Human-readable detail, e.g. why the request was rejected.
+    pub message: String,
+}
+
+impl_service!(
+    SetClockPublishFrequency,
+    SetClockPublishFrequencyRequest,
+    SetClockPublishFrequencyResponse,
+    "rosbag2_rs_interfaces/srv/SetClockPublishFrequency"
 );

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use crossbeam_channel::{Receiver, Sender};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use rosbag2_rs_clock::{
     create_player_clock, ClockChange, Duration, JumpHandle, JumpThreshold, MonotonicSource,
     PlayerClock, PlayerClockOptions, SteadyClock, Time, TimeJump, TimeSource,
@@ -34,6 +34,7 @@ use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::{MessageDefinitionCache, QosProfile, SequentialReader, TopicFilter};
 
 use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
+use crate::clock_watch::{ClockWatch, ClockWatchHooks};
 use crate::middleware::{Handle, Middleware, RawPublisher};
 use crate::recorder::is_service_event_topic;
 use service_requests::RequestReplayer;
@@ -45,6 +46,8 @@ pub use qos::adapt_to_recorded;
 /// How long the playback thread waits before re-checking for requests. Every request also
 /// wakes it at once; this is a backstop, not a polling period.
 const WAIT: Duration = Duration::from_nanos(1_000_000_000);
+/// [`WAIT`] for waits on the wall clock.
+const WAIT_REAL: StdDuration = StdDuration::from_secs(1);
 /// How long a service or method waits for the playback thread to answer.
 const ANSWER_TIMEOUT: StdDuration = StdDuration::from_secs(10);
 
@@ -125,6 +128,8 @@ struct Control {
     /// Bag time of the last published message.
     position: AtomicI64,
     published: AtomicU64,
+    /// Wakes the `/clock` thread while it waits for publishing to be switched on.
+    clock_changes: (Sender<()>, Receiver<()>),
 }
 
 impl Control {
@@ -142,7 +147,9 @@ struct Core {
     steady: SteadyClock,
     /// Keyed by bag topic name.
     publishers: HashMap<String, TopicPublisher>,
-    clock_publisher: Option<Box<dyn RawPublisher>>,
+    /// `/clock`, once the player publishes it (from the start, or from the first
+    /// [`Player::set_clock_publish_frequency`]).
+    clock_publisher: RwLock<Option<Box<dyn RawPublisher>>>,
     split_events: Box<dyn RawPublisher>,
     reader: Mutex<Option<SequentialReader>>,
     filter: TopicFilter,
@@ -175,6 +182,42 @@ pub struct Player {
     core: Arc<Core>,
     _handles: Vec<Handle>,
     _jumps: JumpHandle,
+    _clock_watch: ClockWatch,
+}
+
+/// What the player does with what it sees of `/clock`: under sim time or while publishing
+/// `/clock`, the number of `/clock` publishers goes to the clock (which warns about more than
+/// one); a subscriber matching its `/clock` publisher gets the current time at once.
+fn clock_watch_hooks(core: &Arc<Core>) -> ClockWatchHooks {
+    let (counting, matching, publishing) = (
+        Arc::downgrade(core),
+        Arc::downgrade(core),
+        Arc::downgrade(core),
+    );
+    ClockWatchHooks {
+        publishers: Box::new(move |count| {
+            if let Some(core) = counting.upgrade() {
+                if core.clock.uses_sim_time() || core.publishes_clock() {
+                    core.clock.set_clock_publisher_count(count);
+                }
+            }
+        }),
+        subscriptions: Some((
+            Box::new(move || {
+                matching.upgrade().map_or(0, |core| {
+                    core.clock_publisher
+                        .read()
+                        .as_ref()
+                        .map_or(0, |p| p.subscription_count())
+                })
+            }),
+            Box::new(move || {
+                if let Some(core) = publishing.upgrade().filter(|c| c.publishes_clock()) {
+                    core.publish_clock(core.clock.now().nanos());
+                }
+            }),
+        )),
+    }
 }
 
 impl Player {
@@ -211,6 +254,7 @@ impl Player {
         } else {
             None
         };
+        let clock_publisher = RwLock::new(clock_publisher);
         let split_events = middleware.create_publisher(
             "events/read_split",
             ReadSplitEvent::TYPE_NAME,
@@ -230,6 +274,7 @@ impl Player {
             playing: AtomicBool::new(false),
             position: AtomicI64::new(bag_start),
             published: AtomicU64::new(0),
+            clock_changes: crossbeam_channel::bounded(1),
         });
         // A jump that repositions holds publishing from before its new time is visible until
         // the playback thread has been told to reposition: no message due only by the jump
@@ -283,10 +328,12 @@ impl Player {
                 }),
             )?);
         }
+        let watch = ClockWatch::start(middleware, clock_watch_hooks(&core))?;
         Ok(Self {
             core,
             _handles: handles,
             _jumps: jumps,
+            _clock_watch: watch,
         })
     }
 
@@ -344,6 +391,12 @@ impl Player {
     /// While paused, publishes up to `n` next messages at once; returns how many were published.
     pub fn burst(&self, n: u64) -> Result<u64, PlayerError> {
         self.core.burst(n)
+    }
+
+    /// Starts, changes (`hz > 0`) or stops (`hz <= 0`) publishing `/clock` while the player
+    /// runs. Refused under sim time.
+    pub fn set_clock_publish_frequency(&self, hz: f64) -> Result<(), PlayerError> {
+        self.core.set_clock_publish_frequency(hz)
     }
 
     /// Ends the current playback (also while paused).
@@ -577,6 +630,37 @@ impl Core {
         self.clock.set_rate(rate)?;
         log::info!("rate set to {rate}");
         Ok(())
+    }
+
+    fn set_clock_publish_frequency(&self, hz: f64) -> Result<(), PlayerError> {
+        self.refuse_under_sim_time("set_clock_publish_frequency")?;
+        if hz > 0.0 {
+            let mut publisher = self.clock_publisher.write();
+            if publisher.is_none() {
+                *publisher = Some(self.middleware.create_publisher(
+                    CLOCK_TOPIC,
+                    CLOCK_TYPE,
+                    &clock_qos(),
+                )?);
+            }
+        }
+        self.clock.set_clock_publish_frequency(hz)?;
+        if hz > 0.0 {
+            let _ = self.control.clock_changes.0.try_send(());
+            log::info!("publishing /clock at {hz} Hz");
+        } else {
+            // The /clock thread stops waiting for the next tick.
+            self.clock.wakeup();
+            log::info!("/clock publishing stopped");
+        }
+        Ok(())
+    }
+
+    /// Whether `/clock` is published now (at a frequency, or before messages of some topics).
+    fn publishes_clock(&self) -> bool {
+        self.clock.get_clock_publish_frequency() > 0.0
+            || self.options.clock_topics_all
+            || !self.options.clock_topics.is_empty()
     }
 
     fn play_next(&self) -> Result<(), PlayerError> {

@@ -12,7 +12,9 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_storage::{SequentialReader, SerializedMessage, TopicFilter};
 
 use super::read_ahead::{Item, ReadAhead};
-use super::{Core, PlaySpan, PlaybackEnd, PlaybackSummary, PlayerError, Reposition, Request, WAIT};
+use super::{
+    Core, PlaySpan, PlaybackEnd, PlaybackSummary, PlayerError, Reposition, Request, WAIT, WAIT_REAL,
+};
 
 /// Clears the playing flag however playback ends, and refuses requests left in the queue.
 struct PlayingGuard<'a>(&'a Core);
@@ -88,7 +90,7 @@ impl Core {
         }
         let clock_thread_done = std::sync::atomic::AtomicBool::new(false);
         let result = std::thread::scope(|scope| {
-            if self.clock_publisher.is_some() && self.clock.get_clock_publish_frequency() > 0.0 {
+            if !self.clock.uses_sim_time() {
                 scope.spawn(|| self.publish_clock_periodically(&clock_thread_done));
             }
             let result = match first {
@@ -97,6 +99,7 @@ impl Core {
             };
             clock_thread_done.store(true, Ordering::SeqCst);
             self.clock.wakeup();
+            let _ = self.control.clock_changes.0.try_send(());
             result
         });
         let (end, reader) = result;
@@ -116,16 +119,20 @@ impl Core {
         })
     }
 
+    /// Publishes `/clock` at the clock's frequency; while that is 0, waits for it to change
+    /// (on a channel, not on the clock's time source: an idle thread adds no sleeper there).
     fn publish_clock_periodically(&self, done: &std::sync::atomic::AtomicBool) {
         while !done.load(Ordering::SeqCst) {
-            if let Some(time) = self.clock.wait_clock_publish_due(WAIT) {
+            if self.clock.get_clock_publish_frequency() <= 0.0 {
+                let _ = (self.control.clock_changes.1).recv_timeout(WAIT_REAL);
+            } else if let Some(time) = self.clock.wait_clock_publish_due(WAIT) {
                 self.publish_clock(time.nanos());
             }
         }
     }
 
-    fn publish_clock(&self, nanos: i64) {
-        if let Some(publisher) = &self.clock_publisher {
+    pub(super) fn publish_clock(&self, nanos: i64) {
+        if let Some(publisher) = &*self.clock_publisher.read() {
             if let Err(e) = publisher.publish(&crate::clock_topic::encode(nanos)) {
                 log::warn!("cannot publish /clock: {e}");
             }

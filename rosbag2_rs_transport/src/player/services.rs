@@ -1,11 +1,15 @@
 //! The player's ROS 2 services, on `/<node_name>/...` with rosbag2's wire types, so that
 //! `ros2 service call /rosbag2_player/pause rosbag2_interfaces/srv/Pause` works unchanged.
 //! Refused requests answer `success: false` (where the type has the field) and log the reason.
+//! `set_clock_publish_frequency` is this project's own (`rosbag2_rs_interfaces`).
 
 use std::sync::Arc;
 
 use rosbag2_rs_clock::{Duration, Time};
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
+    SetClockPublishFrequency, SetClockPublishFrequencyResponse,
+};
 
 use super::{Core, PlaySpan, PlayerError};
 use crate::middleware::error::Result;
@@ -134,6 +138,23 @@ pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
             };
             PlayResponse {
                 success: succeeded("play", core_.play_in_background(span)),
+            }
+        },
+    )?);
+    let core_ = c();
+    handles.push(serve_introspected::<SetClockPublishFrequency>(
+        mw,
+        introspection,
+        "~/set_clock_publish_frequency",
+        move |r| {
+            let result = core_.set_clock_publish_frequency(r.frequency);
+            SetClockPublishFrequencyResponse {
+                message: result
+                    .as_ref()
+                    .err()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+                success: succeeded("set_clock_publish_frequency", result),
             }
         },
     )?);

@@ -63,6 +63,8 @@ use snapshot_writer::{SnapshotJob, SnapshotWriter};
 use stats::{RecordedTopic, TopicRegistry};
 use time::{Deliver, RecordTime, Target};
 
+use crate::clock_watch::{ClockWatch, ClockWatchHooks};
+
 use crate::middleware::names::expand_name;
 use crate::middleware::services::ServiceIntrospection;
 use crate::middleware::{Handle, MessageCallback, Middleware, ReceivedMessage};
@@ -114,7 +116,7 @@ pub struct Recorder {
     bag: Option<PathBuf>,
     output: Output,
     services: Vec<Handle>,
-    clock_subscription: Option<Handle>,
+    clock_subscription: Option<(Handle, ClockWatch)>,
     discovery: Option<(Sender<()>, JoinHandle<()>)>,
 }
 
@@ -125,11 +127,8 @@ impl Recorder {
         options.validate()?;
         let node = middleware.node().clone();
         let (selection, qos_overrides) = resolve_names(&options, &node)?;
-        let (time, clock_subscription) = record_time(
-            middleware.as_ref(),
-            options.use_sim_time,
-            options.max_cache_size,
-        )?;
+        let (time, clock_subscription) =
+            record_time(&middleware, options.use_sim_time, options.max_cache_size)?;
         let registry = Arc::new(TopicRegistry::default());
         let bag_options = BagWriterOptions {
             uri: options.uri.clone(),
@@ -389,16 +388,25 @@ fn resolve_names(
     Ok((selection.compile()?, qos_overrides))
 }
 
-/// Where receive timestamps come from, and the `/clock` subscription that sim time needs (what
-/// arrives before its first message is held up to `hold_limit` bytes).
+/// Where receive timestamps come from, and what sim time needs: the `/clock` subscription
+/// (what arrives before its first message is held up to `hold_limit` bytes) and a watch of
+/// `/clock` publishers (more than one is warned about).
 fn record_time(
-    middleware: &dyn Middleware,
+    middleware: &Arc<dyn Middleware>,
     use_sim_time: bool,
     hold_limit: u64,
-) -> Result<(RecordTime, Option<Handle>)> {
+) -> Result<(RecordTime, Option<(Handle, ClockWatch)>)> {
     Ok(if use_sim_time {
-        let (sim, handle) = time::sim_time(middleware, hold_limit)?;
-        (RecordTime::Ros(sim), Some(handle))
+        let (sim, handle) = time::sim_time(middleware.as_ref(), hold_limit)?;
+        let counted = sim.clone();
+        let watch = ClockWatch::start(
+            middleware.clone(),
+            ClockWatchHooks {
+                publishers: Box::new(move |n| counted.set_clock_publisher_count(n)),
+                subscriptions: None,
+            },
+        )?;
+        (RecordTime::Ros(sim), Some((handle, watch)))
     } else {
         (RecordTime::Receive, None)
     })

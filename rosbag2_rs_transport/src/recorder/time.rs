@@ -127,6 +127,11 @@ impl SimTime {
         held.bytes = 0;
     }
 
+    /// Reports the number of `/clock` publishers on the graph (more than one: a warning).
+    pub(crate) fn set_clock_publisher_count(&self, count: usize) {
+        self.clock.set_clock_publisher_count(count);
+    }
+
     fn discard_held(&self) {
         let mut held = self.held.lock();
         let messages = std::mem::take(&mut held.messages);
