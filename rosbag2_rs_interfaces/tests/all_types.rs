@@ -205,12 +205,19 @@ fn every_type_matches_rosbags_and_round_trips() {
             message: s(2),
         },
     );
+    c.service::<rs_srv::SetClockPublishFrequency>(
+        rs_srv::SetClockPublishFrequencyRequest { frequency: 1.5 },
+        rs_srv::SetClockPublishFrequencyResponse {
+            success: true,
+            message: s(2),
+        },
+    );
 
     let mut seen = c.seen.clone();
     seen.sort_unstable();
     let all: Vec<&str> = c.table.keys().map(String::as_str).collect();
     assert_eq!(seen, all, "every type in the rosbags table is checked once");
-    assert_eq!(seen.len(), 34);
+    assert_eq!(seen.len(), 36);
 }
 
 #[test]

@@ -21,9 +21,17 @@ pub(crate) struct ClockWatchHooks {
     /// Called with the number of `/clock` publishers on the graph, at start and whenever one
     /// appears.
     pub publishers: Box<dyn Fn(usize) + Send>,
-    /// The number of subscriptions matched by one's own `/clock` publisher (0 without one),
-    /// and what to do when it grows.
-    pub subscriptions: Option<(Box<dyn Fn() -> usize + Send>, Box<dyn Fn() + Send>)>,
+    /// One's own `/clock` publisher, if any.
+    pub subscriptions: Option<MatchedSubscriptions>,
+}
+
+/// The number of subscriptions matched by one's own `/clock` publisher (0 while there is
+/// none), and what to do when it grows.
+pub(crate) struct MatchedSubscriptions {
+    /// Counts them.
+    pub count: Box<dyn Fn() -> usize + Send>,
+    /// Called when the count grew.
+    pub on_new: Box<dyn Fn() + Send>,
 }
 
 /// A running watch; dropping it stops the thread.
@@ -70,7 +78,7 @@ fn watch(
     stopped: &Receiver<()>,
 ) {
     (hooks.publishers)(clock_publishers(middleware));
-    let mut matched = hooks.subscriptions.as_ref().map_or(0, |(count, _)| count());
+    let mut matched = hooks.subscriptions.as_ref().map_or(0, |s| (s.count)());
     let mut events = events.clone();
     loop {
         select! {
@@ -85,10 +93,10 @@ fn watch(
             },
             default(POLL) => {}
         }
-        if let Some((count, on_new)) = &hooks.subscriptions {
-            let now = count();
+        if let Some(own) = &hooks.subscriptions {
+            let now = (own.count)();
             if now > matched {
-                on_new();
+                (own.on_new)();
             }
             matched = now;
         }

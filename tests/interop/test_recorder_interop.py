@@ -18,7 +18,7 @@ from rosbags.rosbag2 import Reader
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from conftest import binary
-from ros_dds import (RELIABLE, Header, Image, ServiceClient, String, Time, only_in_private_network,
+from ros_dds import (RELIABLE, Clock, Header, Image, ServiceClient, String, Time, only_in_private_network,
                      refuse_real_interfaces)
 from ros_dds import wait_matched as matched
 from test_dds_interop import same_cdr
@@ -370,3 +370,31 @@ def test_sigkilled_recording_at_100_mb_per_s_reindexes_to_an_exact_prefix(tmp_pa
     lost_ms = (last_before_kill - stamps[seqs[-1]]) / 1e6
     assert lost_ms <= 100, (f'the last recovered message was published {lost_ms:.0f} ms before the last one '
                             f'published before the kill ({len(seqs)} recovered, {published_rate:.0f} Hz published)')
+
+
+def test_sim_time_recording_never_holds_wall_time(tmp_path, cli):
+    """A publisher that starts before /clock: what came first is recorded at the first clock
+    time, so every message lies within the clock's range and `info` shows a sane duration."""
+    bag = tmp_path / 'bag'
+    rec = Recorder(37, tmp_path / 'recorder.log', '--use-sim-time', '--topics', '/chatter', '-o', bag)
+    dp = DomainParticipant(37)
+    chatter = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
+    clock = DataWriter(dp, Topic(dp, 'rt/clock', Clock), qos=RELIABLE)
+    wait_matched(chatter, '/chatter')
+    wait_matched(clock, '/clock')
+    time.sleep(0.3)
+    paced(chatter, [String(data=f'early {i}') for i in range(20)], 50)
+    t0 = 1_000_000_000_000
+    for k in range(10):  # simulated time 1000 s .. 1000.9 s, 10 Hz
+        clock.write(Clock(clock=Time(sec=(t0 + k * 100_000_000) // 10**9, nanosec=(k * 100_000_000) % 10**9)))
+        paced(chatter, [String(data=f'{k} {i}') for i in range(5)], 50)
+    time.sleep(0.5)  # the last messages reach the recorder before it stops
+    code, err = rec.stop()
+    assert code == 0, err
+    messages = read_bag(bag)
+    assert [String.deserialize(raw).data for _, _, raw in messages][:20] == [f'early {i}' for i in range(20)]
+    assert len(messages) == 70, err
+    times = [t for _, t, _ in messages]
+    assert all(t0 <= t <= t0 + 900_000_000 for t in times), (times[0], times[-1])
+    info = cli.info(bag)
+    assert info['duration_ns'] <= 900_000_000, info

@@ -6,6 +6,9 @@ use std::time::Duration as StdDuration;
 use anyhow::{bail, Result};
 use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
+    SetClockPublishFrequency, SetClockPublishFrequencyRequest,
+};
 use rosbag2_rs_interfaces::ServiceType;
 
 use super::args::seconds;
@@ -53,6 +56,11 @@ pub enum ControlAction {
     Burst {
         /// How many.
         num_messages: u64,
+    },
+    /// Publish /clock at this frequency (Hz) from now on; 0 stops it.
+    ClockFrequency {
+        /// Hz (0 stops).
+        hz: f64,
     },
     /// Stop playback.
     Stop,
@@ -129,6 +137,19 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
             };
             let r = call::<Burst>(node, player, "burst", &request, timeout)?;
             println!("{}", r.actually_burst);
+        }
+        ControlAction::ClockFrequency { hz } => {
+            let request = SetClockPublishFrequencyRequest { frequency: *hz };
+            let r = call::<SetClockPublishFrequency>(
+                node,
+                player,
+                "set_clock_publish_frequency",
+                &request,
+                timeout,
+            )?;
+            if !r.success {
+                bail!("the player refused /clock at {hz} Hz: {}", r.message);
+            }
         }
         ControlAction::Stop => {
             call::<Stop>(node, player, "stop", &Default::default(), timeout)?;

@@ -34,7 +34,7 @@ use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::{MessageDefinitionCache, QosProfile, SequentialReader, TopicFilter};
 
 use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
-use crate::clock_watch::{ClockWatch, ClockWatchHooks};
+use crate::clock_watch::{ClockWatch, ClockWatchHooks, MatchedSubscriptions};
 use crate::middleware::{Handle, Middleware, RawPublisher};
 use crate::recorder::is_service_event_topic;
 use service_requests::RequestReplayer;
@@ -202,8 +202,8 @@ fn clock_watch_hooks(core: &Arc<Core>) -> ClockWatchHooks {
                 }
             }
         }),
-        subscriptions: Some((
-            Box::new(move || {
+        subscriptions: Some(MatchedSubscriptions {
+            count: Box::new(move || {
                 matching.upgrade().map_or(0, |core| {
                     core.clock_publisher
                         .read()
@@ -211,12 +211,12 @@ fn clock_watch_hooks(core: &Arc<Core>) -> ClockWatchHooks {
                         .map_or(0, |p| p.subscription_count())
                 })
             }),
-            Box::new(move || {
+            on_new: Box::new(move || {
                 if let Some(core) = publishing.upgrade().filter(|c| c.publishes_clock()) {
                     core.publish_clock(core.clock.now().nanos());
                 }
             }),
-        )),
+        }),
     }
 }
 
