@@ -136,6 +136,8 @@ pub trait SourceKind: Send + Sync + 'static {
     const CLOCK_TYPE: ClockType;
     /// The real source behind `new()`.
     fn real_source() -> Arc<dyn TimeSource>;
+    /// Whether the real source can be set (stepped) by others: its steps are jumps.
+    const SETTABLE: bool = false;
 }
 
 /// [`SteadyClock`]'s kind: the monotonic source.
@@ -153,6 +155,7 @@ pub struct System;
 
 impl SourceKind for System {
     const CLOCK_TYPE: ClockType = ClockType::System;
+    const SETTABLE: bool = true;
     fn real_source() -> Arc<dyn TimeSource> {
         Arc::new(SystemSource::new())
     }
@@ -160,24 +163,32 @@ impl SourceKind for System {
 
 /// A clock that tells the time of one source, uncontrolled: the body of [`SteadyClock`] and
 /// [`SystemClock`]. The real-time timeout of `sleep_until` is measured on the source itself.
-/// Jumps are not detected: jump handlers are kept but never called.
+/// A [`SystemClock`] on the real wall clock calls its jump handlers when the system clock is
+/// set (Linux: noticed at once, with the size of the step); on an injected source, and for
+/// steady time, jump handlers are kept but never called.
 pub struct SourceClock<K> {
     source: Arc<dyn TimeSource>,
     gate: SleepGate,
     jumps: JumpRegistry,
+    /// Steps of the real wall clock are reported to `jumps` (from the first jump callback on).
+    reports_steps: std::sync::Once,
+    real: bool,
     kind: PhantomData<K>,
 }
 
 /// Steady time: monotonic, never jumps, cannot be controlled.
 pub type SteadyClock = SourceClock<Steady>;
 
-/// System (wall-clock) time. Jumps of the system clock are not detected.
+/// System (wall-clock) time. Steps of the system clock call the jump handlers.
 pub type SystemClock = SourceClock<System>;
 
 impl<K: SourceKind> SourceClock<K> {
     /// A clock on the real source of its kind (precise sleeping).
     pub fn new() -> Self {
-        Self::with_source(K::real_source())
+        Self {
+            real: true,
+            ..Self::with_source(K::real_source())
+        }
     }
 
     /// A clock on an injected source.
@@ -186,6 +197,8 @@ impl<K: SourceKind> SourceClock<K> {
             source,
             gate: SleepGate::new(),
             jumps: JumpRegistry::new(),
+            reports_steps: std::sync::Once::new(),
+            real: false,
             kind: PhantomData,
         }
     }
@@ -227,6 +240,11 @@ impl<K: SourceKind> Clock for SourceClock<K> {
         post: Option<PostJumpCallback>,
         threshold: JumpThreshold,
     ) -> Result<JumpHandle, ClockError> {
-        self.jumps.register(pre, post, threshold)
+        let handle = self.jumps.register(pre, post, threshold)?;
+        if K::SETTABLE && self.real {
+            self.reports_steps
+                .call_once(|| crate::wall_steps::report_to(&self.jumps));
+        }
+        Ok(handle)
     }
 }

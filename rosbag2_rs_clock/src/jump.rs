@@ -161,6 +161,11 @@ impl JumpRegistry {
         })
     }
 
+    /// A reference that does not keep the registry alive.
+    pub(crate) fn downgrade(&self) -> WeakJumpRegistry {
+        WeakJumpRegistry(Arc::downgrade(&self.inner))
+    }
+
     /// Number of registered handlers.
     pub fn len(&self) -> usize {
         self.inner.lock().handlers.len()
@@ -197,6 +202,17 @@ impl JumpRegistry {
                 cb(jump);
             }
         }
+    }
+}
+
+/// A [`JumpRegistry`] that may be gone.
+#[derive(Clone)]
+pub(crate) struct WeakJumpRegistry(Weak<Mutex<RegistryInner>>);
+
+impl WeakJumpRegistry {
+    /// The registry, while its clock lives.
+    pub(crate) fn upgrade(&self) -> Option<JumpRegistry> {
+        self.0.upgrade().map(|inner| JumpRegistry { inner })
     }
 }
 

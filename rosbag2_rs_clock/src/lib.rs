@@ -30,6 +30,7 @@ mod source;
 mod time;
 mod time_controller;
 mod virtual_source;
+mod wall_steps;
 
 pub use clock::{Clock, SourceClock, SourceKind, Steady, SteadyClock, System, SystemClock};
 pub use clock_publish::ClockPublisherMonitor;

@@ -284,3 +284,42 @@ fn timer_on_time_controller_with_rate() {
     }
     drop(timer); // cancels and joins
 }
+
+/// Sets the system clock to the time it shows (a step of a few microseconds at most) and checks
+/// that a real `SystemClock` calls its jump handler. It changes the machine's clock, so it runs
+/// only when asked: `ROSBAG2_RS_TEST_STEP_WALL_CLOCK=1` (needs CAP_SYS_TIME, e.g. root).
+#[test]
+fn a_step_of_the_system_clock_calls_the_jump_handlers() {
+    if std::env::var_os("ROSBAG2_RS_TEST_STEP_WALL_CLOCK").is_none() {
+        eprintln!("skipped: set ROSBAG2_RS_TEST_STEP_WALL_CLOCK=1 to let it set the system clock");
+        return;
+    }
+    let clock = SystemClock::new();
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let _handle = clock
+        .create_jump_callback(
+            None,
+            Some(Box::new(move |jump: &TimeJump| tx.send(*jump).unwrap())),
+            JumpThreshold {
+                on_clock_change: false,
+                min_forward: Duration::from_nanos(1),
+                min_backward: Duration::from_nanos(-1),
+            },
+        )
+        .unwrap();
+    // The watching thread arms its timer before it reads the offset; give it a moment.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and out pointer; setting the clock needs CAP_SYS_TIME.
+    let set = unsafe {
+        libc::clock_gettime(libc::CLOCK_REALTIME, &mut now);
+        libc::clock_settime(libc::CLOCK_REALTIME, &now)
+    };
+    assert_eq!(set, 0, "clock_settime: {}", std::io::Error::last_os_error());
+    let jump = rx.recv_timeout(GUARD).expect("no jump reported");
+    assert_eq!(jump.clock_change, ClockChange::SystemTimeNoChange);
+    assert!(jump.delta.as_nanos().abs() < 10 * MS, "{jump:?}");
+}

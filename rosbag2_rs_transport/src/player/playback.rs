@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rosbag2_rs_clock::{Clock, Duration, Time};
@@ -85,13 +85,15 @@ impl Core {
         // Time starts when the first message is ready, as rosbag2 waits for its queue: a slow
         // first read must not make every message late.
         let first = playback.fetch();
-        if !self.clock.uses_sim_time() {
-            self.self_jump(from);
-        }
-        let clock_thread_done = std::sync::atomic::AtomicBool::new(false);
+        let (anchored, clock_thread_done) = (AtomicBool::new(false), AtomicBool::new(false));
         let result = std::thread::scope(|scope| {
             if !self.clock.uses_sim_time() {
-                scope.spawn(|| self.publish_clock_periodically(&clock_thread_done));
+                // Spawned before time is anchored (a spawn takes tens of µs, which would make the
+                // first message late); it publishes only once time is anchored.
+                scope.spawn(|| self.publish_clock_periodically(&anchored, &clock_thread_done));
+                self.self_jump(from);
+                anchored.store(true, Ordering::SeqCst);
+                let _ = self.control.clock_changes.0.try_send(());
             }
             let result = match first {
                 Ok(()) => playback.run(),
@@ -121,9 +123,9 @@ impl Core {
 
     /// Publishes `/clock` at the clock's frequency; while that is 0, waits for it to change
     /// (on a channel, not on the clock's time source: an idle thread adds no sleeper there).
-    fn publish_clock_periodically(&self, done: &std::sync::atomic::AtomicBool) {
+    fn publish_clock_periodically(&self, anchored: &AtomicBool, done: &AtomicBool) {
         while !done.load(Ordering::SeqCst) {
-            if self.clock.get_clock_publish_frequency() <= 0.0 {
+            if !anchored.load(Ordering::SeqCst) || self.clock.get_clock_publish_frequency() <= 0.0 {
                 let _ = (self.control.clock_changes.1).recv_timeout(WAIT_REAL);
             } else if let Some(time) = self.clock.wait_clock_publish_due(WAIT) {
                 self.publish_clock(time.nanos());
