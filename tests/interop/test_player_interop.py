@@ -224,3 +224,28 @@ def test_sim_time_playback_of_a_1khz_topic_against_a_10hz_cyclone_clock_loses_no
     print(f'sim time ({"extrapolated" if extrapolate else "at ticks"}): {len(indices)} of {count} received')
     assert indices == sorted(set(indices)), 'out of order or repeated'
     assert len(indices) >= 0.99 * count, f'{len(indices)} of {count}'
+
+
+def test_two_clock_sources_are_warned_about_once_and_a_late_clock_subscriber_gets_the_time_at_once(tmp_path, typestore):
+    write_bag(tmp_path / 'bag', typestore, strings(typestore, '/a', 10, 100))
+    dp = DomainParticipant(0)
+    # Paused, with /clock only before /a messages: nothing would publish /clock on its own.
+    players = [Player(tmp_path / 'bag', '--clock-topics', '/a', '--start-paused', '--node-name', name)
+               for name in ('first', 'second')]
+    try:
+        for name in ('first', 'second'):
+            ServiceClient(dp, name, 'stop').wait()
+        clock = reader(dp, '/clock', Clock, CLOCK_QOS)
+        assert wait_matched(clock, peers=2)
+        got = take(clock, 2, timeout=5)
+        time.sleep(1.0)  # time for a second warning, if one were to come
+        for name in ('first', 'second'):
+            ServiceClient(dp, name, 'stop').call()
+        errs = [p.finish() for p in players]
+    finally:
+        for p in players:
+            p.kill()
+    assert len(got) == 2, 'each player sends the late subscriber its time'
+    assert all(s.clock.sec == T0 // 1_000_000_000 for s in got)
+    for err in errs:
+        assert err.count('publishers on /clock detected') == 1, err
