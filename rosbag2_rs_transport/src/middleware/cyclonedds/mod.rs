@@ -1,8 +1,9 @@
 //! The default backend: ROS 2 over Cyclone DDS, the C library under rmw_cyclonedds_cpp (built
 //! from source by the `cyclors` crate). Samples travel as serialized bytes (`cyclocut`'s blob
 //! type), with ROS 2's wire conventions: topic and type names, QoS as rmw_cyclonedds sets it,
-//! its service request mapping, and the node's entry on `ros_discovery_info`, so ROS 2 nodes
-//! see a rosbag2-rs node as one of their own.
+//! its service request mapping, `typehash=` and `clientid=`/`serviceid=` in endpoint USER_DATA
+//! (read into the graph; ours from [`TypeHashes`]), and the node's entry on `ros_discovery_info`,
+//! so ROS 2 nodes see a rosbag2-rs node as one of their own.
 //!
 //! Each [`DdsMiddleware`] is one DDS participant with one dispatcher thread for its readers.
 
