@@ -9,6 +9,7 @@ std_msgs/msg/Char.json shows (RIHS01_3ad2d0...); rosbags is given `uint8` for th
 The Rust tests pin ROS 2 Jazzy's own generated hashes for the same types.
 """
 import json
+import pathlib
 import re
 import subprocess
 
@@ -126,3 +127,26 @@ def test_definitions_from_ament_prefix_path(tmp_path):
     row = json.loads(proc.stdout)
     assert row['hash'] == rosbags_hash('my_msgs/msg/Reading', row['definition'])
     assert 'MSG: builtin_interfaces/Time' in row['definition']
+
+
+ROSBAG2_BAGS = pathlib.Path(__file__).resolve().parents[2] / 'rosbag2_rs_storage' / 'tests' / 'data' / 'rosbag2'
+
+
+def test_hashes_recorded_in_rosbag2_test_bags_are_what_rosbags_computes():
+    """The golden hashes `rosbag2_rs_storage/tests/type_hash.rs` recomputes, from a second
+    source: every message schema rosbag2 stored, hashed by rosbags (the service event schemas are
+    bare `.srv` text, which rosbags does not parse)."""
+    from mcap.reader import make_reader
+
+    checked = set()
+    for bag in sorted(ROSBAG2_BAGS.glob('*.mcap')):
+        with open(bag, 'rb') as f:
+            summary = make_reader(f).get_summary()
+        for channel in summary.channels.values():
+            schema = summary.schemas[channel.schema_id]
+            if '/srv/' in schema.name:
+                continue
+            assert rosbags_hash(schema.name, schema.data.decode()) == channel.metadata['topic_type_hash'], schema.name
+            checked.add(schema.name)
+    assert checked == {'rcl_interfaces/msg/Log', 'rcl_interfaces/msg/ParameterEvent',
+                       'rosbag2_interfaces/msg/WriteSplitEvent', 'test_msgs/msg/Strings'}
