@@ -172,6 +172,15 @@ impl BagSummary {
         }
     }
 
+    /// ` | Type Hash: RIHS01_…` with `-v`, for topics whose hash the bag records.
+    fn hash_part(&self, topic: &TopicInformation) -> String {
+        let hash = &topic.topic_metadata.type_description_hash;
+        match (&self.sizes, hash.is_empty()) {
+            (Some(_), false) => format!(" | Type Hash: {hash}"),
+            _ => String::new(),
+        }
+    }
+
     /// The `ros2 bag info` text.
     pub fn to_text(&self, options: &TextOptions) -> String {
         let (topics, services) = self.sorted(options.sort);
@@ -216,12 +225,13 @@ impl BagSummary {
             .iter()
             .map(|t| {
                 format!(
-                    "Topic: {} | Type: {} | Count: {} | {}Serialization Format: {}",
+                    "Topic: {} | Type: {} | Count: {} | {}Serialization Format: {}{}",
                     t.topic_metadata.name,
                     t.topic_metadata.type_name,
                     t.message_count,
                     self.size_part(&t.topic_metadata.name),
-                    t.topic_metadata.serialization_format
+                    t.topic_metadata.serialization_format,
+                    self.hash_part(t)
                 )
             })
             .collect();
@@ -235,10 +245,11 @@ impl BagSummary {
             .filter_map(|t| {
                 let (name, type_name) = service_of(t)?;
                 Some(format!(
-                    "Service: {name} | Type: {type_name} | Event Count: {} | {}Serialization Format: {}",
+                    "Service: {name} | Type: {type_name} | Event Count: {} | {}Serialization Format: {}{}",
                     t.message_count,
                     self.size_part(&t.topic_metadata.name),
-                    t.topic_metadata.serialization_format
+                    t.topic_metadata.serialization_format,
+                    self.hash_part(t)
                 ))
             })
             .collect();
@@ -321,12 +332,21 @@ mod tests {
         }
     }
 
+    const STRING_HASH: &str =
+        "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
+
     fn summary() -> BagSummary {
         BagSummary {
             metadata: BagMetadata {
                 message_count: 17,
                 topics_with_message_count: vec![
-                    topic("/zeta", "std_msgs/msg/String", 1),
+                    TopicInformation {
+                        topic_metadata: TopicMetadata {
+                            type_description_hash: STRING_HASH.into(),
+                            ..TopicMetadata::new("/zeta", "std_msgs/msg/String")
+                        },
+                        message_count: 1,
+                    },
                     topic(
                         "/add/_service_event",
                         "example_interfaces/srv/AddTwoInts_Event",
@@ -355,6 +375,12 @@ mod tests {
             "Service: /add | Type: example_interfaces/srv/AddTwoInts | Event Count: 4 | "
         ));
         assert!(text.contains("Count: 12 | Size Contribution: 3.0 KiB | Serialization"));
+        assert!(text.contains(&format!(
+            "Count: 1 | Size Contribution: 0 B | Serialization Format: cdr | Type Hash: {STRING_HASH}\n"
+        )));
+        let mut short = summary();
+        short.sizes = None;
+        assert!(!short.to_text(&TextOptions::default()).contains("Type Hash"));
         assert!(!text.contains("Topic: /add"), "{text}");
     }
 

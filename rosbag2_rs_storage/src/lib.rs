@@ -29,6 +29,8 @@
 //!   damaged disk left: [`FileRecovery`]).
 //! - **Message definitions and a dynamic codec** ([`MessageDefinitionCache`], [`msg`]): the `.msg` text stored
 //!   with each topic, and CDR / ROS 1 (de)serialization from definitions parsed at run time.
+//! - **Type hashes** ([`type_hash`]): RIHS01 (REP-2011) computed from those definitions, as
+//!   ROS 2 Iron and later announce them and record them in bags.
 //!
 //! Errors are typed ([`StorageError`]) and name the file they concern; bad input is an error,
 //! never a panic.
@@ -80,6 +82,7 @@ mod recover;
 mod reindex;
 pub mod rosbag1;
 pub mod storage;
+pub mod type_hash;
 mod writer;
 mod yaml;
 

@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::message::MessageDefinition;
+use crate::type_hash::TypeHashError;
 
 mod bundled {
     include!(concat!(env!("OUT_DIR"), "/bundled_msgs.rs"));
@@ -32,6 +33,8 @@ pub struct MessageDefinitionCache {
     ament_prefixes: Vec<PathBuf>,
     /// Interface file texts by `pkg/msg/Type` or `pkg/srv/Service`.
     texts: HashMap<String, Option<String>>,
+    /// RIHS01 hashes computed so far, by type name as asked.
+    hashes: HashMap<String, String>,
 }
 
 /// The message of a service a type name stands for.
@@ -161,6 +164,7 @@ impl MessageDefinitionCache {
         Self {
             ament_prefixes,
             texts: HashMap::new(),
+            hashes: HashMap::new(),
         }
     }
 
@@ -231,6 +235,46 @@ impl MessageDefinitionCache {
                 }
             }
         }
+    }
+
+    /// The RIHS01 type hash (REP-2011) of `type_name` from its definition (see
+    /// [`crate::type_hash`]), computed once per type.
+    pub fn type_hash(&mut self, type_name: &str) -> Result<String, TypeHashError> {
+        if let Some(hash) = self.hashes.get(type_name) {
+            return Ok(hash.clone());
+        }
+        let text = self.full_text(type_name).map_err(|missing| {
+            if missing == type_name {
+                TypeHashError::NoDefinition(missing)
+            } else {
+                TypeHashError::UnknownType {
+                    type_name: type_name.to_string(),
+                    missing,
+                }
+            }
+        })?;
+        let definition = MessageDefinition {
+            topic_type: type_name.to_string(),
+            encoding: "ros2msg".into(),
+            encoded_message_definition: text,
+            type_description_hash: String::new(),
+        };
+        let hash = crate::type_hash::rihs01(type_name, &definition)?;
+        self.hashes.insert(type_name.to_string(), hash.clone());
+        Ok(hash)
+    }
+
+    /// The names of the bundled interfaces: `pkg/msg/Type` for messages, and for each service
+    /// `pkg/srv/Service_Request`, `_Response` and `_Event`.
+    pub fn bundled_types() -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, _) in bundled::BUNDLED {
+            match name.split_once("/srv/") {
+                Some(_) => out.extend(ServicePart::ALL.map(|p| format!("{name}{}", p.suffix()))),
+                None => out.push(name.to_string()),
+            }
+        }
+        out
     }
 
     fn full_text(&mut self, type_name: &str) -> Result<String, String> {

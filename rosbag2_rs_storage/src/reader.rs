@@ -156,6 +156,13 @@ impl SequentialReader {
             .unwrap_or(0)
     }
 
+    /// The definition of `type_name` the bag stores, if it stores one.
+    pub fn stored_definition(&self, type_name: &str) -> Option<&MessageDefinition> {
+        self.definitions
+            .iter()
+            .find(|d| d.topic_type == type_name && !d.encoded_message_definition.is_empty())
+    }
+
     /// The stored definition of `type_name`, or one looked up in `cache` when the bag has none.
     pub fn message_definition(
         &self,

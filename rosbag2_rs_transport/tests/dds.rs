@@ -234,3 +234,53 @@ fn graph_shows_remote_publishers_with_type_and_qos() {
     let found = events.iter().take(50).any(|e| e == expected);
     assert!(found, "no event for /tf_static");
 }
+
+#[test]
+fn endpoints_announce_registered_or_computed_type_hashes() {
+    common::enter_private_network();
+    // tf2_msgs/msg/TFMessage and std_msgs/msg/String as ROS 2's generator hashes them.
+    const TF: &str = "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087";
+    const RECORDED: &str =
+        "RIHS01_00000000000000000000000000000000000000000000000000000000000000aa";
+    let talker = node("talker", config(17));
+    let observer = node("observer", config(17));
+    talker.register_type_hash("std_msgs/msg/String", RECORDED);
+    let _tf = talker
+        .create_publisher("/tf", "tf2_msgs/msg/TFMessage", &QosProfile::default())
+        .unwrap();
+    let _chatter = talker
+        .create_publisher("/chatter", "std_msgs/msg/String", &QosProfile::default())
+        .unwrap();
+    let (_, cb) = collector();
+    let _unknown = talker
+        .create_subscription(
+            "/thing",
+            "unknown_msgs/msg/Thing",
+            &QosProfile::default(),
+            cb,
+        )
+        .unwrap();
+    let hashes = || -> Vec<(String, Option<String>)> {
+        observer
+            .topics()
+            .into_iter()
+            .filter(|t| ["/tf", "/chatter", "/thing"].contains(&t.name.as_str()))
+            .flat_map(|t| {
+                let name = t.name.clone();
+                t.publishers
+                    .into_iter()
+                    .chain(t.subscriptions)
+                    .map(move |e| (name.clone(), e.type_hash))
+            })
+            .collect()
+    };
+    eventually("three endpoints in the graph", || hashes().len() == 3);
+    assert_eq!(
+        hashes(),
+        [
+            ("/chatter".to_string(), Some(RECORDED.to_string())),
+            ("/tf".to_string(), Some(TF.to_string())),
+            ("/thing".to_string(), None),
+        ]
+    );
+}

@@ -541,8 +541,10 @@ pub fn parse_type(
             [ty] if is_ident(ty) => format!("{package}/{ty}"),
             [pkg, ty] if is_ident(pkg) && is_ident(ty) => format!("{pkg}/{ty}"),
             [pkg, "msg", ty] if is_ident(pkg) && is_ident(ty) => format!("{pkg}/{ty}"),
-            // A service's request, response or event message keeps its `srv` part.
-            [pkg, "srv", ty] if is_ident(pkg) && is_ident(ty) => format!("{pkg}/srv/{ty}"),
+            // A service's or action's own message keeps its `srv` or `action` part.
+            [pkg, kind @ ("srv" | "action"), ty] if is_ident(pkg) && is_ident(ty) => {
+                format!("{pkg}/{kind}/{ty}")
+            }
             _ => return Err(format!("invalid type '{text}'")),
         };
         BaseType::Message(full)

@@ -4,15 +4,16 @@
 //! and the offered reliability and durability must satisfy the requested ones. Transient-local
 //! publishers keep their last `depth` messages for late-joining transient-local subscriptions.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
+use rosbag2_rs_storage::msg::definition::ros2_name;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_storage::{type_hash, QosProfile};
 
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::names::{check_type_name, expand_name, NodeIdentity};
@@ -26,6 +27,7 @@ struct PublisherEntry {
     topic: String,
     type_name: String,
     qos: QosProfile,
+    type_hash: Option<String>,
     history: VecDeque<Bytes>,
 }
 
@@ -33,6 +35,7 @@ struct SubscriptionEntry {
     topic: String,
     type_name: String,
     qos: QosProfile,
+    type_hash: Option<String>,
     callback: SharedCallback,
 }
 
@@ -96,14 +99,24 @@ impl InProcessBus {
         Ok(InProcessNode {
             identity: NodeIdentity::new(name, namespace)?,
             bus: self.clone(),
+            type_hashes: Mutex::new(HashMap::new()),
         })
     }
 }
 
-/// A node of an [`InProcessBus`].
+/// A node of an [`InProcessBus`]. Its endpoints announce the type hashes registered with
+/// [`Middleware::register_type_hash`] (and none otherwise), so tests see exactly what a node
+/// registered.
 pub struct InProcessNode {
     identity: NodeIdentity,
     bus: InProcessBus,
+    type_hashes: Mutex<HashMap<String, String>>,
+}
+
+impl InProcessNode {
+    fn type_hash(&self, type_name: &str) -> Option<String> {
+        self.type_hashes.lock().get(&ros2_name(type_name)).cloned()
+    }
 }
 
 /// Removes an entity from the bus when dropped. The removed entry is dropped only after the
@@ -262,6 +275,7 @@ impl Middleware for InProcessNode {
                 topic: topic.clone(),
                 type_name: type_name.to_string(),
                 qos: *qos,
+                type_hash: self.type_hash(type_name),
                 history: VecDeque::new(),
             },
         );
@@ -317,6 +331,7 @@ impl Middleware for InProcessNode {
                     topic,
                     type_name: type_name.to_string(),
                     qos: *qos,
+                    type_hash: self.type_hash(type_name),
                     callback: callback.clone(),
                 },
             );
@@ -395,20 +410,20 @@ impl Middleware for InProcessNode {
 
     fn topics(&self) -> Vec<TopicInfo> {
         let state = self.bus.state.lock();
-        let endpoint = |type_name: &String, qos: &QosProfile| EndpointInfo {
+        let endpoint = |type_name: &String, qos: &QosProfile, hash: &Option<String>| EndpointInfo {
             type_name: type_name.clone(),
             qos: *qos,
             node: None,
-            type_hash: None,
+            type_hash: hash.clone(),
         };
-        let publishers = state
-            .publishers
-            .values()
-            .map(|p| (p.topic.clone(), true, endpoint(&p.type_name, &p.qos)));
-        let subscriptions = state
-            .subscriptions
-            .values()
-            .map(|s| (s.topic.clone(), false, endpoint(&s.type_name, &s.qos)));
+        let publishers = state.publishers.values().map(|p| {
+            let info = endpoint(&p.type_name, &p.qos, &p.type_hash);
+            (p.topic.clone(), true, info)
+        });
+        let subscriptions = state.subscriptions.values().map(|s| {
+            let info = endpoint(&s.type_name, &s.qos, &s.type_hash);
+            (s.topic.clone(), false, info)
+        });
         group_by_topic(publishers.chain(subscriptions))
     }
 
@@ -416,5 +431,13 @@ impl Middleware for InProcessNode {
         let (tx, rx) = crossbeam_channel::unbounded();
         self.bus.state.lock().events.push(tx);
         rx
+    }
+
+    fn register_type_hash(&self, type_name: &str, hash: &str) {
+        if let Some(hash) = type_hash::announced(Some(hash)) {
+            self.type_hashes
+                .lock()
+                .insert(ros2_name(type_name), hash.to_string());
+        }
     }
 }

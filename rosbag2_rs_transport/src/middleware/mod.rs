@@ -16,6 +16,7 @@ pub(crate) mod inprocess;
 pub(crate) mod names;
 pub(crate) mod select;
 pub(crate) mod services;
+pub(crate) mod type_hashes;
 
 use error::{Result, TransportError};
 use names::NodeIdentity;

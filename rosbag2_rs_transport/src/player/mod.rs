@@ -16,6 +16,7 @@ mod qos;
 mod read_ahead;
 mod service_requests;
 mod services;
+mod type_hashes;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -38,6 +39,7 @@ use crate::clock_watch::{ClockWatch, ClockWatchHooks, MatchedSubscriptions};
 use crate::middleware::{Handle, Middleware, RawPublisher};
 use crate::recorder::is_service_event_topic;
 use service_requests::RequestReplayer;
+use type_hashes::PlayedTypeHashes;
 
 pub use error::PlayerError;
 pub use options::{MessageOrder, PlayOptions, ServiceRequestsSource};
@@ -497,6 +499,7 @@ fn create_publishers(
 ) -> HashMap<String, TopicPublisher> {
     let mut publishers = HashMap::new();
     let mut definitions = MessageDefinitionCache::new();
+    let mut hashes = PlayedTypeHashes::new(reader);
     for topic in reader.topics() {
         let meta = &topic.topic_metadata;
         if !filter.matches(&meta.name) {
@@ -535,6 +538,9 @@ fn create_publishers(
             .unwrap_or_else(|| adapt_to_recorded(&meta.name, &meta.offered_qos_profiles));
         if options.keep_all_history && qos.reliability == Reliability::Reliable {
             qos.history = History::KeepAll;
+        }
+        if let Some(hash) = hashes.for_topic(meta, &mut definitions) {
+            middleware.register_type_hash(&meta.type_name, &hash);
         }
         match middleware.create_publisher(name, &meta.type_name, &qos) {
             Ok(publisher) => {

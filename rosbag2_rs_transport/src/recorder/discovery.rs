@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_storage::{type_hash, QosProfile};
 
 use super::error::{RecorderError, Result};
 use crate::middleware::TopicInfo;
@@ -207,6 +207,9 @@ pub struct TopicPlan {
     pub request: QosProfile,
     /// What the publishers offer (recorded in the bag).
     pub offered: Vec<QosProfile>,
+    /// The type hash the publishers announce (recorded in the bag as the topic's
+    /// `type_description_hash`), if they agree on one.
+    pub type_hash: Option<String>,
 }
 
 /// Decides whether to record `topic` and how; `None` when it is not (or not yet) recordable.
@@ -259,7 +262,38 @@ pub(crate) fn plan_topic(
         type_name,
         request,
         offered,
+        type_hash: announced_type_hash(topic),
     })
+}
+
+/// The type hash of a topic as rosbag2 takes it from the graph: the one every endpoint that
+/// announces a hash agrees on (publishers, or subscriptions when there are none); none when
+/// none announces one (Humble: nothing, or rmw_zenoh's `TypeHashNotSupported`) or when they
+/// disagree (with a warning).
+pub(crate) fn announced_type_hash(topic: &TopicInfo) -> Option<String> {
+    let endpoints = if topic.publishers.is_empty() {
+        &topic.subscriptions
+    } else {
+        &topic.publishers
+    };
+    let mut hashes: Vec<&str> = endpoints
+        .iter()
+        .filter_map(|e| type_hash::announced(e.type_hash.as_deref()))
+        .collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    match hashes.as_slice() {
+        [] => None,
+        [one] => Some(one.to_string()),
+        many => {
+            log::warn!(
+                "topic '{}': endpoints announce different type hashes ({}); none recorded",
+                topic.name,
+                many.join(", ")
+            );
+            None
+        }
+    }
 }
 
 /// The QoS that receives from all `offers`: reliable only when every publisher is reliable,
@@ -372,6 +406,57 @@ mod tests {
         assert!(plan_topic(&topic, &selection(true), &overrides).is_none());
         topic.subscriptions.push(endpoint());
         assert!(plan_topic(&topic, &selection(true), &overrides).is_some());
+    }
+
+    #[test]
+    fn the_recorded_type_hash_is_the_one_publishers_agree_on() {
+        const A: &str = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
+        const B: &str = "RIHS01_0000000000000000000000000000000000000000000000000000000000000001";
+        let endpoint = |hash: Option<&str>| crate::middleware::EndpointInfo {
+            type_name: "std_msgs/msg/String".into(),
+            qos: QosProfile::default(),
+            node: None,
+            type_hash: hash.map(str::to_string),
+        };
+        let topic = |publishers: Vec<_>, subscriptions: Vec<_>| TopicInfo {
+            name: "/chatter".into(),
+            publishers,
+            subscriptions,
+        };
+        let hash = |t: &TopicInfo| announced_type_hash(t);
+        // Humble publishers (none, or rmw_zenoh's TypeHashNotSupported) leave it empty.
+        assert_eq!(hash(&topic(vec![endpoint(None)], vec![])), None);
+        let humble = endpoint(Some("TypeHashNotSupported"));
+        assert_eq!(hash(&topic(vec![humble.clone()], vec![])), None);
+        assert_eq!(
+            hash(&topic(
+                vec![humble, endpoint(Some(A)), endpoint(Some(A))],
+                vec![]
+            ))
+            .as_deref(),
+            Some(A)
+        );
+        assert_eq!(
+            hash(&topic(vec![endpoint(Some(A)), endpoint(Some(B))], vec![])),
+            None
+        );
+        // Subscriptions count only when nobody publishes.
+        assert_eq!(
+            hash(&topic(vec![endpoint(None)], vec![endpoint(Some(B))])),
+            None
+        );
+        assert_eq!(
+            hash(&topic(vec![], vec![endpoint(Some(B))])).as_deref(),
+            Some(B)
+        );
+        let selection = TopicSelection::all().compile().unwrap();
+        let plan = plan_topic(
+            &topic(vec![endpoint(Some(A))], vec![]),
+            &selection,
+            &BTreeMap::new(),
+        )
+        .unwrap();
+        assert_eq!(plan.type_hash.as_deref(), Some(A));
     }
 
     const EVENT: &str = "rosbag2_interfaces/srv/SetRate_Event";

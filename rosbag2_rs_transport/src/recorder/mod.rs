@@ -696,8 +696,13 @@ impl Inner {
         let counters = Arc::new(TopicCounters::default());
         let metadata = TopicMetadata {
             offered_qos_profiles: plan.offered.clone(),
+            type_description_hash: plan.type_hash.clone().unwrap_or_default(),
             ..TopicMetadata::new(plan.name.clone(), plan.type_name.clone())
         };
+        // Our subscription announces the hash its publishers do.
+        if let Some(hash) = &plan.type_hash {
+            self.middleware.register_type_hash(&plan.type_name, hash);
+        }
         // Registered before subscribing, so the writer knows the topic before its messages.
         self.registry.add(RecordedTopic {
             metadata,

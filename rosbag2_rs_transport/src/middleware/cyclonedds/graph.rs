@@ -60,7 +60,7 @@ impl Graph {
                     type_name,
                     qos: ep.qos,
                     node: node_of(ep, *is_writer),
-                    type_hash: None,
+                    type_hash: ep.type_hash.clone(),
                 },
             ))
         }))

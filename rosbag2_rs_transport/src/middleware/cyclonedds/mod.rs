@@ -1,8 +1,9 @@
 //! The default backend: ROS 2 over Cyclone DDS, the C library under rmw_cyclonedds_cpp (built
 //! from source by the `cyclors` crate). Samples travel as serialized bytes (`cyclocut`'s blob
 //! type), with ROS 2's wire conventions: topic and type names, QoS as rmw_cyclonedds sets it,
-//! its service request mapping, and the node's entry on `ros_discovery_info`, so ROS 2 nodes
-//! see a rosbag2-rs node as one of their own.
+//! its service request mapping, `typehash=` and `clientid=`/`serviceid=` in endpoint USER_DATA
+//! (read into the graph; ours from [`TypeHashes`]), and the node's entry on `ros_discovery_info`,
+//! so ROS 2 nodes see a rosbag2-rs node as one of their own.
 //!
 //! Each [`DdsMiddleware`] is one DDS participant with one dispatcher thread for its readers.
 
@@ -41,6 +42,7 @@ use crate::middleware::names::{
     dds_message_type, dds_service_topics, dds_service_types, dds_topic_name, expand_name,
     NodeIdentity,
 };
+use crate::middleware::type_hashes::{user_data_entry, TypeHashes};
 use crate::middleware::*;
 
 /// Keep-last depth a reliable volatile writer keeps at least, so that a reader that falls
@@ -114,6 +116,8 @@ pub struct DdsMiddleware {
     identity: NodeIdentity,
     config: DdsConfig,
     participant: Arc<Participant>,
+    /// What `typehash=` each endpoint announces.
+    type_hashes: TypeHashes,
 }
 
 impl DdsMiddleware {
@@ -210,6 +214,7 @@ impl DdsMiddleware {
             identity,
             config,
             participant,
+            type_hashes: TypeHashes::new(),
         })
     }
 
@@ -234,11 +239,28 @@ impl DdsMiddleware {
     }
 }
 
-/// The QoS of services in ROS 2: reliable, volatile, keep last 10.
-fn service_qos(user_data: &str) -> Qos {
+/// The QoS of services in ROS 2: reliable, volatile, keep last 10; USER_DATA the endpoint's id
+/// and type hash, as rmw_cyclonedds writes them.
+fn service_qos(id_entry: &str, hash: Option<&str>) -> Qos {
     let mut qos = qos::to_dds(&QosProfile::default(), 0);
-    qos.set_user_data(user_data);
+    qos.set_user_data(&format!("{id_entry}{}", user_data_entry(hash)));
     qos
+}
+
+/// A topic endpoint's QoS with its `typehash=` USER_DATA.
+fn topic_qos(qos: &QosProfile, min_depth: u64, hash: Option<&str>) -> Qos {
+    let mut out = qos::to_dds(qos, min_depth);
+    if let Some(hash) = hash {
+        out.set_user_data(&user_data_entry(Some(hash)));
+    }
+    out
+}
+
+/// A process-unique id for a client or server: the participant's GUID prefix and a number.
+fn endpoint_id(participant: &Participant) -> [u8; 16] {
+    let mut id = participant.entity.guid();
+    id[12..].copy_from_slice(&next_client_number().to_be_bytes());
+    id
 }
 
 struct DdsPublisher {
@@ -317,10 +339,11 @@ impl Middleware for DdsMiddleware {
             (Reliability::BestEffort, _) | (_, Durability::TransientLocal) => 0,
             _ => MIN_RELIABLE_WRITER_DEPTH,
         };
+        let hash = self.type_hashes.get(type_name);
         let writer = self.participant.writer(
             &dds_topic,
             &dds_message_type(type_name)?,
-            &qos::to_dds(qos, min_depth),
+            &topic_qos(qos, min_depth, hash.as_deref()),
         )?;
         Ok(Box::new(DdsPublisher {
             _announced: self.announcer.add(writer.entity().guid(), true),
@@ -337,10 +360,11 @@ impl Middleware for DdsMiddleware {
         callback: MessageCallback,
     ) -> Result<Handle> {
         let dds_topic = dds_topic_name(&expand_name(topic, &self.identity)?);
+        let hash = self.type_hashes.get(type_name);
         let reader = self.participant.reader(
             &dds_topic,
             &dds_message_type(type_name)?,
-            &qos::to_dds(qos, 0),
+            &topic_qos(qos, 0, hash.as_deref()),
         )?;
         let registration = self.register(reader, |reader| {
             Box::new(SubscriptionDrain { reader, callback })
@@ -357,12 +381,18 @@ impl Middleware for DdsMiddleware {
         let name = expand_name(service, &self.identity)?;
         let (request_topic, reply_topic) = dds_service_topics(&name);
         let (request_type, reply_type) = dds_service_types(type_name)?;
-        let writer = self
-            .participant
-            .writer(&reply_topic, &reply_type, &service_qos(""))?;
-        let reader = self
-            .participant
-            .reader(&request_topic, &request_type, &service_qos(""))?;
+        let (request_hash, reply_hash) = self.type_hashes.service(type_name);
+        let id = service::service_user_data(&endpoint_id(&self.participant));
+        let writer = self.participant.writer(
+            &reply_topic,
+            &reply_type,
+            &service_qos(&id, reply_hash.as_deref()),
+        )?;
+        let reader = self.participant.reader(
+            &request_topic,
+            &request_type,
+            &service_qos(&id, request_hash.as_deref()),
+        )?;
         let writer_announced = self.announcer.add(writer.entity().guid(), true);
         let registration = self.register(reader, |reader| {
             Box::new(ServerDrain::new(name, reader, writer, handler))
@@ -379,15 +409,18 @@ impl Middleware for DdsMiddleware {
         let (request_topic, reply_topic) = dds_service_topics(&name);
         let (request_type, reply_type) = dds_service_types(type_name)?;
         // Both endpoints carry the client's id, so that servers can tell when they can reply.
-        let mut id = self.participant.entity.guid();
-        id[12..].copy_from_slice(&next_client_number().to_be_bytes());
-        let user_data = service::client_user_data(&id);
-        let writer =
-            self.participant
-                .writer(&request_topic, &request_type, &service_qos(&user_data))?;
-        let reader =
-            self.participant
-                .reader(&reply_topic, &reply_type, &service_qos(&user_data))?;
+        let id = service::client_user_data(&endpoint_id(&self.participant));
+        let (request_hash, reply_hash) = self.type_hashes.service(type_name);
+        let writer = self.participant.writer(
+            &request_topic,
+            &request_type,
+            &service_qos(&id, request_hash.as_deref()),
+        )?;
+        let reader = self.participant.reader(
+            &reply_topic,
+            &reply_type,
+            &service_qos(&id, reply_hash.as_deref()),
+        )?;
         let announced = [
             self.announcer.add(writer.entity().guid(), true),
             self.announcer.add(reader.guid(), false),
@@ -409,6 +442,10 @@ impl Middleware for DdsMiddleware {
         let (tx, rx) = crossbeam_channel::unbounded();
         self.graph.listen(tx);
         rx
+    }
+
+    fn register_type_hash(&self, type_name: &str, hash: &str) {
+        self.type_hashes.register(type_name, hash);
     }
 }
 

@@ -79,8 +79,17 @@ fn request_id(header: &[u8; HEADER]) -> RequestId {
 /// `clientid=…;` USER_DATA for a client's endpoints, formatted as rmw_cyclonedds formats it
 /// (hex bytes joined by dots, the first right-aligned in two columns).
 pub fn client_user_data(id: &[u8; 16]) -> String {
+    id_user_data("clientid", id)
+}
+
+/// `serviceid=…;` USER_DATA for a server's endpoints, formatted as [`client_user_data`].
+pub fn service_user_data(id: &[u8; 16]) -> String {
+    id_user_data("serviceid", id)
+}
+
+fn id_user_data(key: &str, id: &[u8; 16]) -> String {
     let rest: String = id[1..].iter().map(|b| format!(".{b:x}")).collect();
-    format!("clientid={:>2x}{rest};", id[0])
+    format!("{key}={:>2x}{rest};", id[0])
 }
 
 /// Whether the requesting client can receive a reply yet.

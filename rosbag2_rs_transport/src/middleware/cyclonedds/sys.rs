@@ -5,6 +5,7 @@
 use std::ffi::{CStr, CString};
 
 use cyclors::*;
+use rosbag2_rs_storage::type_hash;
 
 use crate::middleware::error::{Result, TransportError};
 
@@ -147,6 +148,8 @@ pub struct EndpointData {
     pub qos: rosbag2_rs_storage::QosProfile,
     /// `clientid=` or `serviceid=` from USER_DATA (ROS 2 service endpoints of rmw_cyclonedds).
     pub service_id: Option<String>,
+    /// `typehash=` from USER_DATA (RIHS01, Iron and later), if it holds one.
+    pub type_hash: Option<String>,
 }
 
 impl EndpointData {
@@ -171,6 +174,8 @@ impl EndpointData {
             qos: super::qos::from_dds(ep.qos),
             service_id: user_data_value(ep.qos, "clientid")
                 .or_else(|| user_data_value(ep.qos, "serviceid")),
+            type_hash: user_data_value(ep.qos, "typehash")
+                .and_then(|h| type_hash::announced(Some(&h)).map(str::to_string)),
         }
     }
 
