@@ -57,9 +57,11 @@ impl ClockWatch {
     ) -> Result<Self> {
         let (stop, stopped) = crossbeam_channel::bounded::<()>(0);
         let events = middleware.graph_events();
+        // Counted before this returns: a subscriber that matches right after is a new one.
+        let matched = hooks.subscriptions.as_ref().map_or(0, |s| (s.count)());
         let thread = std::thread::Builder::new()
             .name("clock-watch".into())
-            .spawn(move || watch(middleware.as_ref(), &hooks, &events, &stopped))
+            .spawn(move || watch(middleware.as_ref(), &hooks, &events, &stopped, matched))
             .map_err(|source| TransportError::Spawn {
                 what: "/clock watch",
                 source,
@@ -76,9 +78,9 @@ fn watch(
     hooks: &ClockWatchHooks,
     events: &Receiver<GraphEvent>,
     stopped: &Receiver<()>,
+    mut matched: usize,
 ) {
     (hooks.publishers)(clock_publishers(middleware));
-    let mut matched = hooks.subscriptions.as_ref().map_or(0, |s| (s.count)());
     let mut events = events.clone();
     loop {
         select! {

@@ -41,3 +41,21 @@ fn ros2_bag_spellings_are_taken() {
     assert_eq!(o.delay.as_nanos(), 500_000_000);
     assert_eq!(o.remap, [("/a".to_string(), "/b".to_string())]);
 }
+
+#[test]
+fn control_options_go_before_or_after_the_request() {
+    use rosbag2_rs_transport::cli::{ControlAction, ControlArgs};
+    #[derive(Parser)]
+    struct Control {
+        #[command(flatten)]
+        control: ControlArgs,
+    }
+    for args in [
+        &["control", "--timeout", "2", "--node", "/p", "is-paused"][..],
+        &["control", "is-paused", "--timeout", "2", "--node", "/p"],
+    ] {
+        let c = Control::try_parse_from(args).unwrap().control;
+        assert_eq!((c.timeout, c.node.as_str()), (2.0, "/p"), "{args:?}");
+        assert!(matches!(c.action, ControlAction::IsPaused));
+    }
+}

@@ -284,3 +284,35 @@ fn endpoints_announce_registered_or_computed_type_hashes() {
         ]
     );
 }
+
+#[test]
+fn localhost_discovery_leaves_the_interface_to_the_users_cyclone_configuration() {
+    common::enter_private_network();
+    // ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST with a CYCLONEDDS_URI that names an interface:
+    // rmw_cyclonedds selects none of its own, so the two never collide.
+    let user = DdsConfig {
+        user_config: Some(
+            r#"<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="lo"/></Interfaces></General></Domain></CycloneDDS>"#.into(),
+        ),
+        ..config(19)
+    };
+    let talker = node("talker", user.clone());
+    let listener = node("listener", user);
+    let (got, cb) = collector();
+    let _sub = listener
+        .create_subscription(
+            "/chatter",
+            "std_msgs/msg/String",
+            &QosProfile::default(),
+            cb,
+        )
+        .unwrap();
+    let publisher = talker
+        .create_publisher("/chatter", "std_msgs/msg/String", &QosProfile::default())
+        .unwrap();
+    eventually("the subscription to be matched", || {
+        publisher.subscription_count() == 1
+    });
+    publisher.publish(&cdr(b"\x03\0\0\0hi\0")).unwrap();
+    eventually("the message", || !got.lock().unwrap().is_empty());
+}

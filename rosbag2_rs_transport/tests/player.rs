@@ -772,6 +772,10 @@ fn loop_replays_from_the_start_point() {
     });
     let p = player.clone();
     rig.on_message("/a", move |i| {
+        if i == 4 {
+            // Past the end while looping: refused, playback goes on.
+            assert!(p.seek(BAG_T0 + 1_000 * MS + 1).is_err());
+        }
         if i == 8 {
             p.stop();
         }

@@ -13,16 +13,17 @@ use rosbag2_rs_interfaces::ServiceType;
 
 use super::args::seconds;
 use super::ros_node;
+use super::shutdown::shutdown_requested;
 use crate::{Client, Middleware};
 
 /// `ros2bag-rs control`: one request to a running player.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ControlArgs {
     /// The player's node name (with namespace if it has one).
-    #[arg(long, default_value = "/rosbag2_player")]
+    #[arg(long, default_value = "/rosbag2_player", global = true)]
     pub node: String,
     /// Seconds to wait for the player.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, global = true)]
     pub timeout: f64,
     /// What to ask.
     #[command(subcommand)]
@@ -66,6 +67,9 @@ pub enum ControlAction {
     Stop,
 }
 
+/// How often a wait for the player looks for SIGINT/SIGTERM.
+const SIGNAL_CHECK: StdDuration = StdDuration::from_millis(50);
+
 fn call<S: ServiceType>(
     node: &dyn Middleware,
     player: &str,
@@ -75,8 +79,17 @@ fn call<S: ServiceType>(
 ) -> Result<S::Response> {
     let service = format!("{}/{name}", player.trim_end_matches('/'));
     let client = Client::<S>::new(node, &service)?;
-    if !client.wait_for_service(timeout) {
-        bail!("no player answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
+    // A signal ends the wait through the normal path, so that the node leaves the graph at
+    // once instead of lingering as a ghost until its lease expires.
+    let signals = shutdown_requested()?;
+    let deadline = std::time::Instant::now() + timeout;
+    while !client.wait_for_service(SIGNAL_CHECK) {
+        if signals.try_recv().is_ok() {
+            bail!("interrupted while waiting for {service}");
+        }
+        if std::time::Instant::now() >= deadline {
+            bail!("no player answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
+        }
     }
     Ok(client.call(request, timeout)?)
 }

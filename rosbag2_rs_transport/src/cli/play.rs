@@ -381,6 +381,8 @@ pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
             lonely.join(", ")
         );
     }
+    // SIGINT/SIGTERM stop the burst and leave through the normal path (node torn down).
+    let controls = attach(&player, false, None)?;
     let playing = player.clone();
     let playback = std::thread::spawn(move || playing.play());
     while !player.is_playing() && !playback.is_finished() {
@@ -398,6 +400,7 @@ pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
     if !player.wait_for_acks(args.play.ack_timeout().unwrap_or(wait)) {
         log::warn!("not every message was acknowledged by the subscribers in time");
     }
+    drop(controls);
     log::info!("burst {} messages", burst.unwrap_or(summary.published));
     Ok(())
 }
@@ -436,10 +439,15 @@ fn attach(
     progress_every: Option<StdDuration>,
 ) -> Result<Attached> {
     let signals = super::shutdown::shutdown_requested()?;
-    let on_signal = player.clone();
+    // Weak: the thread outlives playback (it waits for a signal that may never come), and a
+    // strong reference would keep the node, and its participant on the graph, alive until the
+    // process ends.
+    let on_signal = Arc::downgrade(player);
     std::thread::spawn(move || {
         if signals.recv().is_ok() {
-            on_signal.stop();
+            if let Some(player) = on_signal.upgrade() {
+                player.stop();
+            }
         }
         // A second signal while stopping: leave at once.
         if signals.recv().is_ok() {

@@ -687,6 +687,12 @@ impl Core {
             )));
         }
         let time = time.max(self.bag_start);
+        if time > self.bag_end && self.options.loop_playback {
+            return Err(PlayerError::Refused(format!(
+                "cannot seek past the end of the bag ({time} ns > {} ns) while looping",
+                self.bag_end
+            )));
+        }
         if time > self.bag_end {
             log::info!("seek past the end of the bag: playback finishes");
             self.control.finish.store(true, Ordering::SeqCst);

@@ -170,9 +170,9 @@ impl DdsConfig {
             DiscoveryRange::Localhost => (true, false, true),
             DiscoveryRange::Off => (false, false, false),
         };
-        if localhost {
-            general.push_str("<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>");
-        }
+        // LOCALHOST selects no interface, as rmw_cyclonedds: multicast off and `localhost` as a
+        // peer keep discovery on the machine, and a user's own interface selection
+        // (CYCLONEDDS_URI) stays possible.
         if !multicast {
             general.push_str("<AllowMulticast>false</AllowMulticast>");
         }
@@ -307,8 +307,8 @@ mod tests {
         ])
         .unwrap()
         .cyclone_xml();
+        assert!(!local.contains("Interface"), "{local}");
         for part in [
-            r#"<NetworkInterface address="127.0.0.1"/>"#,
             "<AllowMulticast>false</AllowMulticast>",
             "<ParticipantIndex>auto</ParticipantIndex>",
             r#"<Peers><Peer address="localhost"/><Peer address="10.0.0.2"/></Peers>"#,
