@@ -376,3 +376,47 @@ fn command_line_limits_are_validated() {
     let existing = dir.path().to_str().unwrap();
     assert!(err(&["-a", "-o", existing]).contains("already exists"));
 }
+
+#[test]
+fn a_snapshot_that_cannot_be_written_says_so_and_keeps_the_buffers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, _clock) = virtual_bus();
+    // A prefix in a directory that does not exist is refused at start.
+    let err = Recorder::start(
+        std::sync::Arc::new(bus.node("early", "/").unwrap()),
+        RecordOptions {
+            snapshot: Some(limits(1 << 20, 0)),
+            ..options(dir.path().join("missing/snap"), TopicSelection::all())
+        },
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("not a directory"), "{err}");
+
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let talker = bus.node("talker", "/").unwrap();
+    let p = publisher(&talker, "/t", STRING);
+    let recorder = snapshot_recorder(&bus, out.join("snap"), limits(1 << 20, 0));
+    let cli = bus.node("cli", "/").unwrap();
+    let service = Client::<Snapshot>::new(&cli, "/rosbag2_recorder/snapshot").unwrap();
+    for text in ["one", "two"] {
+        p.publish(&string_msg(text)).unwrap();
+    }
+    // The output directory goes away (an unmounted disk, a removed folder): refused, kept.
+    std::fs::remove_dir(&out).unwrap();
+    let response = service.call(&SnapshotRequest::default(), T).unwrap();
+    assert!(!response.success);
+    assert_eq!(recorder.snapshot_occupancy().unwrap().0, 2);
+    assert!(recorder.snapshot().is_err());
+    // Back: the snapshot holds everything buffered meanwhile.
+    std::fs::create_dir(&out).unwrap();
+    p.publish(&string_msg("three")).unwrap();
+    let bag = recorder.snapshot().unwrap().unwrap();
+    assert_eq!(
+        payloads_on(&read_bag(&bag), "/t"),
+        ["one", "two", "three"].map(string_msg)
+    );
+    let summary = recorder.stop().unwrap();
+    assert!(summary.failed_snapshots.is_empty());
+}

@@ -367,5 +367,11 @@ pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
             summary.dropped()
         );
     }
+    anyhow::ensure!(
+        summary.failed_snapshots.is_empty(),
+        "{} snapshot(s) could not be written: {}",
+        summary.failed_snapshots.len(),
+        summary.failed_snapshots.join("; ")
+    );
     Ok(())
 }

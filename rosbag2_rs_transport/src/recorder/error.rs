@@ -37,6 +37,10 @@ pub enum RecorderError {
     /// The bag writer stopped after an earlier error (reported once, with its cause).
     #[error("the bag writer has failed")]
     WriterFailed(#[source] Arc<RecorderError>),
+    /// A snapshot cannot be written where it would go (missing or unwritable directory, not
+    /// enough free space); the buffers are kept.
+    #[error("cannot write a snapshot: {0}")]
+    SnapshotOutput(String),
     /// A writer thread is gone (it panicked, or the recorder is stopping).
     #[error("the {0} has stopped")]
     WriterStopped(&'static str),

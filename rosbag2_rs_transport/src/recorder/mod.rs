@@ -59,7 +59,7 @@ pub use stats::{RecordSummary, TopicCounters, TopicSummary};
 use cache::{CacheWriter, Command, MessageCache};
 use discovery::{plan_topic, CompiledSelection};
 use snapshot::SnapshotBuffers;
-use snapshot_writer::{SnapshotJob, SnapshotWriter};
+use snapshot_writer::{check_output, SnapshotJob, SnapshotWriter};
 use stats::{RecordedTopic, TopicRegistry};
 use time::{Deliver, RecordTime, Target};
 
@@ -96,6 +96,8 @@ enum Sink {
     Snapshots {
         buffers: Arc<SnapshotBuffers>,
         jobs: Mutex<Option<Sender<SnapshotJob>>>,
+        /// The snapshot bags' name prefix.
+        prefix: PathBuf,
     },
 }
 
@@ -288,6 +290,7 @@ impl Recorder {
         RecordSummary {
             bag: self.bag.clone(),
             snapshots: Vec::new(),
+            failed_snapshots: Vec::new(),
             topics: RecordSummary::from_registry(&self.inner.registry),
         }
     }
@@ -343,7 +346,9 @@ impl Recorder {
                 if let Sink::Snapshots { jobs, .. } = &self.inner.sink {
                     jobs.lock().take();
                 }
-                summary.snapshots = writer.finish();
+                let outcome = writer.finish();
+                summary.snapshots = outcome.written;
+                summary.failed_snapshots = outcome.failed;
             }
             Output::Stopped => return Ok(summary),
         }
@@ -453,6 +458,8 @@ fn open_bag(
 
 /// Snapshot mode: the buffers, and the thread that writes each snapshot (never split).
 fn open_snapshots(options: BagWriterOptions, limits: SnapshotLimits) -> Result<(Sink, Output)> {
+    check_output(&options.uri, 0)?;
+    let prefix = options.uri.clone();
     let writer = SnapshotWriter::spawn(BagWriterOptions {
         max_bagfile_size: 0,
         max_bagfile_duration: 0,
@@ -461,6 +468,7 @@ fn open_snapshots(options: BagWriterOptions, limits: SnapshotLimits) -> Result<(
     let sink = Sink::Snapshots {
         buffers: Arc::new(SnapshotBuffers::new(limits)),
         jobs: Mutex::new(writer.sender()),
+        prefix,
     };
     Ok((sink, Output::Snapshots(writer)))
 }
@@ -569,7 +577,12 @@ impl Inner {
 
     /// Takes the buffers and queues them for writing; false when there was nothing to write.
     fn request_snapshot(&self, reply: Option<Sender<Result<PathBuf>>>) -> Result<bool> {
-        let Sink::Snapshots { buffers, jobs } = &self.sink else {
+        let Sink::Snapshots {
+            buffers,
+            jobs,
+            prefix,
+        } = &self.sink
+        else {
             return Err(RecorderError::NotAvailable(
                 "the recorder is not in snapshot mode (--snapshot)".into(),
             ));
@@ -578,11 +591,14 @@ impl Inner {
         let Some(jobs) = jobs.as_ref() else {
             return Err(RecorderError::WriterStopped("snapshot writer"));
         };
-        let taken = buffers.take_all();
-        if taken.is_empty() {
+        let (count, bytes) = buffers.occupancy();
+        if count == 0 {
             log::info!("snapshot requested with empty buffers: no bag written");
             return Ok(false);
         }
+        // Checked before the buffers are taken: a snapshot that cannot be written keeps them.
+        check_output(prefix, bytes)?;
+        let taken = buffers.take_all();
         let job = SnapshotJob {
             taken,
             topics: self.registry.all(),

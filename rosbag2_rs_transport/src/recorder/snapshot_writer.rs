@@ -25,7 +25,7 @@ pub(crate) struct SnapshotJob {
 /// The snapshot writer thread.
 pub(crate) struct SnapshotWriter {
     jobs: Option<Sender<SnapshotJob>>,
-    thread: Option<JoinHandle<Vec<PathBuf>>>,
+    thread: Option<JoinHandle<SnapshotOutcome>>,
 }
 
 impl SnapshotWriter {
@@ -50,8 +50,8 @@ impl SnapshotWriter {
         self.jobs.clone()
     }
 
-    /// Waits for queued snapshots and returns every bag written.
-    pub fn finish(mut self) -> Vec<PathBuf> {
+    /// Waits for queued snapshots and returns what was written and what failed.
+    pub fn finish(mut self) -> SnapshotOutcome {
         self.jobs = None;
         self.thread
             .take()
@@ -69,22 +69,82 @@ impl Drop for SnapshotWriter {
     }
 }
 
-fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> Vec<PathBuf> {
-    let mut written = Vec::new();
+/// What the snapshot writer did.
+#[derive(Debug, Default)]
+pub(crate) struct SnapshotOutcome {
+    /// Every bag written, in order.
+    pub written: Vec<PathBuf>,
+    /// Why each failed snapshot failed.
+    pub failed: Vec<String>,
+}
+
+fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> SnapshotOutcome {
+    let mut outcome = SnapshotOutcome::default();
     for job in jobs {
         let result = write_snapshot(&template, job.taken, &job.topics);
         match &result {
             Ok(path) => {
                 log::info!("snapshot written to {}", path.display());
-                written.push(path.clone());
+                outcome.written.push(path.clone());
             }
-            Err(e) => log::error!("snapshot failed: {}", crate::error_chain::Chain(&e)),
+            Err(e) => {
+                let why = crate::error_chain::Chain(&e).to_string();
+                log::error!("snapshot failed: {why}");
+                outcome.failed.push(why);
+            }
         }
         if let Some(reply) = job.reply {
             let _ = reply.send(result);
         }
     }
-    written
+    outcome
+}
+
+/// Why a snapshot of `needed` bytes could not be written next to `prefix` now, if it could
+/// not: the directory is missing or not writable, or has less free space than the buffers
+/// hold. Checked before the buffers are taken, so that a refused snapshot loses nothing.
+pub(crate) fn check_output(prefix: &Path, needed: u64) -> Result<()> {
+    let dir = match prefix.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let refuse = |why: String| Err(RecorderError::SnapshotOutput(why));
+    if !dir.is_dir() {
+        return refuse(format!("{} is not a directory", dir.display()));
+    }
+    let probe = dir.join(format!(".rosbag2_rs_probe_{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+        }
+        Err(e) => return refuse(format!("cannot write in {}: {e}", dir.display())),
+    }
+    if let Some(free) = free_bytes(&dir) {
+        if free < needed {
+            return refuse(format!(
+                "{} has {free} bytes free, the buffers hold {needed}",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Bytes available to an unprivileged writer on the file system of `dir`.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs is plain data, for which all zeros is a valid value.
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a struct we own.
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stats) } != 0 {
+        return None;
+    }
+    Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
 }
 
 /// `YYYYMMDD-HHMMSS` of the current local time.
@@ -150,7 +210,7 @@ fn write_snapshot(
         let counter = match result {
             Ok(()) => &counters.written,
             // Not written: a loss, unlike eviction.
-            Err(_) => &counters.dropped,
+            Err(_) => &counters.lost_in_failed_snapshots,
         };
         counter.fetch_add(n, Ordering::Relaxed);
     }

@@ -22,6 +22,8 @@ pub struct TopicCounters {
     /// Sim time: messages that arrived before the first `/clock` and were not recorded (the
     /// hold was full, or no `/clock` ever came).
     pub dropped_before_clock: AtomicU64,
+    /// Snapshot mode: messages taken from the buffers by a snapshot whose writing failed.
+    pub lost_in_failed_snapshots: AtomicU64,
 }
 
 impl TopicCounters {
@@ -82,6 +84,8 @@ pub struct TopicSummary {
     pub evicted: u64,
     /// Sim time: messages that arrived before the first `/clock` and were not recorded.
     pub dropped_before_clock: u64,
+    /// Snapshot mode: messages lost because the snapshot holding them failed to write.
+    pub lost_in_failed_snapshots: u64,
 }
 
 /// What a recording did, returned by [`super::Recorder::stop`].
@@ -91,6 +95,8 @@ pub struct RecordSummary {
     pub bag: Option<PathBuf>,
     /// Snapshot mode: every snapshot bag written, in order (including the one at shutdown).
     pub snapshots: Vec<PathBuf>,
+    /// Snapshot mode: why each snapshot that could not be written failed.
+    pub failed_snapshots: Vec<String>,
     /// Per topic, sorted by name.
     pub topics: Vec<TopicSummary>,
 }
@@ -108,6 +114,10 @@ impl RecordSummary {
                 dropped: t.counters.dropped.load(Ordering::Relaxed),
                 evicted: t.counters.evicted.load(Ordering::Relaxed),
                 dropped_before_clock: t.counters.dropped_before_clock.load(Ordering::Relaxed),
+                lost_in_failed_snapshots: t
+                    .counters
+                    .lost_in_failed_snapshots
+                    .load(Ordering::Relaxed),
             })
             .collect();
         topics.sort_by(|a, b| a.topic.cmp(&b.topic));
@@ -134,7 +144,7 @@ impl RecordSummary {
         let mut out = String::new();
         for t in &self.topics {
             out.push_str(&format!(
-                "{}: received {}, written {}, dropped {}{}{}\n",
+                "{}: received {}, written {}, dropped {}{}{}{}\n",
                 t.topic,
                 t.received,
                 t.written,
@@ -149,6 +159,11 @@ impl RecordSummary {
                         ", not recorded before the first /clock {}",
                         t.dropped_before_clock
                     )
+                } else {
+                    String::new()
+                },
+                if t.lost_in_failed_snapshots > 0 {
+                    format!(", lost in failed snapshots {}", t.lost_in_failed_snapshots)
                 } else {
                     String::new()
                 }
