@@ -112,8 +112,24 @@ const WELL_FORMED: &str = "typeof(timestamp) = 'integer' AND typeof(topic_id) = 
      AND typeof(data) IN ('blob', 'null')";
 
 /// Deletes the message rows readers skip (see [`WELL_FORMED`]) from an otherwise readable
-/// database, and accounts for them in `report`.
+/// database, and accounts for them in `report`. A database without such rows is not opened for
+/// writing.
 fn remove_malformed_rows(db: &Path, report: &mut FileRecovery) -> Result<()> {
+    let malformed: i64 = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .and_then(|conn| {
+        conn.query_row(
+            &format!("SELECT count(*) FROM messages WHERE NOT ({WELL_FORMED})"),
+            [],
+            |r| r.get(0),
+        )
+    })
+    .map_err(sql_err(db))?;
+    if malformed == 0 {
+        return Ok(());
+    }
     let conn = Connection::open(db).map_err(sql_err(db))?;
     let removed = conn
         .execute(
