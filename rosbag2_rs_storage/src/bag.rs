@@ -141,7 +141,8 @@ fn bag_size<'a>(files: impl Iterator<Item = &'a Path>) -> u64 {
 
 impl Bag {
     /// Locates a bag. A directory without `metadata.yaml` is read from its storage files (with a
-    /// warning); call [`Bag::metadata_from_files`] or `reindex` to compute its metadata.
+    /// warning); call [`Bag::metadata_from_files`] or `reindex` to compute its metadata. A file
+    /// `metadata.yaml` lists that does not exist is left out with a warning naming `reindex`.
     pub fn locate(path: &Path) -> Result<Self> {
         if path.is_file() {
             StorageId::detect(path)?;
@@ -189,13 +190,20 @@ impl Bag {
             match (direct.is_file(), by_name) {
                 (true, _) => files.push(direct),
                 (false, Some(p)) if p.is_file() => files.push(p),
-                _ => {
-                    return Err(StorageError::corrupt(
-                        path.join(METADATA_FILENAME),
-                        format!("lists '{relative}', which does not exist"),
-                    ))
-                }
+                // A lost file costs only itself: the others are read.
+                _ => log::warn!(
+                    "{}: lists '{relative}', which does not exist; reading the other files \
+                     (`ros2bag-rs reindex` rewrites the metadata from the files present)",
+                    path.join(METADATA_FILENAME).display()
+                ),
             }
+        }
+        if files.is_empty() && !metadata.relative_file_paths.is_empty() {
+            return Err(StorageError::corrupt(
+                path.join(METADATA_FILENAME),
+                "none of the files it lists exists; `ros2bag-rs reindex` rewrites the metadata \
+                 from the files present",
+            ));
         }
         metadata.bag_size = bag_size(files.iter().map(PathBuf::as_path));
         Ok(Self {

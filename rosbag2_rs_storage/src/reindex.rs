@@ -3,7 +3,10 @@
 //! footer are rewritten from every intact chunk and the readable prefix of a cut one, SQLite
 //! databases get their write-ahead log applied or are rebuilt from their intact pages, and a
 //! ROS 1 `.bag` file given directly is rewritten with a fresh index. File-mode compressed files
-//! (`.mcap.zstd`, `.db3.zstd`) are read and listed as rosbag2 lists them, not repaired.
+//! (`.mcap.zstd`, `.db3.zstd`) are read and listed as rosbag2 lists them, not repaired. MCAP
+//! chunks that fail their checks (CRC, decompression) are found by reading every chunk and left
+//! out of the rewritten file; files that cannot be read at all are reported and left out of the
+//! metadata.
 
 use std::path::{Path, PathBuf};
 
@@ -84,6 +87,18 @@ fn intact(reader: &dyn StorageReader) -> FileRecovery {
     report
 }
 
+/// Whether an MCAP file needs rewriting: it lacks a valid footer and summary, or one of its
+/// chunks fails its checks (CRC, decompression), which only reading every chunk tells.
+fn mcap_needs_repair(file: &Path) -> Result<bool> {
+    let mut reader = match McapReader::open(file, OpenMode::Strict) {
+        Ok(reader) => reader,
+        Err(StorageError::Corrupt { .. } | StorageError::McapFormat { .. }) => return Ok(true),
+        Err(e) => return Err(e),
+    };
+    while reader.read_next()?.is_some() {}
+    Ok(!reader.damage().is_empty())
+}
+
 /// Recovers one storage file of a bag directory. A file-mode compressed file is only checked
 /// (by reading it): it is never rewritten.
 fn recover_file(file: &Path) -> Result<Option<FileRecovery>> {
@@ -91,7 +106,7 @@ fn recover_file(file: &Path) -> Result<Option<FileRecovery>> {
         return Ok(None);
     }
     match StorageId::detect(file)? {
-        StorageId::Mcap if McapReader::needs_repair(file)? => {
+        StorageId::Mcap if mcap_needs_repair(file)? => {
             let report = repair_mcap(file)?;
             log::warn!(
                 "{}: repaired, {} messages recovered",
@@ -105,8 +120,47 @@ fn recover_file(file: &Path) -> Result<Option<FileRecovery>> {
     }
 }
 
+/// A file-mode compressed bag whose recorder was killed keeps its last file (or files)
+/// uncompressed: the recorder compresses a file once it is closed. `metadata.yaml` can only say
+/// "file mode" for the whole bag, and readers (rosbag2, rosbags) then decompress every file, so
+/// the leftover files are compressed as the recorder would have done.
+fn compress_leftovers(
+    readers: &mut [Box<dyn StorageReader>],
+    reports: &mut [FileRecovery],
+) -> Result<()> {
+    let compressed = |r: &dyn StorageReader| r.path().to_string_lossy().ends_with(".zstd");
+    if !readers.iter().any(|r| compressed(r.as_ref())) {
+        return Ok(());
+    }
+    for reader in readers.iter_mut().filter(|r| !compressed(r.as_ref())) {
+        let plain = reader.path().to_path_buf();
+        let with_suffix = |suffix: &str| {
+            let mut name = plain.clone().into_os_string();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        let (target, partial) = (with_suffix(".zstd"), with_suffix(".zstd.partial"));
+        let _ = std::fs::remove_file(&partial);
+        crate::compression::zstd::compress_file(&plain, &partial)
+            .map_err(|e| StorageError::io(&partial, e))?;
+        std::fs::rename(&partial, &target).map_err(|e| StorageError::io(&target, e))?;
+        *reader = open_reader(&target, OpenMode::Strict)?;
+        std::fs::remove_file(&plain).map_err(|e| StorageError::io(&plain, e))?;
+        let note = format!(
+            "compressed into {}, as the recorder of this file-mode compressed bag would have",
+            target.display()
+        );
+        log::warn!("{}: {note}", plain.display());
+        if let Some(report) = reports.iter_mut().find(|r| r.path == plain) {
+            report.notes.push(note);
+        }
+    }
+    Ok(())
+}
+
 /// Rebuilds `<bag_dir>/metadata.yaml` from the storage files in the directory, recovering
-/// damaged files first. Custom data and the ROS distribution of an existing readable
+/// damaged files first. A file that cannot be read at all (empty, foreign) is reported as
+/// [`RecoveryAction::Unreadable`] and left out of the metadata; the others are kept. Custom data and the ROS distribution of an existing readable
 /// `metadata.yaml` (or of metadata embedded in the files) are kept.
 ///
 /// `bag` may also be a ROS 1 `.bag` file: it is rewritten with a fresh index when its index is
@@ -143,21 +197,38 @@ pub fn reindex(bag: &Path) -> Result<ReindexReport> {
         ));
     }
     let mut reports = Vec::new();
+    let mut readers: Vec<Box<dyn StorageReader>> = Vec::new();
     for file in &files {
-        reports.push(recover_file(file)?);
+        // A file that cannot be read at all (empty: a writer had just created it; foreign;
+        // unreadable) costs only itself: it is reported and left out of the metadata.
+        let opened = recover_file(file)
+            .and_then(|report| Ok((report, open_reader(file, OpenMode::Strict)?)));
+        match opened {
+            Ok((report, reader)) => {
+                reports.push(report.unwrap_or_else(|| intact(reader.as_ref())));
+                readers.push(reader);
+            }
+            Err(error) => {
+                log::warn!("{error}; leaving the file out of metadata.yaml");
+                reports.push(FileRecovery::unreadable(file, &error));
+            }
+        }
     }
-    let readers = files
-        .iter()
-        .map(|f| open_reader(f, OpenMode::Strict))
-        .collect::<Result<Vec<Box<dyn StorageReader>>>>()?;
-    let reports: Vec<FileRecovery> = reports
-        .into_iter()
-        .zip(&readers)
-        .map(|(report, reader)| report.unwrap_or_else(|| intact(reader.as_ref())))
-        .collect();
+    if readers.is_empty() {
+        return Err(StorageError::corrupt(
+            bag_dir,
+            "no storage file could be read; nothing to reindex",
+        ));
+    }
+    compress_leftovers(&mut readers, &mut reports)?;
     let repaired = reports
         .iter()
-        .filter(|r| r.action != RecoveryAction::Intact)
+        .filter(|r| {
+            matches!(
+                r.action,
+                RecoveryAction::Rewritten | RecoveryAction::WalApplied
+            )
+        })
         .map(|r| (r.path.clone(), r.messages))
         .collect();
     let mut metadata = metadata_from_readers(&readers, bag_dir);

@@ -29,7 +29,8 @@ use rosbag2_rs_storage::{
 use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::{Client, Handle, Middleware, ReceivedMessage};
 use rosbag2_rs_transport::{
-    MessageOrder, PlayOptions, PlaybackEnd, PlaybackSummary, Player, CLOCK_TOPIC, CLOCK_TYPE,
+    MessageOrder, PlayOptions, PlaybackEnd, PlaybackSummary, Player, PlayerError, CLOCK_TOPIC,
+    CLOCK_TYPE,
 };
 
 use common::cdr;
@@ -1544,4 +1545,69 @@ fn clock_publishing_starts_changes_and_stops_at_run_time() {
         },
     );
     assert!(follower.set_clock_publish_frequency(10.0).is_err());
+}
+
+#[test]
+fn a_read_error_during_burst_ends_playback_with_the_error() {
+    let rig = Rig::new();
+    // Many small chunks, and a read-ahead of one message: reading goes on during the burst.
+    let uri = rig.dir.join("cut_under_the_reader");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        storage: rosbag2_rs_storage::WriterOptions {
+            chunk_size: 4096,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    writer
+        .create_topic(&TopicMetadata::new("/a", STRING), None)
+        .unwrap();
+    for i in 0..2000 {
+        let message = SerializedMessage::new(Arc::from("/a"), BAG_T0 + i * MS, vec![7u8; 100]);
+        writer.write(&message).unwrap();
+    }
+    writer.close().unwrap();
+    let player = rig.player(PlayOptions {
+        start_paused: true,
+        read_ahead_queue_size: 1,
+        ..opts(uri.clone())
+    });
+    let playing = player.clone();
+    let handle = std::thread::spawn(move || playing.play());
+    while !player.is_playing() && !handle.is_finished() {
+        std::thread::yield_now();
+    }
+    // Another process cuts the file short while it is played: an error no reader can skip.
+    let file = rosbag2_rs_storage::storage_files_in(&uri)
+        .unwrap()
+        .remove(0);
+    let len = std::fs::metadata(&file).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(len / 4)
+        .unwrap();
+    let burst = player.burst(u64::MAX);
+    // What the CLI's `burst` does next: stop, and wait for the playback to end.
+    player.stop();
+    // A safety net for a hanging player, not a timing assertion.
+    let give_up = std::time::Instant::now() + StdDuration::from_secs(60);
+    while !handle.is_finished() {
+        assert!(
+            std::time::Instant::now() < give_up,
+            "playback waits forever after a read error"
+        );
+        std::thread::sleep(StdDuration::from_millis(10));
+    }
+    assert!(
+        matches!(&burst, Err(PlayerError::Refused(m)) if m.contains("playback failed")),
+        "{burst:?}"
+    );
+    let error = handle.join().unwrap().unwrap_err();
+    assert!(matches!(error, PlayerError::Playback(_)), "{error:?}");
+    let cause = std::error::Error::source(&error).unwrap().to_string();
+    assert!(cause.contains("truncated"), "{cause}");
 }

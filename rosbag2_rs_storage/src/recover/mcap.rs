@@ -67,8 +67,10 @@ pub struct SkippedChunk {
     pub offset: u64,
     /// Length of the record.
     pub record_len: u64,
-    /// The message time range its header claims, if readable.
+    /// The message time range its header or its chunk index claims, if readable.
     pub time_range: Option<(u64, u64)>,
+    /// The number of messages its message index records list, if present.
+    pub messages: Option<u64>,
     /// Why it was skipped.
     pub reason: String,
 }
@@ -154,7 +156,7 @@ impl McapDamage {
         }
         for s in &self.skipped_chunks {
             lost.damaged_bytes += s.record_len;
-            lost.add_messages(None, first);
+            lost.add_messages(s.messages, first);
             first = false;
             unrecovered = None;
             if let Some((a, b)) = s.time_range {

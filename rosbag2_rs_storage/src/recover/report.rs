@@ -1,8 +1,9 @@
 //! What recovering one storage file gave back and what it could not.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::error::StorageError;
 use crate::storage::StorageId;
 
 /// What was done to a file.
@@ -14,6 +15,9 @@ pub enum RecoveryAction {
     WalApplied,
     /// The file was rewritten from the parts that could still be read.
     Rewritten,
+    /// The file cannot be read at all (empty, foreign, unreadable): it was left as it is and
+    /// out of the bag's metadata.
+    Unreadable,
 }
 
 /// What a damaged file lost. Counts are `None` where the file holds nothing to count them by.
@@ -100,6 +104,22 @@ impl FileRecovery {
         }
     }
 
+    /// The entry of a file that cannot be read at all, with the reason as its note.
+    pub fn unreadable(path: &Path, error: &StorageError) -> Self {
+        let storage = match path.extension().and_then(|e| e.to_str()) {
+            Some("db3") => StorageId::Sqlite3,
+            Some("bag") => StorageId::Rosbag1,
+            _ => StorageId::Mcap,
+        };
+        let mut report = Self::intact(path.to_path_buf(), storage);
+        report.action = RecoveryAction::Unreadable;
+        report.lost.damaged_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+        report
+            .notes
+            .push(format!("left out of metadata.yaml: {error}"));
+        report
+    }
+
     /// Counts one recovered message.
     pub fn add_message(&mut self, time: i64, bytes: usize) {
         self.messages += 1;
@@ -127,6 +147,7 @@ impl fmt::Display for FileRecovery {
             RecoveryAction::Intact => "intact",
             RecoveryAction::WalApplied => "write-ahead log applied",
             RecoveryAction::Rewritten => "repaired",
+            RecoveryAction::Unreadable => "unreadable",
         };
         write!(
             f,

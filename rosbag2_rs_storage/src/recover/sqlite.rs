@@ -91,7 +91,10 @@ fn check(db: &Path) -> Result<FileRecovery> {
     }
     let (count, bytes, first, last): (i64, Option<i64>, Option<i64>, Option<i64>) = conn
         .query_row(
-            "SELECT count(*), sum(length(data)), min(timestamp), max(timestamp) FROM messages",
+            &format!(
+                "SELECT count(*), sum(length(data)), min(timestamp), max(timestamp) FROM messages \
+                 WHERE {WELL_FORMED}"
+            ),
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
@@ -101,6 +104,48 @@ fn check(db: &Path) -> Result<FileRecovery> {
     report.message_bytes = bytes.unwrap_or(0) as u64;
     report.time_range = first.zip(last);
     Ok(report)
+}
+
+/// What a message row needs to be read: an integer timestamp and topic id, and data (a blob, or
+/// null for an empty message).
+const WELL_FORMED: &str = "typeof(timestamp) = 'integer' AND typeof(topic_id) = 'integer' \
+     AND typeof(data) IN ('blob', 'null')";
+
+/// Deletes the message rows readers skip (see [`WELL_FORMED`]) from an otherwise readable
+/// database, and accounts for them in `report`. A database without such rows is not opened for
+/// writing.
+fn remove_malformed_rows(db: &Path, report: &mut FileRecovery) -> Result<()> {
+    let malformed: i64 = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .and_then(|conn| {
+        conn.query_row(
+            &format!("SELECT count(*) FROM messages WHERE NOT ({WELL_FORMED})"),
+            [],
+            |r| r.get(0),
+        )
+    })
+    .map_err(sql_err(db))?;
+    if malformed == 0 {
+        return Ok(());
+    }
+    let conn = Connection::open(db).map_err(sql_err(db))?;
+    let removed = conn
+        .execute(
+            &format!("DELETE FROM messages WHERE NOT ({WELL_FORMED})"),
+            [],
+        )
+        .map_err(sql_err(db))? as u64;
+    if removed > 0 {
+        report.action = RecoveryAction::Rewritten;
+        report.lost.messages = Some(removed);
+        report.notes.push(format!(
+            "{removed} malformed message rows (a timestamp, topic id or data of the wrong type) removed"
+        ));
+        log::warn!("{}: {removed} malformed message rows removed", db.display());
+    }
+    Ok(())
 }
 
 /// Recovers one `.db3`: applies a hot write-ahead log, and when SQLite still cannot read the
@@ -119,6 +164,7 @@ pub fn recover(db: &Path) -> Result<FileRecovery> {
             report.action = RecoveryAction::WalApplied;
         }
         report.notes = notes;
+        remove_malformed_rows(db, &mut report)?;
         return Ok(report);
     }
     // Frames of a log that could not be applied would be replayed onto the rebuilt database:

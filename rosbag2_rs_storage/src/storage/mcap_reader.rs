@@ -227,7 +227,9 @@ impl McapReader {
         }
     }
 
-    /// What a scan in [`OpenMode::Recover`] found damaged (empty for an intact file).
+    /// What was found damaged so far (empty for an intact file): by a scan in
+    /// [`OpenMode::Recover`], and in either mode the chunks skipped because they failed their
+    /// checks (when opening a file without a summary, or when reading).
     pub fn damage(&self) -> &McapDamage {
         &self.damage
     }
@@ -385,17 +387,13 @@ impl McapReader {
                     match self.scan_chunk(record_start, &mut stats) {
                         Ok(unit) => self.units.push(unit),
                         Err(error) => {
-                            let reason = error.to_string();
-                            self.damaged(mode, error)?;
+                            // A damaged chunk hides only itself, in either mode: its length is
+                            // known, so the scan goes on with the next record.
+                            self.check_mapping()?;
                             let time_range = parse_chunk_header(&data, body, end)
                                 .ok()
                                 .map(|h| (h.start_time, h.end_time));
-                            self.damage.skipped_chunks.push(SkippedChunk {
-                                offset: record_start,
-                                record_len: (end - body + RECORD_HEADER) as u64,
-                                time_range,
-                                reason,
-                            });
+                            self.skip_chunk(record_start, time_range, &error);
                         }
                     }
                 }
@@ -523,6 +521,45 @@ impl McapReader {
         }
         self.damage.cut_chunk = Some(cut);
         Ok(())
+    }
+
+    /// Notes the damaged chunk at `offset` (what its header or index says it held) and warns
+    /// about it once; readers go on with the next chunk.
+    fn skip_chunk(&mut self, offset: u64, time_range: Option<(u64, u64)>, error: &McapFormatError) {
+        if self
+            .damage
+            .skipped_chunks
+            .iter()
+            .any(|c| c.offset == offset)
+        {
+            return;
+        }
+        let at = usize::try_from(offset).unwrap_or(usize::MAX);
+        let record_len = self
+            .data
+            .get(at..)
+            .filter(|rest| rest.len() >= RECORD_HEADER)
+            .map_or(0, |rest| {
+                le_u64(rest, 1).saturating_add(RECORD_HEADER as u64)
+            });
+        let messages = indexed_messages(&self.data, offset.saturating_add(record_len));
+        let lost = match (messages, time_range) {
+            (Some(n), Some((a, b))) => format!("{n} messages received from {a} to {b} ns lost"),
+            (Some(n), None) => format!("{n} messages lost"),
+            (None, Some((a, b))) => format!("the messages received from {a} to {b} ns lost"),
+            (None, None) => "its messages lost".to_string(),
+        };
+        log::warn!(
+            "{}: {error}; skipping the chunk ({lost}); `ros2bag-rs reindex` rewrites the file without it",
+            self.path.display()
+        );
+        self.damage.skipped_chunks.push(SkippedChunk {
+            offset,
+            record_len,
+            time_range,
+            messages,
+            reason: error.to_string(),
+        });
     }
 
     /// A damaged part of the file: an error when strict, a warning when recovering.
@@ -812,11 +849,23 @@ impl McapReader {
         if end_time < self.seek_time {
             return Ok(());
         }
-        let mut group: Vec<&UnitRef> = self.units[first..last].iter().collect();
+        let mut group: Vec<UnitRef> = self.units[first..last].to_vec();
         group.sort_by_key(|u| u.file_offset);
         let mut out = Vec::new();
         for unit in group {
-            self.decode_unit(unit, &mut out)?;
+            let kept = out.len();
+            match (self.decode_unit(&unit, &mut out), &unit.unit) {
+                (Ok(()), _) => {}
+                // A chunk that fails its checks (CRC, decompression, records) is skipped; a
+                // file truncated under the reader is not a damaged chunk and stays an error.
+                (Err(StorageError::McapFormat { source, .. }), Unit::Chunk { offset })
+                    if !self.watch.truncated() =>
+                {
+                    out.truncate(kept);
+                    self.skip_chunk(*offset, Some((unit.start_time, unit.end_time)), &source);
+                }
+                (Err(e), _) => return Err(e),
+            }
         }
         self.check_mapping()?;
         if !out.is_sorted_by_key(|m| m.recv_timestamp) {
@@ -825,6 +874,33 @@ impl McapReader {
         self.pending = out.into_iter();
         Ok(())
     }
+}
+
+/// The number of messages the message index records right after a chunk (ending at `chunk_end`)
+/// list for it; `None` when no index follows the chunk or it is malformed.
+fn indexed_messages(data: &[u8], chunk_end: u64) -> Option<u64> {
+    // Message index: channel id (u16), then its entries (log time, offset: 16 bytes each) as an
+    // array prefixed by its byte length (u32).
+    const ENTRY: u64 = 16;
+    let mut at = usize::try_from(chunk_end).ok()?;
+    let mut count = None;
+    while data.get(at) == Some(&op::MESSAGE_INDEX) {
+        let header = data.get(at..at + RECORD_HEADER + 6)?;
+        let body_len = le_u64(header, 1);
+        let entries_len = u64::from(u32::from_le_bytes(
+            header[RECORD_HEADER + 2..RECORD_HEADER + 6]
+                .try_into()
+                .ok()?,
+        ));
+        if entries_len % ENTRY != 0 || entries_len + 6 > body_len {
+            return None;
+        }
+        count = Some(count.unwrap_or(0) + entries_len / ENTRY);
+        at = at
+            .checked_add(RECORD_HEADER)?
+            .checked_add(usize::try_from(body_len).ok()?)?;
+    }
+    count
 }
 
 /// The group of units starting at `first` (of units sorted by start time): it extends while the
@@ -1012,7 +1088,7 @@ mod tests {
     }
 
     #[test]
-    fn damaged_chunks_are_typed_errors() {
+    fn damaged_chunks_are_typed_errors_and_skipped_by_readers() {
         let data = mcap_with_chunks(&[&[1, 2, 3]]);
         let mut reader =
             McapReader::from_bytes(Path::new("mem.mcap"), data.clone(), OpenMode::Strict).unwrap();
@@ -1025,21 +1101,21 @@ mod tests {
         let last_record_byte = offset + RECORD_HEADER + 60;
         bad[last_record_byte] ^= 0xFF;
         reader.data = Bytes::from(bad);
-        let err = reader.read_next().unwrap_err();
-        assert!(
-            matches!(
-                &err,
-                StorageError::McapFormat {
-                    source: McapFormatError::InChunk { .. },
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        let err = reader.decompress_chunk(offset as u64).unwrap_err();
+        assert!(matches!(&err, McapFormatError::InChunk { .. }), "{err}");
+        let err = format_error(Path::new("mem.mcap"), err);
         assert!(
             err.to_string().starts_with("mem.mcap: chunk at offset"),
             "{err}"
         );
         assert!(std::error::Error::source(&err).is_some());
+        // Readers skip it, and say what it held (its message index lists 3 messages).
+        assert!(reader.read_next().unwrap().is_none());
+        let skipped = &reader.damage().skipped_chunks;
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].offset, offset as u64);
+        assert_eq!(skipped[0].messages, Some(3));
+        assert_eq!(skipped[0].time_range, Some((1, 3)));
+        assert!(skipped[0].reason.contains("CRC"), "{}", skipped[0].reason);
     }
 }

@@ -239,7 +239,10 @@ impl SqliteReader {
     fn load_statistics(&mut self) -> Result<()> {
         let rows: Vec<(i64, i64)> = self
             .conn
-            .prepare("SELECT topic_id, count(*) FROM messages GROUP BY topic_id")
+            .prepare(
+                "SELECT topic_id, count(*) FROM messages WHERE typeof(timestamp) = 'integer' \
+                 GROUP BY topic_id",
+            )
             .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
             .map_err(|e| self.sql_err(e))?;
         for (id, count) in rows {
@@ -256,14 +259,27 @@ impl SqliteReader {
                 ),
             }
         }
-        let (first, last, count): (Option<i64>, Option<i64>, i64) = self
+        // A row whose timestamp is not an integer (text, null) cannot be placed in time: it is
+        // left out of reading and of the statistics, with a warning.
+        let (first, last, count, rows): (Option<i64>, Option<i64>, Option<i64>, i64) = self
             .conn
             .query_row(
-                "SELECT min(timestamp), max(timestamp), count(*) FROM messages",
+                "SELECT min(CASE WHEN typeof(timestamp) = 'integer' THEN timestamp END), \
+                 max(CASE WHEN typeof(timestamp) = 'integer' THEN timestamp END), \
+                 sum(typeof(timestamp) = 'integer'), count(*) FROM messages",
                 [],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .map_err(|e| self.sql_err(e))?;
+        let count = count.unwrap_or(0);
+        if rows > count {
+            log::warn!(
+                "{}: {} messages have a timestamp that is not an integer; skipping them \
+                 (`ros2bag-rs reindex` removes them)",
+                self.path.display(),
+                rows - count
+            );
+        }
         if let (Some(first), Some(last)) = (first, last) {
             self.info.starting_time = first;
             self.info.duration = last - first;
@@ -275,7 +291,8 @@ impl SqliteReader {
     fn fetch_page(&mut self) -> Result<()> {
         let query = format!(
             "SELECT timestamp, topic_id, data, id FROM messages \
-             WHERE (timestamp > ?1 OR (timestamp = ?1 AND id > ?2)){} ORDER BY timestamp, id LIMIT {PAGE_ROWS}",
+             WHERE (timestamp > ?1 OR (timestamp = ?1 AND id > ?2)) AND typeof(timestamp) = 'integer'{} \
+             ORDER BY timestamp, id LIMIT {PAGE_ROWS}",
             self.selection_sql
         );
         let mut stmt = self
@@ -294,15 +311,29 @@ impl SqliteReader {
             path: self.path.clone(),
             source: e,
         })? {
-            let read = |row: &rusqlite::Row| -> rusqlite::Result<(i64, i64, Vec<u8>, i64)> {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-            };
-            let (timestamp, topic_id, data, id) = read(row).map_err(|e| StorageError::Sqlite {
+            let sql = |e| StorageError::Sqlite {
                 path: self.path.clone(),
                 source: e,
-            })?;
+            };
+            let (timestamp, id): (i64, i64) = (row.get(0).map_err(sql)?, row.get(3).map_err(sql)?);
             self.cursor = (timestamp, id);
             n += 1;
+            let read = |row: &rusqlite::Row| -> rusqlite::Result<(i64, Vec<u8>)> {
+                // Null data: an empty message bound without a buffer.
+                Ok((row.get(1)?, row.get::<_, Option<_>>(2)?.unwrap_or_default()))
+            };
+            // A malformed row (a topic id or data of the wrong type) costs only itself.
+            let (topic_id, data) = match read(row) {
+                Ok(fields) => fields,
+                Err(e) => {
+                    log::warn!(
+                        "{}: message row {id} at {timestamp} ns is malformed ({e}); skipping it \
+                         (`ros2bag-rs reindex` removes it)",
+                        self.path.display()
+                    );
+                    continue;
+                }
+            };
             bytes += data.len();
             if let Some(topic) = self.by_id.get(&topic_id).filter(|t| t.selected) {
                 self.buffer

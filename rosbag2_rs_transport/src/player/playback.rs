@@ -348,6 +348,9 @@ impl Playback<'_> {
         self.at_end = false;
     }
 
+    /// Serves a play-next or burst request. A read error while stepping ends the playback with
+    /// that error (the reader has nothing more to give until a seek, so waiting for it would
+    /// hang); the requester is told that playback failed.
     fn serve(&mut self, request: Request) -> Result<(), PlayerError> {
         match request {
             Request::PlayNext(answer) => {
@@ -358,13 +361,16 @@ impl Playback<'_> {
                         Err(PlayerError::Refused("no message left to play".into()))
                     }
                 });
-                let _ = answer.send(result);
+                let (answer_with, failure) = split_failure(result);
+                let _ = answer.send(answer_with);
+                failure.map_or(Ok(()), Err)
             }
             Request::Burst(n, answer) => {
-                let _ = answer.send(self.step(n));
+                let (answer_with, failure) = split_failure(self.step(n));
+                let _ = answer.send(answer_with);
+                failure.map_or(Ok(()), Err)
             }
         }
-        Ok(())
     }
 
     /// Publishes up to `n` messages at once (while paused), moving time to each.
@@ -395,5 +401,22 @@ impl Playback<'_> {
             self.core.self_jump(time);
         }
         Ok(published)
+    }
+}
+
+/// Separates a failure that ends playback (the bag could not be read further) from a request's
+/// own outcome: the requester gets a refusal naming the failure, playback ends with the error.
+fn split_failure<T>(
+    result: Result<T, PlayerError>,
+) -> (Result<T, PlayerError>, Option<PlayerError>) {
+    match result {
+        Err(e @ (PlayerError::Playback(_) | PlayerError::ThreadStopped(_))) => (
+            Err(PlayerError::Refused(format!(
+                "playback failed: {}",
+                crate::error_chain::Chain(&e)
+            ))),
+            Some(e),
+        ),
+        other => (other, None),
     }
 }
