@@ -77,6 +77,9 @@ pub struct TopicSummary {
     pub dropped: u64,
     /// Snapshot mode: messages evicted from the ring buffer by its limits.
     pub evicted: u64,
+    /// Messages the middleware lost before they reached the recorder (Zenoh: gaps in the
+    /// publishers' sequence numbers); 0 where the middleware cannot tell.
+    pub lost: u64,
 }
 
 /// What a recording did, returned by [`super::Recorder::stop`].
@@ -102,6 +105,7 @@ impl RecordSummary {
                 written: t.counters.written.load(Ordering::Relaxed),
                 dropped: t.counters.dropped.load(Ordering::Relaxed),
                 evicted: t.counters.evicted.load(Ordering::Relaxed),
+                lost: 0,
             })
             .collect();
         topics.sort_by(|a, b| a.topic.cmp(&b.topic));
@@ -111,6 +115,11 @@ impl RecordSummary {
     /// Total messages dropped on all topics.
     pub fn dropped(&self) -> u64 {
         self.topics.iter().map(|t| t.dropped).sum()
+    }
+
+    /// Total messages the middleware lost on all topics.
+    pub fn lost(&self) -> u64 {
+        self.topics.iter().map(|t| t.lost).sum()
     }
 
     /// Total messages written on all topics.
@@ -128,11 +137,16 @@ impl RecordSummary {
         let mut out = String::new();
         for t in &self.topics {
             out.push_str(&format!(
-                "{}: received {}, written {}, dropped {}{}\n",
+                "{}: received {}, written {}, dropped {}{}{}\n",
                 t.topic,
                 t.received,
                 t.written,
                 t.dropped,
+                if t.lost > 0 {
+                    format!(", lost on the way {}", t.lost)
+                } else {
+                    String::new()
+                },
                 if t.evicted > 0 {
                     format!(", evicted by the buffer limits {}", t.evicted)
                 } else {
