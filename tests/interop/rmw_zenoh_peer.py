@@ -112,14 +112,15 @@ class Node:
         self.zid = str(self.session.zid())
         self.domain, self.name, self.namespace = domain, name, namespace
         self.next_id = 1
-        self.tokens = [self.session.liveliness().declare_token(
-            token(domain, self.zid, 0, 0, 'NN', namespace, name))]
+        self.token_texts = [token(domain, self.zid, 0, 0, 'NN', namespace, name)]
+        self.tokens = [self.session.liveliness().declare_token(self.token_texts[0])]
 
     def _token(self, kind, topic, ros_type, type_hash, qos):
         text = token(self.domain, self.zid, 0, self.next_id, kind, self.namespace, self.name,
                      topic, dds_type(ros_type), type_hash, qos)
         self.next_id += 1
         self.tokens.append(self.session.liveliness().declare_token(text))
+        self.token_texts.append(text)
         return text
 
     def publisher(self, topic, ros_type, type_hash, reliability=RELIABLE, durability=VOLATILE,
@@ -146,6 +147,14 @@ class Node:
         return [str(r.ok.key_expr) for r in
                 self.session.liveliness().get(f'{ADMIN_SPACE}/{self.domain}/**', timeout=5)
                 if r.ok is not None]
+
+    def wait_announced(self, timeout=30.0):
+        """Waits until the router answers for every token of this node (so that a node started
+        now finds them in its initial graph query)."""
+        deadline = time.monotonic() + timeout
+        while not set(self.token_texts) <= set(self.graph()):
+            assert time.monotonic() < deadline, 'tokens not announced'
+            time.sleep(0.05)
 
     def close(self):
         for t in self.tokens:

@@ -159,6 +159,7 @@ def test_player_to_python_subscriber(tmp_path, typestore, node):
         '/camera/image_1mb': node.subscription('/camera/image_1mb', 'sensor_msgs/msg/Image', rz.IMAGE_HASH),
         '/camera/image_6mb': node.subscription('/camera/image_6mb', 'sensor_msgs/msg/Image', rz.IMAGE_HASH),
     }
+    node.wait_announced()
     player = ros2bag('play', tmp_path / 'bag', '--disable-keyboard-controls', '--delay', '1')
     try:
         # The player's publisher tokens, whose XXH3-128 are the GIDs in the attachments.
@@ -167,7 +168,7 @@ def test_player_to_python_subscriber(tmp_path, typestore, node):
                   for topic in subs}
         for topic, sub in subs.items():
             got = sub.wait_for(len(sent[topic]))
-            assert [p for p, _ in got] == sent[topic], topic
+            assert [p for p, _ in got] == sent[topic], (topic, tokens[topic], len(got))
             check_attachments(got, rz.gid(tokens[topic]))
             assert rz.parse_token(tokens[topic])['hash'] == sub.key.rsplit('/', 1)[1]
         finish(player)
@@ -223,25 +224,27 @@ def test_python_publisher_to_recorder_with_losses_counted(tmp_path, typestore, n
 
 def test_transient_local_late_joiner_gets_the_cache(tmp_path, typestore, node):
     String = typestore.types['std_msgs/msg/String']
-    latched = ('- history: keep_last\n  depth: 3\n  reliability: reliable\n  durability: transient_local\n'
-               '  deadline: {sec: 0, nsec: 0}\n  lifespan: {sec: 0, nsec: 0}\n  liveliness: automatic\n'
-               '  liveliness_lease_duration: {sec: 0, nsec: 0}\n  avoid_ros_namespace_conventions: false\n')
+    from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
+                                    QosTime)
+    zero = QosTime(0, 0)
+    latched = [Qos(QosHistory.KEEP_LAST, 3, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL,
+                   zero, zero, QosLiveliness.AUTOMATIC, zero, False)]
     messages = [('/map', 'std_msgs/msg/String', i, String(data=f'map {i}')) for i in range(5)]
     # Keeps the player alive while the late joiner subscribes.
     messages += [('/chatter', 'std_msgs/msg/String', 8000, String(data='end'))]
     sent = write_bag(tmp_path / 'bag', typestore, messages, qos={'/map': latched})
-    # The subscriber announces the type hash the player's publisher takes.
-    hint = node.subscription('/chatter', 'std_msgs/msg/String', rz.STRING_HASH)
+    # A subscriber present from the start tells when all five are out (and announces the type
+    # hash the player's publisher takes).
+    early = node.subscription('/map', 'std_msgs/msg/String', rz.STRING_HASH)
+    node.wait_announced()
     player = ros2bag('play', tmp_path / 'bag', '--disable-keyboard-controls')
     try:
-        wait_until(lambda: [e for _, e in tokens_of(node, 'MP', '/map') if e['node'] == 'rosbag2_player'],
-                   what='the player publishing /map')
+        assert [p for p, _ in early.wait_for(5)] == sent['/map']
         late = node.subscription('/map', 'std_msgs/msg/String', rz.STRING_HASH,
                                  durability=rz.TRANSIENT_LOCAL, depth=3)
         got = late.wait_for(3)
         assert [p for p, _ in got] == sent['/map'][2:]
         assert [a[0] for _, a in got] == [3, 4, 5]
-        hint.wait_for(1)
         finish(player)
     finally:
         if player.poll() is None:

@@ -42,6 +42,9 @@ use crate::middleware::*;
 /// How long the node waits for the graph's tokens when it starts.
 const INITIAL_GRAPH_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long a node waits for its router at start before carrying on without it.
+const ROUTER_WAIT: Duration = Duration::from_secs(3);
+
 /// A Zenoh error as a transport error.
 pub(crate) fn zenoh_error(what: &str, e: impl std::fmt::Display) -> TransportError {
     TransportError::Middleware(format!("Zenoh: {what}: {e}"))
@@ -130,12 +133,14 @@ impl ZenohMiddleware {
         let session = ::zenoh::open(config.zenoh.clone())
             .wait()
             .map_err(|e| zenoh_error("cannot open a session", e))?;
+        wait_for_router(&session, &config);
         let graph = Arc::new(Graph::default());
         let tokens = liveliness::domain_tokens(config.domain_id);
         let graph_in = graph.clone();
         let graph_subscriber = session
             .liveliness()
             .declare_subscriber(&tokens)
+            .history(true)
             .callback(move |sample| {
                 let token = sample.key_expr().as_str();
                 match sample.kind() {
@@ -283,6 +288,31 @@ impl Middleware for ZenohMiddleware {
 
     fn lost_messages(&self, topic: &str) -> u64 {
         ZenohMiddleware::lost_messages(self, topic)
+    }
+}
+
+/// Waits, bounded, for the session to reach a router or peer when it is configured to connect to
+/// one, as rmw_zenoh checks for its router at start; warns when none answers (the session keeps
+/// trying in the background).
+fn wait_for_router(session: &Session, config: &ZenohConfig) {
+    let endpoints = config.connect_endpoints();
+    if endpoints == "[]" {
+        return;
+    }
+    let deadline = std::time::Instant::now() + ROUTER_WAIT;
+    loop {
+        let info = session.info();
+        if info.routers_zid().wait().next().is_some() || info.peers_zid().wait().next().is_some() {
+            return;
+        }
+        if std::time::Instant::now() >= deadline {
+            log::warn!(
+                "Zenoh: no router reachable at {endpoints} yet (start one with `ros2bag-rs \
+                 zenoh-router` or `ros2 run rmw_zenoh_cpp rmw_zenohd`); carrying on"
+            );
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

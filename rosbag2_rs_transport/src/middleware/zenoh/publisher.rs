@@ -29,13 +29,21 @@ const MISS_DETECTION_HEARTBEAT: Duration = Duration::from_millis(500);
 
 /// One publisher.
 pub struct ZenohPublisher {
-    /// The next sequence number, locked across the put so that numbers go out in order.
-    next: Mutex<i64>,
+    /// Locked across each put so that sequence numbers go out in order.
+    state: Mutex<State>,
+    type_name: String,
+    ctx: Arc<Context>,
+}
+
+/// What a publisher declared, redeclared once when its type hash becomes known.
+struct State {
+    next: i64,
     gid: [u8; 16],
     topic: TopicInfo,
+    /// Whether `topic.type_hash` is a real hash (not a stand-in).
+    hash_known: bool,
     publisher: AdvancedPublisher<'static>,
     _token: LivelinessToken,
-    ctx: Arc<Context>,
 }
 
 impl ZenohPublisher {
@@ -47,83 +55,113 @@ impl ZenohPublisher {
         requested: &QosProfile,
     ) -> Result<Self> {
         let dds_type = keys::message_type(type_name)?;
-        let type_hash = ctx
-            .type_hash(
-                type_name,
-                &dds_type,
-                &name,
-                &[EntityKind::Subscription, EntityKind::Publisher],
-            )
-            .unwrap_or_else(|| {
-                log::warn!(
-                    "Zenoh: no type hash known for {type_name} (topic {name}): publishing under \
-                     '{TYPE_HASH_NOT_SUPPORTED}', which Jazzy and later subscribers do not match"
-                );
-                TYPE_HASH_NOT_SUPPORTED.to_string()
-            });
-        let adapted = qos::adapt(requested);
+        let known = lookup_hash(&ctx, type_name, &dds_type, &name);
+        if known.is_none() {
+            log::info!(
+                "Zenoh: no type hash known yet for {type_name} (topic {name}): publishing under \
+                 '{TYPE_HASH_NOT_SUPPORTED}' until a subscriber announces one"
+            );
+        }
         let topic = TopicInfo {
             name,
             dds_type,
-            type_hash,
-            qos: adapted,
+            type_hash: known
+                .clone()
+                .unwrap_or_else(|| TYPE_HASH_NOT_SUPPORTED.to_string()),
+            qos: qos::adapt(requested),
         };
-        let entity = ctx.entity(EntityKind::Publisher, Some(topic.clone()));
-        let key = topic.key(ctx.node.domain_id);
-        let mut builder = ctx
-            .session
-            .declare_publisher(key.clone())
-            .congestion_control(if qos::blocks_on_congestion(&adapted) {
-                CongestionControl::Block
-            } else {
-                CongestionControl::Drop
-            })
-            .reliability(match adapted.reliability {
-                Reliability::BestEffort => ::zenoh::qos::Reliability::BestEffort,
-                _ => ::zenoh::qos::Reliability::Reliable,
-            })
-            .advanced();
-        if adapted.durability == Durability::TransientLocal {
-            let depth = usize::try_from(adapted.depth).unwrap_or(usize::MAX);
-            builder = builder
-                .publisher_detection()
-                .cache(CacheConfig::default().max_samples(depth));
-            if adapted.reliability == Reliability::Reliable {
-                builder = builder.sample_miss_detection(
-                    MissDetectionConfig::default().sporadic_heartbeat(MISS_DETECTION_HEARTBEAT),
-                );
-            }
-        }
-        let publisher = builder
-            .wait()
-            .map_err(|e| zenoh_error(&format!("cannot declare a publisher on '{key}'"), e))?;
-        let token = ctx.declare_token(&entity)?;
+        let state = declare(&ctx, topic, known.is_some(), 1)?;
         Ok(Self {
-            next: Mutex::new(1),
-            gid: entity.gid(),
-            topic,
-            publisher,
-            _token: token,
+            state: Mutex::new(state),
+            type_name: type_name.to_string(),
             ctx,
         })
     }
 
     fn put(&self, data: &Bytes, source_timestamp: Option<i64>) -> Result<()> {
         check_payload(data)?;
-        let mut next = self.next.lock();
+        let mut state = self.state.lock();
+        if !state.hash_known {
+            let topic = &state.topic;
+            if let Some(hash) =
+                lookup_hash(&self.ctx, &self.type_name, &topic.dds_type, &topic.name)
+            {
+                let topic = TopicInfo {
+                    type_hash: hash,
+                    ..topic.clone()
+                };
+                *state = declare(&self.ctx, topic, true, state.next)?;
+            }
+        }
         let attachment = Attachment {
-            sequence_number: *next,
+            sequence_number: state.next,
             source_timestamp: source_timestamp.unwrap_or_else(now_nanos),
-            source_gid: self.gid,
+            source_gid: state.gid,
         };
-        self.publisher
+        state
+            .publisher
             .put(data.clone())
             .attachment(attachment.encode())
             .wait()
-            .map_err(|e| zenoh_error(&format!("cannot publish on '{}'", self.topic.name), e))?;
-        *next += 1;
+            .map_err(|e| zenoh_error(&format!("cannot publish on '{}'", state.topic.name), e))?;
+        state.next += 1;
         Ok(())
     }
+}
+
+/// The hash to publish under: registered, announced by a subscription (or another publisher)
+/// of the topic, or announced anywhere for the type; only real RIHS01 hashes count.
+fn lookup_hash(ctx: &Context, type_name: &str, dds_type: &str, name: &str) -> Option<String> {
+    ctx.type_hash(
+        type_name,
+        dds_type,
+        name,
+        &[EntityKind::Subscription, EntityKind::Publisher],
+    )
+    .filter(|h| keys::is_rihs01(h))
+}
+
+/// Declares the advanced publisher and the liveliness token of `topic`.
+fn declare(ctx: &Arc<Context>, topic: TopicInfo, hash_known: bool, next: i64) -> Result<State> {
+    let adapted = topic.qos;
+    let entity = ctx.entity(EntityKind::Publisher, Some(topic.clone()));
+    let key = topic.key(ctx.node.domain_id);
+    let mut builder = ctx
+        .session
+        .declare_publisher(key.clone())
+        .congestion_control(if qos::blocks_on_congestion(&adapted) {
+            CongestionControl::Block
+        } else {
+            CongestionControl::Drop
+        })
+        .reliability(match adapted.reliability {
+            Reliability::BestEffort => ::zenoh::qos::Reliability::BestEffort,
+            _ => ::zenoh::qos::Reliability::Reliable,
+        })
+        .advanced();
+    if adapted.durability == Durability::TransientLocal {
+        let depth = usize::try_from(adapted.depth).unwrap_or(usize::MAX);
+        builder = builder
+            .publisher_detection()
+            .cache(CacheConfig::default().max_samples(depth));
+        if adapted.reliability == Reliability::Reliable {
+            builder = builder.sample_miss_detection(
+                MissDetectionConfig::default().sporadic_heartbeat(MISS_DETECTION_HEARTBEAT),
+            );
+        }
+    }
+    let publisher = builder
+        .wait()
+        .map_err(|e| zenoh_error(&format!("cannot declare a publisher on '{key}'"), e))?;
+    let token = ctx.declare_token(&entity)?;
+    Ok(State {
+        next,
+        gid: entity.gid(),
+        topic,
+        hash_known,
+        publisher,
+        _token: token,
+    })
 }
 
 impl RawPublisher for ZenohPublisher {
@@ -136,14 +174,15 @@ impl RawPublisher for ZenohPublisher {
     }
 
     fn subscription_count(&self) -> usize {
+        let state = self.state.lock();
         self.ctx
             .graph
-            .endpoints(EntityKind::Subscription, &self.topic.name)
+            .endpoints(EntityKind::Subscription, &state.topic.name)
             .iter()
             .filter(|e| {
                 e.topic
                     .as_ref()
-                    .is_some_and(|t| t.dds_type == self.topic.dds_type)
+                    .is_some_and(|t| t.dds_type == state.topic.dds_type)
             })
             .count()
     }
