@@ -164,8 +164,9 @@ def test_player_to_python_subscriber(tmp_path, typestore, node):
     try:
         # The player's publisher tokens, whose XXH3-128 are the GIDs in the attachments.
         tokens = {topic: wait_until(lambda: [t for t, e in tokens_of(node, 'MP', topic)
-                                             if e['node'] == 'rosbag2_player'], what=topic)[0]
-                  for topic in subs}
+                                             if e['node'] == 'rosbag2_player'
+                                             and e['hash'] == sub.key.rsplit('/', 1)[1]], what=topic)[0]
+                  for topic, sub in subs.items()}
         for topic, sub in subs.items():
             got = sub.wait_for(len(sent[topic]))
             assert [p for p, _ in got] == sent[topic], (topic, tokens[topic], len(got))

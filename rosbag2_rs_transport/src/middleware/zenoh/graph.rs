@@ -95,6 +95,11 @@ impl Graph {
             .map(|t| t.type_hash.clone())
     }
 
+    /// Whether no token is known.
+    pub fn is_empty(&self) -> bool {
+        self.entities.lock().is_empty()
+    }
+
     /// Every entity (for node listings and tests).
     pub fn entities(&self) -> Vec<Entity> {
         self.entities.lock().values().cloned().collect()

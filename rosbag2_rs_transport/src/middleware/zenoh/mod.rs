@@ -42,6 +42,9 @@ use crate::middleware::*;
 /// How long the node waits for the graph's tokens when it starts.
 const INITIAL_GRAPH_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long a node waits for the first token of the graph when its first query found none.
+const GRAPH_SETTLE: Duration = Duration::from_millis(250);
+
 /// How long a node waits for its router at start before carrying on without it.
 const ROUTER_WAIT: Duration = Duration::from_secs(3);
 
@@ -165,6 +168,13 @@ impl ZenohMiddleware {
                 }
             }
             Err(e) => log::warn!("Zenoh: cannot query the graph: {e}"),
+        }
+        // Right after the session opens, the router may answer that query before it knows this
+        // session; the liveliness history brings the tokens a moment later. Wait for them,
+        // briefly, so that endpoints created next see their peers (an empty graph costs this).
+        let deadline = std::time::Instant::now() + GRAPH_SETTLE;
+        while graph.is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
         }
         let ctx = Arc::new(Context {
             zid: session.zid().to_string(),
