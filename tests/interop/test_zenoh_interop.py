@@ -59,6 +59,7 @@ def finish(proc, timeout=120):
     out, err = proc.communicate(timeout=timeout)
     assert 'panicked' not in err, err
     assert proc.returncode == 0, err
+    proc.out = out
     return err
 
 
@@ -303,3 +304,36 @@ def test_python_client_controls_the_player_and_sees_its_graph(tmp_path, typestor
             player.communicate(timeout=30)
         except subprocess.TimeoutExpired:
             player.kill()
+
+
+def test_control_client_against_a_python_server(node):
+    # A Python service server in rmw_zenoh's mapping: complete queryable, SS token, reply
+    # attachment echoing the client's sequence number and GID.
+    requests = []
+    key = rz.topic_key(0, IS_PAUSED[0], rz.dds_type(IS_PAUSED[1]), SOME_HASH)
+
+    def on_query(query):
+        seq, _, client_gid = rz.decode_attachment(query.attachment.to_bytes())
+        requests.append((bytes(query.payload.to_bytes()), seq, client_gid))
+        query.reply(query.key_expr, b'\x00\x01\x00\x00\x01',
+                    attachment=rz.encode_attachment(seq, time.time_ns(), client_gid))
+    queryable = node.session.declare_queryable(key, on_query, complete=True)
+    node._token('SS', IS_PAUSED[0], IS_PAUSED[1], SOME_HASH, rz.qos_string(depth=10))
+    node.wait_announced()
+    seen = []
+    watcher = node.session.liveliness().declare_subscriber(
+        '@ros2_lv/0/**', lambda sample: seen.append(str(sample.key_expr)))
+    proc = ros2bag('control', 'is-paused')
+    try:
+        finish(proc, timeout=60)
+    finally:
+        queryable.undeclare()
+        watcher.undeclare()
+    assert proc.out.strip() == 'true'
+    assert len(requests) == 1
+    payload, seq, client_gid = requests[0]
+    assert payload == EMPTY and seq == 1
+    # The GID is rmw_zenoh's: XXH3-128 of our client's SC token, which the graph showed.
+    clients = [t for t in seen if rz.parse_token(t)['kind'] == 'SC']
+    assert [rz.gid(t) for t in clients] == [client_gid], clients
+    assert rz.parse_token(clients[0])['dds'] == 'rosbag2_interfaces::srv::dds_::IsPaused_'
