@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-import yaml
+from ruamel.yaml import YAML
 import zenoh
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 
@@ -211,11 +211,11 @@ def test_python_publisher_to_recorder_with_losses_counted(tmp_path, typestore, n
     got = read_bag(tmp_path / 'rec')
     for topic in sent:
         assert got.get(topic) == sent[topic], (topic, len(got.get(topic, [])), len(sent[topic]))
-    meta = yaml.safe_load((tmp_path / 'rec' / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    meta = YAML(typ="safe").load((tmp_path / 'rec' / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
     topics = {t['topic_metadata']['name']: t['topic_metadata'] for t in meta['topics_with_message_count']}
     assert topics['/chatter']['type'] == 'std_msgs/msg/String'
     assert topics['/camera/image_6mb']['type'] == 'sensor_msgs/msg/Image'
-    qos = {name: yaml.safe_load(t['offered_qos_profiles'])[0] if isinstance(t['offered_qos_profiles'], str)
+    qos = {name: YAML(typ="safe").load(t['offered_qos_profiles'])[0] if isinstance(t['offered_qos_profiles'], str)
            else t['offered_qos_profiles'][0] for name, t in topics.items()}
     assert qos['/chatter']['depth'] == 7
     assert qos['/camera/image_1mb']['history'] in ('keep_all', 2)

@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-import yaml
+from ruamel.yaml import YAML
 from rosbags.rosbag2 import Reader
 
 from conftest import binary
@@ -79,7 +79,7 @@ def test_recorder_across_a_router_survives_a_cut_link_and_reports_the_gap(tmp_pa
                 p.kill()
     with Reader(tmp_path / 'bag') as reader:
         stamps = [int.from_bytes(data[4:8], 'little') for _, _, data in reader.messages()]
-    meta = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    meta = YAML(typ="safe").load((tmp_path / 'bag' / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
     lost = int((meta.get('custom_data') or {}).get('lost_messages:/camera/image', 0))
     # Every message is either in the bag or counted as lost; the first one may precede the
     # recorder (the robot waits for its subscription token, so it does not).
