@@ -53,7 +53,7 @@ def to_python(node, topic, payloads):
     done.wait(120)
     sub.undeclare()
     sub_node.close()
-    return len(got), sum(n for _, n in got), (got[-1][0] - got[0][0]) if len(got) > 1 else 0
+    return len(got), sum(n for _, n in got), (got[-1][0] - got[0][0]) if len(got) > 1 else 0, '-'
 
 
 def to_recorder(node, topic, payloads, out):
@@ -71,18 +71,20 @@ def to_recorder(node, topic, payloads, out):
         pub.publish(p)
     time.sleep(3)
     rec.send_signal(signal.SIGINT)
-    rec.communicate(timeout=120)
+    _, err = rec.communicate(timeout=120)
+    summary = [line for line in err.splitlines() if line.startswith(f'{topic}: received')]
     with Reader(out) as reader:
         rows = [(t, len(d)) for _, t, d in reader.messages()]
-    return len(rows), sum(n for _, n in rows), (rows[-1][0] - rows[0][0]) if len(rows) > 1 else 0
+    span = (rows[-1][0] - rows[0][0]) if len(rows) > 1 else 0
+    return len(rows), sum(n for _, n in rows), span, summary[0].split(': ', 1)[1] if summary else '?'
 
 
 def main():
     assert private_network(), 'run inside a private network namespace'
     router = zenoh.open(rz.router_config())
     node = rz.Node('camera')
-    print('| path | bytes | received | throughput |')
-    print('|---|---|---|---|')
+    print('| path | bytes | in the bag / received | throughput | recorder summary |')
+    print('|---|---|---|---|---|')
     with tempfile.TemporaryDirectory() as tmp:
         for size, n in [(1 << 20, 300), (6_220_800, 60)]:
             payloads = frames(size, n)
@@ -91,9 +93,9 @@ def main():
                               ('Python publisher → ros2bag-rs record (MCAP on disk)',
                                lambda t: to_recorder(node, t, payloads, pathlib.Path(tmp) / f'bag_{size}'))]:
                 topic = f'/bench_{size}_{len(name)}'
-                count, total, span = run(topic)
+                count, total, span, summary = run(topic)
                 mbps = total / (span / 1e9) / 1e6 if span else float('nan')
-                print(f'| {name} | {size} | {count}/{n} | {mbps:.0f} MB/s |', flush=True)
+                print(f'| {name} | {size} | {count}/{n} | {mbps:.0f} MB/s | {summary} |', flush=True)
     node.close()
     router.close()
 

@@ -310,6 +310,26 @@ mod tests {
     }
 
     #[test]
+    fn a_config_file_replaces_the_defaults_and_overrides_apply_on_top() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.json5");
+        std::fs::write(
+            &path,
+            r#"{ mode: "client", connect: { endpoints: ["tcp/192.0.2.1:7447"] } }"#,
+        )
+        .unwrap();
+        let env = ZenohEnv {
+            config_uri: Some(path.display().to_string()),
+            config_override: Some("scouting/multicast/enabled=false".into()),
+            ..ZenohEnv::default()
+        };
+        let c = ZenohConfig::from_vars(Role::Session, &env).unwrap();
+        assert_eq!(get(&c, "mode"), r#""client""#);
+        assert_eq!(get(&c, "connect/endpoints"), r#"["tcp/192.0.2.1:7447"]"#);
+        assert_eq!(get(&c, "scouting/multicast/enabled"), "false");
+    }
+
+    #[test]
     fn override_pairs_split_outside_lists() {
         assert_eq!(
             split_override(r#"a=["x;y"];b=1;"#),

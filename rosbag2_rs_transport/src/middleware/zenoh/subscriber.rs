@@ -47,6 +47,29 @@ impl LossTracker {
     }
 }
 
+/// A payload that Zenoh holds in one piece, shared rather than copied.
+struct Contiguous(::zenoh::bytes::ZBytes);
+
+impl AsRef<[u8]> for Contiguous {
+    fn as_ref(&self) -> &[u8] {
+        self.0.slices().next().unwrap_or_default()
+    }
+}
+
+/// Payloads from this size on are shared with Zenoh rather than copied: a message larger than a
+/// batch has a buffer of its own, while a small one lies in a receive batch that sharing would
+/// keep alive (64 KiB held for 100 B) for as long as the recorder caches it.
+const SHARE_FROM: usize = 64 * 1024;
+
+/// The payload as `Bytes`: Zenoh's buffer itself when it is large and in one piece, else a copy.
+fn payload_bytes(payload: &::zenoh::bytes::ZBytes) -> Bytes {
+    if payload.len() >= SHARE_FROM && payload.slices().nth(1).is_none() {
+        Bytes::from_owner(Contiguous(payload.clone()))
+    } else {
+        Bytes::from(payload.to_bytes().into_owned())
+    }
+}
+
 /// Subscribes to the fully qualified `name`.
 pub fn subscribe(
     ctx: Arc<Context>,
@@ -82,7 +105,7 @@ pub fn subscribe(
         let attachment = sample
             .attachment()
             .map(|a| Attachment::decode(&a.to_bytes()));
-        let data = Bytes::from(sample.payload().to_bytes().into_owned());
+        let data = payload_bytes(sample.payload());
         let mut state = state.lock();
         let (callback, tracker) = &mut *state;
         let send_timestamp = match attachment {
