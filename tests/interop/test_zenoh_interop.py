@@ -367,3 +367,31 @@ def test_recorder_reads_jazzy_attachments(tmp_path, typestore, node):
     assert read_bag(tmp_path / 'rec')['/old'] == sent
     # Sequence numbers 3 and 4 never came: read from the Jazzy layout and counted as lost.
     assert '/old: received 4, written 4, dropped 0, lost on the way 2' in err, err
+
+
+def test_our_router_serves_rmw_zenoh_peers():
+    # `ros2bag-rs zenoh-router` in place of rmw_zenohd: two Python rmw_zenoh-format nodes find
+    # each other's tokens and exchange data through it.
+    assert private_network(), 'refusing to send Zenoh traffic: not in a private network namespace'
+    env = {k: v for k, v in ENV.items() if k != 'ZENOH_CONFIG_OVERRIDE'}  # rmw_zenohd's defaults
+    router = subprocess.Popen([str(binary('ros2bag-rs')), 'zenoh-router'], stderr=subprocess.PIPE,
+                              text=True, env=env)
+    try:
+        assert 'listening on' in router.stderr.readline()
+        a, b = rz.Node('a'), rz.Node('b')
+        try:
+            wait_until(lambda: list(a.session.info.routers_zid()), what='the router')
+            sub = b.subscription('/chatter', 'std_msgs/msg/String', rz.STRING_HASH)
+            pub = a.publisher('/chatter', 'std_msgs/msg/String', rz.STRING_HASH)
+            wait_until(lambda: tokens_of(a, 'MS', '/chatter'), what="b's subscription token")
+            time.sleep(0.2)
+            pub.publish(b'\x00\x01\x00\x00\x03\x00\x00\x00hi\x00')
+            assert sub.wait_for(1)[0][0] == b'\x00\x01\x00\x00\x03\x00\x00\x00hi\x00'
+        finally:
+            a.close()
+            b.close()
+        router.send_signal(signal.SIGINT)
+        assert router.wait(timeout=30) == 0
+    finally:
+        if router.poll() is None:
+            router.kill()
