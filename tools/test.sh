@@ -25,6 +25,8 @@ fi
 step "python venv (peer tools: rosbags, mcap, mcap-ros2-support; colcon)"
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+# The Zenoh peer (Python eclipse-zenoh, same minor line as the zenoh crate) for the rmw_zenoh tests.
+.venv/bin/pip install -q --disable-pip-version-check -r tests/requirements-zenoh.txt
 # The RealSense SDK in the two versions whose file formats we read and write: 2.57 records ROS 1
 # .bag files, 2.59 records rosbag2 .db3 files (and plays both).
 for v in 2.57.7.10387 2.59.1.11053; do
@@ -76,7 +78,7 @@ if [ "$rmem_max" -lt $((16 << 20)) ]; then
 fi
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
-step "interop tests against real peers (rosbags, mcap, cyclonedds) in a private network namespace"
+step "interop tests against real peers (rosbags, mcap, cyclonedds, eclipse-zenoh) in a private network namespace"
 cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_storage -p realsense_bag_rs --examples
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
   ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop' 

@@ -101,6 +101,10 @@ enum Command {
         #[arg(short, long)]
         storage: Option<String>,
     },
+    /// Run a Zenoh router configured as rmw_zenoh's `rmw_zenohd` (listens on tcp/[::]:7447;
+    /// ZENOH_ROUTER_CONFIG_URI and ZENOH_CONFIG_OVERRIDE as for rmw_zenohd), until Ctrl-C.
+    #[cfg(feature = "zenoh")]
+    ZenohRouter,
 }
 
 /// The plugin kinds of `ros2 bag list`.
@@ -339,6 +343,8 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         }
         Command::Burst(args) => run_burst(&args, namespace)?,
         Command::Control(args) => run_control(&args)?,
+        #[cfg(feature = "zenoh")]
+        Command::ZenohRouter => rosbag2_rs_transport::cli::run_zenoh_router()?,
         Command::List {
             plugin_type,
             verbose,

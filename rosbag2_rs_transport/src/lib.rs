@@ -40,6 +40,9 @@ pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;
 pub use middleware::select::{create_node, Rmw};
 pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
+/// The rmw_zenoh_cpp-compatible backend and the `rmw_zenohd`-like router.
+#[cfg(feature = "zenoh")]
+pub use middleware::zenoh;
 pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
     ReceivedMessage, RequestId, ServiceHandler, TopicInfo,
@@ -53,5 +56,5 @@ pub use recorder::{
     adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, RecordOptions,
     RecordSummary, Recorder, RecorderControl, RecorderError, SnapshotLimits, TopicCounters,
     TopicPlan, TopicSelection, TopicSummary, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
-    MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
+    LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
 };

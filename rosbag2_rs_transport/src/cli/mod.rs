@@ -13,6 +13,8 @@ mod play;
 mod record;
 mod ros_args;
 mod shutdown;
+#[cfg(feature = "zenoh")]
+mod zenoh_router;
 
 use std::sync::Arc;
 
@@ -24,6 +26,8 @@ pub use logging::{init as init_logging, parse_level};
 pub use play::{run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
 pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
 pub use ros_args::{read_params_file, split_ros_args, Param, ParamTable, RosArgs};
+#[cfg(feature = "zenoh")]
+pub use zenoh_router::run_zenoh_router;
 
 use crate::Middleware;
 

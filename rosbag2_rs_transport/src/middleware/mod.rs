@@ -17,6 +17,8 @@ pub(crate) mod names;
 pub(crate) mod select;
 pub(crate) mod services;
 pub(crate) mod type_hashes;
+#[cfg(feature = "zenoh")]
+pub mod zenoh;
 
 use error::{Result, TransportError};
 use names::NodeIdentity;
@@ -202,6 +204,12 @@ pub trait Middleware: Send + Sync {
     /// middleware carries one (DDS: `typehash=` in USER_DATA; Zenoh: key expressions and
     /// liveliness tokens). A middleware that carries none ignores it.
     fn register_type_hash(&self, _type_name: &str, _hash: &str) {}
+    /// Messages the middleware knows were lost on `topic` before reaching this node's
+    /// subscriptions (Zenoh: gaps in each publisher's sequence numbers). A middleware that cannot
+    /// tell returns 0.
+    fn lost_messages(&self, _topic: &str) -> u64 {
+        0
+    }
 }
 
 /// Rejects bytes without a CDR encapsulation header.

@@ -99,6 +99,11 @@ impl Rmw {
             Rmw::CycloneDds => Ok(Arc::new(crate::middleware::cyclonedds::DdsMiddleware::new(
                 name, namespace,
             )?)),
+            #[cfg(feature = "zenoh")]
+            Rmw::Zenoh => Ok(Arc::new(crate::middleware::zenoh::ZenohMiddleware::new(
+                name, namespace,
+            )?)),
+            #[allow(unreachable_patterns)]
             Rmw::FastDds | Rmw::Zenoh => Err(TransportError::InvalidArgument(format!(
                 "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}')",
                 self.rmw_name(),

@@ -44,6 +44,15 @@ impl TypeHashes {
             .insert(ros2_name(type_name), hash.to_string());
     }
 
+    /// The hash registered for `type_name`, if any.
+    pub fn registered(&self, type_name: &str) -> Option<String> {
+        self.state
+            .lock()
+            .registered
+            .get(&ros2_name(type_name))
+            .cloned()
+    }
+
     /// The hash to announce for `type_name`: the registered one, else one computed from its
     /// definition, else none.
     pub fn get(&self, type_name: &str) -> Option<String> {

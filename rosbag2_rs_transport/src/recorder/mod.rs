@@ -321,14 +321,17 @@ impl Recorder {
         };
         let mut first_error = None;
         match std::mem::replace(&mut self.output, Output::Stopped) {
-            Output::Bag { writer, .. } => {
+            Output::Bag { writer, dir } => {
                 let (metadata, error) = writer.finish();
-                if let Some(metadata) = metadata {
+                if let Some(mut metadata) = metadata {
                     for topic in self.inner.registry.all() {
                         let written = metadata
                             .topic(&topic.metadata.name)
                             .map_or(0, |t| t.message_count);
                         topic.counters.written.store(written, Ordering::Relaxed);
+                    }
+                    if let Err(e) = self.record_lost(&mut metadata, &dir) {
+                        log::warn!("cannot record the lost message counts in the metadata: {e}");
                     }
                 }
                 first_error = error;
@@ -353,6 +356,16 @@ impl Recorder {
             Output::Stopped => return Ok(summary),
         }
         summary.topics = RecordSummary::from_registry(&self.inner.registry);
+        for t in &mut summary.topics {
+            t.lost = self.inner.middleware.lost_messages(&t.topic);
+            if t.lost > 0 {
+                log::warn!(
+                    "topic '{}': {} messages lost before reaching the recorder",
+                    t.topic,
+                    t.lost
+                );
+            }
+        }
         for t in summary.topics.iter().filter(|t| t.dropped > 0) {
             log::warn!(
                 "topic '{}': {} of {} messages dropped",
@@ -367,6 +380,36 @@ impl Recorder {
         }
     }
 }
+
+impl Recorder {
+    /// Adds each topic's messages lost by the middleware to the bag's `custom_data`, one key
+    /// per topic (`lost_messages:<topic>`), and rewrites `metadata.yaml`.
+    fn record_lost(
+        &self,
+        metadata: &mut rosbag2_rs_storage::BagMetadata,
+        dir: &std::path::Path,
+    ) -> rosbag2_rs_storage::Result<()> {
+        let mut any = false;
+        for topic in self.inner.registry.all() {
+            let lost = self.inner.middleware.lost_messages(&topic.metadata.name);
+            if lost > 0 {
+                metadata.custom_data.insert(
+                    format!("{LOST_MESSAGES_KEY}{}", topic.metadata.name),
+                    lost.to_string(),
+                );
+                any = true;
+            }
+        }
+        if any {
+            metadata.write_to_dir(dir)?;
+        }
+        Ok(())
+    }
+}
+
+/// The `custom_data` key prefix (then the topic name) of the messages the middleware lost on a
+/// topic before they reached the recorder.
+pub const LOST_MESSAGES_KEY: &str = "lost_messages:";
 
 /// The selection and QoS overrides with topic names expanded for the recorder's node.
 fn resolve_names(

@@ -144,6 +144,7 @@ fn free_bytes(dir: &Path) -> Option<u64> {
     if unsafe { libc::statvfs(path.as_ptr(), &mut stats) } != 0 {
         return None;
     }
+    #[allow(clippy::useless_conversion)] // the field types differ between platforms
     Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
 }
 

@@ -86,6 +86,9 @@ pub struct TopicSummary {
     pub dropped_before_clock: u64,
     /// Snapshot mode: messages lost because the snapshot holding them failed to write.
     pub lost_in_failed_snapshots: u64,
+    /// Messages the middleware lost before they reached the recorder (Zenoh: gaps in the
+    /// publishers' sequence numbers); 0 where the middleware cannot tell.
+    pub lost: u64,
 }
 
 /// What a recording did, returned by [`super::Recorder::stop`].
@@ -118,6 +121,7 @@ impl RecordSummary {
                     .counters
                     .lost_in_failed_snapshots
                     .load(Ordering::Relaxed),
+                lost: 0,
             })
             .collect();
         topics.sort_by(|a, b| a.topic.cmp(&b.topic));
@@ -127,6 +131,11 @@ impl RecordSummary {
     /// Total messages dropped on all topics.
     pub fn dropped(&self) -> u64 {
         self.topics.iter().map(|t| t.dropped).sum()
+    }
+
+    /// Total messages the middleware lost on all topics.
+    pub fn lost(&self) -> u64 {
+        self.topics.iter().map(|t| t.lost).sum()
     }
 
     /// Total messages written on all topics.
@@ -144,11 +153,16 @@ impl RecordSummary {
         let mut out = String::new();
         for t in &self.topics {
             out.push_str(&format!(
-                "{}: received {}, written {}, dropped {}{}{}{}\n",
+                "{}: received {}, written {}, dropped {}{}{}{}{}\n",
                 t.topic,
                 t.received,
                 t.written,
                 t.dropped,
+                if t.lost > 0 {
+                    format!(", lost on the way {}", t.lost)
+                } else {
+                    String::new()
+                },
                 if t.evicted > 0 {
                     format!(", evicted by the buffer limits {}", t.evicted)
                 } else {
