@@ -11,7 +11,10 @@ use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
 
 pub(crate) mod cyclonedds;
+pub(crate) mod dds_common;
 pub(crate) mod error;
+#[cfg(feature = "fastdds")]
+pub(crate) mod fastdds;
 pub(crate) mod inprocess;
 pub(crate) mod names;
 pub(crate) mod select;

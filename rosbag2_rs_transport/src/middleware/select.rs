@@ -99,13 +99,24 @@ impl Rmw {
             Rmw::CycloneDds => Ok(Arc::new(crate::middleware::cyclonedds::DdsMiddleware::new(
                 name, namespace,
             )?)),
-            Rmw::FastDds | Rmw::Zenoh => Err(TransportError::InvalidArgument(format!(
-                "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}')",
-                self.rmw_name(),
-                self.vendor(),
-                self.feature()
-            ))),
+            #[cfg(feature = "fastdds")]
+            Rmw::FastDds => Ok(Arc::new(
+                crate::middleware::fastdds::FastDdsMiddleware::new(name, namespace)?,
+            )),
+            #[cfg(not(feature = "fastdds"))]
+            Rmw::FastDds => Err(self.not_built()),
+            Rmw::Zenoh => Err(self.not_built()),
         }
+    }
+
+    /// The error for a backend this build lacks.
+    fn not_built(self) -> TransportError {
+        TransportError::InvalidArgument(format!(
+            "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}')",
+            self.rmw_name(),
+            self.vendor(),
+            self.feature()
+        ))
     }
 }
 

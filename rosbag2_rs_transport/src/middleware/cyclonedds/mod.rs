@@ -7,7 +7,6 @@
 //! Each [`DdsMiddleware`] is one DDS participant with one dispatcher thread for its readers.
 
 pub mod config;
-mod discovery_info;
 mod dispatcher;
 mod domain;
 mod graph;
@@ -28,8 +27,9 @@ use parking_lot::Mutex;
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
 
+use crate::middleware::dds_common::discovery_info;
+pub use crate::middleware::dds_common::discovery_info::{NodeEntities, ParticipantEntities};
 pub use config::{DdsConfig, DiscoveryRange};
-pub use discovery_info::{DecodeError, NodeEntities, ParticipantEntities};
 use dispatcher::{Dispatcher, Drain, Registration};
 use graph::{Announced, Announcer, BuiltinDrain, DiscoveryInfoDrain, Graph};
 use raw::RawWriter;
