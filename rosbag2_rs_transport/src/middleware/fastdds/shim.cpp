@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -40,6 +41,16 @@ namespace
 {
 
 thread_local std::string last_error;
+
+// How long a writer being deleted (or alive at process exit) waits for its readers to
+// acknowledge what it wrote, as Cyclone DDS lingers: the last message of a playback must not
+// be lost because the process ends right after writing it.
+const eprosima::fastrtps::Duration_t writer_linger(1, 0);
+
+// Live writers, for the wait at exit.
+std::mutex live_writers_mutex;
+std::set<fdds_writer *> live_writers;
+void linger_at_exit();
 
 void fail(const std::string & what)
 {
@@ -334,6 +345,28 @@ struct fdds_writer : public fdd::DataWriterListener
   }
 };
 
+namespace
+{
+
+void linger(fdds_writer * w)
+{
+  fdd::PublicationMatchedStatus status;
+  w->writer->get_publication_matched_status(status);
+  if (status.current_count > 0) {
+    w->writer->wait_for_acknowledgments(writer_linger);
+  }
+}
+
+void linger_at_exit()
+{
+  std::lock_guard<std::mutex> lock(live_writers_mutex);
+  for (fdds_writer * w : live_writers) {
+    linger(w);
+  }
+}
+
+}  // namespace
+
 struct fdds_reader : public fdd::DataReaderListener
 {
   fdds_participant * owner = nullptr;
@@ -376,6 +409,9 @@ fdds_participant * fdds_participant_new(
 {
   try {
     auto * factory = fdd::DomainParticipantFactory::get_instance();
+    // Registered after the factory exists, so it runs before the factory's destructor.
+    static const int registered = std::atexit(linger_at_exit);
+    (void)registered;
     // The XML profiles of FASTRTPS_DEFAULT_PROFILES_FILE / FASTDDS_DEFAULT_PROFILES_FILE (and
     // ./DEFAULT_FASTRTPS_PROFILES.xml), as rmw_fastrtps loads them.
     factory->load_profiles();
@@ -502,6 +538,8 @@ fdds_writer * fdds_writer_new(
       fail(std::string("cannot create a Fast DDS writer on ") + topic_name);
       return nullptr;
     }
+    std::lock_guard<std::mutex> lock(live_writers_mutex);
+    live_writers.insert(out.get());
     return out.release();
   } catch (const std::exception & e) {
     fail(std::string("Fast DDS: ") + e.what());
@@ -514,6 +552,11 @@ void fdds_writer_delete(fdds_writer * w)
   if (w == nullptr) {
     return;
   }
+  {
+    std::lock_guard<std::mutex> lock(live_writers_mutex);
+    live_writers.erase(w);
+  }
+  linger(w);
   w->writer->set_listener(nullptr);
   w->owner->publisher->delete_datawriter(w->writer);
   delete w;
