@@ -284,6 +284,7 @@ fn graph_shows_remote_publishers_with_type_and_qos(node: MakeNode) {
     assert!(found, "no event for /tf_static");
 }
 
+#[cfg_attr(not(feature = "fastdds"), allow(dead_code))]
 fn endpoints_announce_registered_type_hashes(node: MakeNode) {
     common::enter_private_network();
     let talker = node("talker", "/", 17);

@@ -3,6 +3,8 @@
 //! endpoints.
 
 pub mod discovery_info;
+// Used by the Fast DDS backend; Cyclone's USER_DATA parsing is still its own (sys.rs).
+#[cfg_attr(not(feature = "fastdds"), allow(dead_code))]
 pub mod user_data;
 
 /// A DDS GUID (12-byte prefix, 4-byte entity id), also a ROS 2 GID.

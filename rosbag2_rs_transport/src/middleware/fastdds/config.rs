@@ -10,7 +10,7 @@ use crate::middleware::cyclonedds::{DdsConfig, DiscoveryRange};
 use crate::middleware::error::{Result, TransportError};
 
 /// Settings of the Fast DDS backend.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FastDdsConfig {
     /// Domain, discovery range and static peers.
     pub dds: DdsConfig,
@@ -56,16 +56,6 @@ impl FastDdsConfig {
             DiscoveryRange::Localhost => 1,
             DiscoveryRange::Subnet => 2,
             DiscoveryRange::SystemDefault => 3,
-        }
-    }
-}
-
-impl Default for FastDdsConfig {
-    fn default() -> Self {
-        Self {
-            dds: DdsConfig::default(),
-            qos_from_xml: false,
-            asynchronous: false,
         }
     }
 }

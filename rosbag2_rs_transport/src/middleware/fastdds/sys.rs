@@ -157,6 +157,7 @@ unsafe extern "C" fn on_endpoint(ctx: *mut c_void, event: *const RawEndpointEven
     // SAFETY: ctx is the `Box<Arc<dyn DiscoveryListener>>` the participant owns, alive until the
     // shim stops calling (fdds_participant_delete); event is valid during the call.
     let listener = unsafe { &*(ctx as *const Arc<dyn DiscoveryListener>) };
+    // SAFETY: as above.
     listener.endpoint(unsafe { &*event });
 }
 
@@ -164,6 +165,7 @@ unsafe extern "C" fn on_participant_gone(ctx: *mut c_void, guid: *const u8) {
     // SAFETY: as in on_endpoint; guid points to 16 bytes.
     let listener = unsafe { &*(ctx as *const Arc<dyn DiscoveryListener>) };
     let mut out = Guid::default();
+    // SAFETY: as above.
     out.copy_from_slice(unsafe { std::slice::from_raw_parts(guid, 16) });
     listener.participant_gone(out);
 }
