@@ -27,7 +27,8 @@ def sink(node, topic, count):
         lambda data: rows.append((int.from_bytes(data[16:24], 'little'), time.time_ns(), len(data))), QOS, raw=True)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
     print('ready', flush=True)
     # Until every sample came, or none for 10 s (a lossy path).
     seen, quiet_since = 0, time.monotonic()
@@ -36,8 +37,10 @@ def sink(node, topic, count):
         if len(rows) != seen:
             seen, quiet_since = len(rows), time.monotonic()
     for row in list(rows):
-        print(*row)
+        print(*row, flush=False)
+    sys.stdout.flush()
     executor.shutdown()
+    spinner.join()
 
 
 def source(node, topic, size, paced, period_ms, burst):
