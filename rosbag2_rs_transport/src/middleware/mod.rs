@@ -2,8 +2,10 @@
 //! serialized CDR bytes (with their 4-byte encapsulation header) so that a bag's bytes go out as
 //! they are and received bytes go into a bag as they are; typed services sit on top
 //! ([`crate::middleware::services`]). Backends, one folder each, chosen by `RMW_IMPLEMENTATION`
-//! in [`select`]: [`crate::middleware::cyclonedds::DdsMiddleware`] (Cyclone DDS) and
-//! [`crate::middleware::inprocess::InProcessBus`] (deterministic, for tests and benchmarks).
+//! in [`select`]: `fastdds::FastDdsMiddleware` (Fast DDS, feature `fastdds`),
+//! [`crate::middleware::cyclonedds::DdsMiddleware`] (Cyclone DDS) and
+//! [`crate::middleware::inprocess::InProcessBus`] (deterministic, for tests and benchmarks); what
+//! both DDS backends share is in `dds_common`.
 
 use std::time::Duration;
 
