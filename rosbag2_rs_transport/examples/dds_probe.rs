@@ -1,11 +1,11 @@
-//! Drives the DDS backend from the command line, for interop tests with other DDS
-//! implementations (configured by the ROS 2 environment variables, like every node).
+//! Drives a middleware backend from the command line, for interop tests with real peers: the one
+//! `RMW_IMPLEMENTATION` selects, configured by the ROS 2 environment variables like every node.
 //!
 //! ```text
 //! dds_probe publish TOPIC TYPE [latched]   # publishes each stdin line (hex CDR) once a reader matches
 //! dds_probe echo TOPIC TYPE COUNT [latched] # prints COUNT received messages as hex lines
 //! dds_probe serve NODE                      # serves /NODE/set_rate and /NODE/is_paused until stdin closes
-//! dds_probe topics TOPIC                    # waits for TOPIC, prints "name type reliability durability" lines
+//! dds_probe topics TOPIC [node]             # waits for TOPIC (and its node's name), prints "name type reliability durability node typehash" lines
 //! ```
 
 use std::io::BufRead;
@@ -18,8 +18,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{
 };
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::DdsMiddleware;
-use rosbag2_rs_transport::{serve, Middleware};
+use rosbag2_rs_transport::{create_node, serve};
 
 fn qos(latched: bool) -> QosProfile {
     if latched {
@@ -51,7 +50,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(String::as_str)
             .ok_or("missing argument (see the file's documentation)")
     };
-    let node = DdsMiddleware::new("dds_probe", "/")?;
+    let node = create_node("dds_probe", "/")?;
+    let node = &*node;
     match arg(0)? {
         "publish" => {
             let latched = args.get(3).is_some_and(|a| a == "latched");
@@ -87,14 +87,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "serve" => {
             let name = arg(1)?;
             let paused = Arc::new(AtomicBool::new(false));
-            let _set_rate = serve::<SetRate>(&node, &format!("/{name}/set_rate"), |req| {
+            let _set_rate = serve::<SetRate>(node, &format!("/{name}/set_rate"), |req| {
                 println!("set_rate {}", req.rate);
                 SetRateResponse {
                     success: req.rate > 0.0 && req.rate.is_finite(),
                 }
             })?;
             let p = paused.clone();
-            let _is_paused = serve::<IsPaused>(&node, &format!("/{name}/is_paused"), move |_| {
+            let _is_paused = serve::<IsPaused>(node, &format!("/{name}/is_paused"), move |_| {
                 IsPausedResponse {
                     paused: p.load(Ordering::Relaxed),
                 }
@@ -104,23 +104,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "topics" => {
             let wanted = arg(1)?;
+            let with_node = args.get(2).is_some_and(|a| a == "node");
             let deadline = Instant::now() + Duration::from_secs(20);
             while Instant::now() < deadline
-                && !node
-                    .topics()
-                    .iter()
-                    .any(|t| t.name == wanted && !t.publishers.is_empty())
+                && !node.topics().iter().any(|t| {
+                    t.name == wanted && t.publishers.iter().any(|p| !with_node || p.node.is_some())
+                })
             {
                 std::thread::sleep(Duration::from_millis(50));
             }
             for topic in node.topics() {
                 for p in &topic.publishers {
                     println!(
-                        "{} {} {} {}",
+                        "{} {} {} {} {} {}",
                         topic.name,
                         p.type_name,
                         p.qos.reliability.as_str(),
-                        p.qos.durability.as_str()
+                        p.qos.durability.as_str(),
+                        p.node.as_deref().unwrap_or("-"),
+                        p.type_hash.as_deref().unwrap_or("-")
                     );
                 }
             }

@@ -36,6 +36,8 @@ pub use middleware::cyclonedds::{
     MIN_RELIABLE_WRITER_DEPTH,
 };
 pub use middleware::error::{Result, TransportError};
+#[cfg(feature = "fastdds")]
+pub use middleware::fastdds::{FastDdsConfig, FastDdsMiddleware};
 pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;
 pub use middleware::select::{create_node, Rmw};

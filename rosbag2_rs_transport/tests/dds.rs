@@ -1,5 +1,6 @@
-//! The DDS backend against itself: two nodes (two DDS participants) in one private network
-//! namespace per test. Interop with a real DDS implementation is tested in `tests/interop`.
+//! Each DDS backend against itself (Cyclone DDS always; Fast DDS with the `fastdds` feature):
+//! one suite, run once per backend, with two nodes (two DDS participants) in one private network
+//! namespace per test. Interop with real peers of each middleware is tested in `tests/interop`.
 
 mod common;
 
@@ -21,8 +22,61 @@ fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-fn node(name: &str, config: DdsConfig) -> DdsMiddleware {
-    DdsMiddleware::with_config(name, "/", config).unwrap()
+/// Makes a node of the backend under test: name, namespace, DDS domain (discovery on loopback).
+type MakeNode = fn(&str, &str, u16) -> Box<dyn Middleware>;
+
+fn cyclone(name: &str, namespace: &str, domain_id: u16) -> Box<dyn Middleware> {
+    Box::new(DdsMiddleware::with_config(name, namespace, config(domain_id)).unwrap())
+}
+
+/// Fast DDS nodes use other domains than Cyclone's: Fast DDS's shared-memory ports are
+/// host-wide, not per network namespace.
+#[cfg(feature = "fastdds")]
+fn fastdds(name: &str, namespace: &str, domain_id: u16) -> Box<dyn Middleware> {
+    let config = FastDdsConfig {
+        dds: config(domain_id + 100),
+        ..FastDdsConfig::default()
+    };
+    Box::new(FastDdsMiddleware::with_config(name, namespace, config).unwrap())
+}
+
+/// The suite, as one test per backend and case.
+macro_rules! suite {
+    ($backend:ident) => {
+        mod $backend {
+            #[test]
+            fn messages_small_and_large_arrive_byte_for_byte() {
+                super::messages_small_and_large_arrive_byte_for_byte(super::$backend);
+            }
+            #[test]
+            fn transient_local_reaches_a_late_joiner() {
+                super::transient_local_reaches_a_late_joiner(super::$backend);
+            }
+            #[test]
+            fn services_answer_every_client_even_fresh_ones() {
+                super::services_answer_every_client_even_fresh_ones(super::$backend);
+            }
+            #[test]
+            fn the_node_lists_itself_on_ros_discovery_info() {
+                super::the_node_lists_itself_on_ros_discovery_info(super::$backend);
+            }
+            #[test]
+            fn graph_shows_remote_publishers_with_type_and_qos() {
+                super::graph_shows_remote_publishers_with_type_and_qos(super::$backend);
+            }
+        }
+    };
+}
+
+suite!(cyclone);
+#[cfg(feature = "fastdds")]
+suite!(fastdds);
+
+// Cyclone announces type hashes once the typehash work reads and writes them there too.
+#[cfg(feature = "fastdds")]
+#[test]
+fn fastdds_endpoints_announce_registered_type_hashes() {
+    endpoints_announce_registered_type_hashes(fastdds);
 }
 
 /// DDS pads payloads to 4 bytes and counts the padding in the header's options, so a received
@@ -50,11 +104,10 @@ fn config(domain_id: u16) -> DdsConfig {
     }
 }
 
-#[test]
-fn messages_small_and_large_arrive_byte_for_byte() {
+fn messages_small_and_large_arrive_byte_for_byte(node: MakeNode) {
     common::enter_private_network();
-    let talker = node("talker", config(11));
-    let listener = node("listener", config(11));
+    let talker = node("talker", "/", 11);
+    let listener = node("listener", "/", 11);
     let (got, cb) = collector();
     let _sub = listener
         .create_subscription(
@@ -84,10 +137,9 @@ fn messages_small_and_large_arrive_byte_for_byte() {
     assert!((send - 1_700_000_000_123_456_789).abs() <= 1, "{send}");
 }
 
-#[test]
-fn transient_local_reaches_a_late_joiner() {
+fn transient_local_reaches_a_late_joiner(node: MakeNode) {
     common::enter_private_network();
-    let talker = node("talker", config(12));
+    let talker = node("talker", "/", 12);
     let latched = QosProfile {
         durability: Durability::TransientLocal,
         depth: 1,
@@ -98,7 +150,7 @@ fn transient_local_reaches_a_late_joiner() {
         .unwrap();
     publisher.publish(&cdr(b"old")).unwrap();
     publisher.publish(&cdr(b"latest")).unwrap();
-    let listener = node("listener", config(12));
+    let listener = node("listener", "/", 12);
     let (got, cb) = collector();
     let _sub = listener
         .create_subscription("/map", "nav_msgs/msg/OccupancyGrid", &latched, cb)
@@ -111,7 +163,7 @@ fn transient_local_reaches_a_late_joiner() {
     assert_same_cdr(&got[0].data, &cdr(b"latest"));
 }
 
-fn echo_service(server: &DdsMiddleware) -> Handle {
+fn echo_service(server: &dyn Middleware) -> Handle {
     server
         .create_service(
             "~/double",
@@ -133,12 +185,11 @@ fn add_two_ints(a: i64) -> Vec<u8> {
     [&[0u8, 1, 0, 0][..], &a.to_le_bytes()].concat()
 }
 
-#[test]
-fn services_answer_every_client_even_fresh_ones() {
+fn services_answer_every_client_even_fresh_ones(node: MakeNode) {
     common::enter_private_network();
-    let server = node("server", config(13));
-    let _service = echo_service(&server);
-    let client_node = node("client", config(13));
+    let server = node("server", "/", 13);
+    let _service = echo_service(server.as_ref());
+    let client_node = node("client", "/", 13);
     let client = client_node
         .create_client("/server/double", "example_interfaces/srv/AddTwoInts")
         .unwrap();
@@ -166,7 +217,7 @@ fn services_answer_every_client_even_fresh_ones() {
     // Fresh participants calling at once, as `ros2 service call` does: the reply waits until
     // the new client's reply reader is matched, so none is lost to discovery.
     for i in 0..20i64 {
-        let fresh = node("fresh_client", config(13));
+        let fresh = node("fresh_client", "/", 13);
         let client = fresh
             .create_client("/server/double", "example_interfaces/srv/AddTwoInts")
             .unwrap();
@@ -181,11 +232,10 @@ fn services_answer_every_client_even_fresh_ones() {
     }
 }
 
-#[test]
-fn the_node_lists_itself_on_ros_discovery_info() {
+fn the_node_lists_itself_on_ros_discovery_info(node: MakeNode) {
     common::enter_private_network();
-    let talker = DdsMiddleware::with_config("camera_driver", "/robot1", config(16)).unwrap();
-    let observer = node("observer", config(16));
+    let talker = node("camera_driver", "/robot1", 16);
+    let observer = node("observer", "/", 16);
     let _p = talker
         .create_publisher("image", "sensor_msgs/msg/Image", &QosProfile::default())
         .unwrap();
@@ -200,11 +250,10 @@ fn the_node_lists_itself_on_ros_discovery_info() {
     assert_eq!(node_of_image().as_deref(), Some("/robot1/camera_driver"));
 }
 
-#[test]
-fn graph_shows_remote_publishers_with_type_and_qos() {
+fn graph_shows_remote_publishers_with_type_and_qos(node: MakeNode) {
     common::enter_private_network();
-    let talker = node("talker", config(15));
-    let observer = node("observer", config(15));
+    let talker = node("talker", "/", 15);
+    let observer = node("observer", "/", 15);
     let events = observer.graph_events();
     let latched = QosProfile {
         durability: Durability::TransientLocal,
@@ -242,8 +291,8 @@ fn endpoints_announce_registered_or_computed_type_hashes() {
     const TF: &str = "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087";
     const RECORDED: &str =
         "RIHS01_00000000000000000000000000000000000000000000000000000000000000aa";
-    let talker = node("talker", config(17));
-    let observer = node("observer", config(17));
+    let talker = cyclone("talker", "/", 17);
+    let observer = cyclone("observer", "/", 17);
     talker.register_type_hash("std_msgs/msg/String", RECORDED);
     let _tf = talker
         .create_publisher("/tf", "tf2_msgs/msg/TFMessage", &QosProfile::default())
@@ -296,8 +345,8 @@ fn localhost_discovery_leaves_the_interface_to_the_users_cyclone_configuration()
         ),
         ..config(19)
     };
-    let talker = node("talker", user.clone());
-    let listener = node("listener", user);
+    let talker = DdsMiddleware::with_config("talker", "/", user.clone()).unwrap();
+    let listener = DdsMiddleware::with_config("listener", "/", user).unwrap();
     let (got, cb) = collector();
     let _sub = listener
         .create_subscription(
@@ -315,4 +364,35 @@ fn localhost_discovery_leaves_the_interface_to_the_users_cyclone_configuration()
     });
     publisher.publish(&cdr(b"\x03\0\0\0hi\0")).unwrap();
     eventually("the message", || !got.lock().unwrap().is_empty());
+}
+
+#[cfg_attr(not(feature = "fastdds"), allow(dead_code))]
+fn endpoints_announce_registered_type_hashes(node: MakeNode) {
+    common::enter_private_network();
+    let talker = node("talker", "/", 17);
+    let observer = node("observer", "/", 17);
+    let hash = format!("RIHS01_{}", "df".repeat(32));
+    talker.register_type_hash("std_msgs/msg/String", &hash);
+    let _hashed = talker
+        .create_publisher("/chatter", "std_msgs/msg/String", &QosProfile::default())
+        .unwrap();
+    let _plain = talker
+        .create_publisher("/other", "std_msgs/msg/Header", &QosProfile::default())
+        .unwrap();
+    let hash_of = |topic: &str| {
+        observer
+            .topics()
+            .into_iter()
+            .find(|t| t.name == topic)
+            .and_then(|t| t.publishers.first().map(|p| p.type_hash.clone()))
+    };
+    eventually("both publishers", || {
+        hash_of("/chatter").is_some() && hash_of("/other").is_some()
+    });
+    assert_eq!(hash_of("/chatter"), Some(Some(hash)));
+    // None registered: the one computed from the type's definition, as ROS 2 nodes announce.
+    let header = rosbag2_rs_storage::MessageDefinitionCache::new()
+        .type_hash("std_msgs/msg/Header")
+        .unwrap();
+    assert_eq!(hash_of("/other"), Some(Some(header)));
 }

@@ -10,6 +10,9 @@ from rosbags.typesys import Stores, get_typestore
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TARGET = pathlib.Path(os.environ.get('CARGO_TARGET_DIR', ROOT / 'target'))
 PROFILE = os.environ.get('ROSBAG2_RS_PROFILE', 'release')
+# Our binaries on Cyclone DDS, for tests whose peer is Python `cyclonedds` (a build with the Fast
+# DDS backend runs on Fast DDS when RMW_IMPLEMENTATION is unset, as ROS 2 does).
+CYCLONE = {'RMW_IMPLEMENTATION': 'rmw_cyclonedds_cpp'}
 
 
 def binary(name: str) -> pathlib.Path:

@@ -12,7 +12,7 @@ import pytest
 from cyclonedds.domain import DomainParticipant
 from rosbags.rosbag2 import Reader
 
-from conftest import binary
+from conftest import CYCLONE, binary
 from ros_dds import ServiceClient, only_in_private_network, refuse_real_interfaces
 from test_dds_interop import same_cdr
 from test_player_interop import strings, write_bag
@@ -26,7 +26,7 @@ def _refuse_real_interfaces():
 
 
 def start(*args, domain):
-    env = {**os.environ, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
     return subprocess.Popen([str(a) for a in args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, env=env)
 
@@ -69,7 +69,7 @@ def test_burst_into_a_recorder_started_just_before_records_every_message(tmp_pat
     try:
         burst = subprocess.run([str(binary('ros2bag-rs')), 'burst', str(tmp_path / 'bag')],
                                capture_output=True, text=True, timeout=60,
-                               env={**os.environ, 'ROS_DOMAIN_ID': '32'})
+                               env={**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '32'})
         assert burst.returncode == 0 and 'panicked' not in burst.stderr, burst.stderr
         time.sleep(0.5)
     finally:

@@ -14,7 +14,7 @@ from cyclonedds.core import InstanceState
 from cyclonedds.domain import DomainParticipant
 from rosbags.rosbag2 import StoragePlugin, Writer
 
-from conftest import binary
+from conftest import CYCLONE, binary
 from ros_dds import ServiceClient, only_in_private_network, refuse_real_interfaces
 
 pytestmark = only_in_private_network
@@ -72,7 +72,7 @@ def write_bag(path, typestore, seconds):
 
 
 def start(*args):
-    env = {**os.environ, 'ROS_DOMAIN_ID': '0', 'RUST_BACKTRACE': '1'}
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '0', 'RUST_BACKTRACE': '1'}
     return subprocess.Popen([*map(str, args)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, env=env)
 

@@ -24,7 +24,7 @@ from cyclonedds.topic import Topic
 
 from ros_dds import (RELIABLE, RELIABLE_ALL, SERVICES, RawImage, ServiceClient, only_in_private_network,
                      refuse_real_interfaces, take, wait_matched)
-from conftest import binary
+from conftest import CYCLONE, binary
 from test_dds_interop import same_cdr
 from test_player_interop import Player, strings, write_bag
 from test_recorder_interop import Recorder, paced, read_bag
@@ -175,7 +175,7 @@ def test_a_cyclone_publisher_of_1mb_at_100hz_and_6mb_at_30hz_is_recorded_byte_fo
 
 def test_200_calls_from_fresh_clients_are_answered_while_playing(tmp_path, typestore):
     write_bag(tmp_path / 'bag', typestore, strings(typestore, '/chatter', 1200, 100))  # 2 min
-    env = {**os.environ, 'ROS_DOMAIN_ID': '43'}
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '43'}
     log = tmp_path / 'player.log'
     with open(log, 'w') as stderr:  # a file: an unread pipe would fill up and block the player
         player = subprocess.Popen([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls',

@@ -16,7 +16,7 @@ from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from rosbags.rosbag2 import StoragePlugin, Writer
 
-from conftest import binary
+from conftest import CYCLONE, binary
 from ros_dds import (RELIABLE_ALL, Clock, Image, ServiceClient, String, Time, only_in_private_network,
                      refuse_real_interfaces, take, wait_matched)
 
@@ -52,7 +52,7 @@ def strings(typestore, topic, count, spacing_ms, start_ms=0):
 
 class Player:
     def __init__(self, bag, *args, domain=0):
-        env = {**os.environ, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
+        env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
         self.proc = subprocess.Popen([str(binary('player')), str(bag), '--disable-keyboard-controls', *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 

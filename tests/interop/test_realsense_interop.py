@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, TARGET
+from conftest import CYCLONE, ROOT, TARGET
 
 PEER = ROOT / 'tests' / 'realsense' / 'sdk_peer.py'
 DUMP = TARGET / 'debug' / 'examples' / 'rs_dump'
@@ -200,7 +200,8 @@ def test_a_recording_plays_onto_dds_as_images(recording, tmp_path, cli, direct):
     if direct:
         player = object.__new__(Player)  # the same control surface, run as `ros2bag-rs play`
         player.proc = subprocess.Popen([str(cli.path), 'play', str(path), '--start-paused', '--disable-keyboard-controls'],
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                       env={**os.environ, **CYCLONE})
     else:
         cli.run('convert', path, '-o', out)
         player = Player(out, '--start-paused')

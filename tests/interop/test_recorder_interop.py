@@ -17,7 +17,7 @@ from rosbags.interfaces import MessageDefinitionFormat
 from rosbags.rosbag2 import Reader
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-from conftest import binary
+from conftest import CYCLONE, binary
 from ros_dds import (RELIABLE, Clock, Header, Image, ServiceClient, String, Time, only_in_private_network,
                      refuse_real_interfaces)
 from ros_dds import wait_matched as matched
@@ -35,7 +35,7 @@ class Recorder:
     """The `recorder` binary on its own DDS domain."""
 
     def __init__(self, domain, log, *args):
-        env = {**os.environ, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
+        env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
         # The log goes to a file: an unread pipe would fill up and block the recorder's logging.
         self.log = log
         with open(log, 'w') as stderr:
@@ -180,7 +180,7 @@ def test_a_full_disk_stops_the_recorder_with_a_clear_error_and_keeps_what_fit(tm
     script = (f'mount -t tmpfs -o size=6m tmpfs {small} && '
               f'{binary("recorder")} --disable-keyboard-controls --topics /camera/image -o {small}/bag 2>{log}; '
               f'rc=$?; cp -r {small}/bag {kept}; exit $rc')
-    env = {**os.environ, 'ROS_DOMAIN_ID': '34', 'RUST_BACKTRACE': '1'}
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '34', 'RUST_BACKTRACE': '1'}
     proc = subprocess.Popen(['unshare', '--mount', '--', 'bash', '-c', script], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     dp = DomainParticipant(34)

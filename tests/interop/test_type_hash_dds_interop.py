@@ -21,7 +21,7 @@ from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 
-from conftest import binary
+from conftest import CYCLONE, binary
 from ros_dds import String, only_in_private_network, refuse_real_interfaces, wait_matched
 from test_type_hash_interop import rosbags_hash
 
@@ -68,7 +68,7 @@ def test_the_recorder_stores_the_hash_a_cyclone_writer_announces(tmp_path):
     jazzy = DataWriter(dp, Topic(dp, 'rt/jazzy', String), qos=qos(f'typehash={WIRE_HASH};'.encode()))
     humble = DataWriter(dp, Topic(dp, 'rt/humble', String), qos=qos())
     bag = tmp_path / 'bag'
-    env = {**os.environ, 'ROS_DOMAIN_ID': '41', 'RUST_BACKTRACE': '1'}
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '41', 'RUST_BACKTRACE': '1'}
     with open(tmp_path / 'recorder.log', 'w') as log:
         rec = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--topics', '/jazzy',
                                 '/humble', '-o', str(bag)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -112,7 +112,7 @@ def test_the_player_announces_the_bags_hash_or_the_computed_one(tmp_path, typest
         db.execute("UPDATE topics SET type_description_hash = '' WHERE name = '/humble'")
         db.execute("UPDATE message_definitions SET type_description_hash = '' WHERE topic_type = 'std_msgs/msg/Int32'")
     dp = DomainParticipant(42)
-    env = {**os.environ, 'ROS_DOMAIN_ID': '42', 'RUST_BACKTRACE': '1'}
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '42', 'RUST_BACKTRACE': '1'}
     player = subprocess.Popen([str(binary('player')), str(bag), '--disable-keyboard-controls', '--start-paused'],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -139,7 +139,7 @@ def test_our_services_announce_request_and_response_hashes(tmp_path, typestore):
         String_ = typestore.types['std_msgs/msg/String']
         writer.write(conn, 1, typestore.serialize_cdr(String_(data='x'), 'std_msgs/msg/String'))
     dp = DomainParticipant(43)
-    env = {**os.environ, 'ROS_DOMAIN_ID': '43', 'RUST_BACKTRACE': '1'}
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '43', 'RUST_BACKTRACE': '1'}
     player = subprocess.Popen([str(binary('player')), str(bag), '--disable-keyboard-controls', '--start-paused'],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:

@@ -59,7 +59,7 @@ pub enum TransportError {
     },
     /// `ros_discovery_info` bytes that do not decode.
     #[error("ros_discovery_info: {0}")]
-    DiscoveryInfo(#[from] crate::middleware::cyclonedds::DecodeError),
+    DiscoveryInfo(#[from] crate::middleware::dds_common::discovery_info::DecodeError),
     /// No response arrived in time.
     #[error("service '{0}': no response within the timeout")]
     Timeout(String),

@@ -2,8 +2,10 @@
 //! serialized CDR bytes (with their 4-byte encapsulation header) so that a bag's bytes go out as
 //! they are and received bytes go into a bag as they are; typed services sit on top
 //! ([`crate::middleware::services`]). Backends, one folder each, chosen by `RMW_IMPLEMENTATION`
-//! in [`select`]: [`crate::middleware::cyclonedds::DdsMiddleware`] (Cyclone DDS) and
-//! [`crate::middleware::inprocess::InProcessBus`] (deterministic, for tests and benchmarks).
+//! in [`select`]: `fastdds::FastDdsMiddleware` (Fast DDS, feature `fastdds`),
+//! [`crate::middleware::cyclonedds::DdsMiddleware`] (Cyclone DDS) and
+//! [`crate::middleware::inprocess::InProcessBus`] (deterministic, for tests and benchmarks); what
+//! both DDS backends share is in `dds_common`.
 
 use std::time::Duration;
 
@@ -11,7 +13,10 @@ use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
 
 pub(crate) mod cyclonedds;
+pub(crate) mod dds_common;
 pub(crate) mod error;
+#[cfg(feature = "fastdds")]
+pub(crate) mod fastdds;
 pub(crate) mod inprocess;
 pub(crate) mod names;
 pub(crate) mod select;

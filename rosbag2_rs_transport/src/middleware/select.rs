@@ -99,18 +99,30 @@ impl Rmw {
             Rmw::CycloneDds => Ok(Arc::new(crate::middleware::cyclonedds::DdsMiddleware::new(
                 name, namespace,
             )?)),
+            #[cfg(feature = "fastdds")]
+            Rmw::FastDds => Ok(Arc::new(
+                crate::middleware::fastdds::FastDdsMiddleware::new(name, namespace)?,
+            )),
+            #[cfg(not(feature = "fastdds"))]
+            Rmw::FastDds => Err(self.not_built()),
             #[cfg(feature = "zenoh")]
             Rmw::Zenoh => Ok(Arc::new(crate::middleware::zenoh::ZenohMiddleware::new(
                 name, namespace,
             )?)),
-            #[allow(unreachable_patterns)]
-            Rmw::FastDds | Rmw::Zenoh => Err(TransportError::InvalidArgument(format!(
-                "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}')",
-                self.rmw_name(),
-                self.vendor(),
-                self.feature()
-            ))),
+            #[cfg(not(feature = "zenoh"))]
+            Rmw::Zenoh => Err(self.not_built()),
         }
+    }
+
+    /// The error for a backend this build lacks.
+    #[cfg_attr(all(feature = "fastdds", feature = "zenoh"), allow(dead_code))]
+    fn not_built(self) -> TransportError {
+        TransportError::InvalidArgument(format!(
+            "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}')",
+            self.rmw_name(),
+            self.vendor(),
+            self.feature()
+        ))
     }
 }
 

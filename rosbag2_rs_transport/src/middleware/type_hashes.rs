@@ -88,11 +88,6 @@ impl TypeHashes {
     }
 }
 
-/// `typehash=<hash>;` as rmw_dds_common writes it into endpoint USER_DATA; empty without a hash.
-pub fn user_data_entry(hash: Option<&str>) -> String {
-    hash.map(|h| format!("typehash={h};")).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,7 +118,5 @@ mod tests {
             response.as_deref(),
             Some("RIHS01_2d946c21e2fc3f1e9ca6986a8191d85fcc70097a8bb7771a053564bc47009cdf")
         );
-        assert_eq!(user_data_entry(Some(STRING)), format!("typehash={STRING};"));
-        assert_eq!(user_data_entry(None), "");
     }
 }

@@ -9,10 +9,10 @@ use crossbeam_channel::Sender;
 use cyclors::*;
 use parking_lot::Mutex;
 
-use super::discovery_info::{NodeEntities, ParticipantEntities};
 use super::dispatcher::Drain;
 use super::raw::{self, RawWriter};
 use super::sys::{EndpointData, Entity, Guid};
+use crate::middleware::dds_common::discovery_info::{NodeEntities, ParticipantEntities};
 use crate::middleware::names::ros_topic_from_dds;
 use crate::middleware::{group_by_topic, EndpointInfo, GraphEvent, TopicInfo};
 

@@ -8,7 +8,6 @@
 //! Each [`DdsMiddleware`] is one DDS participant with one dispatcher thread for its readers.
 
 pub mod config;
-mod discovery_info;
 mod dispatcher;
 mod domain;
 mod graph;
@@ -29,20 +28,22 @@ use parking_lot::Mutex;
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
 
+use crate::middleware::dds_common::discovery_info;
+pub use crate::middleware::dds_common::discovery_info::{NodeEntities, ParticipantEntities};
 pub use config::{DdsConfig, DiscoveryRange};
-pub use discovery_info::{DecodeError, NodeEntities, ParticipantEntities};
 use dispatcher::{Dispatcher, Drain, Registration};
 use graph::{Announced, Announcer, BuiltinDrain, DiscoveryInfoDrain, Graph};
 use raw::RawWriter;
 use service::{DdsClient, ServerDrain};
 use sys::{Entity, Qos};
 
+use crate::middleware::dds_common::user_data::type_hash_user_data as user_data_entry;
 use crate::middleware::error::Result;
 use crate::middleware::names::{
     dds_message_type, dds_service_topics, dds_service_types, dds_topic_name, expand_name,
     NodeIdentity,
 };
-use crate::middleware::type_hashes::{user_data_entry, TypeHashes};
+use crate::middleware::type_hashes::TypeHashes;
 use crate::middleware::*;
 
 /// Keep-last depth a reliable volatile writer keeps at least, so that a reader that falls

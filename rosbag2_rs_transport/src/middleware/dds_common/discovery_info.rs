@@ -2,7 +2,7 @@
 //! on `ros_discovery_info` to say which nodes it holds and which readers and writers belong to
 //! each (what `ros2 node list` and `ros2 node info` read). Jazzy's layout: GIDs of 16 bytes.
 
-use super::sys::Guid;
+use super::Guid;
 
 /// The DDS topic (no `rt/` prefix: ROS namespace conventions are avoided for it).
 pub const TOPIC: &str = "ros_discovery_info";

@@ -1,0 +1,353 @@
+"""Our binaries on the Fast DDS backend (RMW_IMPLEMENTATION=rmw_fastrtps_cpp) against real ROS 2:
+rclpy nodes on rmw_fastrtps_cpp from PyPI's ROS 2 Jazzy wheels, with rosbag2_interfaces and
+rosbag2_rs_interfaces built by colcon (tools/build_ros2_interfaces.sh).
+
+Run with the ROS 2 venv's Python and its environment (see tools/test.sh):
+LD_LIBRARY_PATH, AMENT_PREFIX_PATH and PYTHONPATH naming the venv and the colcon install,
+RMW_IMPLEMENTATION=rmw_fastrtps_cpp. Runs only inside a private network namespace."""
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+rclpy = pytest.importorskip('rclpy', reason='needs the ROS 2 venv (tools/test.sh runs this file with it)')
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from rosbag2_interfaces.srv import IsPaused, Pause, Resume, Seek, SetRate, Snapshot  # noqa: E402
+from rosbags.rosbag2 import Reader, StoragePlugin, Writer  # noqa: E402
+from sensor_msgs.msg import Image  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+from conftest import binary  # noqa: E402
+
+T0 = 1_700_000_000_000_000_000
+MS = 1_000_000
+
+
+def private_network() -> bool:
+    return sorted(name for _, name in socket.if_nameindex()) == ['lo']
+
+
+pytestmark = pytest.mark.skipif(
+    not private_network() and os.environ.get('CI') != 'true',
+    reason='DDS interop tests run only inside a private network namespace (tools/test.sh)',
+)
+
+
+@pytest.fixture(autouse=True)
+def _refuse_real_interfaces():
+    assert private_network(), 'refusing to send DDS traffic: not in a private network namespace'
+    assert os.environ.get('RMW_IMPLEMENTATION') == 'rmw_fastrtps_cpp', 'the rclpy peers must run on rmw_fastrtps_cpp'
+
+
+def ours_env(domain):
+    """Our binaries: Fast DDS backend, the system's libraries (not the ROS 2 venv's)."""
+    env = {k: v for k, v in os.environ.items() if k not in ('LD_LIBRARY_PATH', 'PYTHONPATH')}
+    return {**env, 'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp', 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1'}
+
+
+class Ros:
+    """An rclpy context with one node, spun on a thread."""
+
+    def __init__(self, domain, name='peer'):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.node = rclpy.create_node(name, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def call(self, srv_type, name, request=None, timeout=10.0):
+        client = self.node.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=20), f'{name} not available'
+            future = client.call_async(request or srv_type.Request())
+            deadline = time.monotonic() + timeout
+            while not future.done() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert future.done(), f'no reply from {name}'
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def close(self):
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def ros(request):
+    made = []
+
+    def make(domain, name='peer'):
+        made.append(Ros(domain, name))
+        return made[-1]
+    yield make
+    for r in made:
+        r.close()
+
+
+def write_bag(path, topics):
+    """topics: {topic: (type, [(offset_ms, cdr bytes)])}."""
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        from rosbags.typesys import Stores, get_typestore
+        store = get_typestore(Stores.ROS2_JAZZY)
+        rows = []
+        for topic, (msgtype, messages) in topics.items():
+            conn = writer.add_connection(topic, msgtype, typestore=store)
+            rows += [(offset, conn, data) for offset, data in messages]
+        for offset, conn, data in sorted(rows, key=lambda r: r[0]):
+            writer.write(conn, T0 + offset * MS, data)
+
+
+def string_cdr(text):
+    body = text.encode() + b'\0'
+    return b'\0\1\0\0' + len(body).to_bytes(4, 'little') + body
+
+
+class Player:
+    def __init__(self, bag, *args, domain):
+        self.proc = subprocess.Popen([str(binary('player')), str(bag), '--disable-keyboard-controls', *map(str, args)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ours_env(domain))
+
+    def finish(self, timeout=120):
+        out, err = self.proc.communicate(timeout=timeout)
+        assert 'panicked' not in err, err
+        assert self.proc.returncode == 0, err
+        return err
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+def test_an_rclpy_client_pauses_reads_state_changes_rate_and_seeks_our_player(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String',
+                                             [(i * 50, string_cdr(f'hello {i}')) for i in range(200)])})
+    peer = ros(51)
+    got = []
+    peer.node.create_subscription(String, '/chatter', lambda m: got.append(m.data), 100)
+    player = Player(tmp_path / 'bag', '--start-paused', domain=51)
+    try:
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=2.0)).success is True
+        assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=-1.0)).success is False
+        seek = Seek.Request()
+        seek.time.sec = T0 // 10**9 + 9  # message 180 onwards
+        assert peer.call(Seek, '/rosbag2_player/seek', seek).success is True
+        peer.call(Resume, '/rosbag2_player/resume')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is False
+        peer.call(Pause, '/rosbag2_player/pause')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        peer.call(Resume, '/rosbag2_player/resume')
+        player.finish()
+    finally:
+        player.kill()
+    assert got, 'nothing played'
+    assert got[0] == 'hello 180' and got[-1] == 'hello 199', got[:3]
+
+
+def test_an_rclpy_client_takes_a_snapshot_of_our_recorder(tmp_path, ros):
+    peer = ros(52, 'talker')
+    pub = peer.node.create_publisher(String, '/snap', 100)
+    out = tmp_path / 'snap'
+    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--snapshot', '--topics', '/snap',
+                                 '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env=ours_env(52))
+    try:
+        deadline = time.monotonic() + 20
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert pub.get_subscription_count() > 0, 'the recorder did not subscribe'
+        for i in range(10):
+            pub.publish(String(data=f'snap {i}'))
+        time.sleep(0.5)
+        assert peer.call(Snapshot, '/rosbag2_recorder/snapshot').success is True
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        _, err = recorder.communicate(timeout=30)
+    assert 'panicked' not in err, err
+    bags = sorted(p for p in tmp_path.iterdir() if p.name.startswith('snap'))
+    assert bags, f'no snapshot bag in {list(tmp_path.iterdir())}: {err}'
+    with Reader(bags[0]) as reader:
+        # std_msgs/String CDR: header, length (with the NUL), text, NUL, padding to 4 bytes.
+        texts = [data[8:8 + int.from_bytes(data[4:8], 'little') - 1].decode() for _, _, data in reader.messages()]
+    assert texts == [f'snap {i}' for i in range(10)]
+
+
+def test_our_control_calls_an_rclpy_player_service(ros):
+    peer = ros(53, 'rosbag2_player')
+    calls = []
+
+    def is_paused(request, response):
+        calls.append('is_paused')
+        response.paused = True
+        return response
+
+    def set_rate(request, response):
+        calls.append(f'set_rate {request.rate}')
+        response.success = True
+        return response
+    peer.node.create_service(IsPaused, '/rosbag2_player/is_paused', is_paused)
+    peer.node.create_service(SetRate, '/rosbag2_player/set_rate', set_rate)
+    control = [str(binary('ros2bag-rs')), 'control', '--timeout', '20']
+    out = subprocess.run([*control, 'is-paused'], capture_output=True, text=True, env=ours_env(53), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert 'true' in out.stdout.lower() or 'paused' in out.stdout.lower(), out.stdout
+    out = subprocess.run([*control, 'rate', '1.5'], capture_output=True, text=True, env=ours_env(53), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert calls == ['is_paused', 'set_rate 1.5']
+
+
+def test_fresh_rclpy_clients_are_all_answered_while_playing(tmp_path):
+    # 200 calls, each from a new participant, as `ros2 service call` makes them, while the player
+    # publishes /clock at 50 Hz: each reply waits until the new client's reply reader is matched.
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String',
+                                             [(i * 100, string_cdr(f'x {i}')) for i in range(3000)])})
+    player = Player(tmp_path / 'bag', '--clock', '50', '--loop', domain=54)
+    answered = 0
+    try:
+        for _ in range(200):
+            peer = Ros(54, 'caller')
+            try:
+                assert peer.call(IsPaused, '/rosbag2_player/is_paused', timeout=10).paused is False
+                answered += 1
+            finally:
+                peer.close()
+    finally:
+        player.kill()
+    assert answered == 200
+
+
+def image_cdr(index, size):
+    """A serialized sensor_msgs/Image with `size` bytes of data, different for each frame."""
+    import numpy as np
+    from rosbags.typesys import Stores, get_typestore
+    store = get_typestore(Stores.ROS2_JAZZY)
+    types = store.types
+    pixels = np.frombuffer(hashlib.sha256(index.to_bytes(4, 'little')).digest() * (size // 32), dtype=np.uint8)
+    msg = types['sensor_msgs/msg/Image'](
+        header=types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](sec=index, nanosec=0),
+                                            frame_id='cam'),
+        height=1, width=len(pixels), encoding='mono8', is_bigendian=0, step=len(pixels), data=pixels)
+    return bytes(store.serialize_cdr(msg, 'sensor_msgs/msg/Image'))
+
+
+@pytest.mark.parametrize('size,count', [(1 << 20, 100), (6 << 20, 60)], ids=['1MB', '6MB'])
+def test_our_player_reaches_a_default_fast_dds_reader_byte_for_byte(tmp_path, ros, size, count):
+    frames = [image_cdr(i, size) for i in range(count)]
+    write_bag(tmp_path / 'bag', {'/camera/image': ('sensor_msgs/msg/Image',
+                                                  [(i * 33, f) for i, f in enumerate(frames)])})
+    peer = ros(55)
+    got = []
+    qos = QoSProfile(depth=count, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
+    peer.node.create_subscription(Image, '/camera/image', lambda m: got.append(m), qos, raw=True)
+    player = Player(tmp_path / 'bag', '--start-paused', domain=55)
+    try:
+        deadline = time.monotonic() + 20
+        while peer.node.count_publishers('/camera/image') == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)  # let the player's writer match our reader too
+        peer.call(Resume, '/rosbag2_player/resume')
+        player.finish()
+        deadline = time.monotonic() + 30
+        while len(got) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        player.kill()
+    indexes = [int.from_bytes(bytes(g[4:8]), 'little') for g in got]
+    assert len(got) == count, f'{len(got)} of {count} frames: missing {sorted(set(range(count)) - set(indexes))}'
+    assert all(bytes(g) == f for g, f in zip(got, frames)), 'a frame changed on the way'
+
+
+@pytest.mark.parametrize('size,count', [(100, 50), (1 << 20, 30), (6 << 20, 10)], ids=['100B', '1MB', '6MB'])
+def test_an_rclpy_publisher_reaches_our_recorder_byte_for_byte(tmp_path, ros, size, count):
+    peer = ros(56, 'camera')
+    qos = QoSProfile(depth=count, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
+    pub = peer.node.create_publisher(Image, '/camera/image', qos)
+    frames = [image_cdr(i, size) for i in range(count)]
+    out = tmp_path / 'rec'
+    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--topics', '/camera/image',
+                                 '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env=ours_env(56))
+    try:
+        deadline = time.monotonic() + 20
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert pub.get_subscription_count() > 0, 'the recorder did not subscribe'
+        time.sleep(0.3)
+        for f in frames:
+            pub.publish(f)  # serialized bytes, published as they are
+            time.sleep(1 / 30)
+        time.sleep(1.0 + size * count / 200e6)
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        _, err = recorder.communicate(timeout=60)
+    assert 'panicked' not in err, err
+    with Reader(out) as reader:
+        got = [data for _, _, data in reader.messages()]
+        types = {c.topic: c.msgtype for c in reader.connections}
+    assert types == {'/camera/image': 'sensor_msgs/msg/Image'}
+    assert len(got) == count, f'{len(got)} of {count}'
+    assert got == frames
+
+
+def test_our_graph_lists_an_rclpy_publisher_with_node_and_type_hash(ros):
+    peer = ros(57, 'talker')
+    peer.node.create_publisher(String, '/chatter', 10)
+    expected = peer.node.get_publishers_info_by_topic('/chatter')[0].topic_type_hash
+    probe = binary('player').parent.parent / 'debug' / 'examples' / 'dds_probe'
+    proc = subprocess.run([str(probe), 'topics', '/chatter', 'node'], capture_output=True, text=True, env=ours_env(57),
+                          timeout=60)
+    lines = [line.split() for line in proc.stdout.splitlines()]
+    assert ['/chatter', 'std_msgs/msg/String', 'reliable', 'volatile', '/talker', str(expected)] in lines, \
+        proc.stdout + proc.stderr
+
+
+def test_rclpy_lists_our_player_node_and_its_publisher(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    peer = ros(58)
+    player = Player(tmp_path / 'bag', '--start-paused', domain=58)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            infos = peer.node.get_publishers_info_by_topic('/chatter')
+            if infos and infos[0].node_name == 'rosbag2_player':
+                break
+            time.sleep(0.05)
+        assert ('rosbag2_player', '/') in peer.node.get_node_names_and_namespaces()
+        [info] = peer.node.get_publishers_info_by_topic('/chatter')
+        assert (info.node_name, info.node_namespace, info.topic_type) == ('rosbag2_player', '/', 'std_msgs/msg/String')
+    finally:
+        player.kill()
+
+
+def test_our_recorder_stores_the_type_hash_an_rclpy_publisher_announces(tmp_path, ros):
+    peer = ros(59, 'talker')
+    pub = peer.node.create_publisher(String, '/chatter', 10)
+    expected = str(peer.node.get_publishers_info_by_topic('/chatter')[0].topic_type_hash)
+    out = tmp_path / 'rec'
+    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--topics', '/chatter',
+                                 '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env=ours_env(59))
+    try:
+        deadline = time.monotonic() + 20
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        pub.publish(String(data='hello'))
+        time.sleep(0.5)
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        _, err = recorder.communicate(timeout=30)
+    assert 'panicked' not in err, err
+    metadata = (out / 'metadata.yaml').read_text()
+    assert f'type_description_hash: {expected}' in metadata, metadata
