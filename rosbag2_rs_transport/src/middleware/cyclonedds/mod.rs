@@ -28,11 +28,12 @@ use parking_lot::Mutex;
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
 
+use crate::middleware::dds_common::announcer::{Announced, Announcer};
 use crate::middleware::dds_common::discovery_info;
 pub use crate::middleware::dds_common::discovery_info::{NodeEntities, ParticipantEntities};
 pub use config::{DdsConfig, DiscoveryRange};
 use dispatcher::{Dispatcher, Drain, Registration};
-use graph::{Announced, Announcer, BuiltinDrain, DiscoveryInfoDrain, Graph};
+use graph::{BuiltinDrain, DiscoveryInfoDrain, Graph};
 use raw::RawWriter;
 use service::{DdsClient, ServerDrain};
 use sys::{Entity, Qos};
@@ -170,12 +171,13 @@ impl DdsMiddleware {
             depth: 1,
             ..QosProfile::default()
         };
+        let info_writer = participant.writer(
+            discovery_info::TOPIC,
+            discovery_info::TYPE,
+            &qos::to_dds(&info_qos, 0),
+        )?;
         let announcer = Arc::new(Announcer::new(
-            participant.writer(
-                discovery_info::TOPIC,
-                discovery_info::TYPE,
-                &qos::to_dds(&info_qos, 0),
-            )?,
+            Box::new(move |sample| info_writer.write(sample, None)),
             participant.entity.guid(),
             &identity.namespace,
             &identity.name,

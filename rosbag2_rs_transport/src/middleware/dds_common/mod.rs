@@ -2,6 +2,7 @@
 //! it: `ros_discovery_info` (rmw_dds_common) and the `key=value;` USER_DATA of participants and
 //! endpoints.
 
+pub mod announcer;
 pub mod discovery_info;
 // Used by the Fast DDS backend; Cyclone's USER_DATA parsing is still its own (sys.rs).
 #[cfg_attr(not(feature = "fastdds"), allow(dead_code))]

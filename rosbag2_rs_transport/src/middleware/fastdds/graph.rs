@@ -2,15 +2,14 @@
 //! discovery callbacks (with the `typehash=` their USER_DATA announces), node names from other
 //! participants' `ros_discovery_info`, and this node's own announcement on it.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
+use std::collections::HashMap;
 
 use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 use rosbag2_rs_storage::QosProfile;
 
 use super::qos::from_fastdds;
-use super::sys::{text, DiscoveryListener, RawEndpointEvent, Writer};
+use super::sys::{text, DiscoveryListener, RawEndpointEvent};
 use crate::middleware::dds_common::discovery_info::{NodeEntities, ParticipantEntities};
 use crate::middleware::dds_common::{user_data, Guid};
 use crate::middleware::names::ros_topic_from_dds;
@@ -122,73 +121,5 @@ impl DiscoveryListener for Graph {
         let mut state = self.state.lock();
         state.endpoints.retain(|_, ep| ep.participant != guid);
         state.nodes.remove(&guid);
-    }
-}
-
-/// Publishes this node's entry on `ros_discovery_info` whenever its endpoints change.
-pub struct Announcer {
-    writer: Writer,
-    gid: Guid,
-    node: Mutex<(NodeEntities, BTreeSet<Guid>, BTreeSet<Guid>)>,
-}
-
-impl Announcer {
-    /// Announces the node `namespace`/`name` of the participant `gid` through `writer`.
-    pub fn new(writer: Writer, gid: Guid, namespace: &str, name: &str) -> Self {
-        let node = NodeEntities {
-            namespace: namespace.to_string(),
-            name: name.to_string(),
-            ..Default::default()
-        };
-        let announcer = Self {
-            writer,
-            gid,
-            node: Mutex::new((node, BTreeSet::new(), BTreeSet::new())),
-        };
-        announcer.update(|_, _| {});
-        announcer
-    }
-
-    fn update(&self, change: impl FnOnce(&mut BTreeSet<Guid>, &mut BTreeSet<Guid>)) {
-        let mut guard = self.node.lock();
-        let (node, readers, writers) = &mut *guard;
-        change(readers, writers);
-        node.readers = readers.iter().copied().collect();
-        node.writers = writers.iter().copied().collect();
-        let info = ParticipantEntities {
-            gid: self.gid,
-            nodes: vec![node.clone()],
-        };
-        if let Err(e) = self.writer.write(&info.encode(), None) {
-            log::warn!("cannot announce the node on ros_discovery_info: {e}");
-        }
-    }
-
-    /// Lists an endpoint of the node until the returned guard is dropped.
-    pub fn add(self: &Arc<Self>, guid: Guid, is_writer: bool) -> Announced {
-        self.update(|readers, writers| {
-            if is_writer { writers } else { readers }.insert(guid);
-        });
-        Announced {
-            announcer: self.clone(),
-            guid,
-            is_writer,
-        }
-    }
-}
-
-/// An endpoint listed in the node's announcement; dropping it removes it.
-pub struct Announced {
-    announcer: Arc<Announcer>,
-    guid: Guid,
-    is_writer: bool,
-}
-
-impl Drop for Announced {
-    fn drop(&mut self) {
-        let (guid, is_writer) = (self.guid, self.is_writer);
-        self.announcer.update(|readers, writers| {
-            if is_writer { writers } else { readers }.remove(&guid);
-        });
     }
 }

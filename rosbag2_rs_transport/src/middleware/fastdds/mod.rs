@@ -21,8 +21,9 @@ use crossbeam_channel::Receiver;
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::QosProfile;
 
+use crate::middleware::dds_common::announcer::{Announced, Announcer};
 pub use config::FastDdsConfig;
-use graph::{Announced, Announcer, Graph};
+use graph::Graph;
 use service::{FastDdsClient, Server, ServerWorker};
 use sys::{Participant, ParticipantConfig, RawQos, Writer};
 
@@ -89,13 +90,14 @@ impl FastDdsMiddleware {
             "enclave=/;",
             graph.clone(),
         )?);
+        let info_writer = participant.writer(
+            discovery_info::TOPIC,
+            discovery_info::TYPE,
+            &discovery_qos(),
+            "",
+        )?;
         let announcer = Arc::new(Announcer::new(
-            participant.writer(
-                discovery_info::TOPIC,
-                discovery_info::TYPE,
-                &discovery_qos(),
-                "",
-            )?,
+            Box::new(move |sample| info_writer.write(sample, None).map(drop)),
             participant.guid(),
             &identity.namespace,
             &identity.name,

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 
-use super::graph::Announced;
 use super::sys::{Reader, Sample, SampleCallback, SampleIdentity, Writer};
+use crate::middleware::dds_common::announcer::Announced;
 use crate::middleware::dds_common::Guid;
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::{RawClient, RequestId, ServiceHandler};
