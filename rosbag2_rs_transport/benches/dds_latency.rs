@@ -9,6 +9,9 @@
 //! `cargo bench -p rosbag2_rs_transport --bench dds_latency`
 //! (`CYCLONE_PYTHON` overrides `.venv/bin/python`; `none` skips the Cyclone rows.)
 
+mod common;
+
+use common::{enter_private_network, now_ns};
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -22,31 +25,6 @@ use rosbag2_rs_transport::Middleware;
 use rosbag2_rs_transport::{DdsConfig, DdsMiddleware, DiscoveryRange};
 
 const TYPE: &str = "rosbag2_rs_bench/msg/Blob";
-
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as i64
-}
-
-fn enter_private_network() {
-    // SAFETY: unshare takes flags only; it moves this thread into a new network namespace.
-    let unshared = unsafe { libc::unshare(libc::CLONE_NEWNET) };
-    assert_eq!(
-        unshared,
-        0,
-        "needs root: {}",
-        std::io::Error::last_os_error()
-    );
-    for args in [
-        &["link", "set", "lo", "up"][..],
-        &["link", "set", "lo", "multicast", "on"],
-        &["route", "add", "224.0.0.0/4", "dev", "lo"],
-    ] {
-        assert!(Command::new("ip").args(args).status().unwrap().success());
-    }
-}
 
 /// A `Blob` (sequence<uint8>) whose first 8 bytes are the send time.
 fn blob(size: usize) -> Vec<u8> {

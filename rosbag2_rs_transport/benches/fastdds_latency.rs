@@ -10,6 +10,9 @@
 //! (`ROS2_VENV` overrides `.venv-ros2`, the venv tools/test.sh makes, with its colcon install
 //! in `ws/`.)
 
+mod common;
+
+use common::{enter_private_network, now_ns};
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -26,31 +29,6 @@ use rosbag2_rs_transport::{
 /// The rclpy peer's type: `UInt8MultiArray` with an empty layout; the send time is at byte 16.
 const TYPE: &str = "std_msgs/msg/UInt8MultiArray";
 const STAMP: std::ops::Range<usize> = 16..24;
-
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as i64
-}
-
-fn enter_private_network() {
-    // SAFETY: unshare takes flags only; it moves this thread into a new network namespace.
-    let unshared = unsafe { libc::unshare(libc::CLONE_NEWNET) };
-    assert_eq!(
-        unshared,
-        0,
-        "needs root: {}",
-        std::io::Error::last_os_error()
-    );
-    for args in [
-        &["link", "set", "lo", "up"][..],
-        &["link", "set", "lo", "multicast", "on"],
-        &["route", "add", "224.0.0.0/4", "dev", "lo"],
-    ] {
-        assert!(Command::new("ip").args(args).status().unwrap().success());
-    }
-}
 
 /// A serialized `UInt8MultiArray` (no dimensions, offset 0) with `size` data bytes.
 fn message(size: usize) -> Vec<u8> {

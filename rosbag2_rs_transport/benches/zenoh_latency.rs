@@ -8,6 +8,9 @@
 //! `cargo bench -p rosbag2_rs_transport --features zenoh --bench zenoh_latency`
 //! (`ZENOH_PYTHON` overrides `.venv/bin/python`; `none` skips the Python rows.)
 
+mod common;
+
+use common::{enter_private_network, now_ns};
 use std::io::{BufRead, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -23,29 +26,6 @@ use rosbag2_rs_transport::{InProcessBus, Middleware, RawPublisher};
 const TYPE: &str = "rosbag2_rs_bench/msg/Blob";
 const HASH: &str = "RIHS01_0000000000000000000000000000000000000000000000000000000000000000";
 const ENDPOINT: &str = "tcp/127.0.0.1:7447";
-
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as i64
-}
-
-fn enter_private_network() {
-    // SAFETY: unshare takes flags only; it moves this thread into a new network namespace.
-    let unshared = unsafe { libc::unshare(libc::CLONE_NEWNET) };
-    assert_eq!(
-        unshared,
-        0,
-        "needs root: {}",
-        std::io::Error::last_os_error()
-    );
-    assert!(Command::new("ip")
-        .args(["link", "set", "lo", "up"])
-        .status()
-        .unwrap()
-        .success());
-}
 
 fn blob(size: usize) -> Vec<u8> {
     let mut v = vec![0u8, 1, 0, 0];
