@@ -13,6 +13,7 @@ from rosbags.typesys import Stores, get_typestore
 PACKAGES = {
     'builtin_interfaces', 'std_msgs', 'geometry_msgs', 'sensor_msgs', 'rosgraph_msgs',
     'tf2_msgs', 'diagnostic_msgs', 'nav_msgs', 'rcl_interfaces', 'rosbag2_interfaces',
+    'type_description_interfaces',
 }
 SEPARATOR = '=' * 80
 

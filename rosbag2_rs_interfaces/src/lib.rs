@@ -42,6 +42,7 @@ pub mod rosbag2_interfaces;
 pub mod rosbag2_rs_interfaces;
 pub mod service_msgs;
 mod traits;
+pub mod type_description_interfaces;
 
 pub use cdr::{
     from_cdr, to_cdr, try_to_cdr, ENCAPSULATION_CDR_BE, ENCAPSULATION_CDR_LE,

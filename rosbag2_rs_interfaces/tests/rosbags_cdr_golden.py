@@ -50,7 +50,28 @@ def register(store):
             add(request, f"{package}/srv/{path.stem}_Request")
             add(response, f"{package}/srv/{path.stem}_Response")
     store.register(types)
+    # ROS 2's own type_description_interfaces: its messages are in rosbags' Jazzy store, its
+    # service (served by every Jazzy node) is not.
+    request, response = split_service(GET_TYPE_DESCRIPTION)
+    for text, typename in ((request, "type_description_interfaces/srv/GetTypeDescription_Request"),
+                           (response, "type_description_interfaces/srv/GetTypeDescription_Response")):
+        parsed = get_types_from_msg(text, typename)
+        store.register(parsed)
+        (keys[typename],) = parsed
     return keys, {name: types[keys[name]][1] for name in order}
+
+
+# type_description_interfaces/srv/GetTypeDescription.srv (Jazzy), comments left out.
+GET_TYPE_DESCRIPTION = """string type_name
+string type_hash
+bool include_type_sources true
+---
+bool successful
+string failure_reason
+type_description_interfaces/TypeDescription type_description
+type_description_interfaces/TypeSource[] type_sources
+type_description_interfaces/KeyValue[] extra_information
+"""
 
 
 def split_service(text):
@@ -102,6 +123,19 @@ def main():
             "rosbag2_rs_interfaces/srv/ClearBuffer_Request",
             structure_needs_at_least_one_member=0,
         ),
+        "get_type_description_request": make(
+            "type_description_interfaces/srv/GetTypeDescription_Request",
+            type_name="pkg/msg/T", type_hash="RIHS01_ab", include_type_sources=True,
+        ),
+        "get_type_description_response": make(
+            "type_description_interfaces/srv/GetTypeDescription_Response",
+            successful=True,
+            failure_reason="",
+            type_description=described(store),
+            type_sources=[tdi(store, "TypeSource")(type_name="pkg/msg/T", encoding="msg",
+                                                   raw_file_contents="int32 x\n")],
+            extra_information=[tdi(store, "KeyValue")(key="k", value="v")],
+        ),
     }
     print("# named samples: name, type, little- and big-endian CDR")
     for name, (typename, value) in samples.items():
@@ -121,6 +155,27 @@ def main():
             }
         )
         print(f"{typename} {bytes(store.serialize_cdr(value, keys[typename])).hex(' ')}")
+
+
+def tdi(store, name):
+    return store.types[f"type_description_interfaces/msg/{name}"]
+
+
+def described(store):
+    """A TypeDescription of `pkg/msg/T` (an int32 and a bounded sequence of `pkg/msg/U`)."""
+    field_type, field = tdi(store, "FieldType"), tdi(store, "Field")
+    individual = tdi(store, "IndividualTypeDescription")
+    t = individual(type_name="pkg/msg/T", fields=[
+        field(name="x", type=field_type(type_id=6, capacity=0, string_capacity=0, nested_type_name=""),
+              default_value="7"),
+        field(name="us", type=field_type(type_id=97, capacity=3, string_capacity=0, nested_type_name="pkg/msg/U"),
+              default_value=""),
+    ])
+    u = individual(type_name="pkg/msg/U", fields=[
+        field(name="s", type=field_type(type_id=21, capacity=0, string_capacity=10, nested_type_name=""),
+              default_value=""),
+    ])
+    return tdi(store, "TypeDescription")(type_description=t, referenced_type_descriptions=[u])
 
 
 def rule_value(index, kind, store):

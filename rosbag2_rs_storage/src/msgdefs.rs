@@ -237,6 +237,11 @@ impl MessageDefinitionCache {
         }
     }
 
+    /// Whether the full definition of `type_name` (with every dependency) is known here.
+    pub fn knows(&mut self, type_name: &str) -> bool {
+        self.full_text(type_name).is_ok()
+    }
+
     /// The RIHS01 type hash (REP-2011) of `type_name` from its definition (see
     /// [`crate::type_hash`]), computed once per type.
     pub fn type_hash(&mut self, type_name: &str) -> Result<String, TypeHashError> {

@@ -75,6 +75,16 @@ pub enum TypeHashError {
         #[source]
         source: CodecError,
     },
+    /// A definition that does not hash to the hash announced for it.
+    #[error("the definition built for '{type_name}' hashes to {computed}, not {expected}")]
+    Mismatch {
+        /// The type.
+        type_name: String,
+        /// The hash announced.
+        expected: String,
+        /// The hash of the definition.
+        computed: String,
+    },
     /// A field of a type ROS 2 type descriptions have no id for (ROS 1 `time`/`duration`).
     #[error("'{type_name}' field '{field}' has type '{field_type}', which has no ROS 2 type id")]
     UnsupportedField {
@@ -157,6 +167,113 @@ fn primitive_id(p: Primitive) -> Option<u8> {
         Primitive::Byte => 16,
         Primitive::Time | Primitive::Duration => return None,
     })
+}
+
+/// The `.msg` spelling of a field's element type id (the inverse of the description's ids);
+/// `None` for ids `.msg` cannot spell.
+fn element_spelling(id: u8, string_capacity: u64, nested: &str) -> Option<String> {
+    Some(match id {
+        NESTED_TYPE => msg_type_name(nested),
+        2 => "int8".into(),
+        3 => "uint8".into(),
+        4 => "int16".into(),
+        5 => "uint16".into(),
+        6 => "int32".into(),
+        7 => "uint32".into(),
+        8 => "int64".into(),
+        9 => "uint64".into(),
+        10 => "float32".into(),
+        11 => "float64".into(),
+        13 => "char".into(),
+        15 => "bool".into(),
+        16 => "byte".into(),
+        STRING => "string".into(),
+        WSTRING => "wstring".into(),
+        BOUNDED_STRING => format!("string<={string_capacity}"),
+        BOUNDED_WSTRING => format!("wstring<={string_capacity}"),
+        _ => return None,
+    })
+}
+
+/// `pkg/msg/Type` as `.msg` files and rosbag2's `MSG:` lines spell it: `pkg/Type`.
+fn msg_type_name(name: &str) -> String {
+    match name.split('/').collect::<Vec<_>>()[..] {
+        [package, "msg", ty] => format!("{package}/{ty}"),
+        _ => name.to_string(),
+    }
+}
+
+impl IndividualTypeDescription {
+    /// The type as `.msg` text (fields only: descriptions carry no comments or constants).
+    pub fn msg_text(&self) -> Result<String, TypeHashError> {
+        let mut out = String::new();
+        for f in &self.fields {
+            let ft = &f.field_type;
+            let (element, suffix) = match ft.type_id {
+                id if id >= UNBOUNDED_SEQUENCE_OFFSET => {
+                    (id - UNBOUNDED_SEQUENCE_OFFSET, "[]".into())
+                }
+                id if id >= BOUNDED_SEQUENCE_OFFSET => {
+                    (id - BOUNDED_SEQUENCE_OFFSET, format!("[<={}]", ft.capacity))
+                }
+                id if id >= ARRAY_OFFSET => (id - ARRAY_OFFSET, format!("[{}]", ft.capacity)),
+                id => (id, String::new()),
+            };
+            let spelled = element_spelling(element, ft.string_capacity, &ft.nested_type_name)
+                .ok_or_else(|| TypeHashError::UnsupportedField {
+                    type_name: self.type_name.clone(),
+                    field: f.name.clone(),
+                    field_type: format!("type id {}", ft.type_id),
+                })?;
+            let _ = writeln!(out, "{spelled}{suffix} {}", f.name);
+        }
+        Ok(out)
+    }
+}
+
+impl TypeDescription {
+    /// The description as the definition a bag stores (`ros2msg`, the type's text with each
+    /// referenced type appended under rosbag2's `MSG:` separator). `sources` gives `.msg`
+    /// texts by type name (`pkg/msg/Type`), used instead of the fields where present so that
+    /// constants and comments are kept. Checked against `expected_hash` when given: the text
+    /// must describe the same type.
+    pub fn definition(
+        &self,
+        sources: &dyn Fn(&str) -> Option<String>,
+        expected_hash: Option<&str>,
+    ) -> Result<MessageDefinition, TypeHashError> {
+        let root = &self.type_description;
+        let text_of = |t: &IndividualTypeDescription| match sources(&t.type_name) {
+            Some(text) => Ok(text),
+            None => t.msg_text(),
+        };
+        let mut text = text_of(root)?;
+        for t in &self.referenced_type_descriptions {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            let _ = writeln!(text, "{SEPARATOR}\nMSG: {}", msg_type_name(&t.type_name));
+            text.push_str(&text_of(t)?);
+        }
+        let definition = MessageDefinition {
+            topic_type: root.type_name.clone(),
+            encoding: "ros2msg".into(),
+            encoded_message_definition: text,
+            type_description_hash: String::new(),
+        };
+        let hash = rihs01(&root.type_name, &definition)?;
+        if let Some(expected) = expected_hash.filter(|h| *h != hash) {
+            return Err(TypeHashError::Mismatch {
+                type_name: root.type_name.clone(),
+                expected: expected.to_string(),
+                computed: hash,
+            });
+        }
+        Ok(MessageDefinition {
+            type_description_hash: hash,
+            ..definition
+        })
+    }
 }
 
 /// A type name split into package, interface kind (`msg`, `srv`, `action`) and name.

@@ -147,6 +147,14 @@ impl BagWriter {
         &self.metadata
     }
 
+    /// How long `write`, `flush` and `split` have spent on message-mode compression so far
+    /// (compressing, or waiting for the compression threads); zero without it.
+    pub fn compression_busy(&self) -> std::time::Duration {
+        self.message_compressor
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, MessageCompressor::busy)
+    }
+
     /// The file being written.
     pub fn current_file(&self) -> Option<&Path> {
         self.storage.as_deref().map(|s| s.path())
@@ -386,10 +394,17 @@ impl BagWriter {
     }
 
     /// Closes the current file and continues in a new one (in file mode the closed file is
-    /// compressed in the background).
-    pub fn split(&mut self) -> Result<()> {
+    /// compressed in the background). A file that holds no message yet is kept instead (no
+    /// empty file is left behind); returns whether a new file was started.
+    pub fn split(&mut self) -> Result<bool> {
         self.drain_compressor()?;
-        self.split_file()
+        if self.file.message_count == 0 {
+            self.storage()?;
+            log::info!("split requested while the current file holds no message: kept it");
+            return Ok(false);
+        }
+        self.split_file()?;
+        Ok(true)
     }
 
     /// Splits without first storing the messages being compressed (a split the limits asked

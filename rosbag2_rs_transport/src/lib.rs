@@ -26,6 +26,7 @@ mod middleware;
 mod player;
 mod qos_overrides;
 mod recorder;
+mod type_description;
 
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -55,8 +56,8 @@ pub use player::{
 };
 pub use qos_overrides::load_qos_overrides;
 pub use recorder::{
-    adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, RecordOptions,
-    RecordSummary, Recorder, RecorderControl, RecorderError, SnapshotLimits, TopicCounters,
-    TopicPlan, TopicSelection, TopicSummary, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
-    LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
+    adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, DropCause,
+    RecordOptions, RecordSummary, Recorder, RecorderControl, RecorderError, SnapshotLimits,
+    TopicCounters, TopicPlan, TopicSelection, TopicSummary, DEFAULT_MAX_CACHE_SIZE,
+    DEFAULT_SNAPSHOT_DURATION_NS, LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
 };

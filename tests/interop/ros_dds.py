@@ -120,6 +120,7 @@ SERVICES = {
     'play_next': _service_types('PlayNext', EMPTY, {'success': bool}),
     'stop': _service_types('Stop', EMPTY, EMPTY),
     'snapshot': _service_types('Snapshot', EMPTY, {'success': bool}),
+    'split_bagfile': _service_types('SplitBagfile', EMPTY, EMPTY),
 }
 
 @dataclass

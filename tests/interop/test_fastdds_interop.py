@@ -351,3 +351,184 @@ def test_our_recorder_stores_the_type_hash_an_rclpy_publisher_announces(tmp_path
     assert 'panicked' not in err, err
     metadata = (out / 'metadata.yaml').read_text()
     assert f'type_description_hash: {expected}' in metadata, metadata
+
+
+# Faults (issue 26) on the Fast DDS backend: every exit path takes our participant off the graph
+# at once (not after Fast DDS's 20 s lease), and a long-lived client's first call to a restarted
+# player reaches the new one.
+GONE_WITHIN_S = 3.0
+
+
+def seconds_until(predicate, timeout=20.0):
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if predicate():
+            return time.monotonic() - start
+        time.sleep(0.02)
+    return float('inf')
+
+
+def listed(peer, name):
+    return (name, '/') in peer.node.get_node_names_and_namespaces()
+
+
+@pytest.mark.parametrize('ending', ['end of bag', 'SIGINT', 'SIGTERM', 'stop service'])
+def test_our_player_leaves_an_rclpy_graph_at_once(tmp_path, ros, ending):
+    seconds = 1 if ending == 'end of bag' else 60
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String',
+                                             [(i * 100, string_cdr(f'x {i}')) for i in range(seconds * 10 + 1)])})
+    peer = ros(60)
+    player = Player(tmp_path / 'bag', domain=60)
+    try:
+        assert seconds_until(lambda: listed(peer, 'rosbag2_player')) < 20, 'our node never appeared'
+        if ending == 'SIGINT':
+            player.proc.send_signal(signal.SIGINT)
+        elif ending == 'SIGTERM':
+            player.proc.send_signal(signal.SIGTERM)
+        elif ending == 'stop service':
+            from rosbag2_interfaces.srv import Stop
+            peer.call(Stop, '/rosbag2_player/stop')
+        player.finish(timeout=30)
+    finally:
+        player.kill()
+    assert seconds_until(lambda: not listed(peer, 'rosbag2_player')) < GONE_WITHIN_S
+
+
+def test_our_recorder_and_control_leave_an_rclpy_graph_at_once_on_sigint(tmp_path, ros):
+    peer = ros(61)
+    for name, args in [
+        ('rosbag2_recorder', [binary('recorder'), '--disable-keyboard-controls', '-a', '-o', tmp_path / 'bag']),
+        # Waits for a player that never comes, until interrupted.
+        ('ros2bag_rs_control', [binary('ros2bag-rs'), 'control', 'is-paused', '--timeout', '60']),
+    ]:
+        before = set(peer.node.get_node_names_and_namespaces())
+        proc = subprocess.Popen([*map(str, args)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env=ours_env(61))
+        try:
+            new = []
+            seconds_until(lambda: new.extend(set(peer.node.get_node_names_and_namespaces()) - before) or new)
+            assert new, f'{name}: never appeared'
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert 'panicked' not in err, err
+        node = new[0]
+        gone = seconds_until(lambda: node not in peer.node.get_node_names_and_namespaces())
+        assert gone < GONE_WITHIN_S, f'{name} ({node}) still listed {gone} s after exit\n{err}'
+
+
+def test_a_long_lived_client_reaches_a_restarted_player_at_its_first_call(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String',
+                                             [(i * 100, string_cdr(f'x {i}')) for i in range(600)])})
+    peer = ros(62)
+    client = peer.node.create_client(IsPaused, '/rosbag2_player/is_paused')
+
+    def call_once():
+        assert client.wait_for_service(timeout_sec=20), 'is_paused not available'
+        future = client.call_async(IsPaused.Request())
+        assert seconds_until(future.done, timeout=5) < 5, 'no reply to the first call'
+        return future.result().paused
+
+    for start_paused in (True, False):
+        player = Player(tmp_path / 'bag', *(['--start-paused'] if start_paused else []), domain=62)
+        try:
+            assert call_once() is start_paused
+            player.proc.send_signal(signal.SIGINT)
+            player.finish(timeout=30)
+        finally:
+            player.kill()
+        assert seconds_until(lambda: not listed(peer, 'rosbag2_player')) < GONE_WITHIN_S
+
+
+# Definitions from the graph (issue 25): a type with no local definition is asked of its
+# publisher's node (`~/get_type_description`), and our player describes the types it plays.
+def goal_status_array():
+    from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
+    from builtin_interfaces.msg import Time
+    from unique_identifier_msgs.msg import UUID
+    return GoalStatusArray(status_list=[
+        GoalStatus(goal_info=GoalInfo(goal_id=UUID(uuid=list(range(i, i + 16))), stamp=Time(sec=i, nanosec=7)),
+                   status=GoalStatus.STATUS_SUCCEEDED if i % 2 else GoalStatus.STATUS_ABORTED)
+        for i in range(3)])
+
+
+def test_our_recorder_takes_an_unknown_types_definition_from_its_rclpy_publisher(tmp_path, ros):
+    from action_msgs.msg import GoalStatusArray
+    from rclpy.serialization import serialize_message
+    peer = ros(63, 'status_talker')
+    pub = peer.node.create_publisher(GoalStatusArray, '/goal_status', 10)
+    announced = str(peer.node.get_publishers_info_by_topic('/goal_status')[0].topic_type_hash)
+    message = goal_status_array()
+    out = tmp_path / 'rec'
+    # No ROS 2 package on our side: action_msgs is neither bundled nor under AMENT_PREFIX_PATH.
+    env = {k: v for k, v in ours_env(63).items() if k != 'AMENT_PREFIX_PATH'}
+    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--topics', '/goal_status',
+                                 '--print-missing-definitions', '-o', str(out)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert seconds_until(lambda: pub.get_subscription_count() > 0) < 20, 'the recorder did not subscribe'
+        for _ in range(3):
+            pub.publish(message)
+        time.sleep(0.5)
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        stdout, err = recorder.communicate(timeout=30)
+    assert 'panicked' not in err, err
+    assert stdout.strip() == '', f'listed as missing: {stdout}'
+    with Reader(out) as reader:
+        [conn] = reader.connections
+        definition = conn.msgdef.data
+        assert 'STATUS_SUCCEEDED' in definition, definition  # the publisher's sources: constants kept
+        assert 'MSG: unique_identifier_msgs/UUID' in definition, definition
+        raws = [bytes(raw) for _, _, raw in reader.messages()]
+    assert raws and raws[0] == bytes(serialize_message(message))
+    assert f'type_description_hash: {announced}' in (out / 'metadata.yaml').read_text()
+    # Python rosbags decodes it from the bag's definition alone.
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    store = get_typestore(Stores.EMPTY)
+    store.register(get_types_from_msg(definition, 'action_msgs/msg/GoalStatusArray'))
+    decoded = store.deserialize_cdr(raws[0], 'action_msgs/msg/GoalStatusArray')
+    assert [s.status for s in decoded.status_list] == [6, 4, 6]
+    assert list(decoded.status_list[2].goal_info.goal_id.uuid) == list(range(2, 18))
+    # Our own `cat` decodes it too.
+    cat = subprocess.run([str(binary('ros2bag-rs')), 'cat', str(out), '--format', 'json', '-n', '1'],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert cat.returncode == 0, cat.stderr
+    assert '"status": 4' in cat.stdout.replace('"status":4', '"status": 4'), cat.stdout
+
+
+def test_our_player_describes_its_types_as_an_rclpy_node_does(tmp_path, ros):
+    from action_msgs.msg import GoalStatusArray
+    from rclpy.serialization import serialize_message
+    from type_description_interfaces.srv import GetTypeDescription
+    type_name = 'action_msgs/msg/GoalStatusArray'
+    peer = ros(64, 'status_talker')
+    peer.node.create_publisher(GoalStatusArray, '/goal_status', 10)
+    hash_ = str(peer.node.get_publishers_info_by_topic('/goal_status')[0].topic_type_hash)
+    # A bag whose definition comes from the peer's own description (as our recorder stores it).
+    reference = peer.call(GetTypeDescription, '/status_talker/get_type_description',
+                          GetTypeDescription.Request(type_name=type_name, type_hash=hash_, include_type_sources=True))
+    assert reference.successful, reference.failure_reason
+    from rosbags.rosbag2 import Writer as BagWriter
+    from rosbags.typesys import Stores, get_typestore
+    store = get_typestore(Stores.ROS2_JAZZY)
+    with BagWriter(tmp_path / 'bag', version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conn = writer.add_connection('/goal_status', type_name, typestore=store)
+        writer.write(conn, T0, bytes(serialize_message(goal_status_array())))
+    player = Player(tmp_path / 'bag', '--start-paused', domain=64)
+    try:
+        service = '/rosbag2_player/get_type_description'
+        ours = peer.call(GetTypeDescription, service,
+                         GetTypeDescription.Request(type_name=type_name, type_hash=hash_, include_type_sources=True))
+        assert ours.successful, ours.failure_reason
+        assert ours.type_description == reference.type_description
+        assert {s.type_name for s in ours.type_sources} >= {type_name, 'action_msgs/msg/GoalStatus',
+                                                            'unique_identifier_msgs/msg/UUID'}
+        wrong = peer.call(GetTypeDescription, service,
+                          GetTypeDescription.Request(type_name=type_name, type_hash='RIHS01_' + '0' * 64))
+        assert not wrong.successful and wrong.failure_reason
+    finally:
+        player.kill()

@@ -398,3 +398,48 @@ def test_sim_time_recording_never_holds_wall_time(tmp_path, cli):
     assert all(t0 <= t <= t0 + 900_000_000 for t in times), (times[0], times[-1])
     info = cli.info(bag)
     assert info['duration_ns'] <= 900_000_000, info
+
+
+def test_split_bagfile_answers_once_the_new_file_is_open_and_leaves_no_empty_file(tmp_path):
+    bag = tmp_path / 'bag'
+    rec = Recorder(39, tmp_path / 'recorder.log', '--topics', '/chatter', '-o', bag)
+    dp = DomainParticipant(39)
+    chatter = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
+    split = ServiceClient(dp, 'rosbag2_recorder', 'split_bagfile')
+    wait_matched(chatter, '/chatter')
+    split.wait()
+    sent, stop = [], threading.Event()
+
+    def publish():
+        while not stop.is_set():
+            chatter.write(String(data=str(len(sent))))
+            sent.append(len(sent))
+            time.sleep(0.002)
+    publisher = threading.Thread(target=publish)
+    publisher.start()
+    try:
+        time.sleep(0.3)
+        for _ in range(40):
+            split.call()
+            files = sorted(bag.glob('bag_*.mcap'), key=lambda p: int(p.stem.split('_')[1]))
+            # The reply comes once the new file is open: the newest file is there already.
+            assert files and int(files[-1].stem.split('_')[1]) == len(files) - 1
+            time.sleep(0.02)
+        for _ in range(100):
+            split.call()
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        publisher.join()
+    time.sleep(0.5)
+    code, err = rec.stop()
+    assert code == 0, err
+    from rosbags.rosbag2 import Reader as BagReader
+    with BagReader(bag) as reader:
+        files = reader.metadata['files']
+        numbers = [int(String.deserialize(raw).data) for _, _, raw in reader.messages()]
+    counts = [f['message_count'] for f in files]
+    assert len(counts) >= 41, counts
+    assert 0 not in counts[:-1], f'an empty file was left behind: {counts}'
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers), 'every message once, in order'
+    assert numbers == sent[:len(numbers)] and len(numbers) >= len(sent) - 5, (len(numbers), len(sent))

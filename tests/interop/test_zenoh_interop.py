@@ -395,3 +395,95 @@ def test_our_router_serves_rmw_zenoh_peers():
     finally:
         if router.poll() is None:
             router.kill()
+
+
+# Faults (issue 26) on the Zenoh backend: every exit path ends cleanly and takes the node off the
+# graph at once, and malformed requests cost nothing but themselves.
+GONE_WITHIN_S = 3.0
+
+
+def our_node_tokens(node, name):
+    return [t for t, e in tokens_of(node, 'NN') if e['node'] == name]
+
+
+def seconds_until_gone(node, name, timeout=15.0):
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if not our_node_tokens(node, name):
+            return time.monotonic() - start
+        time.sleep(0.05)
+    return float('inf')
+
+
+@pytest.mark.parametrize('ending', ['end of bag', 'SIGINT', 'SIGTERM', 'stop service'])
+def test_the_player_ends_cleanly_and_leaves_the_graph_at_once(tmp_path, typestore, node, ending):
+    String = typestore.types['std_msgs/msg/String']
+    seconds = 1 if ending == 'end of bag' else 60
+    write_bag(tmp_path / 'bag', typestore,
+              [('/chatter', 'std_msgs/msg/String', i * 100, String(data=f'{i}')) for i in range(seconds * 10 + 1)])
+    player = ros2bag('play', tmp_path / 'bag', '--disable-keyboard-controls')
+    try:
+        wait_until(lambda: our_node_tokens(node, 'rosbag2_player'), what='our node on the graph')
+        if ending == 'SIGINT':
+            player.send_signal(signal.SIGINT)
+        elif ending == 'SIGTERM':
+            player.send_signal(signal.SIGTERM)
+        elif ending == 'stop service':
+            wait_until(lambda: tokens_of(node, 'SS', '/rosbag2_player/stop'), what='the stop service')
+            node.call('/rosbag2_player/stop', 'rosbag2_interfaces/srv/Stop', SOME_HASH, EMPTY, 1,
+                      rz.gid('stopping client'))
+        finish(player, timeout=30)
+    finally:
+        if player.poll() is None:
+            player.kill()
+    assert seconds_until_gone(node, 'rosbag2_player') < GONE_WITHIN_S
+
+
+def test_the_recorder_and_control_end_cleanly_on_sigint_and_leave_the_graph(tmp_path, node):
+    for name, args in [
+        ('rosbag2_recorder', ['record', '--disable-keyboard-controls', '-a', '-o', tmp_path / 'bag']),
+        # Waits for a player that never comes, until interrupted.
+        (None, ['control', 'is-paused', '--timeout', '60']),
+    ]:
+        known = {t for t, _ in tokens_of(node, 'NN')}
+        proc = ros2bag(*args)
+        try:
+            ours = wait_until(lambda: [e['node'] for t, e in tokens_of(node, 'NN')
+                                       if t not in known and (name is None or e['node'] == name)],
+                              what=f'{args[0]} on the graph')[0]
+            time.sleep(0.3)
+            interrupt(proc, timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert seconds_until_gone(node, ours) < GONE_WITHIN_S, args[0]
+
+
+def test_malformed_requests_are_refused_while_the_player_keeps_serving(tmp_path, typestore, node):
+    String = typestore.types['std_msgs/msg/String']
+    write_bag(tmp_path / 'bag', typestore,
+              [('/chatter', 'std_msgs/msg/String', i * 1000, String(data=f'{i}')) for i in range(30)])
+    player = ros2bag('play', tmp_path / 'bag', '--disable-keyboard-controls', '--start-paused')
+    client_gid = rz.gid('a careless client')
+    try:
+        wait_until(lambda: tokens_of(node, 'SS', SET_RATE[0]), what='the set_rate service')
+        garbage = [b'', b'\x00', b'\xff' * 3, b'\x00\x01\x00\x00\x01', b'\x07' * 4096,
+                   b'\x00\x01\x00\x00' + b'\xff' * 3]
+        for seq, request in enumerate(garbage, start=1):
+            try:
+                payload, _ = node.call(SET_RATE[0], SET_RATE[1], SOME_HASH, request, seq, client_gid, timeout=2)
+            except AssertionError:
+                continue  # no reply is a refusal too
+            assert payload[4:5] != b'\x01', f'{request!r} was accepted'
+        payload, _ = node.call(IS_PAUSED[0], IS_PAUSED[1], SOME_HASH, EMPTY, 100, client_gid)
+        assert payload[4] == 1
+        payload, _ = node.call(SET_RATE[0], SET_RATE[1], SOME_HASH,
+                               b'\x00\x01\x00\x00' + struct.pack('<d', 2.0), 101, client_gid)
+        assert payload[4] == 1
+    finally:
+        player.send_signal(signal.SIGINT)
+        try:
+            player.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            player.kill()
+    assert player.returncode == 0

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
@@ -107,6 +108,7 @@ pub struct MessageCompressor {
     threads: Vec<JoinHandle<()>>,
     in_flight: VecDeque<(SerializedMessage, Receiver<Compressed>)>,
     limit: usize,
+    busy: Duration,
 }
 
 impl MessageCompressor {
@@ -120,6 +122,7 @@ impl MessageCompressor {
             threads: Vec::new(),
             in_flight: VecDeque::new(),
             limit: threads + options.queue_size,
+            busy: Duration::ZERO,
         };
         if threads > 1 || options.threads_priority.is_some() {
             let (jobs, job_rx) = channel::<Job>();
@@ -153,14 +156,23 @@ impl MessageCompressor {
         Ok(compressor)
     }
 
+    /// How long the caller's thread has spent on compression so far: compressing (one
+    /// thread) or waiting for the pool (a full queue, a drain). The writer compares it with
+    /// its own busy time to tell a CPU-bound recording from a disk-bound one.
+    pub fn busy(&self) -> Duration {
+        self.busy
+    }
+
     /// Hands `message` over for compression; returns the messages now compressed, in write
     /// order (waits for the oldest when the queue is full).
     pub fn push(&mut self, message: SerializedMessage) -> Vec<(SerializedMessage, Compressed)> {
         let Some(pool) = &self.pool else {
+            let started = Instant::now();
             let result = compress(self.format, &message.data).map(|data| SerializedMessage {
                 data: Bytes::from(data),
                 ..message.clone()
             });
+            self.busy += started.elapsed();
             return vec![(message, result)];
         };
         let (reply, result) = sync_channel(1);
@@ -175,7 +187,10 @@ impl MessageCompressor {
         let mut out = Vec::new();
         while let Some((_, front)) = self.in_flight.front() {
             let done = if self.in_flight.len() > self.limit {
-                front.recv().unwrap_or_else(|_| Err(thread_stopped()))
+                let started = Instant::now();
+                let done = front.recv().unwrap_or_else(|_| Err(thread_stopped()));
+                self.busy += started.elapsed();
+                done
             } else {
                 match front.try_recv() {
                     Ok(done) => done,
@@ -192,13 +207,17 @@ impl MessageCompressor {
 
     /// Waits for every message handed over and returns them compressed, in write order.
     pub fn drain(&mut self) -> Vec<(SerializedMessage, Compressed)> {
-        self.in_flight
+        let started = Instant::now();
+        let done = self
+            .in_flight
             .drain(..)
             .map(|(original, result)| {
                 let done = result.recv().unwrap_or_else(|_| Err(thread_stopped()));
                 (original, done)
             })
-            .collect()
+            .collect();
+        self.busy += started.elapsed();
+        done
     }
 }
 

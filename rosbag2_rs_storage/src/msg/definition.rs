@@ -205,6 +205,39 @@ pub fn normalize_name(name: &str) -> String {
     }
 }
 
+/// The sections of a definition with its dependencies appended after `===` separator lines and
+/// `MSG: pkg/Type` lines: `(type name as normalized, its text)`, the first being `root`.
+pub fn concatenated_sections(root: &str, text: &str) -> Result<Vec<(String, String)>, CodecError> {
+    let mut name = normalize_name(root);
+    let mut section = String::new();
+    let mut sections = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if t.len() >= SEPARATOR_MIN && t.chars().all(|c| c == '=') {
+            sections.push((std::mem::take(&mut name), std::mem::take(&mut section)));
+            continue;
+        }
+        if name.is_empty() {
+            if let Some(n) = t.strip_prefix("MSG:") {
+                name = normalize_name(n);
+                continue;
+            }
+            if t.is_empty() {
+                continue;
+            }
+            return Err(CodecError::Definition {
+                type_name: root.to_string(),
+                line: 0,
+                reason: format!("expected 'MSG: <type>' after a separator, found '{t}'"),
+            });
+        }
+        section.push_str(line);
+        section.push('\n');
+    }
+    sections.push((name, section));
+    Ok(sections)
+}
+
 /// `pkg/Type` → `pkg/msg/Type` (ROS 2 spelling); `pkg/srv/Service_Request` stays as it is.
 pub fn ros2_name(name: &str) -> String {
     let n = normalize_name(name);
@@ -287,33 +320,7 @@ impl Registry {
         text: &str,
         dialect: Dialect,
     ) -> Result<(), CodecError> {
-        let mut name = normalize_name(root);
-        let mut section = String::new();
-        let mut sections = Vec::new();
-        for line in text.lines() {
-            let t = line.trim();
-            if t.len() >= SEPARATOR_MIN && t.chars().all(|c| c == '=') {
-                sections.push((std::mem::take(&mut name), std::mem::take(&mut section)));
-                continue;
-            }
-            if name.is_empty() {
-                if let Some(n) = t.strip_prefix("MSG:") {
-                    name = normalize_name(n);
-                    continue;
-                }
-                if t.is_empty() {
-                    continue;
-                }
-                return Err(CodecError::Definition {
-                    type_name: root.to_string(),
-                    line: 0,
-                    reason: format!("expected 'MSG: <type>' after a separator, found '{t}'"),
-                });
-            }
-            section.push_str(line);
-            section.push('\n');
-        }
-        sections.push((name, section));
+        let sections = concatenated_sections(root, text)?;
         for (name, body) in sections {
             if name.is_empty() {
                 continue;

@@ -251,3 +251,51 @@ fn json_strings_escape_as_python_does() {
     write_json_string(&mut out, "a\"b\\c\n\u{1}é😀\u{7f}");
     assert_eq!(out, "\"a\\\"b\\\\c\\n\\u0001\\u00e9\\ud83d\\ude00\u{7f}\"");
 }
+
+#[test]
+fn a_description_becomes_a_definition_with_the_same_hash() {
+    let mut cache = crate::msgdefs::MessageDefinitionCache::with_prefixes(Vec::new());
+    for name in [
+        "geometry_msgs/msg/PoseStamped",
+        "sensor_msgs/msg/Image",
+        "diagnostic_msgs/msg/DiagnosticArray",
+        "std_msgs/msg/Empty",
+        "sensor_msgs/msg/JointState",
+    ] {
+        let stored = cache.definition(name);
+        let hash = rihs01(name, &stored).unwrap();
+        let description = TypeDescription::from_definition(name, &stored).unwrap();
+        // From the fields alone (a node that sends no sources).
+        let rebuilt = description.definition(&|_| None, Some(&hash)).unwrap();
+        assert_eq!(rebuilt.type_description_hash, hash, "{name}");
+        assert_eq!(rebuilt.encoding, "ros2msg");
+        // From the sources, which keep constants and comments.
+        let sources: std::collections::HashMap<String, String> = description
+            .type_names()
+            .map(|t| (t.to_string(), cache.own_text(t).unwrap()))
+            .collect();
+        let rebuilt = description
+            .definition(&|t| sources.get(t).cloned(), Some(&hash))
+            .unwrap();
+        assert_eq!(rebuilt.type_description_hash, hash, "{name}");
+    }
+}
+
+#[test]
+fn sources_keep_constants_and_a_wrong_hash_is_refused() {
+    let mut cache = crate::msgdefs::MessageDefinitionCache::with_prefixes(Vec::new());
+    let name = "sensor_msgs/msg/NavSatStatus";
+    let stored = cache.definition(name);
+    let description = TypeDescription::from_definition(name, &stored).unwrap();
+    let source = cache.own_text(name).unwrap();
+    assert!(source.contains("STATUS_FIX"), "{source}");
+    let rebuilt = description
+        .definition(&|t| (t == name).then(|| source.clone()), None)
+        .unwrap();
+    assert!(rebuilt.encoded_message_definition.contains("STATUS_FIX"));
+    let wrong = format!("RIHS01_{}", "0".repeat(64));
+    assert!(matches!(
+        description.definition(&|_| None, Some(&wrong)),
+        Err(TypeHashError::Mismatch { .. })
+    ));
+}

@@ -11,7 +11,7 @@ use super::args::{non_negative_seconds, TopicArgs, WriterArgs};
 use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
 use crate::{
-    load_qos_overrides, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
+    load_qos_overrides, DropCause, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
     SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
 };
 
@@ -64,6 +64,11 @@ pub struct RecordArgs {
     /// Only record topics present at the start.
     #[arg(long)]
     pub no_discovery: bool,
+    /// At the end, print each recorded type whose definition was found neither locally
+    /// (`AMENT_PREFIX_PATH`, bundled) nor from its publishers' nodes (`get_type_description`),
+    /// one per line on stdout: those topics were recorded with an empty definition.
+    #[arg(long)]
+    pub print_missing_definitions: bool,
     /// How often to look for new topics, in milliseconds.
     #[arg(short = 'p', long, default_value_t = 100)]
     pub polling_interval: u64,
@@ -361,11 +366,20 @@ pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
             bag.display()
         );
     }
-    if summary.dropped() > 0 {
+    if !summary.missing_definitions.is_empty() {
         log::warn!(
-            "{} messages were dropped because the disk did not keep up (see --max-cache-size)",
-            summary.dropped()
+            "recorded without a definition (no local package, no answer from their nodes): {}",
+            summary.missing_definitions.join(", ")
         );
+    }
+    if args.print_missing_definitions {
+        for type_name in &summary.missing_definitions {
+            println!("{type_name}");
+        }
+    }
+    if summary.dropped() > 0 {
+        let cause = summary.drop_cause.unwrap_or(DropCause::Disk);
+        log::warn!("{} messages were dropped: {cause}", summary.dropped());
     }
     anyhow::ensure!(
         summary.failed_snapshots.is_empty(),

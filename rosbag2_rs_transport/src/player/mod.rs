@@ -251,6 +251,7 @@ impl Player {
             source.clone(),
         )?;
         let publishers = create_publishers(middleware.as_ref(), &reader, &filter, &options);
+        let described = played_definitions(&reader, &filter);
         let clock_publisher = if options.publishes_clock() {
             Some(middleware.create_publisher(CLOCK_TOPIC, CLOCK_TYPE, &clock_qos())?)
         } else {
@@ -318,6 +319,10 @@ impl Player {
             control,
         });
         let mut handles = services::register(&core)?;
+        handles.push(crate::type_description::serve_definitions(
+            middleware.as_ref(),
+            described,
+        )?);
         if core.options.use_sim_time {
             let clock = core.clock.clone();
             handles.push(middleware.create_subscription(
@@ -486,6 +491,28 @@ fn open_bags(options: &PlayOptions) -> Result<(SequentialReader, TopicFilter), P
         );
     }
     Ok((reader, filter))
+}
+
+/// The definitions of the played types (the bag's, else the local ones), which the player's
+/// `~/get_type_description` describes.
+fn played_definitions(
+    reader: &SequentialReader,
+    filter: &TopicFilter,
+) -> Vec<rosbag2_rs_storage::MessageDefinition> {
+    let mut cache = MessageDefinitionCache::new();
+    let mut types: Vec<&str> = reader
+        .topics()
+        .iter()
+        .map(|t| &t.topic_metadata)
+        .filter(|m| filter.matches(&m.name))
+        .map(|m| m.type_name.as_str())
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    types
+        .into_iter()
+        .map(|t| reader.message_definition(t, &mut cache))
+        .collect()
 }
 
 /// A publisher per played topic, offering the QoS it was recorded with (or its override;

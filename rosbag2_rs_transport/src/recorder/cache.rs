@@ -2,9 +2,14 @@
 //!
 //! Subscription callbacks push into the primary buffer under a short lock and return; they never
 //! wait on the disk. The writer thread swaps the primary buffer with its own (empty) one and
-//! writes the full one to the [`BagWriter`] outside the lock. When the disk cannot keep up and the
-//! primary buffer reaches `max_cache_size` bytes, new messages are dropped and counted per topic;
-//! the writer thread logs the drops once a second and the recorder summarises them at the end.
+//! writes the full one to the [`BagWriter`] outside the lock, releasing each message's bytes as
+//! it is written. `max_cache_size` bounds the bytes of both buffers together (plus the one
+//! message an empty primary buffer always takes): when it is reached, new messages are dropped
+//! and counted per topic. The writer thread logs the drops once a second with their cause
+//! ([`DropCause`]: compression, the disk, or a failed writer) and the recorder summarises them.
+//!
+//! A command (split, flush) is queued with its position among the messages pushed so far: the
+//! writer writes exactly the messages before it, runs it, then goes on with the rest.
 
 use std::collections::HashMap;
 use std::mem;
@@ -18,12 +23,13 @@ use parking_lot::{Condvar, Mutex};
 use rosbag2_rs_storage::{BagMetadata, BagWriter, SerializedMessage};
 
 use super::error::{RecorderError, Result};
-use super::stats::{TopicCounters, TopicRegistry};
+use super::stats::{DropCause, TopicCounters, TopicRegistry};
 
 /// A request to the writer thread, answered once every message pushed before it is written.
 pub(crate) enum Command {
-    /// Close the current file and continue in a new one.
-    Split(Sender<Result<()>>),
+    /// Close the current file and continue in a new one (answers whether a new file was
+    /// started: a file that holds no message yet is kept).
+    Split(Sender<Result<bool>>),
     /// Make everything written so far durable.
     Flush(Sender<Result<()>>),
 }
@@ -31,10 +37,13 @@ pub(crate) enum Command {
 #[derive(Default)]
 struct CacheState {
     primary: Vec<SerializedMessage>,
+    /// Payload bytes in both buffers: the primary one and what the writer has not written yet.
     bytes: u64,
-    commands: Vec<Command>,
+    /// Commands, each with the number of messages in `primary` when it was queued.
+    commands: Vec<(usize, Command)>,
     closed: bool,
     failed: Option<Arc<RecorderError>>,
+    drop_cause: Option<DropCause>,
 }
 
 /// The producer side of the cache.
@@ -63,8 +72,9 @@ impl MessageCache {
         if state.closed {
             return false;
         }
+        // An empty cache takes any message, so that one larger than the bound is recorded too.
         let full = self.max_bytes > 0
-            && !state.primary.is_empty()
+            && state.bytes > 0
             && state.bytes.saturating_add(len) > self.max_bytes;
         if full || state.failed.is_some() {
             drop(state);
@@ -73,7 +83,7 @@ impl MessageCache {
                     "topic '{}': dropping messages, {}",
                     message.topic,
                     if full {
-                        "the cache is full (the disk is not keeping up; see --max-cache-size)"
+                        "the cache is full (the writer is not keeping up; see --max-cache-size)"
                     } else {
                         "the bag writer has stopped"
                     }
@@ -91,9 +101,12 @@ impl MessageCache {
         true
     }
 
-    /// Queues a command for the writer thread.
+    /// Queues a command for the writer thread, behind every message pushed before it.
     pub fn command(&self, command: Command) {
-        self.state.lock().commands.push(command);
+        let mut state = self.state.lock();
+        let position = state.primary.len();
+        state.commands.push((position, command));
+        drop(state);
         self.ready.notify_one();
     }
 
@@ -102,19 +115,30 @@ impl MessageCache {
         self.state.lock().failed.clone()
     }
 
+    /// Why messages were dropped most recently (none dropped: `None`).
+    pub fn drop_cause(&self) -> Option<DropCause> {
+        self.state.lock().drop_cause
+    }
+
+    /// Gives back the bytes of messages the writer is done with (written or dropped).
+    fn release(&self, bytes: u64) {
+        let mut state = self.state.lock();
+        state.bytes = state.bytes.saturating_sub(bytes);
+    }
+
     fn close(&self) {
         self.state.lock().closed = true;
         self.ready.notify_one();
     }
 
-    /// Waits for data, a command or closing (or a second) and takes the primary buffer.
-    fn take(&self, spare: &mut Vec<SerializedMessage>) -> (Vec<Command>, bool) {
+    /// Waits for data, a command or closing (or a second) and takes the primary buffer (its
+    /// bytes stay counted until released) with the commands queued among its messages.
+    fn take(&self, spare: &mut Vec<SerializedMessage>) -> (Vec<(usize, Command)>, bool) {
         let mut state = self.state.lock();
         if state.primary.is_empty() && state.commands.is_empty() && !state.closed {
             self.ready.wait_for(&mut state, Duration::from_secs(1));
         }
         mem::swap(&mut state.primary, spare);
-        state.bytes = 0;
         let done = state.closed && state.commands.is_empty();
         (mem::take(&mut state.commands), done)
     }
@@ -177,6 +201,9 @@ struct WriterLoop {
     failure: Option<Arc<RecorderError>>,
     reported_drops: HashMap<String, u64>,
     last_report: Instant,
+    /// Time spent writing since the last report, and the writer's compression time then.
+    busy: Duration,
+    compression_at_report: Duration,
 }
 
 impl WriterLoop {
@@ -189,6 +216,8 @@ impl WriterLoop {
             failure: None,
             reported_drops: HashMap::new(),
             last_report: Instant::now(),
+            busy: Duration::ZERO,
+            compression_at_report: Duration::ZERO,
         }
     }
 
@@ -196,13 +225,16 @@ impl WriterLoop {
         let mut batch = Vec::new();
         loop {
             let (commands, done) = self.cache.take(&mut batch);
-            if let Err(e) = self.write(&batch) {
-                self.fail(e);
-            }
-            batch.clear();
-            for command in commands {
+            let started = Instant::now();
+            let mut written = 0;
+            for (position, command) in commands {
+                self.write_part(&batch[written..position.min(batch.len())]);
+                written = written.max(position.min(batch.len()));
                 self.execute(command);
             }
+            self.write_part(&batch[written..]);
+            batch.clear();
+            self.busy += started.elapsed();
             self.report_drops(false);
             if done && self.cache.state.lock().primary.is_empty() {
                 break;
@@ -230,7 +262,15 @@ impl WriterLoop {
         }
     }
 
-    /// Writes a batch; on failure counts every message not written as dropped.
+    /// Writes part of a batch and releases its bytes; a failure stops the writer.
+    fn write_part(&mut self, part: &[SerializedMessage]) {
+        if let Err(e) = self.write(part) {
+            self.fail(e);
+        }
+    }
+
+    /// Writes a batch, releasing each message's bytes as it is written; on failure counts
+    /// every message not written as dropped.
     fn write(&mut self, batch: &[SerializedMessage]) -> Result<()> {
         if batch.is_empty() {
             return Ok(());
@@ -243,10 +283,11 @@ impl WriterLoop {
         let mut written = 0;
         let result = (|| -> Result<()> {
             for topic in &new_topics {
-                writer.create_topic(&topic.metadata, None)?;
+                writer.create_topic(&topic.metadata, topic.definition.clone())?;
             }
             for message in batch {
                 writer.write(message)?;
+                self.cache.release(message.data.len() as u64);
                 written += 1;
             }
             Ok(())
@@ -267,7 +308,10 @@ impl WriterLoop {
         }
     }
 
+    /// Counts messages that will not be written as dropped and releases their bytes.
     fn count_dropped(&self, messages: &[SerializedMessage]) {
+        self.cache
+            .release(messages.iter().map(|m| m.data.len() as u64).sum());
         let counters: HashMap<Arc<str>, Arc<TopicCounters>> = self
             .registry
             .all()
@@ -282,11 +326,21 @@ impl WriterLoop {
     }
 
     fn execute(&mut self, command: Command) {
-        let (result, reply) = match command {
-            Command::Split(reply) => (self.writer().and_then(|w| Ok(w.split()?)), reply),
-            Command::Flush(reply) => (self.writer().and_then(|w| Ok(w.flush()?)), reply),
-        };
-        let result = match result {
+        match command {
+            Command::Split(reply) => {
+                let result = self.writer().and_then(|w| Ok(w.split()?));
+                let _ = reply.send(self.check(result));
+            }
+            Command::Flush(reply) => {
+                let result = self.writer().and_then(|w| Ok(w.flush()?));
+                let _ = reply.send(self.check(result));
+            }
+        }
+    }
+
+    /// A storage error of a command stops the writer; the command answers with that failure.
+    fn check<T>(&mut self, result: Result<T>) -> Result<T> {
+        match result {
             Err(e @ RecorderError::Storage(_)) => {
                 self.fail(e);
                 Err(self
@@ -295,15 +349,35 @@ impl WriterLoop {
                     .unwrap_or(RecorderError::WriterStopped("bag writer")))
             }
             other => other,
-        };
-        let _ = reply.send(result);
+        }
+    }
+
+    /// Why the messages dropped since the last report were dropped: a failed writer; else
+    /// compression when it took most of the writer's time, the CPU being the bottleneck; else
+    /// the disk.
+    fn drop_cause(&self) -> DropCause {
+        if self.failure.is_some() {
+            return DropCause::WriterFailed;
+        }
+        let compression = self
+            .writer
+            .as_ref()
+            .map_or(Duration::ZERO, BagWriter::compression_busy)
+            .saturating_sub(self.compression_at_report);
+        DropCause::from_shares(compression, self.busy)
     }
 
     fn report_drops(&mut self, force: bool) {
         if !force && self.last_report.elapsed() < Duration::from_secs(1) {
             return;
         }
+        let cause = self.drop_cause();
         self.last_report = Instant::now();
+        self.busy = Duration::ZERO;
+        self.compression_at_report = self
+            .writer
+            .as_ref()
+            .map_or(Duration::ZERO, BagWriter::compression_busy);
         for topic in self.registry.all() {
             let dropped = topic.counters.dropped.load(Ordering::Relaxed);
             let reported = self
@@ -311,18 +385,14 @@ impl WriterLoop {
                 .entry(topic.metadata.name.clone())
                 .or_default();
             if dropped > *reported {
-                let why = if self.failure.is_some() {
-                    "the bag can no longer be written"
-                } else {
-                    "the disk is not keeping up"
-                };
                 log::warn!(
-                    "topic '{}': {} messages dropped ({} in total): {why}",
+                    "topic '{}': {} messages dropped ({} in total): {cause}",
                     topic.metadata.name,
                     dropped - *reported,
                     dropped
                 );
                 *reported = dropped;
+                self.cache.state.lock().drop_cause = Some(cause);
             }
         }
     }
@@ -330,35 +400,108 @@ impl WriterLoop {
 
 #[cfg(test)]
 mod tests {
+    use super::super::stats::RecordedTopic;
     use super::*;
+    use rosbag2_rs_storage::{BagWriterOptions, TopicMetadata};
 
     fn message(len: usize) -> SerializedMessage {
         SerializedMessage::new(Arc::from("/t"), 0, vec![0u8; len])
     }
 
     #[test]
-    fn a_full_cache_drops_and_counts_instead_of_blocking() {
+    fn the_bound_covers_what_the_writer_holds_until_it_is_written() {
         let cache = MessageCache::new(250);
         let counters = TopicCounters::default();
+        let dropped = || counters.dropped.load(Ordering::Relaxed);
         cache.push(message(1000), &counters); // an empty cache takes any message
-        let mut spare = Vec::new();
-        cache.take(&mut spare);
-        assert_eq!(spare.len(), 1);
-        spare.clear();
+        let mut held = Vec::new();
+        cache.take(&mut held);
+        assert_eq!(held.len(), 1);
+        cache.push(message(100), &counters);
+        assert_eq!(dropped(), 1, "the writer still holds 1000 bytes");
+        cache.release(1000);
         for _ in 0..3 {
             cache.push(message(100), &counters);
         }
-        assert_eq!(counters.dropped.load(Ordering::Relaxed), 1);
-        cache.take(&mut spare);
-        assert_eq!(spare.len(), 2, "the writer gets the full buffer");
-        cache.push(message(100), &counters);
         assert_eq!(
-            counters.dropped.load(Ordering::Relaxed),
-            1,
-            "swapped: room again"
+            dropped(),
+            2,
+            "200 of 250 bytes taken, the third 100 does not fit"
         );
+        let mut batch = Vec::new();
+        cache.take(&mut batch);
+        assert_eq!(batch.len(), 2, "the writer gets the full buffer");
+        cache.push(message(100), &counters);
+        assert_eq!(dropped(), 3, "taken but not yet written: still counted");
+        cache.release(200);
+        cache.push(message(100), &counters);
+        assert_eq!(dropped(), 3, "written: room again");
         cache.state.lock().failed = Some(Arc::new(RecorderError::WriterStopped("test writer")));
         cache.push(message(1), &counters);
-        assert_eq!(counters.dropped.load(Ordering::Relaxed), 2);
+        assert_eq!(dropped(), 4);
+    }
+
+    #[test]
+    fn a_split_falls_exactly_between_the_messages_before_and_after_it_and_leaves_no_empty_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Arc::new(TopicRegistry::default());
+        let counters = Arc::new(TopicCounters::default());
+        registry.add(RecordedTopic {
+            metadata: TopicMetadata::new("/t", "std_msgs/msg/String"),
+            name: Arc::from("/t"),
+            counters: counters.clone(),
+            definition: None,
+        });
+        let cache = Arc::new(MessageCache::new(0));
+        // Everything is queued before the writer runs, so it takes all in one batch: only the
+        // command's position can put the split in the right place.
+        let split = |cache: &MessageCache| {
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            cache.command(Command::Split(tx));
+            rx
+        };
+        for _ in 0..10 {
+            cache.push(message(8), &counters);
+        }
+        let first = split(&cache);
+        let second = split(&cache);
+        for _ in 0..5 {
+            cache.push(message(8), &counters);
+        }
+        let writer = BagWriter::create(BagWriterOptions {
+            uri: dir.path().join("bag"),
+            ..Default::default()
+        })
+        .unwrap();
+        let writer = CacheWriter::spawn(writer, cache.clone(), registry).unwrap();
+        assert!(first.recv().unwrap().unwrap(), "a new file was started");
+        assert!(
+            !second.recv().unwrap().unwrap(),
+            "nothing written since the last split: no new file"
+        );
+        let (metadata, error) = writer.finish();
+        assert!(error.is_none());
+        let counts: Vec<u64> = metadata
+            .unwrap()
+            .files
+            .iter()
+            .map(|f| f.message_count)
+            .collect();
+        assert_eq!(counts, [10, 5]);
+        assert_eq!(cache.state.lock().bytes, 0, "every written byte released");
+    }
+
+    #[test]
+    fn drops_are_blamed_on_compression_only_when_it_took_most_of_the_time() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            DropCause::from_shares(ms(700), ms(1000)),
+            DropCause::Compression
+        );
+        assert_eq!(DropCause::from_shares(ms(300), ms(1000)), DropCause::Disk);
+        assert_eq!(
+            DropCause::from_shares(Duration::ZERO, Duration::ZERO),
+            DropCause::Disk
+        );
     }
 }

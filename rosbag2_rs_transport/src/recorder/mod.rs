@@ -43,7 +43,8 @@ use parking_lot::Mutex;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::WriteSplitEvent;
 use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
 use rosbag2_rs_storage::{
-    BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata,
+    BagWriter, BagWriterOptions, MessageDefinitionCache, QosProfile, SerializedMessage,
+    TopicMetadata,
 };
 
 pub use discovery::{
@@ -54,7 +55,7 @@ pub use error::{RecorderError, Result};
 pub use options::{
     RecordOptions, SnapshotLimits, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
 };
-pub use stats::{RecordSummary, TopicCounters, TopicSummary};
+pub use stats::{DropCause, RecordSummary, TopicCounters, TopicSummary};
 
 use cache::{CacheWriter, Command, MessageCache};
 use discovery::{plan_topic, CompiledSelection};
@@ -85,6 +86,11 @@ pub(crate) struct Inner {
     failed_topics: Mutex<BTreeSet<String>>,
     sink: Sink,
     service_introspection: ServiceIntrospection,
+    /// The definitions known here (`AMENT_PREFIX_PATH`, bundled), to tell which types to ask
+    /// their publishers for.
+    local_definitions: Mutex<MessageDefinitionCache>,
+    /// Types known neither here nor to their publishers' nodes.
+    missing_definitions: Mutex<BTreeSet<String>>,
 }
 
 /// Where received messages go, by mode.
@@ -161,6 +167,8 @@ impl Recorder {
             failed_topics: Mutex::new(BTreeSet::new()),
             sink,
             service_introspection: options.service_introspection,
+            local_definitions: Mutex::new(MessageDefinitionCache::new()),
+            missing_definitions: Mutex::new(BTreeSet::new()),
         });
         let services = services::serve_all(&inner)?;
         let bag = match &output {
@@ -224,13 +232,11 @@ impl Recorder {
         self.inner.subscriptions.lock().keys().cloned().collect()
     }
 
-    /// Normal mode: closes the current file and continues in a new one, after every message
-    /// received so far is written; returns when done.
-    pub fn split(&self) -> Result<()> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.inner.command(Command::Split(tx))?;
-        rx.recv()
-            .map_err(|_| RecorderError::WriterStopped("bag writer"))?
+    /// Normal mode: closes the current file and continues in a new one, between the messages
+    /// received before the call and those after it; returns once the new file is open, with
+    /// whether one was started (a file that holds no message yet is kept).
+    pub fn split(&self) -> Result<bool> {
+        self.inner.split()
     }
 
     /// Normal mode: returns once every message received so far is written and durable.
@@ -292,6 +298,14 @@ impl Recorder {
             snapshots: Vec::new(),
             failed_snapshots: Vec::new(),
             topics: RecordSummary::from_registry(&self.inner.registry),
+            drop_cause: self.inner.drop_cause(),
+            missing_definitions: self
+                .inner
+                .missing_definitions
+                .lock()
+                .iter()
+                .cloned()
+                .collect(),
         }
     }
 
@@ -356,6 +370,14 @@ impl Recorder {
             Output::Stopped => return Ok(summary),
         }
         summary.topics = RecordSummary::from_registry(&self.inner.registry);
+        summary.drop_cause = self.inner.drop_cause();
+        summary.missing_definitions = self
+            .inner
+            .missing_definitions
+            .lock()
+            .iter()
+            .cloned()
+            .collect();
         for t in &mut summary.topics {
             t.lost = self.inner.middleware.lost_messages(&t.topic);
             if t.lost > 0 {
@@ -604,9 +626,18 @@ impl Inner {
         }
     }
 
-    fn request_split(&self) -> Result<()> {
-        let (tx, _rx) = crossbeam_channel::bounded(1);
-        self.command(Command::Split(tx))
+    fn split(&self) -> Result<bool> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.command(Command::Split(tx))?;
+        rx.recv()
+            .map_err(|_| RecorderError::WriterStopped("bag writer"))?
+    }
+
+    fn drop_cause(&self) -> Option<DropCause> {
+        match &self.sink {
+            Sink::Bag(cache) => cache.drop_cause(),
+            Sink::Snapshots { .. } => None,
+        }
     }
 
     fn snapshot_buffers(&self) -> Result<&SnapshotBuffers> {
@@ -729,7 +760,8 @@ impl Inner {
             let Some(plan) = plan_topic(&topic, &self.selection, &self.qos_overrides) else {
                 continue;
             };
-            match self.subscribe(&plan) {
+            let definition = self.definition_from_graph(&topic, &plan.type_name);
+            match self.subscribe(&plan, definition) {
                 Ok(handle) => {
                     log::info!(
                         "recording '{}' ({}, {} {})",
@@ -750,7 +782,31 @@ impl Inner {
         added
     }
 
-    fn subscribe(&self, plan: &TopicPlan) -> Result<Handle> {
+    /// For a type with no local definition: the one its publishers' nodes describe (`None`
+    /// otherwise, or when they cannot; then it is listed as missing).
+    fn definition_from_graph(
+        &self,
+        topic: &crate::middleware::TopicInfo,
+        type_name: &str,
+    ) -> Option<rosbag2_rs_storage::MessageDefinition> {
+        if self.local_definitions.lock().knows(type_name) {
+            return None;
+        }
+        let definition =
+            crate::type_description::ask_publishers(self.middleware.as_ref(), topic, type_name);
+        if definition.is_none() {
+            self.missing_definitions
+                .lock()
+                .insert(type_name.to_string());
+        }
+        definition
+    }
+
+    fn subscribe(
+        &self,
+        plan: &TopicPlan,
+        definition: Option<rosbag2_rs_storage::MessageDefinition>,
+    ) -> Result<Handle> {
         let name: Arc<str> = Arc::from(plan.name.as_str());
         let counters = Arc::new(TopicCounters::default());
         let metadata = TopicMetadata {
@@ -767,6 +823,7 @@ impl Inner {
             metadata,
             name: name.clone(),
             counters: counters.clone(),
+            definition,
         });
         let deliver: Deliver = match &self.sink {
             Sink::Bag(cache) => {

@@ -56,7 +56,7 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         introspection,
         "~/split_bagfile",
         move |_| {
-            if let Err(e) = i.request_split() {
+            if let Err(e) = i.split() {
                 log::warn!("split_bagfile: {}", crate::error_chain::Chain(&e));
             }
             SplitBagfileResponse::default()

@@ -199,7 +199,7 @@ fn write_snapshot(
             ..template.clone()
         })?;
         for topic in topics {
-            writer.create_topic(&topic.metadata, None)?;
+            writer.create_topic(&topic.metadata, topic.definition.clone())?;
         }
         for message in &messages {
             writer.write(message)?;

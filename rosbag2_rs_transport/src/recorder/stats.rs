@@ -41,6 +41,9 @@ pub struct RecordedTopic {
     pub name: Arc<str>,
     /// Its counters.
     pub counters: Arc<TopicCounters>,
+    /// Its definition when it was learned from the graph (no local one); `None`: looked up
+    /// by the bag writer.
+    pub definition: Option<rosbag2_rs_storage::MessageDefinition>,
 }
 
 /// The topics recorded so far, shared by discovery (which adds them before subscribing) and the
@@ -64,6 +67,43 @@ impl TopicRegistry {
     /// All topics.
     pub fn all(&self) -> Vec<RecordedTopic> {
         self.since(0)
+    }
+}
+
+/// Why the recorder dropped messages (see [`TopicCounters::dropped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropCause {
+    /// Message compression took most of the writer's time: the CPU is the bottleneck.
+    Compression,
+    /// Writing to storage took most of the writer's time: the disk is the bottleneck.
+    Disk,
+    /// The bag writer failed (e.g. the disk is full) and writes nothing more.
+    WriterFailed,
+}
+
+impl DropCause {
+    /// The cause for a writer that spent `compression` of its `busy` time on compression:
+    /// compression when that is more than half of it, the disk otherwise.
+    pub fn from_shares(compression: std::time::Duration, busy: std::time::Duration) -> Self {
+        if compression * 2 > busy {
+            Self::Compression
+        } else {
+            Self::Disk
+        }
+    }
+}
+
+impl std::fmt::Display for DropCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Compression => {
+                "compression did not keep up: the CPU is the bottleneck (see \
+                 --compression-threads and --compression-queue-size, or compress files instead \
+                 of messages, or a larger --max-cache-size for bursts)"
+            }
+            Self::Disk => "the disk did not keep up (see --max-cache-size)",
+            Self::WriterFailed => "the bag could no longer be written",
+        })
     }
 }
 
@@ -102,6 +142,11 @@ pub struct RecordSummary {
     pub failed_snapshots: Vec<String>,
     /// Per topic, sorted by name.
     pub topics: Vec<TopicSummary>,
+    /// Why messages were dropped (`None` when none was).
+    pub drop_cause: Option<DropCause>,
+    /// Recorded types whose definition is known neither here nor to their publishers' nodes:
+    /// recorded with an empty definition.
+    pub missing_definitions: Vec<String>,
 }
 
 impl RecordSummary {

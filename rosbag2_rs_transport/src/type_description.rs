@@ -1,0 +1,300 @@
+//! ROS 2's type description service (`~/get_type_description`,
+//! `type_description_interfaces/srv/GetTypeDescription`, Jazzy and later), both ways:
+//!
+//! * the recorder asks the nodes publishing a type it has no definition for (no
+//!   `AMENT_PREFIX_PATH` package, not bundled) and records the definition they describe: their
+//!   `.msg` sources where they send them (constants and comments kept), else text built from
+//!   the field descriptions, checked against the RIHS01 hash the publisher announces;
+//! * the player serves the types it plays from the bag's definitions, so that a ROS 2 tool can
+//!   learn a type it has no package for.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use rosbag2_rs_interfaces::type_description_interfaces::msg::{
+    Field, FieldType, IndividualTypeDescription, TypeDescription, TypeSource,
+};
+use rosbag2_rs_interfaces::type_description_interfaces::srv::{
+    GetTypeDescription, GetTypeDescriptionRequest, GetTypeDescriptionResponse,
+};
+use rosbag2_rs_storage::msg::definition::{concatenated_sections, ros2_name};
+use rosbag2_rs_storage::type_hash::{self, TypeHashError};
+use rosbag2_rs_storage::MessageDefinition;
+
+use crate::middleware::error::{Result, TransportError};
+use crate::middleware::services::{serve, Client};
+use crate::middleware::{Handle, Middleware, TopicInfo};
+
+/// The service every node serves, relative to the node.
+pub const SERVICE: &str = "get_type_description";
+
+/// How long to wait for a publisher's node to serve its type description, and for its answer.
+const WAIT: Duration = Duration::from_secs(2);
+
+/// Asks the nodes publishing `type_name` on `topic` for its description, in turn, and returns
+/// the first definition that matches the hash they announce (or any, when they announce none).
+pub fn ask_publishers(
+    middleware: &dyn Middleware,
+    topic: &TopicInfo,
+    type_name: &str,
+) -> Option<MessageDefinition> {
+    let mut asked = Vec::new();
+    for publisher in topic.publishers.iter().filter(|p| p.type_name == type_name) {
+        let Some(node) = publisher.node.as_deref() else {
+            continue;
+        };
+        if asked.contains(&node) {
+            continue;
+        }
+        asked.push(node);
+        let hash = type_hash::announced(publisher.type_hash.as_deref());
+        match ask(middleware, node, type_name, hash) {
+            Ok(definition) => {
+                log::info!(
+                    "'{type_name}': definition received from node '{node}' ({})",
+                    definition.type_description_hash
+                );
+                return Some(definition);
+            }
+            Err(reason) => log::warn!("'{type_name}': node '{node}' gave no definition: {reason}"),
+        }
+    }
+    None
+}
+
+/// Why a node's answer gave no definition.
+#[derive(Debug, thiserror::Error)]
+enum AskError {
+    #[error("{SERVICE} is not served")]
+    NotServed,
+    #[error(transparent)]
+    Call(#[from] TransportError),
+    #[error("it answered: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    Description(#[from] TypeHashError),
+}
+
+fn ask(
+    middleware: &dyn Middleware,
+    node: &str,
+    type_name: &str,
+    hash: Option<&str>,
+) -> std::result::Result<MessageDefinition, AskError> {
+    let service = format!("{}/{SERVICE}", node.trim_end_matches('/'));
+    let client = Client::<GetTypeDescription>::new(middleware, &service)?;
+    if !client.wait_for_service(WAIT) {
+        return Err(AskError::NotServed);
+    }
+    let response = client.call(
+        &GetTypeDescriptionRequest {
+            type_name: type_name.to_string(),
+            type_hash: hash.unwrap_or_default().to_string(),
+            include_type_sources: true,
+        },
+        WAIT,
+    )?;
+    if !response.successful {
+        return Err(AskError::Refused(response.failure_reason));
+    }
+    let sources: HashMap<&str, &str> = response
+        .type_sources
+        .iter()
+        .filter(|s| s.encoding == "msg")
+        .map(|s| (s.type_name.as_str(), s.raw_file_contents.as_str()))
+        .collect();
+    let description = from_wire(&response.type_description);
+    Ok(description.definition(&|t| sources.get(t).map(|s| s.to_string()), hash)?)
+}
+
+/// Serves `~/get_type_description` for the types of `definitions` (as a bag stores them).
+pub fn serve_definitions(
+    middleware: &dyn Middleware,
+    definitions: Vec<MessageDefinition>,
+) -> Result<Handle> {
+    let by_type: HashMap<String, MessageDefinition> = definitions
+        .into_iter()
+        .filter(|d| !d.encoded_message_definition.is_empty())
+        .map(|d| (d.topic_type.clone(), d))
+        .collect();
+    serve::<GetTypeDescription>(middleware, &format!("~/{SERVICE}"), move |request| {
+        describe(&by_type, &request).unwrap_or_else(|reason| GetTypeDescriptionResponse {
+            successful: false,
+            failure_reason: reason,
+            ..Default::default()
+        })
+    })
+}
+
+/// The answer to `request` from the known definitions, or why there is none.
+fn describe(
+    definitions: &HashMap<String, MessageDefinition>,
+    request: &GetTypeDescriptionRequest,
+) -> std::result::Result<GetTypeDescriptionResponse, String> {
+    let definition = definitions
+        .get(&request.type_name)
+        .ok_or_else(|| format!("type '{}' is not used by this node", request.type_name))?;
+    let description = type_hash::TypeDescription::from_definition(&request.type_name, definition)
+        .map_err(|e| e.to_string())?;
+    let hash = description.rihs01();
+    if !request.type_hash.is_empty() && request.type_hash != hash {
+        return Err(format!(
+            "type '{}' is known here with hash {hash}, not {}",
+            request.type_name, request.type_hash
+        ));
+    }
+    let type_sources = if request.include_type_sources {
+        sources(definition).map_err(|e| e.to_string())?
+    } else {
+        Vec::new()
+    };
+    Ok(GetTypeDescriptionResponse {
+        successful: true,
+        failure_reason: String::new(),
+        type_description: to_wire(&description),
+        type_sources,
+        extra_information: Vec::new(),
+    })
+}
+
+/// The `.msg` text of each type in a stored definition, as type sources.
+fn sources(
+    definition: &MessageDefinition,
+) -> std::result::Result<Vec<TypeSource>, rosbag2_rs_storage::msg::CodecError> {
+    Ok(concatenated_sections(
+        &definition.topic_type,
+        &definition.encoded_message_definition,
+    )?
+    .into_iter()
+    .filter(|(name, _)| !name.is_empty())
+    .map(|(name, text)| TypeSource {
+        type_name: ros2_name(&name),
+        encoding: "msg".into(),
+        raw_file_contents: text,
+    })
+    .collect())
+}
+
+fn to_wire(description: &type_hash::TypeDescription) -> TypeDescription {
+    let individual = |t: &type_hash::IndividualTypeDescription| IndividualTypeDescription {
+        type_name: t.type_name.clone(),
+        fields: t
+            .fields
+            .iter()
+            .map(|f| Field {
+                name: f.name.clone(),
+                field_type: FieldType {
+                    type_id: f.field_type.type_id,
+                    capacity: f.field_type.capacity,
+                    string_capacity: f.field_type.string_capacity,
+                    nested_type_name: f.field_type.nested_type_name.clone(),
+                },
+                default_value: String::new(),
+            })
+            .collect(),
+    };
+    TypeDescription {
+        type_description: individual(&description.type_description),
+        referenced_type_descriptions: description
+            .referenced_type_descriptions
+            .iter()
+            .map(individual)
+            .collect(),
+    }
+}
+
+fn from_wire(description: &TypeDescription) -> type_hash::TypeDescription {
+    let individual = |t: &IndividualTypeDescription| type_hash::IndividualTypeDescription {
+        type_name: t.type_name.clone(),
+        fields: t
+            .fields
+            .iter()
+            .map(|f| type_hash::FieldDescription {
+                name: f.name.clone(),
+                field_type: type_hash::FieldType {
+                    type_id: f.field_type.type_id,
+                    capacity: f.field_type.capacity,
+                    string_capacity: f.field_type.string_capacity,
+                    nested_type_name: f.field_type.nested_type_name.clone(),
+                },
+            })
+            .collect(),
+    };
+    type_hash::TypeDescription {
+        type_description: individual(&description.type_description),
+        referenced_type_descriptions: description
+            .referenced_type_descriptions
+            .iter()
+            .map(individual)
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosbag2_rs_storage::MessageDefinitionCache;
+
+    fn bag_definitions() -> HashMap<String, MessageDefinition> {
+        let mut cache = MessageDefinitionCache::with_prefixes(Vec::new());
+        ["sensor_msgs/msg/NavSatFix", "std_msgs/msg/String"]
+            .into_iter()
+            .map(|t| (t.to_string(), cache.definition(t)))
+            .collect()
+    }
+
+    #[test]
+    fn what_the_player_serves_gives_the_recorder_the_same_definition_back() {
+        let definitions = bag_definitions();
+        let stored = &definitions["sensor_msgs/msg/NavSatFix"];
+        let hash = type_hash::rihs01("sensor_msgs/msg/NavSatFix", stored).unwrap();
+        let response = describe(
+            &definitions,
+            &GetTypeDescriptionRequest {
+                type_name: "sensor_msgs/msg/NavSatFix".into(),
+                type_hash: hash.clone(),
+                include_type_sources: true,
+            },
+        )
+        .unwrap();
+        assert!(response.successful);
+        let names: Vec<&str> = response
+            .type_sources
+            .iter()
+            .map(|s| s.type_name.as_str())
+            .collect();
+        assert!(names.contains(&"sensor_msgs/msg/NavSatStatus"), "{names:?}");
+        let sources: HashMap<&str, &str> = response
+            .type_sources
+            .iter()
+            .map(|s| (s.type_name.as_str(), s.raw_file_contents.as_str()))
+            .collect();
+        let rebuilt = from_wire(&response.type_description)
+            .definition(&|t| sources.get(t).map(|s| s.to_string()), Some(&hash))
+            .unwrap();
+        assert_eq!(rebuilt.type_description_hash, hash);
+        assert!(rebuilt.encoded_message_definition.contains("STATUS_FIX"));
+    }
+
+    #[test]
+    fn unknown_types_and_wrong_hashes_are_refused_with_a_reason() {
+        let definitions = bag_definitions();
+        let ask = |type_name: &str, type_hash: &str| {
+            describe(
+                &definitions,
+                &GetTypeDescriptionRequest {
+                    type_name: type_name.into(),
+                    type_hash: type_hash.into(),
+                    include_type_sources: false,
+                },
+            )
+        };
+        assert!(ask("my_pkg/msg/Nope", "").unwrap_err().contains("not used"));
+        let wrong = format!("RIHS01_{}", "1".repeat(64));
+        assert!(ask("std_msgs/msg/String", &wrong)
+            .unwrap_err()
+            .contains("not RIHS01_1111"));
+        let any_hash = ask("std_msgs/msg/String", "").unwrap();
+        assert!(any_hash.successful && any_hash.type_sources.is_empty());
+    }
+}

@@ -1,0 +1,186 @@
+"""Recorder under load, as a regression table: how much of what a Python `cyclonedds` publisher
+sends our `recorder` records, with its CPU time and peak RSS, next to a Python reader that only
+counts (the baseline, same publisher, same run). One row per workload:
+
+- 200 topics x 10 Hz (many small topics), 5 s;
+- one topic of 100 B as fast as the Python publisher goes (target 20 kHz), 3 s;
+- 1 MB x 200 Hz, 3 s: default cache; `--max-cache-size 20000000`; the same with zstd per message;
+- starved: the same 1 MB x 200 Hz with zstd per message and `--max-cache-size 20000000`, the
+  recorder limited to 40 % of one core by a cgroup (v1 `cpu` or v2), so that compression cannot
+  keep up: drops are expected, and the recorder must name compression as their cause.
+
+Reproduce (root; it enters its own network namespace, DDS stays on `lo`):
+`cargo build --release -p rosbag2_rs_transport --bin recorder && unshare --net -- sh -c 'ip link
+ set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
+ .venv/bin/python tests/interop/bench_recorder_load.py'`
+"""
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.pub import DataWriter
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+from rosbags.rosbag2 import Reader
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from conftest import CYCLONE  # noqa: E402
+from ros_dds import RELIABLE, RawImage, String, private_network, wait_matched  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RECORDER = pathlib.Path(os.environ.get('CARGO_TARGET_DIR', ROOT / 'target')) / 'release' / 'recorder'
+DOMAIN = 77
+
+
+def small_topics():
+    return [(f'/load/t{i}', String, String(data='x' * 32)) for i in range(200)], 10.0, 5.0
+
+
+def fast_topic():
+    return [('/load/fast', String, String(data='y' * 92))], 20_000.0, 3.0
+
+
+def camera():
+    sample = RawImage.sample(b'\x00\x01\x00\x00' + bytes(range(256)) * 4096)  # 1 MiB
+    return [('/load/camera', RawImage, sample)], 200.0, 3.0
+
+
+class Sink:
+    """What receives the load: the recorder (in `cgroup` when given) or a counting reader."""
+
+    def __init__(self, topics, out, args, cgroup=None):
+        self.out, self.proc, self.counts, self.readers = out, None, None, []
+        if args is None:
+            dp = DomainParticipant(DOMAIN)
+            self.counts = [0]
+
+            def count(_reader):
+                self.counts[0] += len(_reader.take(N=1000))
+            from cyclonedds.core import Listener
+            for name, kind, _ in topics:
+                self.readers.append(DataReader(dp, Topic(dp, 'rt' + name, kind), qos=RELIABLE,
+                                               listener=Listener(on_data_available=count)))
+            self.dp = dp
+            return
+        env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': str(DOMAIN)}
+        self.log = out.with_suffix('.log')
+        with open(self.log, 'w') as log:
+            self.proc = subprocess.Popen([str(RECORDER), '--disable-keyboard-controls', '-o', str(out),
+                                          '--topics', *[t for t, _, _ in topics], *args],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=env)
+        if cgroup:
+            cgroup.add(self.proc.pid)
+
+    def finish(self):
+        if self.proc is None:
+            time.sleep(1.0)
+            return self.counts[0], 0.0, 0.0, ''
+        time.sleep(1.0)
+        self.proc.send_signal(signal.SIGINT)
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        log = self.log.read_text()
+        with Reader(self.out) as reader:
+            recorded = sum(1 for _ in reader.messages())
+        cause = re.search(r'messages were dropped: ([^(\n]*)', log)
+        return recorded, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, cause.group(1).strip() if cause else ''
+
+
+class CpuLimit:
+    """A cgroup that holds its tasks to `share` of one core (v1 `cpu` controller or v2)."""
+
+    def __init__(self, share):
+        self.path = None
+        period = 100_000
+        for base, v2 in (('/sys/fs/cgroup/cpu', False), ('/sys/fs/cgroup', True)):
+            path = pathlib.Path(base) / 'rosbag2_rs_bench_starved'
+            try:
+                path.mkdir(exist_ok=True)
+                if v2:
+                    (path / 'cpu.max').write_text(f'{int(share * period)} {period}')
+                else:
+                    (path / 'cpu.cfs_period_us').write_text(str(period))
+                    (path / 'cpu.cfs_quota_us').write_text(str(int(share * period)))
+                self.path, self.tasks = path, path / ('cgroup.procs' if v2 else 'tasks')
+                return
+            except OSError:
+                continue
+
+    def add(self, pid):
+        self.tasks.write_text(str(pid))
+
+    def remove(self):
+        if self.path:
+            try:
+                self.path.rmdir()
+            except OSError:
+                pass
+
+
+def run(workload, args, cgroup=None):
+    topics, hz, seconds = workload()
+    work = pathlib.Path(tempfile.mkdtemp(prefix='load-'))
+    try:
+        sink = Sink(topics, work / 'bag', args, cgroup)
+        dp = DomainParticipant(DOMAIN)
+        writers = [(DataWriter(dp, Topic(dp, 'rt' + name, kind), qos=RELIABLE), sample)
+                   for name, kind, sample in topics]
+        for w, _ in writers:
+            assert wait_matched(w, 20), 'the sink never subscribed'
+        time.sleep(0.5)
+        sent, start = 0, time.monotonic()
+        for i in range(int(hz * seconds)):
+            delay = start + i / hz - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            for w, sample in writers:
+                w.write(sample)
+                sent += 1
+        elapsed = time.monotonic() - start
+        received, cpu, rss, cause = sink.finish()
+        return sent, elapsed, received, cpu, rss, cause
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    assert private_network(), 'run inside a private network namespace (see the module doc)'
+    assert RECORDER.is_file(), f'build {RECORDER} first (see the module doc)'
+    cache = ['--max-cache-size', '20000000']
+    zstd = ['--compression-mode', 'message', '--compression-format', 'zstd']
+    rows = [
+        ('200 topics x 10 Hz', small_topics, []),
+        ('100 B, as fast as the publisher goes', fast_topic, []),
+        ('1 MB x 200 Hz', camera, []),
+        ('1 MB x 200 Hz, --max-cache-size 20 MB', camera, cache),
+        ('1 MB x 200 Hz, 20 MB cache, zstd per message', camera, cache + zstd),
+    ]
+    print('| workload | sink | published | received/recorded | rate (msg/s) | CPU s | peak RSS MiB | drop cause |')
+    print('|---|---|---|---|---|---|---|---|')
+    for name, workload, args in rows:
+        for sink, sink_args in (('Python reader (baseline)', None), ('our recorder', args)):
+            sent, elapsed, got, cpu, rss, cause = run(workload, sink_args)
+            print(f'| {name} | {sink} | {sent} | {got} | {sent / elapsed:.0f} | '
+                  f'{cpu:.2f} | {rss:.0f} | {cause or "-"} |', flush=True)
+    limit = CpuLimit(0.4)
+    if limit.path is None:
+        print('| starved | our recorder | - | - | - | - | - | no cgroup could be made here |')
+        return
+    try:
+        sent, elapsed, got, cpu, rss, cause = run(camera, cache + zstd, cgroup=limit)
+        print(f'| 1 MB x 200 Hz, 20 MB cache, zstd per message, recorder at 40 % of a core | our recorder | '
+              f'{sent} | {got} | {sent / elapsed:.0f} | {cpu:.2f} | {rss:.0f} | {cause or "-"} |')
+    finally:
+        limit.remove()
+
+
+if __name__ == '__main__':
+    main()
