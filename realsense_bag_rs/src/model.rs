@@ -45,6 +45,75 @@ pub struct SensorOption {
     pub value: f32,
     /// Its description.
     pub description: String,
+    /// The values it took during the recording after the start, in time order: (file time in
+    /// ns, value), as the SDK's recorder writes them when an option is set while recording.
+    pub history: Vec<(i64, f32)>,
+}
+
+impl SensorOption {
+    /// Its value at file time `time_ns`: the last change at or before it, or the start value.
+    pub fn value_at(&self, time_ns: i64) -> f32 {
+        self.history
+            .iter()
+            .take_while(|(t, _)| *t <= time_ns)
+            .last()
+            .map_or(self.value, |(_, v)| *v)
+    }
+}
+
+/// An option set while recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionChange {
+    /// Sensor index.
+    pub sensor: u32,
+    /// Option name (`Exposure`).
+    pub name: String,
+    /// Its new value.
+    pub value: f32,
+    /// File time of the change, ns.
+    pub recorded_ns: i64,
+}
+
+/// A notification a sensor raised while recording (`realsense_msgs/Notification`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Notification {
+    /// Sensor index.
+    pub sensor: u32,
+    /// Category as the SDK spells it (`Frame Corrupted`).
+    pub category: String,
+    /// Severity as the SDK spells it (`Warn`).
+    pub severity: String,
+    /// What happened.
+    pub description: String,
+    /// Its own timestamp (ROS time, ns).
+    pub timestamp_ns: i64,
+    /// The data the sensor attached.
+    pub serialized_data: String,
+    /// File time, ns.
+    pub recorded_ns: i64,
+}
+
+/// What a recording holds in time order: frames, and the option changes and notifications
+/// between them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A frame.
+    Frame(Frame),
+    /// An option set while recording.
+    Option(OptionChange),
+    /// A notification.
+    Notification(Notification),
+}
+
+impl Event {
+    /// File time, ns.
+    pub fn recorded_ns(&self) -> i64 {
+        match self {
+            Self::Frame(f) => f.recorded_ns,
+            Self::Option(o) => o.recorded_ns,
+            Self::Notification(n) => n.recorded_ns,
+        }
+    }
 }
 
 /// A stream the sensor recorded.
@@ -170,6 +239,17 @@ pub struct Extrinsics {
 }
 
 impl Device {
+    /// The device as at file time `time_ns`: every option at its value then, with only the
+    /// later changes left in its history (what a recording cut there starts with).
+    pub fn at(&self, time_ns: i64) -> Device {
+        let mut device = self.clone();
+        for o in device.sensors.iter_mut().flat_map(|s| &mut s.options) {
+            o.value = o.value_at(time_ns);
+            o.history.retain(|(t, _)| *t > time_ns);
+        }
+        device
+    }
+
     /// The profile of stream `stream` (lower case) with index `index`.
     pub fn profile(&self, stream: &str, index: u32) -> Option<&StreamProfile> {
         self.sensors

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use rosbag2_rs_storage::msg::{MessageView, Value};
 
+use crate::copy::DESCRIPTION_TIME_NS;
 use crate::error::RealSenseError;
 use crate::model::*;
 use crate::source::{Decoded, Source};
@@ -16,6 +17,8 @@ pub struct Recording {
     source: Source,
     device: Device,
     pending: Option<Frame>,
+    /// Events read while a frame waited for its metadata: handed out after it.
+    ready: std::collections::VecDeque<Event>,
 }
 
 /// `a=1;b=x,y` → [("a", "1"), ("b", "x,y")], the rosbag2 layout's way of packing fields.
@@ -60,6 +63,7 @@ impl Recording {
             source,
             device: Device::default(),
             pending: None,
+            ready: Default::default(),
         };
         recording.read_description()?;
         recording.rewind()?;
@@ -129,14 +133,10 @@ impl Recording {
 
     fn read_description(&mut self) -> Result<(), RealSenseError> {
         let frame_topic = |t: &str| {
-            matches!(
-                topic::parse(t).kind,
-                TopicKind::ImageData
-                    | TopicKind::ImuData
-                    | TopicKind::PoseData
-                    | TopicKind::Metadata
-                    | TopicKind::ImageCameraInfo
-            )
+            let kind = topic::parse(t).kind;
+            kind.is_frame_data()
+                || kind.is_event()
+                || matches!(kind, TopicKind::Metadata | TopicKind::ImageCameraInfo)
         };
         self.source.select(|t| !frame_topic(t))?;
         while let Some(m) = self.source.next(&self.path)? {
@@ -197,9 +197,27 @@ impl Recording {
             (TopicKind::OptionValue(name), Some(s), _) => {
                 let value = v
                     .number("data")
-                    .or_else(|| v.text("data").and_then(|t| t.parse().ok()))
+                    .or_else(|| v.text("data").and_then(|t| t.trim().parse().ok()))
                     .ok_or_else(|| self.invalid(&m.topic, "option value is not a number"))?;
-                option(self.sensor(s), name).value = value as f32;
+                set_option(option(self.sensor(s), name), m.time, value as f32);
+            }
+            (TopicKind::Property, Some(s), _) => {
+                // File version 2: one KeyValue per option, its value as text.
+                let (Some(name), Some(value)) = (v.text("key"), v.text("value")) else {
+                    return Err(self.invalid(&m.topic, "property without key and value"));
+                };
+                let value: f32 = value.trim().parse().map_err(|_| {
+                    self.invalid(
+                        &m.topic,
+                        format!("property {name}: '{value}' is not a number"),
+                    )
+                })?;
+                let o = option(self.sensor(s), &name);
+                if o.description.is_empty() {
+                    // What the SDK describes a v2 property as.
+                    o.description = format!("Read only option of {name}");
+                }
+                set_option(o, m.time, value);
             }
             (TopicKind::OptionDescription(name), Some(s), _) => {
                 option(self.sensor(s), name).description = v.text("data").unwrap_or_default();
@@ -310,10 +328,16 @@ impl Recording {
     /// Starts the frames over from the beginning.
     pub fn rewind(&mut self) -> Result<(), RealSenseError> {
         self.pending = None;
+        self.ready.clear();
         self.source.select(|t| {
             matches!(
                 topic::parse(t).kind,
-                TopicKind::ImageData | TopicKind::ImuData | TopicKind::Metadata
+                TopicKind::ImageData
+                    | TopicKind::ImuData
+                    | TopicKind::Metadata
+                    | TopicKind::OptionValue(_)
+                    | TopicKind::Property
+                    | TopicKind::Notification(_)
             )
         })
     }
@@ -322,13 +346,42 @@ impl Recording {
     /// `time_ns` (file time).
     pub fn seek(&mut self, time_ns: i64) -> Result<(), RealSenseError> {
         self.pending = None;
+        self.ready.clear();
         self.source.seek(time_ns)
     }
 
-    /// The next frame in recording order, with its metadata, or `None` at the end.
+    /// The next frame in recording order, with its metadata, or `None` at the end; option
+    /// changes and notifications are passed over (see [`next_event`](Self::next_event)).
     pub fn next_frame(&mut self) -> Result<Option<Frame>, RealSenseError> {
+        while let Some(event) = self.next_event()? {
+            if let Event::Frame(frame) = event {
+                return Ok(Some(frame));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Hands out `event`, after the frame waiting for its metadata if there is one.
+    fn emit(&mut self, event: Event) -> Event {
+        match self.pending.take() {
+            Some(frame) => {
+                self.ready.push_back(event);
+                Event::Frame(frame)
+            }
+            None => event,
+        }
+    }
+
+    /// The next frame, option change or notification in recording order, or `None` at the end.
+    pub fn next_event(&mut self) -> Result<Option<Event>, RealSenseError> {
+        if let Some(event) = self.ready.pop_front() {
+            return Ok(Some(event));
+        }
         while let Some(m) = self.source.next(&self.path)? {
             let t = topic::parse(&m.topic);
+            if let Some(event) = self.state_event(&m, &t)? {
+                return Ok(Some(self.emit(event)));
+            }
             let (Some(sensor), Some(stream)) = (t.sensor, t.stream.clone()) else {
                 continue;
             };
@@ -353,13 +406,53 @@ impl Recording {
                 TopicKind::ImageData | TopicKind::ImuData => {
                     let frame = self.frame(&m, sensor, &stream, &t.kind)?;
                     if let Some(done) = self.pending.replace(frame) {
-                        return Ok(Some(done));
+                        return Ok(Some(Event::Frame(done)));
                     }
                 }
                 _ => {}
             }
         }
-        Ok(self.pending.take())
+        Ok(self.pending.take().map(Event::Frame))
+    }
+
+    /// An option change or a notification, from a message after the description.
+    fn state_event(&self, m: &Decoded, t: &topic::Topic) -> Result<Option<Event>, RealSenseError> {
+        let Some(sensor) = t.sensor else {
+            return Ok(None);
+        };
+        if m.time <= DESCRIPTION_TIME_NS
+            || !matches!(
+                t.kind,
+                TopicKind::OptionValue(_) | TopicKind::Property | TopicKind::Notification(_)
+            )
+        {
+            return Ok(None);
+        }
+        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+        let change = |name: String, value: Option<f64>| match value {
+            Some(value) => Ok(Some(Event::Option(OptionChange {
+                sensor,
+                name,
+                value: value as f32,
+                recorded_ns: m.time,
+            }))),
+            None => Err(self.invalid(&m.topic, "option value is not a number")),
+        };
+        match &t.kind {
+            TopicKind::OptionValue(name) => change(
+                name.clone(),
+                v.number("data")
+                    .or_else(|| v.text("data").and_then(|t| t.trim().parse().ok())),
+            ),
+            TopicKind::Property => change(
+                v.text("key").unwrap_or_default(),
+                v.text("value").and_then(|t| t.trim().parse().ok()),
+            ),
+            TopicKind::Notification(category) => Ok(Some(Event::Notification(notification(
+                &v, sensor, category, m.time,
+            )))),
+            _ => Ok(None),
+        }
     }
 
     fn frame(
@@ -511,6 +604,48 @@ impl Ros1Image {
             step,
             data: bytes.slice(c.at - n..c.at),
         })
+    }
+}
+
+/// A value of an option: at the description time its start value, later a change.
+fn set_option(o: &mut SensorOption, time: i64, value: f32) {
+    if time <= DESCRIPTION_TIME_NS {
+        o.value = value;
+    } else {
+        o.history.push((time, value));
+    }
+}
+
+/// A `realsense_msgs/Notification` (ROS 1) or its fields packed in a `String` (rosbag2).
+fn notification(v: &MessageView, sensor: u32, category: &str, recorded_ns: i64) -> Notification {
+    let text = |k: &str| v.text(k).unwrap_or_default();
+    match v.text("data").map(|d| pairs(&d)) {
+        Some(p) => {
+            let get = |k: &str| lookup(&p, k).unwrap_or_default().to_string();
+            Notification {
+                sensor,
+                category: lookup(&p, "category").unwrap_or(category).to_string(),
+                severity: get("severity"),
+                description: get("description"),
+                timestamp_ns: lookup(&p, "timestamp")
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .map_or(0, |ms| (ms * 1e6) as i64),
+                serialized_data: get("data"),
+                recorded_ns,
+            }
+        }
+        None => Notification {
+            sensor,
+            category: text("category"),
+            severity: text("severity"),
+            description: text("description"),
+            timestamp_ns: match v.field("timestamp") {
+                Some(Value::Time { sec, nsec }) => *sec as i64 * 1_000_000_000 + *nsec as i64,
+                _ => 0,
+            },
+            serialized_data: text("serialized_data"),
+            recorded_ns,
+        },
     }
 }
 

@@ -93,14 +93,19 @@ fn invalid(path: &Path, topic: &str, reason: impl Into<String>) -> RealSenseErro
     }
 }
 
+/// True when `path` is a ROS 1 bag (by its first bytes).
+pub fn is_ros1(path: &Path) -> Result<bool, RealSenseError> {
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| rosbag2_rs_storage::StorageError::io(path, e))?;
+    Ok(is_rosbag1(&head[..n]))
+}
+
 impl Source {
     /// Opens a recording of either kind.
     pub fn open(path: &Path) -> Result<Self, RealSenseError> {
-        let mut head = [0u8; 16];
-        let n = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-            .map_err(|e| rosbag2_rs_storage::StorageError::io(path, e))?;
-        if is_rosbag1(&head[..n]) {
+        if is_ros1(path)? {
             let bag = BagReader::open(path, OpenMode::Strict)?;
             let mut connections = HashMap::new();
             let mut by_type: HashMap<(String, String), Decoder> = HashMap::new();

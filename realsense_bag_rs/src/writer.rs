@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use rosbag2_rs_storage::msg::{encode_ros1_at, Dialect, Registry, Value};
 use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
 
+use crate::copy::DESCRIPTION_TIME_NS;
 use crate::error::RealSenseError;
 use crate::model::*;
 
@@ -59,6 +60,11 @@ const TYPES: &[(&str, &str, &str)] = &[
         include_str!("../msgs/sensor_msgs__Imu.msg"),
     ),
     (
+        "realsense_msgs/Notification",
+        "cdb7a97a510446301f8e6fb67d8cccb0",
+        include_str!("../msgs/realsense_msgs__Notification.msg"),
+    ),
+    (
         "geometry_msgs/Transform",
         "ac9eff44abf714214112b05d54a3cf9b",
         include_str!("../msgs/geometry_msgs__Transform.msg"),
@@ -66,7 +72,7 @@ const TYPES: &[(&str, &str, &str)] = &[
 ];
 
 /// The SDK's spelling of a stream type in topic names (`depth` → `Depth`).
-fn stream_name(stream: &str) -> String {
+pub(crate) fn stream_name(stream: &str) -> String {
     let mut c = stream.chars();
     c.next()
         .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
@@ -449,6 +455,64 @@ impl RecordingWriter {
             self.key_value(&meta, t, &title_case(k), &v.to_string())?;
         }
         Ok(())
+    }
+
+    /// Records an option set while recording, as the SDK's recorder does (`write_snapshot` of
+    /// the options): its new value at `recorded_ns` (after the description, i.e. > 1).
+    pub fn write_option(&mut self, change: &OptionChange) -> Result<(), RealSenseError> {
+        let name = change.name.replace(' ', "_");
+        let base = format!("/device_0/sensor_{}/option/{name}", change.sensor);
+        let known = self
+            .device
+            .sensors
+            .iter()
+            .find(|s| s.index == change.sensor)
+            .and_then(|s| s.options.iter().find(|o| o.name == change.name))
+            .is_some();
+        if !known {
+            // An option the description lacks: described now, as the SDK does on first write.
+            self.put(
+                &format!("{base}/description"),
+                "std_msgs/String",
+                DESCRIPTION_TIME_NS,
+                &[("data", Value::string(""))],
+            )?;
+        }
+        self.put(
+            &format!("{base}/value"),
+            "std_msgs/Float32",
+            change.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+            &[("data", Value::Float32(change.value))],
+        )
+    }
+
+    /// Records a notification (`/device_0/sensor_<s>/notification/<category>`).
+    pub fn write_notification(&mut self, n: &Notification) -> Result<(), RealSenseError> {
+        let stamp = Value::Time {
+            sec: (n.timestamp_ns.max(0) / 1_000_000_000) as u32,
+            nsec: (n.timestamp_ns.max(0) % 1_000_000_000) as u32,
+        };
+        self.put(
+            &format!("/device_0/sensor_{}/notification/{}", n.sensor, n.category),
+            "realsense_msgs/Notification",
+            n.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+            &[
+                ("timestamp", stamp),
+                ("category", Value::string(&n.category)),
+                ("severity", Value::string(&n.severity)),
+                ("description", Value::string(&n.description)),
+                ("serialized_data", Value::string(&n.serialized_data)),
+            ],
+        )
+    }
+
+    /// Records a frame, an option change or a notification.
+    pub fn write_event(&mut self, event: &Event) -> Result<(), RealSenseError> {
+        match event {
+            Event::Frame(f) => self.write_frame(f),
+            Event::Option(o) => self.write_option(o),
+            Event::Notification(n) => self.write_notification(n),
+        }
     }
 
     fn depth_units(&self, sensor: u32) -> f32 {
