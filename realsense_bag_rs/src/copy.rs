@@ -154,11 +154,11 @@ pub fn copy_bag(
             if m.time >= start {
                 break;
             }
-            let key =
-                match topic::parse(bag.connection(m.connection).map_or("", |c| &c.topic)).kind {
-                    TopicKind::Property => property_key(&m.data).unwrap_or_default(),
-                    _ => Vec::new(),
-                };
+            let key = match topic::parse(bag.connection(m.connection).map_or("", |c| &c.topic)).kind
+            {
+                TopicKind::Property => property_key(&m.data).unwrap_or_default(),
+                _ => Vec::new(),
+            };
             latest.insert((m.connection, key), m.data);
         }
     }

@@ -237,3 +237,12 @@ def test_what_the_sdk_cannot_read_is_refused_clearly(recorded, cli, tmp_path):
     # Writing the .db3 layout is not supported.
     result = cli.run('convert', recorded.path, '-o', tmp_path / 'out.db3', '-s', 'realsense', check=False)
     assert result.returncode != 0 and '.db3' in result.stderr and not (tmp_path / 'out.db3').exists()
+
+
+def test_info_shows_each_option_at_the_start_and_its_changes(recorded, cli):
+    text = cli.run('info', recorded.path).stdout
+    assert 'Exposure=8500 (1 change)' in text, text
+    info = cli.info(recorded.path)['realsense']
+    stereo = next(s for s in info['sensors'] if s['name'] == 'Stereo Module')
+    exposure = next(o for o in stereo['options'] if o['name'] == 'Exposure')
+    assert exposure['value'] == 8500 and exposure['changes'] == [[recorded.change, 999.0]]
