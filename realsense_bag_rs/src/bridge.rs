@@ -59,6 +59,7 @@ impl Types {
             "sensor_msgs/msg/Image",
             "sensor_msgs/msg/CameraInfo",
             "sensor_msgs/msg/Imu",
+            "nav_msgs/msg/Odometry",
             "tf2_msgs/msg/TFMessage",
             METADATA_TYPE,
         ] {
@@ -304,6 +305,32 @@ pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, Re
                     "sensor_msgs/msg/Imu",
                     types
                         .encode("sensor_msgs/msg/Imu", &fill)
+                        .map_err(|e| fail(&ns, e))?,
+                ));
+            }
+            Payload::Pose(p) => {
+                // As realsense2_camera publishes a tracking camera's pose: nav_msgs/Odometry on
+                // `pose/sample`, from `odom_frame` to the pose frame.
+                let mut fill = header("", frame.timestamp_ms, "odom_frame");
+                fill.push(("child_frame_id".into(), Value::string("camera_pose_frame")));
+                let parts: [(&str, &[f64]); 4] = [
+                    ("pose.pose.position", &p.translation),
+                    ("pose.pose.orientation", &p.rotation),
+                    ("twist.twist.linear", &p.velocity),
+                    ("twist.twist.angular", &p.angular_velocity),
+                ];
+                for (prefix, values) in parts {
+                    for (axis, v) in ["x", "y", "z", "w"].iter().zip(values) {
+                        fill.push((format!("{prefix}.{axis}"), Value::Float64(*v)));
+                    }
+                }
+                let fill: Vec<(&str, Value)> =
+                    fill.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+                out.push((
+                    format!("{ns}/sample"),
+                    "nav_msgs/msg/Odometry",
+                    types
+                        .encode("nav_msgs/msg/Odometry", &fill)
                         .map_err(|e| fail(&ns, e))?,
                 ));
             }
@@ -609,6 +636,7 @@ pub fn from_ros2(
             ("Serial Number".into(), "0".into()),
         ],
         sensors: Vec::new(),
+        additional_info: Vec::new(),
     };
     // First pass: the description, and per stream the first and last device timestamp (ms)
     // and the frame count, for its fps.

@@ -11,6 +11,8 @@ pub struct Device {
     pub info: Vec<(String, String)>,
     /// The sensors, by index.
     pub sensors: Vec<Sensor>,
+    /// `/additional_info`: free key-value pairs about the file (program, version, ...).
+    pub additional_info: Vec<(String, String)>,
 }
 
 /// One sensor of the device.
@@ -311,6 +313,31 @@ pub enum Payload {
         /// x, y, z (m/s² or rad/s).
         xyz: [f64; 3],
     },
+    /// A 6DoF pose sample (`rs2_pose`).
+    Pose(Pose),
+}
+
+/// A 6DoF pose frame: where the device is, how it moves, and how sure the tracker is. The SDK
+/// records it as a `geometry_msgs/Transform`, `Twist` and `Accel` at the same time and the
+/// confidences as metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Pose {
+    /// Position, metres.
+    pub translation: [f64; 3],
+    /// Orientation, a unit quaternion (x, y, z, w).
+    pub rotation: [f64; 4],
+    /// Velocity, m/s.
+    pub velocity: [f64; 3],
+    /// Angular velocity, rad/s.
+    pub angular_velocity: [f64; 3],
+    /// Acceleration, m/s².
+    pub acceleration: [f64; 3],
+    /// Angular acceleration, rad/s².
+    pub angular_acceleration: [f64; 3],
+    /// Tracker confidence (0 failed, 1 low, 2 medium, 3 high).
+    pub tracker_confidence: u32,
+    /// Mapper confidence (0 failed, 1 low, 2 medium, 3 high).
+    pub mapper_confidence: u32,
 }
 
 /// The ROS image encodings the SDK writes, to `rs2_format` names, as the SDK maps them (16-bit
@@ -334,6 +361,7 @@ pub fn encoding_for_format(format: &str) -> String {
         "y16" => "16UC1".into(),
         "raw8" => "mono8".into(),
         "yuyv" => "yuv422".into(),
+        "6dof" => "6DOF".into(),
         "rgb8" | "bgr8" | "rgba8" | "bgra8" => format.into(),
         other => other.to_ascii_uppercase(),
     }

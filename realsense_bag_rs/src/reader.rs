@@ -186,6 +186,10 @@ impl Recording {
             (TopicKind::FileVersion, ..) => {
                 self.device.file_version = v.number("data").unwrap_or(0.0) as u32
             }
+            (TopicKind::AdditionalInfo, ..) => {
+                let kv = key_values(&v, packed);
+                self.device.additional_info.extend(kv);
+            }
             (TopicKind::DeviceInfo, ..) => {
                 let kv = key_values(&v, packed);
                 self.device.info.extend(kv);
@@ -334,6 +338,9 @@ impl Recording {
                 topic::parse(t).kind,
                 TopicKind::ImageData
                     | TopicKind::ImuData
+                    | TopicKind::PoseTransform
+                    | TopicKind::PoseAccel
+                    | TopicKind::PoseTwist
                     | TopicKind::Metadata
                     | TopicKind::OptionValue(_)
                     | TopicKind::Property
@@ -402,6 +409,57 @@ impl Recording {
                         reason: e,
                     })?;
                     apply_metadata(frame, &v);
+                }
+                TopicKind::PoseAccel | TopicKind::PoseTwist => {
+                    let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+                    let Some(Payload::Pose(pose)) = self
+                        .pending
+                        .as_mut()
+                        .filter(|f| {
+                            f.sensor == sensor
+                                && f.stream.eq_ignore_ascii_case(&stream.0)
+                                && f.index == stream.1
+                                && f.recorded_ns == m.time
+                        })
+                        .map(|f| &mut f.payload)
+                    else {
+                        log::debug!(
+                            "{}: pose part without its transform at {} ns",
+                            m.topic,
+                            m.time
+                        );
+                        continue;
+                    };
+                    let linear = vector(&v, "linear");
+                    let angular = vector(&v, "angular");
+                    if t.kind == TopicKind::PoseAccel {
+                        (pose.acceleration, pose.angular_acceleration) = (linear, angular);
+                    } else {
+                        (pose.velocity, pose.angular_velocity) = (linear, angular);
+                    }
+                }
+                TopicKind::PoseTransform => {
+                    let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+                    let q = v.message("rotation");
+                    let q = |n| q.and_then(|q| q.number(n)).unwrap_or(0.0);
+                    let frame = Frame {
+                        sensor,
+                        stream: stream.0.to_ascii_lowercase(),
+                        index: stream.1,
+                        number: 0,
+                        timestamp_ms: 0.0,
+                        domain: String::new(),
+                        recorded_ns: m.time,
+                        metadata: Vec::new(),
+                        payload: Payload::Pose(Pose {
+                            translation: vector(&v, "translation"),
+                            rotation: [q("x"), q("y"), q("z"), q("w")],
+                            ..Pose::default()
+                        }),
+                    };
+                    if let Some(done) = self.pending.replace(frame) {
+                        return Ok(Some(Event::Frame(done)));
+                    }
                 }
                 TopicKind::ImageData | TopicKind::ImuData => {
                     let frame = self.frame(&m, sensor, &stream, &t.kind)?;
@@ -663,6 +721,13 @@ fn option<'a>(sensor: &'a mut Sensor, name: &str) -> &'a mut SensorOption {
     &mut sensor.options[at]
 }
 
+/// A `geometry_msgs/Vector3` field, zero where missing.
+fn vector(v: &MessageView, name: &str) -> [f64; 3] {
+    let m = v.message(name);
+    let get = |n| m.and_then(|m| m.number(n)).unwrap_or(0.0);
+    [get("x"), get("y"), get("z")]
+}
+
 fn field_f64s(v: &MessageView, name: &str) -> Option<Vec<f64>> {
     v.field(name)?.as_f64s()
 }
@@ -685,7 +750,18 @@ fn apply_metadata(frame: &mut Frame, v: &MessageView) {
         match key.as_str() {
             "timestamp_domain" => frame.domain = snake_case(&value),
             "Frame number" => frame.number = value.parse().unwrap_or(frame.number),
-            "timestamp" => frame.timestamp_ms = value.parse().unwrap_or(frame.timestamp_ms),
+            "timestamp" | "frame_timestamp" => {
+                frame.timestamp_ms = value.parse().unwrap_or(frame.timestamp_ms)
+            }
+            "Tracker Confidence" | "Mapper Confidence" => {
+                if let (Payload::Pose(p), Ok(n)) = (&mut frame.payload, value.parse()) {
+                    if key.starts_with("Tracker") {
+                        p.tracker_confidence = n;
+                    } else {
+                        p.mapper_confidence = n;
+                    }
+                }
+            }
             "system_time" | "depth_units" => {}
             _ => {
                 if let Ok(n) = value.parse::<i64>() {

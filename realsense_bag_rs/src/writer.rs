@@ -65,6 +65,16 @@ const TYPES: &[(&str, &str, &str)] = &[
         include_str!("../msgs/realsense_msgs__Notification.msg"),
     ),
     (
+        "geometry_msgs/Accel",
+        "9f195f881246fdfa2798d1d3eebca84a",
+        include_str!("../msgs/geometry_msgs__Accel.msg"),
+    ),
+    (
+        "geometry_msgs/Twist",
+        "9f195f881246fdfa2798d1d3eebca84a",
+        include_str!("../msgs/geometry_msgs__Twist.msg"),
+    ),
+    (
         "geometry_msgs/Transform",
         "ac9eff44abf714214112b05d54a3cf9b",
         include_str!("../msgs/geometry_msgs__Transform.msg"),
@@ -284,6 +294,9 @@ impl RecordingWriter {
         for (k, v) in &device.info {
             self.key_value("/device_0/info", T, k, v)?;
         }
+        for (k, v) in &device.additional_info {
+            self.key_value("/additional_info", T, k, v)?;
+        }
         for s in &device.sensors {
             let base = format!("/device_0/sensor_{}", s.index);
             for (k, v) in &s.info {
@@ -446,6 +459,56 @@ impl RecordingWriter {
                 }
                 self.put(&format!("{base}/imu/data"), "sensor_msgs/Imu", t, &fields)?;
                 "imu"
+            }
+            Payload::Pose(p) => {
+                let xyz = |prefix: &str, v: [f64; 3]| -> Vec<(String, Value)> {
+                    ["x", "y", "z"]
+                        .iter()
+                        .zip(v)
+                        .map(|(axis, x)| (format!("{prefix}.{axis}"), Value::Float64(x)))
+                        .collect()
+                };
+                let mut transform = xyz("translation", p.translation);
+                for (axis, q) in ["x", "y", "z", "w"].iter().zip(p.rotation) {
+                    transform.push((format!("rotation.{axis}"), Value::Float64(q)));
+                }
+                let mut accel = xyz("linear", p.acceleration);
+                accel.extend(xyz("angular", p.angular_acceleration));
+                let mut twist = xyz("linear", p.velocity);
+                twist.extend(xyz("angular", p.angular_velocity));
+                for (part, type_name, fields) in [
+                    ("transform", "geometry_msgs/Transform", transform),
+                    ("accel", "geometry_msgs/Accel", accel),
+                    ("twist", "geometry_msgs/Twist", twist),
+                ] {
+                    let fields: Vec<(&str, Value)> = fields
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.clone()))
+                        .collect();
+                    self.put(&format!("{base}/pose/{part}/data"), type_name, t, &fields)?;
+                }
+                // The SDK's pose metadata: confidences, timestamp and number first.
+                let meta = format!("{base}/pose/metadata");
+                self.key_value(
+                    &meta,
+                    t,
+                    "Tracker Confidence",
+                    &p.tracker_confidence.to_string(),
+                )?;
+                self.key_value(
+                    &meta,
+                    t,
+                    "Mapper Confidence",
+                    &p.mapper_confidence.to_string(),
+                )?;
+                self.key_value(
+                    &meta,
+                    t,
+                    "frame_timestamp",
+                    &format!("{:.6}", frame.timestamp_ms),
+                )?;
+                self.key_value(&meta, t, "Frame number", &frame.number.to_string())?;
+                "pose"
             }
         };
         let meta = format!("{base}/{kind}/metadata");

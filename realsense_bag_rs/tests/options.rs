@@ -12,6 +12,7 @@ const MS: i64 = 1_000_000;
 
 fn device() -> Device {
     Device {
+        additional_info: vec![("program".into(), "options test".into())],
         file_version: 4,
         info: vec![("Name".into(), "options test".into())],
         sensors: vec![Sensor {

@@ -6,6 +6,7 @@
     sdk_peer.py record-full PATH [FRAMES]  # depth Z16 + infrared Y8 at 30 fps and accel + gyro at
                                        # 200 Hz, three options per sensor, Exposure changed
                                        # 8500 -> 999 halfway through, extrinsics, a notification
+    sdk_peer.py record-pose PATH [FRAMES]  # a software pose sensor (6DoF at 200 Hz) and a gyro
     sdk_peer.py record-hd PATH FRAMES  # 1280x720 depth (Z16) + color (RGB8) at 30 fps, for the benchmark
     sdk_peer.py play-speed PATH        # times the SDK's non-real-time playback of every frame:
                                        # prints `seconds frames bytes`
@@ -193,6 +194,48 @@ def record_full(path, frames):
     del recorder
 
 
+def record_pose(path, frames):
+    """A tracking camera: 6DoF pose frames (position, orientation, their derivatives, confidences)."""
+    dev = rs.software_device()
+    dev.register_info(rs.camera_info.name, 'rosbag2-rs pose camera')
+    dev.register_info(rs.camera_info.serial_number, '555')
+    tracking = dev.add_sensor('Tracking Module')
+    ps = rs.pose_stream()
+    ps.type, ps.index, ps.uid, ps.fps, ps.fmt = rs.stream.pose, 0, 0, 200, rs.format.six_dof
+    p_pose = tracking.add_pose_stream(ps)
+    tracking.add_option(rs.option.enable_pose_jumping, rs.option_range(0, 1, 1, 1), True)
+    recorder = rs.recorder(path, dev)
+    queue = rs.frame_queue(100000)
+    tracking.open(p_pose)
+    tracking.start(queue)
+    for i in range(frames):
+        f = rs.software_pose_frame()
+        d = rs.pose_frame_data() if hasattr(rs, 'pose_frame_data') else None
+        pose = rs.pose()
+        pose.translation = rs.vector()
+        pose.translation.x, pose.translation.y, pose.translation.z = 0.01 * i, -0.02 * i, 0.5
+        pose.rotation = rs.quaternion()
+        pose.rotation.x, pose.rotation.y, pose.rotation.z, pose.rotation.w = 0.0, 0.0, 0.6, 0.8
+        pose.velocity = rs.vector()
+        pose.velocity.x, pose.velocity.y, pose.velocity.z = 2.0, -4.0, 0.0
+        pose.acceleration = rs.vector()
+        pose.acceleration.x, pose.acceleration.y, pose.acceleration.z = 0.1, 0.2, 0.3 + i
+        pose.angular_velocity = rs.vector()
+        pose.angular_velocity.x, pose.angular_velocity.y, pose.angular_velocity.z = 0.0, 0.0, 0.25
+        pose.angular_acceleration = rs.vector()
+        pose.angular_acceleration.x, pose.angular_acceleration.y, pose.angular_acceleration.z = 0.0, 0.5, 0.0
+        pose.tracker_confidence, pose.mapper_confidence = 3, 1 + i % 3
+        f.data = pose
+        f.timestamp, f.domain, f.frame_number = T0 + i * 5.0, rs.timestamp_domain.hardware_clock, i + 1
+        f.profile = p_pose.as_pose_stream_profile() if hasattr(p_pose, 'as_pose_stream_profile') else p_pose
+        tracking.on_pose_frame(f)
+        time.sleep(0.005)
+    time.sleep(0.5)
+    tracking.stop()
+    tracking.close()
+    del recorder
+
+
 def ename(e):
     """An SDK enum's name (`.name` is shadowed: `rs.camera_info.name` is a member)."""
     return str(e).split('.')[-1]
@@ -317,6 +360,14 @@ def dump(path):
         elif f.is_motion_frame():
             d = f.as_motion_frame().get_motion_data()
             item['xyz'] = [d.x, d.y, d.z]
+        elif f.is_pose_frame():
+            d = f.as_pose_frame().get_pose_data()
+            v = lambda x: [x.x, x.y, x.z]  # noqa: E731
+            item['pose'] = {'translation': v(d.translation), 'velocity': v(d.velocity),
+                            'acceleration': v(d.acceleration), 'angular_velocity': v(d.angular_velocity),
+                            'angular_acceleration': v(d.angular_acceleration),
+                            'rotation': [d.rotation.x, d.rotation.y, d.rotation.z, d.rotation.w],
+                            'tracker_confidence': d.tracker_confidence, 'mapper_confidence': d.mapper_confidence}
         frames.append(item)
 
     notifications = []
@@ -362,6 +413,8 @@ if __name__ == '__main__':
         record(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30)
     elif sys.argv[1] == 'record-full':
         record_full(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30)
+    elif sys.argv[1] == 'record-pose':
+        record_pose(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 40)
     elif sys.argv[1] == 'record-hd':
         record_hd(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == 'play-speed':
