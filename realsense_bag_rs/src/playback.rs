@@ -115,7 +115,7 @@ impl PlaybackHandle {
 }
 
 fn clock_error(e: rosbag2_rs_clock::ClockError) -> RealSenseError {
-    RealSenseError::Playback(e.to_string())
+    RealSenseError::Playback(e)
 }
 
 /// Which streams to deliver: `keep(stream, index)`.

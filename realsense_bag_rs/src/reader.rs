@@ -85,6 +85,10 @@ impl Recording {
         &self.path
     }
 
+    fn codec(&self, topic: &str, source: rosbag2_rs_storage::msg::CodecError) -> RealSenseError {
+        crate::source::codec(&self.path, topic, source)
+    }
+
     fn invalid(&self, topic: &str, reason: impl Into<String>) -> RealSenseError {
         RealSenseError::Invalid {
             path: self.path.clone(),
@@ -179,7 +183,7 @@ impl Recording {
         if t.kind == TopicKind::Other {
             return Ok(());
         }
-        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+        let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
         // The rosbag2 layout packs most descriptions into one std_msgs/String.
         let packed = v.text("data").map(|s| pairs(&s));
         match (&t.kind, t.sensor, &t.stream) {
@@ -403,15 +407,13 @@ impl Recording {
                         log::debug!("{}: metadata without its frame at {} ns", m.topic, m.time);
                         continue;
                     };
-                    let v = m.view().map_err(|e| RealSenseError::Invalid {
-                        path: self.path.clone(),
-                        topic: m.topic.to_string(),
-                        reason: e,
-                    })?;
+                    let v = m
+                        .view()
+                        .map_err(|e| crate::source::codec(&self.path, &m.topic, e))?;
                     apply_metadata(frame, &v);
                 }
                 TopicKind::PoseAccel | TopicKind::PoseTwist => {
-                    let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+                    let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
                     let Some(Payload::Pose(pose)) = self
                         .pending
                         .as_mut()
@@ -439,7 +441,7 @@ impl Recording {
                     }
                 }
                 TopicKind::PoseTransform => {
-                    let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+                    let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
                     let q = v.message("rotation");
                     let q = |n| q.and_then(|q| q.number(n)).unwrap_or(0.0);
                     let frame = Frame {
@@ -486,7 +488,7 @@ impl Recording {
         {
             return Ok(None);
         }
-        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+        let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
         let change = |name: String, value: Option<f64>| match value {
             Some(value) => Ok(Some(Event::Option(OptionChange {
                 sensor,
@@ -557,7 +559,7 @@ impl Recording {
                 stream,
             });
         }
-        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+        let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
         let header = v.message("header");
         // ROS 1 `time` or builtin_interfaces/Time: the device timestamp.
         let timestamp_ms = match header.and_then(|h| h.field("stamp")) {
@@ -595,8 +597,13 @@ impl Recording {
         };
         if let Some(format) = v.text("format") {
             // rosbag2 layout: a CompressedImage holding a PNG.
-            return crate::png::decode(&format, data, profile)
-                .map_err(|e| self.invalid(&m.topic, e));
+            return crate::png::decode(&format, data, profile).map_err(|source| {
+                RealSenseError::Image {
+                    path: self.path.clone(),
+                    topic: m.topic.to_string(),
+                    source,
+                }
+            });
         }
         let encoding = v.text("encoding").unwrap_or_default();
         Ok(Payload::Video {
@@ -791,6 +798,40 @@ mod tests {
         assert_eq!(lookup(&p, "fps"), Some("30"));
         assert_eq!(floats(lookup(&p, "coeffs").unwrap()), [0.1, 0.2]);
         assert_eq!(lookup(&p, "none"), None);
+    }
+
+    #[test]
+    fn a_message_that_does_not_decode_is_a_codec_error_with_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("short.bag");
+        let mut w = BagWriter::create(&path, WriterOptions::default()).unwrap();
+        let id = w.add_connection(Connection {
+            id: 0,
+            topic: "/file_version".into(),
+            type_name: "std_msgs/UInt32".into(),
+            md5sum: "304a39449588c7f8ce2df6e8001c5fce".into(),
+            message_definition: "uint32 data\n".into(),
+            callerid: None,
+            latching: false,
+        });
+        w.write(id, 1, &[4, 0]).unwrap(); // two bytes of a four-byte number
+        w.finish().unwrap();
+        let e = Recording::open(&path).err().unwrap();
+        assert!(
+            matches!(&e, RealSenseError::Codec { topic, .. } if topic == "/file_version"),
+            "{e:?}"
+        );
+        let source = std::error::Error::source(&e).unwrap();
+        assert!(
+            matches!(
+                source
+                    .downcast_ref::<Box<rosbag2_rs_storage::msg::CodecError>>()
+                    .map(|b| &**b),
+                Some(rosbag2_rs_storage::msg::CodecError::Decode { .. })
+            ),
+            "{source:?}"
+        );
+        assert!(e.to_string().contains("short.bag"), "{e}");
     }
 
     #[test]

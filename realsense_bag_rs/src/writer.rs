@@ -186,11 +186,7 @@ impl RecordingWriter {
         for (name, _, text) in TYPES {
             let mut reg = Registry::new();
             reg.parse_concatenated(name, text, Dialect::Ros1)
-                .map_err(|e| RealSenseError::Invalid {
-                    path: path.to_path_buf(),
-                    topic: name.to_string(),
-                    reason: e.to_string(),
-                })?;
+                .map_err(|e| crate::source::codec(path, name, e))?;
             let index = reg.index_of(name).unwrap_or_default();
             types.insert(*name, (reg, index));
         }
@@ -203,14 +199,6 @@ impl RecordingWriter {
         };
         writer.write_description()?;
         Ok(writer)
-    }
-
-    fn invalid(&self, topic: &str, reason: impl Into<String>) -> RealSenseError {
-        RealSenseError::Invalid {
-            path: self.path.clone(),
-            topic: topic.to_string(),
-            reason: reason.into(),
-        }
     }
 
     /// Writes one message of `type_name`, built by `fill` from the type's zero value.
@@ -237,10 +225,10 @@ impl RecordingWriter {
         let mut value = reg.default_value(*index);
         for (path, v) in fill {
             reg.set(*index, &mut value, path, v.clone())
-                .map_err(|e| self.invalid(topic, e.to_string()))?;
+                .map_err(|e| crate::source::codec(&self.path, topic, e))?;
         }
-        let mut bytes =
-            encode_ros1_at(reg, *index, &value).map_err(|e| self.invalid(topic, e.to_string()))?;
+        let mut bytes = encode_ros1_at(reg, *index, &value)
+            .map_err(|e| crate::source::codec(&self.path, topic, e))?;
         bytes.extend_from_slice(tail);
         let id = match self.connections.get(topic) {
             Some(&id) => id,
