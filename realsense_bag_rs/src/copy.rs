@@ -325,6 +325,17 @@ pub fn copy_recording(
                 }
                 n.recorded_ns -= shift;
             }
+            Event::Log(_) if !options.topics.matches("/log") => continue,
+            Event::Log(l) => l.recorded_ns -= shift,
+            Event::Time(t) => {
+                if !options
+                    .topics
+                    .matches(&format!("/device_0/sensor_{}/time", t.sensor))
+                {
+                    continue;
+                }
+                t.recorded_ns -= shift;
+            }
         }
         writer.write_event(&event)?;
         report.messages += 1;

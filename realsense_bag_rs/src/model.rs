@@ -95,8 +95,35 @@ pub struct Notification {
     pub recorded_ns: i64,
 }
 
-/// What a recording holds in time order: frames, and the option changes and notifications
-/// between them.
+/// A line of the recording's log (`/log`, `rosgraph_msgs/Log`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogMessage {
+    /// Severity (`rosgraph_msgs/Log` levels: 1 debug, 2 info, 4 warn, 8 error, 16 fatal).
+    pub level: u8,
+    /// Who logged it.
+    pub name: String,
+    /// The text.
+    pub msg: String,
+    /// File time, ns.
+    pub recorded_ns: i64,
+}
+
+/// A sample of a sensor's time stream (`/device_<d>/sensor_<s>/time`,
+/// `sensor_msgs/TimeReference`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TimeSample {
+    /// Sensor index.
+    pub sensor: u32,
+    /// The sensor's time, ns.
+    pub time_ref_ns: i64,
+    /// The time source's name.
+    pub source: String,
+    /// File time, ns.
+    pub recorded_ns: i64,
+}
+
+/// What a recording holds in time order: frames, and the option changes, notifications, log
+/// lines and time samples between them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// A frame.
@@ -105,6 +132,10 @@ pub enum Event {
     Option(OptionChange),
     /// A notification.
     Notification(Notification),
+    /// A log line.
+    Log(LogMessage),
+    /// A sample of a sensor's time stream.
+    Time(TimeSample),
 }
 
 impl Event {
@@ -114,6 +145,8 @@ impl Event {
             Self::Frame(f) => f.recorded_ns,
             Self::Option(o) => o.recorded_ns,
             Self::Notification(n) => n.recorded_ns,
+            Self::Log(l) => l.recorded_ns,
+            Self::Time(t) => t.recorded_ns,
         }
     }
 }

@@ -256,7 +256,7 @@ impl Playback {
                         .lock()
                         .insert((change.sensor, change.name.clone()), change.value);
                 }
-                Event::Notification(_) => {}
+                Event::Notification(_) | Event::Log(_) | Event::Time(_) => {}
             }
             return Ok(Some(event));
         }

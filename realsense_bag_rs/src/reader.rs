@@ -349,6 +349,8 @@ impl Recording {
                     | TopicKind::OptionValue(_)
                     | TopicKind::Property
                     | TopicKind::Notification(_)
+                    | TopicKind::Log
+                    | TopicKind::TimeStream
             )
         })
     }
@@ -475,11 +477,37 @@ impl Recording {
         Ok(self.pending.take().map(Event::Frame))
     }
 
-    /// An option change or a notification, from a message after the description.
+    /// An option change, a notification, a log line or a time sample, from a message after
+    /// the description.
     fn state_event(&self, m: &Decoded, t: &topic::Topic) -> Result<Option<Event>, RealSenseError> {
+        if t.kind == TopicKind::Log {
+            let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
+            return Ok(Some(Event::Log(LogMessage {
+                level: v.number("level").unwrap_or(0.0) as u8,
+                name: v.text("name").unwrap_or_default(),
+                msg: v.text("msg").unwrap_or_default(),
+                recorded_ns: m.time,
+            })));
+        }
         let Some(sensor) = t.sensor else {
             return Ok(None);
         };
+        if t.kind == TopicKind::TimeStream {
+            let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
+            let time_ref_ns = match v.field("time_ref") {
+                Some(Value::Time { sec, nsec }) => *sec as i64 * 1_000_000_000 + *nsec as i64,
+                _ => v.message("time_ref").map_or(0, |s| {
+                    s.number("sec").unwrap_or(0.0) as i64 * 1_000_000_000
+                        + s.number("nanosec").unwrap_or(0.0) as i64
+                }),
+            };
+            return Ok(Some(Event::Time(TimeSample {
+                sensor,
+                time_ref_ns,
+                source: v.text("source").unwrap_or_default(),
+                recorded_ns: m.time,
+            })));
+        }
         if m.time <= DESCRIPTION_TIME_NS
             || !matches!(
                 t.kind,

@@ -65,6 +65,16 @@ const TYPES: &[(&str, &str, &str)] = &[
         include_str!("../msgs/realsense_msgs__Notification.msg"),
     ),
     (
+        "rosgraph_msgs/Log",
+        "acffd30cd6b6de30f120938c17c593fb",
+        include_str!("../msgs/rosgraph_msgs__Log.msg"),
+    ),
+    (
+        "sensor_msgs/TimeReference",
+        "fded64a0265108ba86c3d38fb11c0c16",
+        include_str!("../msgs/sensor_msgs__TimeReference.msg"),
+    ),
+    (
         "geometry_msgs/Accel",
         "9f195f881246fdfa2798d1d3eebca84a",
         include_str!("../msgs/geometry_msgs__Accel.msg"),
@@ -563,6 +573,31 @@ impl RecordingWriter {
             Event::Frame(f) => self.write_frame(f),
             Event::Option(o) => self.write_option(o),
             Event::Notification(n) => self.write_notification(n),
+            Event::Log(l) => self.put(
+                "/log",
+                "rosgraph_msgs/Log",
+                l.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+                &[
+                    ("level", Value::UInt8(l.level)),
+                    ("name", Value::string(&l.name)),
+                    ("msg", Value::string(&l.msg)),
+                ],
+            ),
+            Event::Time(t) => self.put(
+                &format!("/device_0/sensor_{}/time", t.sensor),
+                "sensor_msgs/TimeReference",
+                t.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+                &[
+                    (
+                        "time_ref",
+                        Value::Time {
+                            sec: t.time_ref_ns.div_euclid(1_000_000_000) as u32,
+                            nsec: t.time_ref_ns.rem_euclid(1_000_000_000) as u32,
+                        },
+                    ),
+                    ("source", Value::string(&t.source)),
+                ],
+            ),
         }
     }
 

@@ -126,6 +126,7 @@ fn the_reader_gives_each_options_history_and_its_changes_as_events() {
             Event::Frame(f) => format!("frame {}", f.number),
             Event::Option(o) => format!("{}={}", o.name, o.value),
             Event::Notification(n) => n.category,
+            other => format!("{other:?}"),
         });
     }
     assert_eq!(

@@ -176,7 +176,16 @@ fn record(path: &std::path::Path) {
             &format!("{s}/time"),
             "sensor_msgs/TimeReference",
             t,
-            &[("source", Value::string("tracking"))],
+            &[
+                ("source", Value::string("tracking")),
+                (
+                    "time_ref",
+                    Value::Time {
+                        sec: 1_732_000_000,
+                        nsec: 123_456_789 + k as u32,
+                    },
+                ),
+            ],
         );
     }
     bag.put(
@@ -230,14 +239,52 @@ fn topic_kinds_of_the_file_format_are_read() {
     // Pose frames with their metadata; the property change as an event at its time.
     let mut frames = Vec::new();
     let mut changes = Vec::new();
+    let mut others = Vec::new();
+    let mut events = Vec::new();
     while let Some(e) = rec.next_event().unwrap() {
+        events.push(e.clone());
         match e {
             Event::Frame(f) => frames.push(f),
             Event::Option(o) => changes.push((o.name, o.value, frames.len())),
-            Event::Notification(_) => {}
+            other => others.push(other),
         }
     }
     assert_eq!(changes, vec![("Exposure".to_string(), 999.0, 4)]);
+    // The sensor's time stream and the log.
+    let times: Vec<&TimeSample> = others
+        .iter()
+        .filter_map(|e| match e {
+            Event::Time(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(times.len(), 10);
+    assert!(times
+        .iter()
+        .all(|t| t.source == "tracking" && t.sensor == 0));
+    assert_eq!(
+        others.iter().find(|e| matches!(e, Event::Log(_))),
+        Some(&Event::Log(LogMessage {
+            level: 2,
+            name: String::new(),
+            msg: "relocalized".into(),
+            recorded_ns: 41 * MS,
+        }))
+    );
+    // Written back through the model, read again: the same events.
+    let again = dir.path().join("again.bag");
+    let mut w = RecordingWriter::create(&again, &device, Default::default()).unwrap();
+    for e in &events {
+        w.write_event(e).unwrap();
+    }
+    w.finish().unwrap();
+    let mut back = Recording::open(&again).unwrap();
+    assert_eq!(back.device().additional_info, device.additional_info);
+    let mut events_back = Vec::new();
+    while let Some(e) = back.next_event().unwrap() {
+        events_back.push(e);
+    }
+    assert_eq!(events_back, events);
     assert_eq!(frames.len(), 10);
     for (k, f) in frames.iter().enumerate() {
         let x = k as f64;
