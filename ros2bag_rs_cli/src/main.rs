@@ -414,6 +414,13 @@ fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
     for stream in &report.dropped_streams {
         log::info!("{stream}: not selected, left out");
     }
+    if report.frames == 0 {
+        log::warn!(
+            "{}: no frame in the selected time window and streams: the copy holds the device \
+             description only",
+            input.display()
+        );
+    }
     println!(
         "wrote {} frames ({} messages) to {}",
         report.frames,
