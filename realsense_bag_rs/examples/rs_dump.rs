@@ -92,6 +92,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 v["format"] = json!(format);
                 v["xyz"] = json!(xyz);
             }
+            realsense_bag_rs::Payload::Pose(p) => {
+                // pyrealsense2 names RS2_FORMAT_6DOF `six_dof`.
+                v["format"] = json!("six_dof");
+                v["pose"] = json!({
+                    "translation": p.translation, "rotation": p.rotation, "velocity": p.velocity,
+                    "angular_velocity": p.angular_velocity, "acceleration": p.acceleration,
+                    "angular_acceleration": p.angular_acceleration,
+                    "tracker_confidence": p.tracker_confidence, "mapper_confidence": p.mapper_confidence,
+                });
+            }
         }
         frames.push(v);
     }

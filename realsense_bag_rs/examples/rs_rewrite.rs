@@ -1,5 +1,6 @@
 //! Reads a RealSense recording (either format) and writes it again as a ROS 1 `.bag` with
-//! `RecordingWriter`: the SDK should play the copy exactly as the original.
+//! `RecordingWriter` (frames, option changes, notifications): the SDK should play the copy
+//! exactly as the original.
 //!
 //! `cargo run -p realsense_bag_rs --example rs_rewrite -- IN OUT.bag [lz4|none]`
 
@@ -24,8 +25,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &rec.device().clone(),
         compression,
     )?;
-    while let Some(frame) = rec.next_frame()? {
-        out.write_frame(&frame)?;
+    while let Some(event) = rec.next_event()? {
+        out.write_event(&event)?;
     }
     out.finish()?;
     Ok(())

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rosbag2_rs_storage::msg::{encode_cdr_at, CdrHeader, Dialect, Registry, Value};
+use rosbag2_rs_storage::msg::{encode_cdr_at, CdrHeader, CodecError, Dialect, Registry, Value};
 use rosbag2_rs_storage::qos::{Durability, History, QosProfile};
 use rosbag2_rs_storage::{
     BagMetadata, BagWriter, BagWriterOptions, MessageDefinition, MessageDefinitionCache,
@@ -52,13 +52,14 @@ struct Types {
 }
 
 impl Types {
-    fn new() -> Result<Self, String> {
+    fn new() -> Result<Self, CodecError> {
         let mut cache = MessageDefinitionCache::new();
         let mut by_name = HashMap::new();
         for name in [
             "sensor_msgs/msg/Image",
             "sensor_msgs/msg/CameraInfo",
             "sensor_msgs/msg/Imu",
+            "nav_msgs/msg/Odometry",
             "tf2_msgs/msg/TFMessage",
             METADATA_TYPE,
         ] {
@@ -77,22 +78,22 @@ impl Types {
                 cache.definition(name)
             };
             let mut reg = Registry::new();
-            reg.parse_concatenated(name, &def.encoded_message_definition, Dialect::Ros2)
-                .map_err(|e| e.to_string())?;
-            let index = reg.index_of(name).ok_or("type missing")?;
+            reg.parse_concatenated(name, &def.encoded_message_definition, Dialect::Ros2)?;
+            let index = reg
+                .index_of(name)
+                .ok_or_else(|| CodecError::Missing(name.to_string()))?;
             by_name.insert(name.to_string(), (reg, index, def));
         }
         Ok(Self { by_name })
     }
 
-    fn encode(&self, name: &str, fill: &[(&str, Value)]) -> Result<Vec<u8>, String> {
+    fn encode(&self, name: &str, fill: &[(&str, Value)]) -> Result<Vec<u8>, CodecError> {
         let (reg, index, _) = &self.by_name[name];
         let mut value = reg.default_value(*index);
         for (path, v) in fill {
-            reg.set(*index, &mut value, path, v.clone())
-                .map_err(|e| e.to_string())?;
+            reg.set(*index, &mut value, path, v.clone())?;
         }
-        encode_cdr_at(reg, *index, &value, CdrHeader::default()).map_err(|e| e.to_string())
+        encode_cdr_at(reg, *index, &value, CdrHeader::default())
     }
 }
 
@@ -127,15 +128,8 @@ fn f64s(values: &[f64]) -> Value {
 pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, RealSenseError> {
     let mut rec = Recording::open(input)?;
     let device = rec.device().clone();
-    let types = Types::new().map_err(|e| RealSenseError::Missing {
-        path: input.to_path_buf(),
-        what: format!("the ROS 2 message definitions: {e}"),
-    })?;
-    let fail = |topic: &str, e: String| RealSenseError::Invalid {
-        path: input.to_path_buf(),
-        topic: topic.to_string(),
-        reason: e,
-    };
+    let fail = |topic: &str, e: CodecError| crate::source::codec(input, topic, e);
+    let types = Types::new().map_err(|e| fail("", e))?;
     let mut writer = BagWriter::create(output)?;
     let mut created: HashMap<String, Arc<str>> = HashMap::new();
     let mut topic = |writer: &mut BagWriter,
@@ -187,7 +181,12 @@ pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, Re
         for (parent, child, t) in &transforms {
             let ts = reg
                 .index_of("geometry_msgs/TransformStamped")
-                .ok_or_else(|| fail("/tf_static", "no TransformStamped".into()))?;
+                .ok_or_else(|| {
+                    fail(
+                        "/tf_static",
+                        CodecError::Missing("geometry_msgs/TransformStamped".into()),
+                    )
+                })?;
             let mut item = reg.default_value(ts);
             let q = crate::writer::quaternion(&t.rotation);
             let mut fill = header("", 0.0, parent);
@@ -202,14 +201,14 @@ pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, Re
             fill.push(("transform.rotation.w".into(), Value::Float64(q[3])));
             for (path, v) in fill {
                 reg.set(ts, &mut item, &path, v)
-                    .map_err(|e| fail("/tf_static", e.to_string()))?;
+                    .map_err(|e| fail("/tf_static", e))?;
             }
             items.push(item);
         }
         reg.set(*index, &mut value, "transforms", Value::Array(items))
-            .map_err(|e| fail("/tf_static", e.to_string()))?;
+            .map_err(|e| fail("/tf_static", e))?;
         let data = encode_cdr_at(reg, *index, &value, CdrHeader::default())
-            .map_err(|e| fail("/tf_static", e.to_string()))?;
+            .map_err(|e| fail("/tf_static", e))?;
         let t = topic(
             &mut writer,
             "/tf_static".into(),
@@ -304,6 +303,32 @@ pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, Re
                     "sensor_msgs/msg/Imu",
                     types
                         .encode("sensor_msgs/msg/Imu", &fill)
+                        .map_err(|e| fail(&ns, e))?,
+                ));
+            }
+            Payload::Pose(p) => {
+                // As realsense2_camera publishes a tracking camera's pose: nav_msgs/Odometry on
+                // `pose/sample`, from `odom_frame` to the pose frame.
+                let mut fill = header("", frame.timestamp_ms, "odom_frame");
+                fill.push(("child_frame_id".into(), Value::string("camera_pose_frame")));
+                let parts: [(&str, &[f64]); 4] = [
+                    ("pose.pose.position", &p.translation),
+                    ("pose.pose.orientation", &p.rotation),
+                    ("twist.twist.linear", &p.velocity),
+                    ("twist.twist.angular", &p.angular_velocity),
+                ];
+                for (prefix, values) in parts {
+                    for (axis, v) in ["x", "y", "z", "w"].iter().zip(values) {
+                        fill.push((format!("{prefix}.{axis}"), Value::Float64(*v)));
+                    }
+                }
+                let fill: Vec<(&str, Value)> =
+                    fill.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+                out.push((
+                    format!("{ns}/sample"),
+                    "nav_msgs/msg/Odometry",
+                    types
+                        .encode("nav_msgs/msg/Odometry", &fill)
                         .map_err(|e| fail(&ns, e))?,
                 ));
             }
@@ -402,8 +427,9 @@ struct CameraMessage<'a> {
 }
 
 fn camera_topics(
+    path: &Path,
     reader: &rosbag2_rs_storage::SequentialReader,
-) -> Result<HashMap<String, CameraTopic>, String> {
+) -> Result<HashMap<String, CameraTopic>, RealSenseError> {
     let mut cache = MessageDefinitionCache::new();
     let mut topics = HashMap::new();
     for t in reader.topics() {
@@ -417,7 +443,7 @@ fn camera_topics(
         let def = reader.message_definition(type_name, &mut cache);
         let mut reg = Registry::new();
         reg.parse_concatenated(type_name, &def.encoded_message_definition, Dialect::Ros2)
-            .map_err(|e| format!("{}: {e}", t.topic_metadata.name))?;
+            .map_err(|e| crate::source::codec(path, &t.topic_metadata.name, e))?;
         let index = reg.index_of(type_name).unwrap_or_default();
         let streams = stream_of(&t.topic_metadata.name, kind == CameraKind::Imu);
         topics.insert(
@@ -594,7 +620,7 @@ pub fn from_ros2(
         reason,
     };
     let mut reader = rosbag2_rs_storage::SequentialReader::open_many(inputs)?;
-    let topics = camera_topics(&reader).map_err(|e| invalid("", e))?;
+    let topics = camera_topics(&path, &reader)?;
     if !topics.values().any(|t| t.kind != CameraKind::CameraInfo) {
         return Err(RealSenseError::Missing {
             path,
@@ -609,6 +635,7 @@ pub fn from_ros2(
             ("Serial Number".into(), "0".into()),
         ],
         sensors: Vec::new(),
+        additional_info: Vec::new(),
     };
     // First pass: the description, and per stream the first and last device timestamp (ms)
     // and the frame count, for its fps.
@@ -618,7 +645,7 @@ pub fn from_ros2(
             continue;
         };
         let (value, _) = decode_cdr_at(&topic.reg, topic.index, &msg.data)
-            .map_err(|e| invalid(&msg.topic, e.to_string()))?;
+            .map_err(|e| crate::source::codec(&path, &msg.topic, e))?;
         let m = decode(topic, &value);
         for &(stream, index) in &topic.streams {
             describe(&m, topic.kind, profile_mut(&mut device, stream, index));
@@ -651,7 +678,7 @@ pub fn from_ros2(
             continue;
         }
         let (value, _) = decode_cdr_at(&topic.reg, topic.index, &msg.data)
-            .map_err(|e| invalid(&msg.topic, e.to_string()))?;
+            .map_err(|e| crate::source::codec(&path, &msg.topic, e))?;
         let m = decode(topic, &value);
         for &(stream, index) in &topic.streams {
             let Some(profile) = device.profile(stream, index) else {

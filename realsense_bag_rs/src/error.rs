@@ -18,9 +18,31 @@ pub enum RealSenseError {
         /// What is wrong.
         reason: String,
     },
+    /// A message that does not decode (or encode) as its type says.
+    #[error("{path}: topic '{topic}': {source}")]
+    Codec {
+        /// The recording.
+        path: PathBuf,
+        /// The topic.
+        topic: String,
+        /// What the codec found.
+        #[source]
+        source: Box<rosbag2_rs_storage::msg::CodecError>,
+    },
+    /// An image of the rosbag2 layout (a PNG) that does not decode.
+    #[error("{path}: topic '{topic}': {source}")]
+    Image {
+        /// The recording.
+        path: PathBuf,
+        /// The topic.
+        topic: String,
+        /// What is wrong with the image.
+        #[source]
+        source: ImageError,
+    },
     /// A playback control was refused (an invalid speed, say).
     #[error("playback: {0}")]
-    Playback(String),
+    Playback(#[source] rosbag2_rs_clock::ClockError),
     /// Something every recording has is missing.
     #[error("{path}: not a RealSense recording: {what}")]
     Missing {
@@ -29,4 +51,15 @@ pub enum RealSenseError {
         /// What is missing.
         what: String,
     },
+}
+
+/// Why a compressed image of the rosbag2 layout does not decode.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// A `compressedDepth` image shorter than its 12-byte header.
+    #[error("compressedDepth image shorter than its header")]
+    Truncated,
+    /// The PNG itself.
+    #[error("PNG: {0}")]
+    Png(#[from] png::DecodingError),
 }

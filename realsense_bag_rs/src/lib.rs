@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bridge;
+mod copy;
 mod error;
 mod model;
 mod playback;
@@ -30,6 +31,7 @@ mod source;
 pub mod topic;
 mod writer;
 
+pub use copy::{copy_bag, copy_recording, CopyOptions, CopyReport, DESCRIPTION_TIME_NS};
 pub use error::RealSenseError;
 pub use model::*;
 pub use playback::{Playback, PlaybackHandle, Status};

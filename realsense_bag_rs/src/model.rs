@@ -11,6 +11,8 @@ pub struct Device {
     pub info: Vec<(String, String)>,
     /// The sensors, by index.
     pub sensors: Vec<Sensor>,
+    /// `/additional_info`: free key-value pairs about the file (program, version, ...).
+    pub additional_info: Vec<(String, String)>,
 }
 
 /// One sensor of the device.
@@ -45,6 +47,108 @@ pub struct SensorOption {
     pub value: f32,
     /// Its description.
     pub description: String,
+    /// The values it took during the recording after the start, in time order: (file time in
+    /// ns, value), as the SDK's recorder writes them when an option is set while recording.
+    pub history: Vec<(i64, f32)>,
+}
+
+impl SensorOption {
+    /// Its value at file time `time_ns`: the last change at or before it, or the start value.
+    pub fn value_at(&self, time_ns: i64) -> f32 {
+        self.history
+            .iter()
+            .take_while(|(t, _)| *t <= time_ns)
+            .last()
+            .map_or(self.value, |(_, v)| *v)
+    }
+}
+
+/// An option set while recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionChange {
+    /// Sensor index.
+    pub sensor: u32,
+    /// Option name (`Exposure`).
+    pub name: String,
+    /// Its new value.
+    pub value: f32,
+    /// File time of the change, ns.
+    pub recorded_ns: i64,
+}
+
+/// A notification a sensor raised while recording (`realsense_msgs/Notification`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Notification {
+    /// Sensor index.
+    pub sensor: u32,
+    /// Category as the SDK spells it (`Frame Corrupted`).
+    pub category: String,
+    /// Severity as the SDK spells it (`Warn`).
+    pub severity: String,
+    /// What happened.
+    pub description: String,
+    /// Its own timestamp (ROS time, ns).
+    pub timestamp_ns: i64,
+    /// The data the sensor attached.
+    pub serialized_data: String,
+    /// File time, ns.
+    pub recorded_ns: i64,
+}
+
+/// A line of the recording's log (`/log`, `rosgraph_msgs/Log`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogMessage {
+    /// Severity (`rosgraph_msgs/Log` levels: 1 debug, 2 info, 4 warn, 8 error, 16 fatal).
+    pub level: u8,
+    /// Who logged it.
+    pub name: String,
+    /// The text.
+    pub msg: String,
+    /// File time, ns.
+    pub recorded_ns: i64,
+}
+
+/// A sample of a sensor's time stream (`/device_<d>/sensor_<s>/time`,
+/// `sensor_msgs/TimeReference`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TimeSample {
+    /// Sensor index.
+    pub sensor: u32,
+    /// The sensor's time, ns.
+    pub time_ref_ns: i64,
+    /// The time source's name.
+    pub source: String,
+    /// File time, ns.
+    pub recorded_ns: i64,
+}
+
+/// What a recording holds in time order: frames, and the option changes, notifications, log
+/// lines and time samples between them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A frame.
+    Frame(Frame),
+    /// An option set while recording.
+    Option(OptionChange),
+    /// A notification.
+    Notification(Notification),
+    /// A log line.
+    Log(LogMessage),
+    /// A sample of a sensor's time stream.
+    Time(TimeSample),
+}
+
+impl Event {
+    /// File time, ns.
+    pub fn recorded_ns(&self) -> i64 {
+        match self {
+            Self::Frame(f) => f.recorded_ns,
+            Self::Option(o) => o.recorded_ns,
+            Self::Notification(n) => n.recorded_ns,
+            Self::Log(l) => l.recorded_ns,
+            Self::Time(t) => t.recorded_ns,
+        }
+    }
 }
 
 /// A stream the sensor recorded.
@@ -170,6 +274,17 @@ pub struct Extrinsics {
 }
 
 impl Device {
+    /// The device as at file time `time_ns`: every option at its value then, with only the
+    /// later changes left in its history (what a recording cut there starts with).
+    pub fn at(&self, time_ns: i64) -> Device {
+        let mut device = self.clone();
+        for o in device.sensors.iter_mut().flat_map(|s| &mut s.options) {
+            o.value = o.value_at(time_ns);
+            o.history.retain(|(t, _)| *t > time_ns);
+        }
+        device
+    }
+
     /// The profile of stream `stream` (lower case) with index `index`.
     pub fn profile(&self, stream: &str, index: u32) -> Option<&StreamProfile> {
         self.sensors
@@ -231,6 +346,31 @@ pub enum Payload {
         /// x, y, z (m/s² or rad/s).
         xyz: [f64; 3],
     },
+    /// A 6DoF pose sample (`rs2_pose`).
+    Pose(Pose),
+}
+
+/// A 6DoF pose frame: where the device is, how it moves, and how sure the tracker is. The SDK
+/// records it as a `geometry_msgs/Transform`, `Twist` and `Accel` at the same time and the
+/// confidences as metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Pose {
+    /// Position, metres.
+    pub translation: [f64; 3],
+    /// Orientation, a unit quaternion (x, y, z, w).
+    pub rotation: [f64; 4],
+    /// Velocity, m/s.
+    pub velocity: [f64; 3],
+    /// Angular velocity, rad/s.
+    pub angular_velocity: [f64; 3],
+    /// Acceleration, m/s².
+    pub acceleration: [f64; 3],
+    /// Angular acceleration, rad/s².
+    pub angular_acceleration: [f64; 3],
+    /// Tracker confidence (0 failed, 1 low, 2 medium, 3 high).
+    pub tracker_confidence: u32,
+    /// Mapper confidence (0 failed, 1 low, 2 medium, 3 high).
+    pub mapper_confidence: u32,
 }
 
 /// The ROS image encodings the SDK writes, to `rs2_format` names, as the SDK maps them (16-bit
@@ -254,6 +394,7 @@ pub fn encoding_for_format(format: &str) -> String {
         "y16" => "16UC1".into(),
         "raw8" => "mono8".into(),
         "yuyv" => "yuv422".into(),
+        "6dof" => "6DOF".into(),
         "rgb8" | "bgr8" | "rgba8" | "bgra8" => format.into(),
         other => other.to_ascii_uppercase(),
     }

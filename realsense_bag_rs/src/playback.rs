@@ -4,6 +4,7 @@
 //! the SDK's, it never drops or repeats a frame: the consumer pulls, and the clock decides only
 //! *when* the next frame is handed over.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use parking_lot::Mutex;
 use rosbag2_rs_clock::{Duration, PlayerClock, Time};
 
 use crate::error::RealSenseError;
-use crate::model::Frame;
+use crate::model::{Device, Event, Frame};
 use crate::reader::Recording;
 
 /// Where playback stands.
@@ -30,6 +31,21 @@ struct Shared {
     seek: Mutex<Option<i64>>,
     stopped: AtomicBool,
     position: Mutex<i64>,
+    /// Each option's value as playback stands: (sensor, name) → value.
+    options: Mutex<HashMap<(u32, String), f32>>,
+}
+
+/// Every option of `device` at its value at file time `time_ns`.
+fn option_values(device: &Device, time_ns: i64) -> HashMap<(u32, String), f32> {
+    device
+        .sensors
+        .iter()
+        .flat_map(|s| {
+            s.options
+                .iter()
+                .map(move |o| ((s.index, o.name.clone()), o.value_at(time_ns)))
+        })
+        .collect()
 }
 
 /// Controls a [`Playback`] from any thread.
@@ -75,6 +91,17 @@ impl PlaybackHandle {
         self.end_ns - self.start_ns
     }
 
+    /// The value option `name` of sensor `sensor` has at the playback position: its recorded
+    /// value at the start, then each recorded change once playback reaches it (the SDK's
+    /// playback sensors do the same).
+    pub fn option(&self, sensor: u32, name: &str) -> Option<f32> {
+        self.shared
+            .options
+            .lock()
+            .get(&(sensor, name.to_string()))
+            .copied()
+    }
+
     /// Playing, paused or stopped.
     pub fn status(&self) -> Status {
         if self.shared.stopped.load(Ordering::SeqCst) {
@@ -88,7 +115,7 @@ impl PlaybackHandle {
 }
 
 fn clock_error(e: rosbag2_rs_clock::ClockError) -> RealSenseError {
-    RealSenseError::Playback(e.to_string())
+    RealSenseError::Playback(e)
 }
 
 /// Which streams to deliver: `keep(stream, index)`.
@@ -111,12 +138,14 @@ impl Playback {
     /// [`Recording::time_range`]'s first value).
     pub fn new(recording: Recording, clock: Arc<dyn PlayerClock>) -> Self {
         let (start_ns, end_ns) = recording.time_range();
+        let options = option_values(recording.device(), start_ns);
         Self {
             recording,
             handle: PlaybackHandle {
                 clock,
                 shared: Arc::new(Shared {
                     position: Mutex::new(start_ns),
+                    options: Mutex::new(options),
                     ..Shared::default()
                 }),
                 start_ns,
@@ -153,6 +182,8 @@ impl Playback {
         match target {
             Some(t) => {
                 self.recording.seek(t)?;
+                // Options as they were just before the target: later changes come as events.
+                *self.handle.shared.options.lock() = option_values(self.recording.device(), t - 1);
                 self.handle.shared.stopped.store(false, Ordering::SeqCst);
                 Ok(true)
             }
@@ -162,14 +193,14 @@ impl Playback {
 
     /// Waits until `frame` is due (real time) or until not paused (non-real time). False when a
     /// seek came first: the frame is then not delivered.
-    fn wait_for(&self, frame: &Frame) -> bool {
+    fn wait_for(&self, recorded_ns: i64) -> bool {
         let clock = &self.handle.clock;
         loop {
             if self.handle.shared.seek.lock().is_some() {
                 return false;
             }
             if self.real_time {
-                if clock.sleep_until(Time::ros(frame.recorded_ns), POLL) && !clock.is_paused() {
+                if clock.sleep_until(Time::ros(recorded_ns), POLL) && !clock.is_paused() {
                     return true;
                 }
             } else if clock.is_paused() {
@@ -180,11 +211,23 @@ impl Playback {
         }
     }
 
-    /// The next frame, when it is due; `None` at the end (unless looping).
+    /// The next frame, when it is due; `None` at the end (unless looping). Option changes on
+    /// the way are applied at their time ([`PlaybackHandle::option`]).
     pub fn next_frame(&mut self) -> Result<Option<Frame>, RealSenseError> {
+        while let Some(event) = self.next_event()? {
+            if let Event::Frame(frame) = event {
+                return Ok(Some(frame));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The next frame, option change or notification, when it is due; `None` at the end
+    /// (unless looping). An option change is applied when it is handed out.
+    pub fn next_event(&mut self) -> Result<Option<Event>, RealSenseError> {
         loop {
             self.take_seek()?;
-            let Some(frame) = self.recording.next_frame()? else {
+            let Some(event) = self.recording.next_event()? else {
                 if self.looping {
                     self.handle.seek(0)?;
                     continue;
@@ -192,18 +235,30 @@ impl Playback {
                 self.handle.shared.stopped.store(true, Ordering::SeqCst);
                 return Ok(None);
             };
-            if self
-                .filter
-                .as_ref()
-                .is_some_and(|keep| !keep(&frame.stream, frame.index))
-            {
+            if let Event::Frame(frame) = &event {
+                if self
+                    .filter
+                    .as_ref()
+                    .is_some_and(|keep| !keep(&frame.stream, frame.index))
+                {
+                    continue;
+                }
+            }
+            if !self.wait_for(event.recorded_ns()) {
                 continue;
             }
-            if !self.wait_for(&frame) {
-                continue;
+            match &event {
+                Event::Frame(frame) => *self.handle.shared.position.lock() = frame.recorded_ns,
+                Event::Option(change) => {
+                    self.handle
+                        .shared
+                        .options
+                        .lock()
+                        .insert((change.sensor, change.name.clone()), change.value);
+                }
+                Event::Notification(_) | Event::Log(_) | Event::Time(_) => {}
             }
-            *self.handle.shared.position.lock() = frame.recorded_ns;
-            return Ok(Some(frame));
+            return Ok(Some(event));
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 
+use crate::error::ImageError;
 use crate::model::{Payload, StreamProfile};
 
 /// Decodes one image to raw pixels in the stream's format.
@@ -10,19 +11,16 @@ pub fn decode(
     format: &str,
     data: &[u8],
     profile: Option<&StreamProfile>,
-) -> Result<Payload, String> {
+) -> Result<Payload, ImageError> {
     let png_bytes = if format.contains("compressedDepth") {
-        data.get(12..)
-            .ok_or("compressedDepth image shorter than its header")?
+        data.get(12..).ok_or(ImageError::Truncated)?
     } else {
         data
     };
     let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    let mut reader = decoder.read_info().map_err(|e| format!("PNG: {e}"))?;
+    let mut reader = decoder.read_info()?;
     let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader
-        .next_frame(&mut buf)
-        .map_err(|e| format!("PNG: {e}"))?;
+    let info = reader.next_frame(&mut buf)?;
     buf.truncate(info.buffer_size());
     if info.bit_depth == png::BitDepth::Sixteen {
         // PNG stores 16-bit samples big endian; the SDK's formats are little endian.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use rosbag2_rs_storage::msg::{MessageView, Value};
 
+use crate::copy::DESCRIPTION_TIME_NS;
 use crate::error::RealSenseError;
 use crate::model::*;
 use crate::source::{Decoded, Source};
@@ -16,6 +17,8 @@ pub struct Recording {
     source: Source,
     device: Device,
     pending: Option<Frame>,
+    /// Events read while a frame waited for its metadata: handed out after it.
+    ready: std::collections::VecDeque<Event>,
 }
 
 /// `a=1;b=x,y` → [("a", "1"), ("b", "x,y")], the rosbag2 layout's way of packing fields.
@@ -60,6 +63,7 @@ impl Recording {
             source,
             device: Device::default(),
             pending: None,
+            ready: Default::default(),
         };
         recording.read_description()?;
         recording.rewind()?;
@@ -79,6 +83,10 @@ impl Recording {
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    fn codec(&self, topic: &str, source: rosbag2_rs_storage::msg::CodecError) -> RealSenseError {
+        crate::source::codec(&self.path, topic, source)
     }
 
     fn invalid(&self, topic: &str, reason: impl Into<String>) -> RealSenseError {
@@ -129,14 +137,10 @@ impl Recording {
 
     fn read_description(&mut self) -> Result<(), RealSenseError> {
         let frame_topic = |t: &str| {
-            matches!(
-                topic::parse(t).kind,
-                TopicKind::ImageData
-                    | TopicKind::ImuData
-                    | TopicKind::PoseData
-                    | TopicKind::Metadata
-                    | TopicKind::ImageCameraInfo
-            )
+            let kind = topic::parse(t).kind;
+            kind.is_frame_data()
+                || kind.is_event()
+                || matches!(kind, TopicKind::Metadata | TopicKind::ImageCameraInfo)
         };
         self.source.select(|t| !frame_topic(t))?;
         while let Some(m) = self.source.next(&self.path)? {
@@ -179,12 +183,16 @@ impl Recording {
         if t.kind == TopicKind::Other {
             return Ok(());
         }
-        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+        let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
         // The rosbag2 layout packs most descriptions into one std_msgs/String.
         let packed = v.text("data").map(|s| pairs(&s));
         match (&t.kind, t.sensor, &t.stream) {
             (TopicKind::FileVersion, ..) => {
                 self.device.file_version = v.number("data").unwrap_or(0.0) as u32
+            }
+            (TopicKind::AdditionalInfo, ..) => {
+                let kv = key_values(&v, packed);
+                self.device.additional_info.extend(kv);
             }
             (TopicKind::DeviceInfo, ..) => {
                 let kv = key_values(&v, packed);
@@ -197,9 +205,27 @@ impl Recording {
             (TopicKind::OptionValue(name), Some(s), _) => {
                 let value = v
                     .number("data")
-                    .or_else(|| v.text("data").and_then(|t| t.parse().ok()))
+                    .or_else(|| v.text("data").and_then(|t| t.trim().parse().ok()))
                     .ok_or_else(|| self.invalid(&m.topic, "option value is not a number"))?;
-                option(self.sensor(s), name).value = value as f32;
+                set_option(option(self.sensor(s), name), m.time, value as f32);
+            }
+            (TopicKind::Property, Some(s), _) => {
+                // File version 2: one KeyValue per option, its value as text.
+                let (Some(name), Some(value)) = (v.text("key"), v.text("value")) else {
+                    return Err(self.invalid(&m.topic, "property without key and value"));
+                };
+                let value: f32 = value.trim().parse().map_err(|_| {
+                    self.invalid(
+                        &m.topic,
+                        format!("property {name}: '{value}' is not a number"),
+                    )
+                })?;
+                let o = option(self.sensor(s), &name);
+                if o.description.is_empty() {
+                    // What the SDK describes a v2 property as.
+                    o.description = format!("Read only option of {name}");
+                }
+                set_option(o, m.time, value);
             }
             (TopicKind::OptionDescription(name), Some(s), _) => {
                 option(self.sensor(s), name).description = v.text("data").unwrap_or_default();
@@ -310,10 +336,21 @@ impl Recording {
     /// Starts the frames over from the beginning.
     pub fn rewind(&mut self) -> Result<(), RealSenseError> {
         self.pending = None;
+        self.ready.clear();
         self.source.select(|t| {
             matches!(
                 topic::parse(t).kind,
-                TopicKind::ImageData | TopicKind::ImuData | TopicKind::Metadata
+                TopicKind::ImageData
+                    | TopicKind::ImuData
+                    | TopicKind::PoseTransform
+                    | TopicKind::PoseAccel
+                    | TopicKind::PoseTwist
+                    | TopicKind::Metadata
+                    | TopicKind::OptionValue(_)
+                    | TopicKind::Property
+                    | TopicKind::Notification(_)
+                    | TopicKind::Log
+                    | TopicKind::TimeStream
             )
         })
     }
@@ -322,13 +359,42 @@ impl Recording {
     /// `time_ns` (file time).
     pub fn seek(&mut self, time_ns: i64) -> Result<(), RealSenseError> {
         self.pending = None;
+        self.ready.clear();
         self.source.seek(time_ns)
     }
 
-    /// The next frame in recording order, with its metadata, or `None` at the end.
+    /// The next frame in recording order, with its metadata, or `None` at the end; option
+    /// changes and notifications are passed over (see [`next_event`](Self::next_event)).
     pub fn next_frame(&mut self) -> Result<Option<Frame>, RealSenseError> {
+        while let Some(event) = self.next_event()? {
+            if let Event::Frame(frame) = event {
+                return Ok(Some(frame));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Hands out `event`, after the frame waiting for its metadata if there is one.
+    fn emit(&mut self, event: Event) -> Event {
+        match self.pending.take() {
+            Some(frame) => {
+                self.ready.push_back(event);
+                Event::Frame(frame)
+            }
+            None => event,
+        }
+    }
+
+    /// The next frame, option change or notification in recording order, or `None` at the end.
+    pub fn next_event(&mut self) -> Result<Option<Event>, RealSenseError> {
+        if let Some(event) = self.ready.pop_front() {
+            return Ok(Some(event));
+        }
         while let Some(m) = self.source.next(&self.path)? {
             let t = topic::parse(&m.topic);
+            if let Some(event) = self.state_event(&m, &t)? {
+                return Ok(Some(self.emit(event)));
+            }
             let (Some(sensor), Some(stream)) = (t.sensor, t.stream.clone()) else {
                 continue;
             };
@@ -343,23 +409,138 @@ impl Recording {
                         log::debug!("{}: metadata without its frame at {} ns", m.topic, m.time);
                         continue;
                     };
-                    let v = m.view().map_err(|e| RealSenseError::Invalid {
-                        path: self.path.clone(),
-                        topic: m.topic.to_string(),
-                        reason: e,
-                    })?;
+                    let v = m
+                        .view()
+                        .map_err(|e| crate::source::codec(&self.path, &m.topic, e))?;
                     apply_metadata(frame, &v);
+                }
+                TopicKind::PoseAccel | TopicKind::PoseTwist => {
+                    let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
+                    let Some(Payload::Pose(pose)) = self
+                        .pending
+                        .as_mut()
+                        .filter(|f| {
+                            f.sensor == sensor
+                                && f.stream.eq_ignore_ascii_case(&stream.0)
+                                && f.index == stream.1
+                                && f.recorded_ns == m.time
+                        })
+                        .map(|f| &mut f.payload)
+                    else {
+                        log::debug!(
+                            "{}: pose part without its transform at {} ns",
+                            m.topic,
+                            m.time
+                        );
+                        continue;
+                    };
+                    let linear = vector(&v, "linear");
+                    let angular = vector(&v, "angular");
+                    if t.kind == TopicKind::PoseAccel {
+                        (pose.acceleration, pose.angular_acceleration) = (linear, angular);
+                    } else {
+                        (pose.velocity, pose.angular_velocity) = (linear, angular);
+                    }
+                }
+                TopicKind::PoseTransform => {
+                    let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
+                    let q = v.message("rotation");
+                    let q = |n| q.and_then(|q| q.number(n)).unwrap_or(0.0);
+                    let frame = Frame {
+                        sensor,
+                        stream: stream.0.to_ascii_lowercase(),
+                        index: stream.1,
+                        number: 0,
+                        timestamp_ms: 0.0,
+                        domain: String::new(),
+                        recorded_ns: m.time,
+                        metadata: Vec::new(),
+                        payload: Payload::Pose(Pose {
+                            translation: vector(&v, "translation"),
+                            rotation: [q("x"), q("y"), q("z"), q("w")],
+                            ..Pose::default()
+                        }),
+                    };
+                    if let Some(done) = self.pending.replace(frame) {
+                        return Ok(Some(Event::Frame(done)));
+                    }
                 }
                 TopicKind::ImageData | TopicKind::ImuData => {
                     let frame = self.frame(&m, sensor, &stream, &t.kind)?;
                     if let Some(done) = self.pending.replace(frame) {
-                        return Ok(Some(done));
+                        return Ok(Some(Event::Frame(done)));
                     }
                 }
                 _ => {}
             }
         }
-        Ok(self.pending.take())
+        Ok(self.pending.take().map(Event::Frame))
+    }
+
+    /// An option change, a notification, a log line or a time sample, from a message after
+    /// the description.
+    fn state_event(&self, m: &Decoded, t: &topic::Topic) -> Result<Option<Event>, RealSenseError> {
+        if t.kind == TopicKind::Log {
+            let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
+            return Ok(Some(Event::Log(LogMessage {
+                level: v.number("level").unwrap_or(0.0) as u8,
+                name: v.text("name").unwrap_or_default(),
+                msg: v.text("msg").unwrap_or_default(),
+                recorded_ns: m.time,
+            })));
+        }
+        let Some(sensor) = t.sensor else {
+            return Ok(None);
+        };
+        if t.kind == TopicKind::TimeStream {
+            let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
+            let time_ref_ns = match v.field("time_ref") {
+                Some(Value::Time { sec, nsec }) => *sec as i64 * 1_000_000_000 + *nsec as i64,
+                _ => v.message("time_ref").map_or(0, |s| {
+                    s.number("sec").unwrap_or(0.0) as i64 * 1_000_000_000
+                        + s.number("nanosec").unwrap_or(0.0) as i64
+                }),
+            };
+            return Ok(Some(Event::Time(TimeSample {
+                sensor,
+                time_ref_ns,
+                source: v.text("source").unwrap_or_default(),
+                recorded_ns: m.time,
+            })));
+        }
+        if m.time <= DESCRIPTION_TIME_NS
+            || !matches!(
+                t.kind,
+                TopicKind::OptionValue(_) | TopicKind::Property | TopicKind::Notification(_)
+            )
+        {
+            return Ok(None);
+        }
+        let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
+        let change = |name: String, value: Option<f64>| match value {
+            Some(value) => Ok(Some(Event::Option(OptionChange {
+                sensor,
+                name,
+                value: value as f32,
+                recorded_ns: m.time,
+            }))),
+            None => Err(self.invalid(&m.topic, "option value is not a number")),
+        };
+        match &t.kind {
+            TopicKind::OptionValue(name) => change(
+                name.clone(),
+                v.number("data")
+                    .or_else(|| v.text("data").and_then(|t| t.trim().parse().ok())),
+            ),
+            TopicKind::Property => change(
+                v.text("key").unwrap_or_default(),
+                v.text("value").and_then(|t| t.trim().parse().ok()),
+            ),
+            TopicKind::Notification(category) => Ok(Some(Event::Notification(notification(
+                &v, sensor, category, m.time,
+            )))),
+            _ => Ok(None),
+        }
     }
 
     fn frame(
@@ -406,7 +587,7 @@ impl Recording {
                 stream,
             });
         }
-        let v = m.view().map_err(|e| self.invalid(&m.topic, e))?;
+        let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
         let header = v.message("header");
         // ROS 1 `time` or builtin_interfaces/Time: the device timestamp.
         let timestamp_ms = match header.and_then(|h| h.field("stamp")) {
@@ -444,8 +625,13 @@ impl Recording {
         };
         if let Some(format) = v.text("format") {
             // rosbag2 layout: a CompressedImage holding a PNG.
-            return crate::png::decode(&format, data, profile)
-                .map_err(|e| self.invalid(&m.topic, e));
+            return crate::png::decode(&format, data, profile).map_err(|source| {
+                RealSenseError::Image {
+                    path: self.path.clone(),
+                    topic: m.topic.to_string(),
+                    source,
+                }
+            });
         }
         let encoding = v.text("encoding").unwrap_or_default();
         Ok(Payload::Video {
@@ -514,6 +700,48 @@ impl Ros1Image {
     }
 }
 
+/// A value of an option: at the description time its start value, later a change.
+fn set_option(o: &mut SensorOption, time: i64, value: f32) {
+    if time <= DESCRIPTION_TIME_NS {
+        o.value = value;
+    } else {
+        o.history.push((time, value));
+    }
+}
+
+/// A `realsense_msgs/Notification` (ROS 1) or its fields packed in a `String` (rosbag2).
+fn notification(v: &MessageView, sensor: u32, category: &str, recorded_ns: i64) -> Notification {
+    let text = |k: &str| v.text(k).unwrap_or_default();
+    match v.text("data").map(|d| pairs(&d)) {
+        Some(p) => {
+            let get = |k: &str| lookup(&p, k).unwrap_or_default().to_string();
+            Notification {
+                sensor,
+                category: lookup(&p, "category").unwrap_or(category).to_string(),
+                severity: get("severity"),
+                description: get("description"),
+                timestamp_ns: lookup(&p, "timestamp")
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .map_or(0, |ms| (ms * 1e6) as i64),
+                serialized_data: get("data"),
+                recorded_ns,
+            }
+        }
+        None => Notification {
+            sensor,
+            category: text("category"),
+            severity: text("severity"),
+            description: text("description"),
+            timestamp_ns: match v.field("timestamp") {
+                Some(Value::Time { sec, nsec }) => *sec as i64 * 1_000_000_000 + *nsec as i64,
+                _ => 0,
+            },
+            serialized_data: text("serialized_data"),
+            recorded_ns,
+        },
+    }
+}
+
 fn option<'a>(sensor: &'a mut Sensor, name: &str) -> &'a mut SensorOption {
     let at = match sensor.options.iter().position(|o| o.name == name) {
         Some(i) => i,
@@ -526,6 +754,13 @@ fn option<'a>(sensor: &'a mut Sensor, name: &str) -> &'a mut SensorOption {
         }
     };
     &mut sensor.options[at]
+}
+
+/// A `geometry_msgs/Vector3` field, zero where missing.
+fn vector(v: &MessageView, name: &str) -> [f64; 3] {
+    let m = v.message(name);
+    let get = |n| m.and_then(|m| m.number(n)).unwrap_or(0.0);
+    [get("x"), get("y"), get("z")]
 }
 
 fn field_f64s(v: &MessageView, name: &str) -> Option<Vec<f64>> {
@@ -550,7 +785,18 @@ fn apply_metadata(frame: &mut Frame, v: &MessageView) {
         match key.as_str() {
             "timestamp_domain" => frame.domain = snake_case(&value),
             "Frame number" => frame.number = value.parse().unwrap_or(frame.number),
-            "timestamp" => frame.timestamp_ms = value.parse().unwrap_or(frame.timestamp_ms),
+            "timestamp" | "frame_timestamp" => {
+                frame.timestamp_ms = value.parse().unwrap_or(frame.timestamp_ms)
+            }
+            "Tracker Confidence" | "Mapper Confidence" => {
+                if let (Payload::Pose(p), Ok(n)) = (&mut frame.payload, value.parse()) {
+                    if key.starts_with("Tracker") {
+                        p.tracker_confidence = n;
+                    } else {
+                        p.mapper_confidence = n;
+                    }
+                }
+            }
             "system_time" | "depth_units" => {}
             _ => {
                 if let Ok(n) = value.parse::<i64>() {
@@ -580,6 +826,40 @@ mod tests {
         assert_eq!(lookup(&p, "fps"), Some("30"));
         assert_eq!(floats(lookup(&p, "coeffs").unwrap()), [0.1, 0.2]);
         assert_eq!(lookup(&p, "none"), None);
+    }
+
+    #[test]
+    fn a_message_that_does_not_decode_is_a_codec_error_with_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("short.bag");
+        let mut w = BagWriter::create(&path, WriterOptions::default()).unwrap();
+        let id = w.add_connection(Connection {
+            id: 0,
+            topic: "/file_version".into(),
+            type_name: "std_msgs/UInt32".into(),
+            md5sum: "304a39449588c7f8ce2df6e8001c5fce".into(),
+            message_definition: "uint32 data\n".into(),
+            callerid: None,
+            latching: false,
+        });
+        w.write(id, 1, &[4, 0]).unwrap(); // two bytes of a four-byte number
+        w.finish().unwrap();
+        let e = Recording::open(&path).err().unwrap();
+        assert!(
+            matches!(&e, RealSenseError::Codec { topic, .. } if topic == "/file_version"),
+            "{e:?}"
+        );
+        let source = std::error::Error::source(&e).unwrap();
+        assert!(
+            matches!(
+                source
+                    .downcast_ref::<Box<rosbag2_rs_storage::msg::CodecError>>()
+                    .map(|b| &**b),
+                Some(rosbag2_rs_storage::msg::CodecError::Decode { .. })
+            ),
+            "{source:?}"
+        );
+        assert!(e.to_string().contains("short.bag"), "{e}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rosbag2_rs_storage::msg::{
-    decode_cdr_at, decode_ros1_prefix_at, Dialect, MessageView, Registry, Value,
+    decode_cdr_at, decode_ros1_prefix_at, CodecError, Dialect, MessageView, Registry, Value,
 };
 use rosbag2_rs_storage::rosbag1::{is_rosbag1, BagReader};
 use rosbag2_rs_storage::{MessageDefinitionCache, OpenMode, SequentialReader, TopicFilter};
@@ -27,12 +27,12 @@ pub struct Decoded {
     /// The serialized bytes: ROS 1 (`ros1`) or CDR.
     bytes: bytes::Bytes,
     ros1: bool,
-    value: std::sync::OnceLock<Result<Value, String>>,
+    value: std::sync::OnceLock<Result<Value, CodecError>>,
 }
 
 impl Decoded {
     /// The message, for reading fields by name.
-    pub fn view(&self) -> Result<MessageView<'_>, String> {
+    pub fn view(&self) -> Result<MessageView<'_>, CodecError> {
         let value = self.value.get_or_init(|| {
             let (reg, index) = (&self.decoder.0, self.decoder.1);
             if self.ros1 {
@@ -40,7 +40,6 @@ impl Decoded {
             } else {
                 decode_cdr_at(reg, index, &self.bytes).map(|(v, _)| v)
             }
-            .map_err(|e| e.to_string())
         });
         match value {
             Ok(v) => Ok(MessageView::new(&self.decoder.0, self.decoder.1, v)),
@@ -71,18 +70,26 @@ pub enum Source {
     Ros2 {
         reader: Box<SequentialReader>,
         /// Per topic: decoder, or why there is none.
-        topics: HashMap<String, Result<Decoder, String>>,
+        topics: HashMap<String, Result<Decoder, CodecError>>,
     },
 }
 
-fn decoder(type_name: &str, definition: &str, dialect: Dialect) -> Result<Decoder, String> {
+fn decoder(type_name: &str, definition: &str, dialect: Dialect) -> Result<Decoder, CodecError> {
     let mut reg = Registry::new();
-    reg.parse_concatenated(type_name, definition, dialect)
-        .map_err(|e| e.to_string())?;
+    reg.parse_concatenated(type_name, definition, dialect)?;
     let index = reg
         .index_of(type_name)
-        .ok_or_else(|| format!("the definition lacks {type_name}"))?;
+        .ok_or_else(|| CodecError::Missing(type_name.to_string()))?;
     Ok((Arc::new(reg), index))
+}
+
+/// A codec error on `topic` of `path`.
+pub(crate) fn codec(path: &Path, topic: &str, source: CodecError) -> RealSenseError {
+    RealSenseError::Codec {
+        path: path.to_path_buf(),
+        topic: topic.to_string(),
+        source: Box::new(source),
+    }
 }
 
 fn invalid(path: &Path, topic: &str, reason: impl Into<String>) -> RealSenseError {
@@ -93,14 +100,19 @@ fn invalid(path: &Path, topic: &str, reason: impl Into<String>) -> RealSenseErro
     }
 }
 
+/// True when `path` is a ROS 1 bag (by its first bytes).
+pub fn is_ros1(path: &Path) -> Result<bool, RealSenseError> {
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| rosbag2_rs_storage::StorageError::io(path, e))?;
+    Ok(is_rosbag1(&head[..n]))
+}
+
 impl Source {
     /// Opens a recording of either kind.
     pub fn open(path: &Path) -> Result<Self, RealSenseError> {
-        let mut head = [0u8; 16];
-        let n = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-            .map_err(|e| rosbag2_rs_storage::StorageError::io(path, e))?;
-        if is_rosbag1(&head[..n]) {
+        if is_ros1(path)? {
             let bag = BagReader::open(path, OpenMode::Strict)?;
             let mut connections = HashMap::new();
             let mut by_type: HashMap<(String, String), Decoder> = HashMap::new();
@@ -110,7 +122,7 @@ impl Source {
                     Some(d) => d.clone(),
                     None => {
                         let d = decoder(&c.type_name, &c.message_definition, Dialect::Ros1)
-                            .map_err(|e| invalid(path, &c.topic, e))?;
+                            .map_err(|e| codec(path, &c.topic, e))?;
                         by_type.insert(key, d.clone());
                         d
                     }
@@ -214,7 +226,7 @@ impl Source {
                 };
                 let d = match topics.get(&*m.topic) {
                     Some(Ok(d)) => d.clone(),
-                    Some(Err(e)) => return Err(invalid(path, &m.topic, e.clone())),
+                    Some(Err(e)) => return Err(codec(path, &m.topic, e.clone())),
                     None => return Err(invalid(path, &m.topic, "not listed in the file")),
                 };
                 Ok(Some(Decoded {

@@ -25,14 +25,56 @@ pub enum TopicKind {
     ImageCameraInfo,
     /// `.../imu/data`.
     ImuData,
-    /// `.../pose/data` or `.../6dof/data`.
+    /// `.../pose/data` or `.../6dof/data` (older layouts).
     PoseData,
+    /// `.../Pose_<i>/pose/transform/data`: a 6DoF frame's position and orientation.
+    PoseTransform,
+    /// `.../Pose_<i>/pose/accel/data`: its linear and angular acceleration.
+    PoseAccel,
+    /// `.../Pose_<i>/pose/twist/data`: its linear and angular velocity.
+    PoseTwist,
+    /// `.../occupancy_map/data`.
+    OccupancyMap,
     /// `.../<image|imu|pose|6dof>/metadata`.
     Metadata,
     /// `.../tf/<group>` (or `tf/ref_<group>`): extrinsics to a reference.
     Extrinsics(u32),
-    /// Anything else (logs, time stream, additional info, `/tf_static`).
+    /// `/device_<d>/sensor_<s>/property`: file version 2 options (`KeyValue`, name and value).
+    Property,
+    /// `/device_<d>/sensor_<s>/notification/<category>`.
+    Notification(String),
+    /// `/device_<d>/sensor_<s>/time`: the sensor time stream (`TimeReference`).
+    TimeStream,
+    /// `/device_<d>/sensor_<s>/post_processing`: recommended processing blocks.
+    ProcessingBlocks,
+    /// `/log`: log messages (`rosgraph_msgs/Log`).
+    Log,
+    /// `/additional_info`: free key-value pairs about the file.
+    AdditionalInfo,
+    /// Anything else (`/tf_static`, ...).
     Other,
+}
+
+impl TopicKind {
+    /// True for the topics that carry a stream's frames (not its description or metadata).
+    pub fn is_frame_data(&self) -> bool {
+        matches!(
+            self,
+            Self::ImageData
+                | Self::ImuData
+                | Self::PoseData
+                | Self::PoseTransform
+                | Self::PoseAccel
+                | Self::PoseTwist
+                | Self::OccupancyMap
+        )
+    }
+
+    /// True for what happens during a recording outside the frames: option changes are
+    /// description topics, these are events (notifications, the log, the time stream).
+    pub fn is_event(&self) -> bool {
+        matches!(self, Self::Notification(_) | Self::Log | Self::TimeStream)
+    }
 }
 
 /// A parsed RealSense topic name.
@@ -65,11 +107,16 @@ pub fn parse(topic: &str) -> Topic {
         stream: None,
         kind: TopicKind::Other,
     };
-    if parts == ["file_version"] {
-        return Topic {
-            kind: TopicKind::FileVersion,
-            ..other
-        };
+    let global = |kind| Topic {
+        sensor: None,
+        stream: None,
+        kind,
+    };
+    match parts.as_slice() {
+        ["file_version"] => return global(TopicKind::FileVersion),
+        ["log"] => return global(TopicKind::Log),
+        ["additional_info"] => return global(TopicKind::AdditionalInfo),
+        _ => {}
     }
     let Some(_device) = parts.first().and_then(|p| indexed(p, "device_")) else {
         return other;
@@ -96,6 +143,12 @@ pub fn parse(topic: &str) -> Topic {
         ["option", name, "description"] => {
             return sensor_topic(TopicKind::OptionDescription(name.replace('_', " ")))
         }
+        ["property"] => return sensor_topic(TopicKind::Property),
+        ["time"] => return sensor_topic(TopicKind::TimeStream),
+        ["post_processing"] => return sensor_topic(TopicKind::ProcessingBlocks),
+        ["notification", category] => {
+            return sensor_topic(TopicKind::Notification(category.replace('_', " ")))
+        }
         _ => {}
     }
     let Some(stream) = parts.get(2).and_then(|p| stream_part(p)) else {
@@ -109,6 +162,10 @@ pub fn parse(topic: &str) -> Topic {
         ["image", "camera_info"] => TopicKind::ImageCameraInfo,
         ["imu", "data"] => TopicKind::ImuData,
         ["pose", "data"] | ["6dof", "data"] => TopicKind::PoseData,
+        ["pose", "transform", "data"] => TopicKind::PoseTransform,
+        ["pose", "accel", "data"] => TopicKind::PoseAccel,
+        ["pose", "twist", "data"] => TopicKind::PoseTwist,
+        ["occupancy_map", "data"] => TopicKind::OccupancyMap,
         [_, "metadata"] => TopicKind::Metadata,
         ["tf", group] => match group.trim_start_matches("ref_").parse() {
             Ok(g) => TopicKind::Extrinsics(g),
@@ -156,5 +213,47 @@ mod tests {
         assert_eq!(parse("/device_0/info").kind, TopicKind::DeviceInfo);
         assert_eq!(parse("/file_version").kind, TopicKind::FileVersion);
         assert_eq!(parse("/tf_static").kind, TopicKind::Other);
+    }
+
+    #[test]
+    fn every_topic_kind_of_the_file_format() {
+        let kind = |t: &str| parse(t).kind;
+        assert_eq!(kind("/device_0/sensor_1/property"), TopicKind::Property);
+        assert_eq!(kind("/device_0/sensor_1/time"), TopicKind::TimeStream);
+        assert_eq!(
+            kind("/device_0/sensor_0/post_processing"),
+            TopicKind::ProcessingBlocks
+        );
+        assert_eq!(
+            kind("/device_0/sensor_0/notification/Frame Corrupted"),
+            TopicKind::Notification("Frame Corrupted".into())
+        );
+        assert_eq!(
+            kind("/device_0/sensor_0/notification/Frame_Corrupted"),
+            TopicKind::Notification("Frame Corrupted".into())
+        );
+        assert_eq!(kind("/log"), TopicKind::Log);
+        assert_eq!(kind("/additional_info"), TopicKind::AdditionalInfo);
+        let pose = parse("/device_0/sensor_2/Pose_0/pose/transform/data");
+        assert_eq!(pose.stream, Some(("Pose".into(), 0)));
+        assert_eq!(pose.kind, TopicKind::PoseTransform);
+        assert!(pose.kind.is_frame_data());
+        assert_eq!(
+            kind("/device_0/sensor_2/Pose_0/pose/accel/data"),
+            TopicKind::PoseAccel
+        );
+        assert_eq!(
+            kind("/device_0/sensor_2/Pose_0/pose/twist/data"),
+            TopicKind::PoseTwist
+        );
+        assert_eq!(
+            kind("/device_0/sensor_2/Pose_0/pose/metadata"),
+            TopicKind::Metadata
+        );
+        assert_eq!(
+            kind("/device_0/sensor_2/Fisheye_1/occupancy_map/data"),
+            TopicKind::OccupancyMap
+        );
+        assert!(!kind("/device_0/sensor_0/Depth_0/image/metadata").is_frame_data());
     }
 }

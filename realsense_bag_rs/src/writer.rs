@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use rosbag2_rs_storage::msg::{encode_ros1_at, Dialect, Registry, Value};
 use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
 
+use crate::copy::DESCRIPTION_TIME_NS;
 use crate::error::RealSenseError;
 use crate::model::*;
 
@@ -59,6 +60,31 @@ const TYPES: &[(&str, &str, &str)] = &[
         include_str!("../msgs/sensor_msgs__Imu.msg"),
     ),
     (
+        "realsense_msgs/Notification",
+        "cdb7a97a510446301f8e6fb67d8cccb0",
+        include_str!("../msgs/realsense_msgs__Notification.msg"),
+    ),
+    (
+        "rosgraph_msgs/Log",
+        "acffd30cd6b6de30f120938c17c593fb",
+        include_str!("../msgs/rosgraph_msgs__Log.msg"),
+    ),
+    (
+        "sensor_msgs/TimeReference",
+        "fded64a0265108ba86c3d38fb11c0c16",
+        include_str!("../msgs/sensor_msgs__TimeReference.msg"),
+    ),
+    (
+        "geometry_msgs/Accel",
+        "9f195f881246fdfa2798d1d3eebca84a",
+        include_str!("../msgs/geometry_msgs__Accel.msg"),
+    ),
+    (
+        "geometry_msgs/Twist",
+        "9f195f881246fdfa2798d1d3eebca84a",
+        include_str!("../msgs/geometry_msgs__Twist.msg"),
+    ),
+    (
         "geometry_msgs/Transform",
         "ac9eff44abf714214112b05d54a3cf9b",
         include_str!("../msgs/geometry_msgs__Transform.msg"),
@@ -66,7 +92,7 @@ const TYPES: &[(&str, &str, &str)] = &[
 ];
 
 /// The SDK's spelling of a stream type in topic names (`depth` → `Depth`).
-fn stream_name(stream: &str) -> String {
+pub(crate) fn stream_name(stream: &str) -> String {
     let mut c = stream.chars();
     c.next()
         .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
@@ -170,11 +196,7 @@ impl RecordingWriter {
         for (name, _, text) in TYPES {
             let mut reg = Registry::new();
             reg.parse_concatenated(name, text, Dialect::Ros1)
-                .map_err(|e| RealSenseError::Invalid {
-                    path: path.to_path_buf(),
-                    topic: name.to_string(),
-                    reason: e.to_string(),
-                })?;
+                .map_err(|e| crate::source::codec(path, name, e))?;
             let index = reg.index_of(name).unwrap_or_default();
             types.insert(*name, (reg, index));
         }
@@ -187,14 +209,6 @@ impl RecordingWriter {
         };
         writer.write_description()?;
         Ok(writer)
-    }
-
-    fn invalid(&self, topic: &str, reason: impl Into<String>) -> RealSenseError {
-        RealSenseError::Invalid {
-            path: self.path.clone(),
-            topic: topic.to_string(),
-            reason: reason.into(),
-        }
     }
 
     /// Writes one message of `type_name`, built by `fill` from the type's zero value.
@@ -221,10 +235,10 @@ impl RecordingWriter {
         let mut value = reg.default_value(*index);
         for (path, v) in fill {
             reg.set(*index, &mut value, path, v.clone())
-                .map_err(|e| self.invalid(topic, e.to_string()))?;
+                .map_err(|e| crate::source::codec(&self.path, topic, e))?;
         }
-        let mut bytes =
-            encode_ros1_at(reg, *index, &value).map_err(|e| self.invalid(topic, e.to_string()))?;
+        let mut bytes = encode_ros1_at(reg, *index, &value)
+            .map_err(|e| crate::source::codec(&self.path, topic, e))?;
         bytes.extend_from_slice(tail);
         let id = match self.connections.get(topic) {
             Some(&id) => id,
@@ -277,6 +291,9 @@ impl RecordingWriter {
         )?;
         for (k, v) in &device.info {
             self.key_value("/device_0/info", T, k, v)?;
+        }
+        for (k, v) in &device.additional_info {
+            self.key_value("/additional_info", T, k, v)?;
         }
         for s in &device.sensors {
             let base = format!("/device_0/sensor_{}", s.index);
@@ -441,6 +458,56 @@ impl RecordingWriter {
                 self.put(&format!("{base}/imu/data"), "sensor_msgs/Imu", t, &fields)?;
                 "imu"
             }
+            Payload::Pose(p) => {
+                let xyz = |prefix: &str, v: [f64; 3]| -> Vec<(String, Value)> {
+                    ["x", "y", "z"]
+                        .iter()
+                        .zip(v)
+                        .map(|(axis, x)| (format!("{prefix}.{axis}"), Value::Float64(x)))
+                        .collect()
+                };
+                let mut transform = xyz("translation", p.translation);
+                for (axis, q) in ["x", "y", "z", "w"].iter().zip(p.rotation) {
+                    transform.push((format!("rotation.{axis}"), Value::Float64(q)));
+                }
+                let mut accel = xyz("linear", p.acceleration);
+                accel.extend(xyz("angular", p.angular_acceleration));
+                let mut twist = xyz("linear", p.velocity);
+                twist.extend(xyz("angular", p.angular_velocity));
+                for (part, type_name, fields) in [
+                    ("transform", "geometry_msgs/Transform", transform),
+                    ("accel", "geometry_msgs/Accel", accel),
+                    ("twist", "geometry_msgs/Twist", twist),
+                ] {
+                    let fields: Vec<(&str, Value)> = fields
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.clone()))
+                        .collect();
+                    self.put(&format!("{base}/pose/{part}/data"), type_name, t, &fields)?;
+                }
+                // The SDK's pose metadata: confidences, timestamp and number first.
+                let meta = format!("{base}/pose/metadata");
+                self.key_value(
+                    &meta,
+                    t,
+                    "Tracker Confidence",
+                    &p.tracker_confidence.to_string(),
+                )?;
+                self.key_value(
+                    &meta,
+                    t,
+                    "Mapper Confidence",
+                    &p.mapper_confidence.to_string(),
+                )?;
+                self.key_value(
+                    &meta,
+                    t,
+                    "frame_timestamp",
+                    &format!("{:.6}", frame.timestamp_ms),
+                )?;
+                self.key_value(&meta, t, "Frame number", &frame.number.to_string())?;
+                "pose"
+            }
         };
         let meta = format!("{base}/{kind}/metadata");
         self.key_value(&meta, t, "system_time", "0.000000")?;
@@ -449,6 +516,89 @@ impl RecordingWriter {
             self.key_value(&meta, t, &title_case(k), &v.to_string())?;
         }
         Ok(())
+    }
+
+    /// Records an option set while recording, as the SDK's recorder does (`write_snapshot` of
+    /// the options): its new value at `recorded_ns` (after the description, i.e. > 1).
+    pub fn write_option(&mut self, change: &OptionChange) -> Result<(), RealSenseError> {
+        let name = change.name.replace(' ', "_");
+        let base = format!("/device_0/sensor_{}/option/{name}", change.sensor);
+        let known = self
+            .device
+            .sensors
+            .iter()
+            .find(|s| s.index == change.sensor)
+            .and_then(|s| s.options.iter().find(|o| o.name == change.name))
+            .is_some();
+        if !known {
+            // An option the description lacks: described now, as the SDK does on first write.
+            self.put(
+                &format!("{base}/description"),
+                "std_msgs/String",
+                DESCRIPTION_TIME_NS,
+                &[("data", Value::string(""))],
+            )?;
+        }
+        self.put(
+            &format!("{base}/value"),
+            "std_msgs/Float32",
+            change.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+            &[("data", Value::Float32(change.value))],
+        )
+    }
+
+    /// Records a notification (`/device_0/sensor_<s>/notification/<category>`).
+    pub fn write_notification(&mut self, n: &Notification) -> Result<(), RealSenseError> {
+        let stamp = Value::Time {
+            sec: (n.timestamp_ns.max(0) / 1_000_000_000) as u32,
+            nsec: (n.timestamp_ns.max(0) % 1_000_000_000) as u32,
+        };
+        self.put(
+            &format!("/device_0/sensor_{}/notification/{}", n.sensor, n.category),
+            "realsense_msgs/Notification",
+            n.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+            &[
+                ("timestamp", stamp),
+                ("category", Value::string(&n.category)),
+                ("severity", Value::string(&n.severity)),
+                ("description", Value::string(&n.description)),
+                ("serialized_data", Value::string(&n.serialized_data)),
+            ],
+        )
+    }
+
+    /// Records a frame, an option change or a notification.
+    pub fn write_event(&mut self, event: &Event) -> Result<(), RealSenseError> {
+        match event {
+            Event::Frame(f) => self.write_frame(f),
+            Event::Option(o) => self.write_option(o),
+            Event::Notification(n) => self.write_notification(n),
+            Event::Log(l) => self.put(
+                "/log",
+                "rosgraph_msgs/Log",
+                l.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+                &[
+                    ("level", Value::UInt8(l.level)),
+                    ("name", Value::string(&l.name)),
+                    ("msg", Value::string(&l.msg)),
+                ],
+            ),
+            Event::Time(t) => self.put(
+                &format!("/device_0/sensor_{}/time", t.sensor),
+                "sensor_msgs/TimeReference",
+                t.recorded_ns.max(DESCRIPTION_TIME_NS + 1),
+                &[
+                    (
+                        "time_ref",
+                        Value::Time {
+                            sec: t.time_ref_ns.div_euclid(1_000_000_000) as u32,
+                            nsec: t.time_ref_ns.rem_euclid(1_000_000_000) as u32,
+                        },
+                    ),
+                    ("source", Value::string(&t.source)),
+                ],
+            ),
+        }
     }
 
     fn depth_units(&self, sensor: u32) -> f32 {

@@ -14,6 +14,7 @@ const MS: i64 = 1_000_000;
 /// A recording with a 30 Hz depth stream and a 200 Hz gyro (no two frames at the same time).
 fn recording(dir: &std::path::Path) -> std::path::PathBuf {
     let device = Device {
+        additional_info: vec![],
         file_version: 4,
         info: vec![("Name".into(), "test".into())],
         sensors: vec![

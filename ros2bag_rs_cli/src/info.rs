@@ -124,7 +124,11 @@ impl BagSummary {
             let options: Vec<String> = s
                 .options
                 .iter()
-                .map(|o| format!("{}={}", o.name, o.value))
+                .map(|o| match o.history.len() {
+                    0 => format!("{}={}", o.name, o.value),
+                    1 => format!("{}={} (1 change)", o.name, o.value),
+                    n => format!("{}={} ({n} changes)", o.name, o.value),
+                })
                 .collect();
             sensors.push(format!(
                 "{}: {}{}",
@@ -308,7 +312,7 @@ impl BagSummary {
                 "info": d.info.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
                 "sensors": d.sensors.iter().map(|s| json!({
                     "name": s.name(),
-                    "options": s.options.iter().map(|o| json!({"name": o.name, "value": o.value, "description": o.description})).collect::<Vec<_>>(),
+                    "options": s.options.iter().map(|o| json!({"name": o.name, "value": o.value, "description": o.description, "changes": o.history.iter().map(|(t, v)| json!([t, v])).collect::<Vec<_>>()})).collect::<Vec<_>>(),
                     "streams": s.streams.iter().map(|p| json!({
                         "stream": p.stream, "index": p.index, "format": p.format, "fps": p.fps,
                         "width": p.intrinsics.as_ref().map(|i| i.width),

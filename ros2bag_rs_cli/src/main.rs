@@ -262,13 +262,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
             }
         }
         Command::Convert(args) if args.writer.storage == "realsense" => {
-            let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
-                args.writer.compression_format.as_deref().unwrap_or("lz4"),
-            )
-            .map_err(anyhow::Error::msg)?;
-            let inputs = args.input.resolve(None)?;
-            let frames = realsense_bag_rs::bridge::from_ros2(&inputs, &args.output, compression)?;
-            println!("wrote {frames} frames to {}", args.output.display());
+            convert_to_realsense(*args)?
         }
         Command::Convert(args) if convert_yaml::is_options_file(&args.output) => {
             let inputs = args.input.resolve(None)?;
@@ -373,6 +367,66 @@ fn run(command: Command, namespace: &str) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// `convert -s realsense`: a RealSense recording copied as it is (cut to `--start`/`--end`, its
+/// streams selected by the topic options, in another chunk compression); ROS 2 camera topics
+/// turned into a recording the SDK plays.
+fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
+    let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
+        args.writer.compression_format.as_deref().unwrap_or("lz4"),
+    )
+    .map_err(anyhow::Error::msg)?;
+    anyhow::ensure!(
+        compression != rosbag2_rs_storage::rosbag1::Compression::Bz2,
+        "--compression-format bz2: the RealSense SDK reads only none and lz4 chunks"
+    );
+    anyhow::ensure!(
+        args.output.extension().is_none_or(|e| e != "db3"),
+        "{}: writing the RealSense .db3 layout (SDK 2.58 and newer) is not supported; \
+         write a .bag (file version 4), which every SDK plays",
+        args.output.display()
+    );
+    let inputs = args.input.resolve(None)?;
+    let recording = match inputs.as_slice() {
+        [input] if realsense_bag_rs::is_recording(input) => Some(input.clone()),
+        _ => None,
+    };
+    let Some(input) = recording else {
+        anyhow::ensure!(
+            args.start.is_none() && args.end.is_none() && args.topics.filter()?.is_all(),
+            "--start, --end and topic selection apply to a RealSense recording as input only"
+        );
+        let frames = realsense_bag_rs::bridge::from_ros2(&inputs, &args.output, compression)?;
+        println!("wrote {frames} frames to {}", args.output.display());
+        return Ok(());
+    };
+    let bag_start = relative_base(&inputs, [&args.start, &args.end])?;
+    let time = |t: &Option<String>| t.as_deref().map(|s| parse_time(s, bag_start)).transpose();
+    let options = realsense_bag_rs::CopyOptions {
+        start_ns: time(&args.start)?,
+        end_ns: time(&args.end)?,
+        topics: args.topics.filter()?,
+        compression,
+    };
+    let report = realsense_bag_rs::copy_recording(&input, &args.output, &options)?;
+    for stream in &report.dropped_streams {
+        log::info!("{stream}: not selected, left out");
+    }
+    if report.frames == 0 {
+        log::warn!(
+            "{}: no frame in the selected time window and streams: the copy holds the device \
+             description only",
+            input.display()
+        );
+    }
+    println!(
+        "wrote {} frames ({} messages) to {}",
+        report.frames,
+        report.messages,
+        args.output.display()
+    );
     Ok(())
 }
 

@@ -3,6 +3,10 @@
     sdk_peer.py record PATH [FRAMES]   # a software device (depth Z16, infrared Y8, color RGB8, accel,
                                        # gyro) recorded by rs.recorder; PATH's extension picks the
                                        # format (.bag with SDK 2.57, .db3 with 2.59)
+    sdk_peer.py record-full PATH [FRAMES]  # depth Z16 + infrared Y8 at 30 fps and accel + gyro at
+                                       # 200 Hz, three options per sensor, Exposure changed
+                                       # 8500 -> 999 halfway through, extrinsics, a notification
+    sdk_peer.py record-pose PATH [FRAMES]  # a software pose sensor (6DoF at 200 Hz) and a gyro
     sdk_peer.py record-hd PATH FRAMES  # 1280x720 depth (Z16) + color (RGB8) at 30 fps, for the benchmark
     sdk_peer.py play-speed PATH        # times the SDK's non-real-time playback of every frame:
                                        # prints `seconds frames bytes`
@@ -110,6 +114,125 @@ def record(path, frames):
     for s in (depth, color, motion):
         s.stop()
         s.close()
+    del recorder
+
+
+def record_full(path, frames):
+    """The issue's recording: two sensors at their true rates, options that change, extrinsics."""
+    dev = rs.software_device()
+    dev.register_info(rs.camera_info.name, 'rosbag2-rs full camera')
+    dev.register_info(rs.camera_info.serial_number, '9876543210')
+    dev.register_info(rs.camera_info.firmware_version, '5.16.0.1')
+    stereo = dev.add_sensor('Stereo Module')
+    motion = dev.add_sensor('Motion Module')
+    p_depth = video_profile(stereo, rs.stream.depth, 0, 0, rs.format.z16, 2, 40.0)
+    p_ir = video_profile(stereo, rs.stream.infrared, 1, 1, rs.format.y8, 1, 40.0)
+    p_accel = motion_profile(motion, rs.stream.accel, 2, 200)
+    p_gyro = motion_profile(motion, rs.stream.gyro, 3, 200)
+    stereo.add_read_only_option(rs.option.depth_units, 0.001)
+    # option_range's constructor takes (min, max, default, step), whatever its docstring says.
+    stereo.add_option(rs.option.exposure, rs.option_range(1, 10000, 8500, 1), True)
+    stereo.add_option(rs.option.gain, rs.option_range(0, 248, 64, 1), True)
+    motion.add_option(rs.option.enable_motion_correction, rs.option_range(0, 2, 1, 1), True)
+    motion.add_option(rs.option.global_time_enabled, rs.option_range(0, 2, 1, 1), True)
+    motion.add_read_only_option(rs.option.frames_queue_size, 16)
+    stereo.set_option(rs.option.exposure, 8500)
+    stereo.set_option(rs.option.gain, 32)
+    motion.set_option(rs.option.enable_motion_correction, 1)
+    motion.set_option(rs.option.global_time_enabled, 1)
+    ext = rs.extrinsics()
+    ext.rotation = [0, 1, 0, -1, 0, 0, 0, 0, 1]
+    ext.translation = [0.015, -0.002, 0.001]
+    p_depth.register_extrinsics_to(p_ir, ext)
+    p_depth.register_extrinsics_to(p_accel, ext)
+    p_depth.register_extrinsics_to(p_gyro, ext)
+
+    recorder = rs.recorder(path, dev)
+    rec_stereo = recorder.query_sensors()[0]
+    queue = rs.frame_queue(100000)
+    stereo.open([p_depth, p_ir])
+    motion.open([p_accel, p_gyro])
+    for s in (stereo, motion):
+        s.start(queue)
+    keep = []
+    sample = 0
+    for i in range(frames):
+        if i == frames // 2:
+            stereo.set_option(rs.option.exposure, 999)
+            n = rs.software_notification()
+            n.category, n.severity = rs.notification_category.frame_corrupted, rs.log_severity.warn
+            n.description, n.serialized_data = 'a test notification', '{"frame": %d}' % i
+            stereo.on_notification(n)
+        t = T0 + i * 1000.0 / 30
+        for profile, bpp in ((p_depth, 2), (p_ir, 1)):
+            pixels = bytes((i * 7 + k * bpp + profile.stream_type().value) % 251 for k in range(W * H * bpp))
+            keep.append(pixels)
+            f = rs.software_video_frame()
+            f.pixels, f.stride, f.bpp = pixels, W * bpp, bpp
+            f.timestamp, f.domain, f.frame_number = t, rs.timestamp_domain.hardware_clock, i + 1
+            f.profile = profile.as_video_stream_profile()
+            stereo.set_metadata(rs.frame_metadata_value.frame_counter, i + 1)
+            stereo.set_metadata(rs.frame_metadata_value.sensor_timestamp, int(t * 1000))
+            stereo.on_video_frame(f)
+        # 200 Hz: samples 5 ms apart up to the next video frame.
+        while T0 + sample * 5.0 < t + 1000.0 / 30 - 1e-6:
+            for profile, scale in ((p_accel, 9.81), (p_gyro, 0.5)):
+                m = rs.software_motion_frame()
+                m.data = rs.vector()
+                m.data.x, m.data.y, m.data.z = scale * sample, scale * i, -scale
+                m.timestamp = T0 + sample * 5.0
+                m.domain = rs.timestamp_domain.global_time
+                m.frame_number = sample + 1
+                m.profile = profile.as_motion_stream_profile()
+                motion.on_motion_frame(m)
+            sample += 1
+        time.sleep(1.0 / 30)
+    time.sleep(0.5)
+    for s in (stereo, motion):
+        s.stop()
+        s.close()
+    del recorder
+
+
+def record_pose(path, frames):
+    """A tracking camera: 6DoF pose frames (position, orientation, their derivatives, confidences)."""
+    dev = rs.software_device()
+    dev.register_info(rs.camera_info.name, 'rosbag2-rs pose camera')
+    dev.register_info(rs.camera_info.serial_number, '555')
+    tracking = dev.add_sensor('Tracking Module')
+    ps = rs.pose_stream()
+    ps.type, ps.index, ps.uid, ps.fps, ps.fmt = rs.stream.pose, 0, 0, 200, rs.format.six_dof
+    p_pose = tracking.add_pose_stream(ps)
+    tracking.add_option(rs.option.enable_pose_jumping, rs.option_range(0, 1, 1, 1), True)
+    recorder = rs.recorder(path, dev)
+    queue = rs.frame_queue(100000)
+    tracking.open(p_pose)
+    tracking.start(queue)
+    for i in range(frames):
+        f = rs.software_pose_frame()
+        d = rs.pose_frame_data() if hasattr(rs, 'pose_frame_data') else None
+        pose = rs.pose()
+        pose.translation = rs.vector()
+        pose.translation.x, pose.translation.y, pose.translation.z = 0.01 * i, -0.02 * i, 0.5
+        pose.rotation = rs.quaternion()
+        pose.rotation.x, pose.rotation.y, pose.rotation.z, pose.rotation.w = 0.0, 0.0, 0.6, 0.8
+        pose.velocity = rs.vector()
+        pose.velocity.x, pose.velocity.y, pose.velocity.z = 2.0, -4.0, 0.0
+        pose.acceleration = rs.vector()
+        pose.acceleration.x, pose.acceleration.y, pose.acceleration.z = 0.1, 0.2, 0.3 + i
+        pose.angular_velocity = rs.vector()
+        pose.angular_velocity.x, pose.angular_velocity.y, pose.angular_velocity.z = 0.0, 0.0, 0.25
+        pose.angular_acceleration = rs.vector()
+        pose.angular_acceleration.x, pose.angular_acceleration.y, pose.angular_acceleration.z = 0.0, 0.5, 0.0
+        pose.tracker_confidence, pose.mapper_confidence = 3, 1 + i % 3
+        f.data = pose
+        f.timestamp, f.domain, f.frame_number = T0 + i * 5.0, rs.timestamp_domain.hardware_clock, i + 1
+        f.profile = p_pose.as_pose_stream_profile() if hasattr(p_pose, 'as_pose_stream_profile') else p_pose
+        tracking.on_pose_frame(f)
+        time.sleep(0.005)
+    time.sleep(0.5)
+    tracking.stop()
+    tracking.close()
     del recorder
 
 
@@ -237,12 +360,31 @@ def dump(path):
         elif f.is_motion_frame():
             d = f.as_motion_frame().get_motion_data()
             item['xyz'] = [d.x, d.y, d.z]
+        elif f.is_pose_frame():
+            d = f.as_pose_frame().get_pose_data()
+            v = lambda x: [x.x, x.y, x.z]  # noqa: E731
+            item['pose'] = {'translation': v(d.translation), 'velocity': v(d.velocity),
+                            'acceleration': v(d.acceleration), 'angular_velocity': v(d.angular_velocity),
+                            'angular_acceleration': v(d.angular_acceleration),
+                            'rotation': [d.rotation.x, d.rotation.y, d.rotation.z, d.rotation.w],
+                            'tracker_confidence': d.tracker_confidence, 'mapper_confidence': d.mapper_confidence}
         frames.append(item)
 
+    notifications = []
+
+    def on_notification(n):
+        notifications.append({'category': ename(n.get_category()), 'description': n.get_description(),
+                              'severity': ename(n.get_severity()), 'serialized_data': str(n.serialized_data)})
+
     sensor_objects = dev.query_sensors()
+    # Playback starts with the first sensor: paused until all are started, else the frames of
+    # the sensors started later are dropped.
+    playback.pause()
     for s in sensor_objects:
+        s.set_notifications_callback(on_notification)
         s.open(s.get_stream_profiles())
         s.start(on_frame)
+    playback.resume()
     # Wait for playback to start, then to end and its last frames to come out of the sensors'
     # queues (the status turns to stopped when the reader reaches the end, before the callbacks
     # of the frames still queued have run): stopped and 0.5 s without a frame, or a 3 s stall.
@@ -255,10 +397,13 @@ def dump(path):
             last, quiet = len(frames), 0
         if (frames and playback.current_status() == rs.playback_status.stopped and quiet >= 10) or quiet > 60:
             break
+    # The options as playback left them: the recorded changes applied.
+    for sensor, s in zip(sensors, sensor_objects):
+        sensor['options_end'] = {ename(o): s.get_option(o) for o in s.get_supported_options()}
     for s in sensor_objects:
         s.stop()
         s.close()
-    print(json.dumps({'info': info, 'duration_ns': playback.get_duration().total_seconds() * 1e9 if hasattr(
+    print(json.dumps({'notifications': notifications, 'info': info, 'duration_ns': playback.get_duration().total_seconds() * 1e9 if hasattr(
         playback.get_duration(), 'total_seconds') else None, 'sensors': sensors, 'extrinsics': extrinsics,
         'frames': frames}))
 
@@ -266,6 +411,10 @@ def dump(path):
 if __name__ == '__main__':
     if sys.argv[1] == 'record':
         record(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30)
+    elif sys.argv[1] == 'record-full':
+        record_full(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30)
+    elif sys.argv[1] == 'record-pose':
+        record_pose(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 40)
     elif sys.argv[1] == 'record-hd':
         record_hd(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == 'play-speed':

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::error::CodecError;
+use super::error::{CodecError, FieldTypeError};
 
 /// Which ROS version's `.msg` rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -430,7 +430,8 @@ pub fn parse_message(name: &str, text: &str, dialect: Dialect) -> Result<Message
             return Err(err(format!("'{line}': invalid field name '{field_name}'")));
         }
         let after = rest[name_end..].trim_start();
-        let (base, array) = parse_type(type_text, &package, dialect).map_err(err)?;
+        let (base, array) =
+            parse_type(type_text, &package, dialect).map_err(|e| err(e.to_string()))?;
         if let Some(value) = after.strip_prefix('=') {
             if array != ArrayKind::Single || matches!(base, BaseType::Message(_)) {
                 return Err(err(format!(
@@ -497,10 +498,13 @@ fn strip_comment(s: &str) -> &str {
     s
 }
 
-fn parse_bound(text: &str) -> Result<usize, String> {
+fn parse_bound(text: &str) -> Result<usize, FieldTypeError> {
     text.trim()
         .parse::<usize>()
-        .map_err(|_| format!("invalid bound '{text}'"))
+        .map_err(|source| FieldTypeError::InvalidBound {
+            bound: text.to_string(),
+            source,
+        })
 }
 
 /// Parses a field type such as `uint8[16]`, `string<=10`, `Point[<=3]`, `Header`.
@@ -508,12 +512,12 @@ pub fn parse_type(
     text: &str,
     package: &str,
     dialect: Dialect,
-) -> Result<(BaseType, ArrayKind), String> {
+) -> Result<(BaseType, ArrayKind), FieldTypeError> {
     let (base_text, array) = match text.find('[') {
         Some(open) => {
             let inner = text[open + 1..]
                 .strip_suffix(']')
-                .ok_or_else(|| format!("'{text}': unterminated array"))?;
+                .ok_or_else(|| FieldTypeError::UnterminatedArray(text.to_string()))?;
             let array = if inner.is_empty() {
                 ArrayKind::Sequence { bound: None }
             } else if let Some(b) = inner.strip_prefix("<=") {
@@ -532,7 +536,7 @@ pub fn parse_type(
         match s {
             "string" => BaseType::String { bound },
             "wstring" => BaseType::WString { bound },
-            _ => return Err(format!("'{text}': only strings take a '<=' bound")),
+            _ => return Err(FieldTypeError::BoundedNonString(text.to_string())),
         }
     } else if base_text == "string" {
         BaseType::String { bound: None }
@@ -552,7 +556,7 @@ pub fn parse_type(
             [pkg, kind @ ("srv" | "action"), ty] if is_ident(pkg) && is_ident(ty) => {
                 format!("{pkg}/{kind}/{ty}")
             }
-            _ => return Err(format!("invalid type '{text}'")),
+            _ => return Err(FieldTypeError::InvalidType(text.to_string())),
         };
         BaseType::Message(full)
     };
@@ -724,6 +728,17 @@ mod tests {
         assert_eq!(t.fields[1].default.as_deref(), Some("[1, 2]"));
         assert_eq!(t.constants[0].value, "\"x#y\"");
         assert_eq!(t.fields[2].base, BaseType::Message("pkg/Other".into()));
+    }
+
+    #[test]
+    fn field_types_that_do_not_parse_are_typed_errors() {
+        let e = |t: &str| parse_type(t, "pkg", Dialect::Ros2).unwrap_err();
+        assert!(matches!(e("uint8[3"), FieldTypeError::UnterminatedArray(_)));
+        assert!(matches!(e("int32<=3"), FieldTypeError::BoundedNonString(_)));
+        assert!(matches!(e("a/b/c/d"), FieldTypeError::InvalidType(_)));
+        let bad = e("uint8[x]");
+        assert!(matches!(&bad, FieldTypeError::InvalidBound { bound, .. } if bound == "x"));
+        assert!(std::error::Error::source(&bad).is_some());
     }
 
     #[test]

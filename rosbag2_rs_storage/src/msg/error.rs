@@ -65,6 +65,29 @@ pub enum CodecError {
     },
 }
 
+/// A field type that does not parse (`uint8[3`, `int32<=3`, `a/b/c/d`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldTypeError {
+    /// `[` without its `]`.
+    #[error("'{0}': unterminated array")]
+    UnterminatedArray(String),
+    /// An array or string bound that is not a number.
+    #[error("invalid bound '{bound}'")]
+    InvalidBound {
+        /// The bound as written.
+        bound: String,
+        /// Why it is not a number.
+        #[source]
+        source: std::num::ParseIntError,
+    },
+    /// `<=` on a type other than a string.
+    #[error("'{0}': only strings take a '<=' bound")]
+    BoundedNonString(String),
+    /// A name that is neither a builtin nor `pkg/Type`.
+    #[error("invalid type '{0}'")]
+    InvalidType(String),
+}
+
 /// A failure deep inside a payload, before the type and field path are known.
 #[derive(Debug)]
 pub(crate) struct Fail {

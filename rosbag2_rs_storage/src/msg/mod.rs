@@ -23,7 +23,7 @@ pub mod value;
 mod wire;
 
 pub use definition::{Dialect, MessageType, Registry};
-pub use error::CodecError;
+pub use error::{CodecError, FieldTypeError};
 pub use value::Value;
 
 use wire::{CdrRead, CdrWrite, Ros1Read, Ros1Write};

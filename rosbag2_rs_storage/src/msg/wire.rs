@@ -30,7 +30,7 @@ pub(crate) trait WireRead<'a> {
 
 /// A sink of wire bytes.
 pub(crate) trait WireWrite {
-    fn prim(&mut self, p: Primitive, v: &Value) -> Result<(), String>;
+    fn prim(&mut self, p: Primitive, v: &Value) -> Result<(), Fail>;
     fn len(&mut self, n: usize);
     fn string(&mut self, s: &[u8]);
     fn octets(&mut self, b: &[u8]);
@@ -211,8 +211,8 @@ macro_rules! put_num {
     }};
 }
 
-fn encode_prim(buf: &mut Vec<u8>, p: Primitive, v: &Value, be: bool) -> Result<(), String> {
-    let mismatch = || format!("expected {} value, got {}", p.name(), v.kind());
+fn encode_prim(buf: &mut Vec<u8>, p: Primitive, v: &Value, be: bool) -> Result<(), Fail> {
+    let mismatch = || Fail::new(0, format!("expected {} value, got {}", p.name(), v.kind()));
     match (p, v) {
         (Primitive::Bool, Value::Bool(b)) => buf.push(*b as u8),
         (Primitive::Byte | Primitive::Char | Primitive::UInt8, Value::UInt8(x)) => buf.push(*x),
@@ -247,7 +247,7 @@ impl CdrWrite {
 }
 
 impl WireWrite for CdrWrite {
-    fn prim(&mut self, p: Primitive, v: &Value) -> Result<(), String> {
+    fn prim(&mut self, p: Primitive, v: &Value) -> Result<(), Fail> {
         self.align_to(p.alignment());
         encode_prim(&mut self.buf, p, v, self.big_endian)
     }
@@ -275,7 +275,7 @@ impl WireWrite for CdrWrite {
 }
 
 impl WireWrite for Ros1Write {
-    fn prim(&mut self, p: Primitive, v: &Value) -> Result<(), String> {
+    fn prim(&mut self, p: Primitive, v: &Value) -> Result<(), Fail> {
         encode_prim(&mut self.buf, p, v, false)
     }
     fn len(&mut self, n: usize) {
@@ -458,7 +458,7 @@ fn encode_one<W: WireWrite>(
     w: &mut W,
 ) -> Result<(), Fail> {
     match (base, v) {
-        (BaseType::Primitive(p), v) => w.prim(*p, v).map_err(|e| Fail::new(0, e)),
+        (BaseType::Primitive(p), v) => w.prim(*p, v),
         (BaseType::String { bound }, Value::String(s)) => {
             if bound.is_some_and(|b| s.len() > b) {
                 return Err(Fail::new(0, "string exceeds its bound"));
@@ -560,9 +560,13 @@ pub(crate) fn transcode_struct<'a, R: WireRead<'a>, W: WireWrite>(
         if is_header && i == 0 {
             match direction {
                 Direction::Ros1ToCdr => drop(r.prim(Primitive::UInt32)?),
-                Direction::CdrToRos1 => w
-                    .prim(Primitive::UInt32, &Value::UInt32(0))
-                    .map_err(|e| Fail::new(r.pos(), e))?,
+                Direction::CdrToRos1 => {
+                    w.prim(Primitive::UInt32, &Value::UInt32(0))
+                        .map_err(|e| Fail {
+                            offset: r.pos(),
+                            ..e
+                        })?
+                }
             }
             continue;
         }
@@ -583,7 +587,10 @@ fn transcode_one<'a, R: WireRead<'a>, W: WireWrite>(
     match base {
         BaseType::Primitive(p) => {
             let v = r.prim(*p)?;
-            w.prim(*p, &v).map_err(|e| Fail::new(r.pos(), e))
+            w.prim(*p, &v).map_err(|e| Fail {
+                offset: r.pos(),
+                ..e
+            })
         }
         BaseType::String { .. } => {
             w.string(r.string()?);
