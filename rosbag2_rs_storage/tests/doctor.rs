@@ -142,6 +142,27 @@ fn clean_bags_of_every_storage_are_clean() {
 }
 
 #[test]
+fn bags_recorded_by_rosbag2_are_clean_and_decode_to_the_last_message() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rosbag2");
+    for name in [
+        "topics_and_services.mcap",
+        "bag_with_topics_and_service_events.mcap",
+    ] {
+        let report = doctor(
+            &dir.join(name),
+            &DoctorOptions {
+                samples_per_topic: usize::MAX,
+            },
+        )
+        .unwrap();
+        assert!(report.is_clean(), "{name}: {:#?}", report.problems);
+        let read: u64 = report.files.iter().map(|f| f.messages).sum();
+        // Service events too: their `.srv` text is read as rosidl's messages.
+        assert_eq!(report.decoded_messages, read, "{name}");
+    }
+}
+
+#[test]
 fn flipped_bytes_in_a_chunk_fail_the_crcs() {
     let dir = tempfile::tempdir().unwrap();
     let bag = write_bag(dir.path(), "mcap", CompressionOptions::default());

@@ -14,7 +14,8 @@ pub struct TopicDecoder {
 }
 
 impl TopicDecoder {
-    /// Parses `definition` (the concatenated `ros2msg` text rosbag2 stores) of `type_name`.
+    /// Parses `definition` (the concatenated `ros2msg` text rosbag2 stores) of `type_name`; the
+    /// `.srv` text rosbag2 stores for service event topics is read too.
     pub fn new(type_name: &str, definition: &MessageDefinition) -> Result<Self, CodecError> {
         if definition.encoding != "ros2msg" || definition.encoded_message_definition.is_empty() {
             return Err(CodecError::Definition {
@@ -30,12 +31,14 @@ impl TopicDecoder {
                 },
             });
         }
-        let mut registry = Registry::new();
-        registry.parse_concatenated(
+        // rosbag2 stores a service event topic's definition as the `.srv` text.
+        let text = crate::type_hash::service_definition_as_messages(
             type_name,
             &definition.encoded_message_definition,
-            Dialect::Ros2,
-        )?;
+        )
+        .unwrap_or_else(|| definition.encoded_message_definition.clone());
+        let mut registry = Registry::new();
+        registry.parse_concatenated(type_name, &text, Dialect::Ros2)?;
         let index = registry
             .index_of(type_name)
             .ok_or_else(|| CodecError::Missing(type_name.to_string()))?;
