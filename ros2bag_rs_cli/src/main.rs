@@ -292,6 +292,16 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&summary.to_json())?)
             }
         }
+        Command::Convert(args)
+            if (args.writer.storage == "realsense"
+                || convert_yaml::is_options_file(&args.output))
+                && args.has_message_filters() =>
+        {
+            anyhow::bail!(
+                "--where, --last-per-topic-before-start and --rename write one rosbag2 or ROS 1 \
+                 bag: not a RealSense recording, nor the bags of an options file"
+            )
+        }
         Command::Convert(args) if args.writer.storage == "realsense" => {
             let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
                 args.writer.compression_format.as_deref().unwrap_or("lz4"),
@@ -320,12 +330,18 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         Command::Convert(args) => {
             let raw = args.raw;
             let filters = convert_filters(&args)?;
+            let filtered = args.has_message_filters();
             let options = convert_options(*args)?;
             // A RealSense recording becomes a rosbag2 bag in the realsense2_camera layout,
             // unless its own topics are asked for (--raw, or a ROS 1 bag as output).
             let to_ros1 = options.output.storage.storage == StorageId::Rosbag1;
             let metadata = match options.inputs.as_slice() {
                 [input] if !raw && !to_ros1 && realsense_bag_rs::is_recording(input) => {
+                    anyhow::ensure!(
+                        !filtered,
+                        "--where, --last-per-topic-before-start and --rename apply to the \
+                         recording's own topics: add --raw"
+                    );
                     realsense_bag_rs::bridge::convert(input, options.output)?
                 }
                 _ => {
@@ -508,6 +524,15 @@ fn parse_time(text: &str, bag_start: i64) -> Result<i64> {
     } else {
         ns
     })
+}
+
+impl ConvertArgs {
+    /// Whether `--where`, `--last-per-topic-before-start` or `--rename` is given.
+    fn has_message_filters(&self) -> bool {
+        !self.where_clauses.is_empty()
+            || !self.last_per_topic_before_start.is_empty()
+            || !self.rename.is_empty()
+    }
 }
 
 /// `--where`, `--last-per-topic-before-start` and `--rename` of `convert`.

@@ -5,8 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bytes::Bytes;
-
+use super::payloads::PayloadCheck;
 use super::{Problem, ProblemKind};
 use crate::compression::message_mode::DecompressingReader;
 use crate::compression::CompressionFormat;
@@ -20,8 +19,6 @@ pub(super) struct FileScan {
     pub counts: BTreeMap<String, u64>,
     /// Receive times of the first and last message read.
     pub time_range: Option<(i64, i64)>,
-    /// The first payloads of each topic (decoded later against the definitions).
-    pub samples: BTreeMap<String, Vec<(i64, Bytes)>>,
 }
 
 impl FileScan {
@@ -197,14 +194,15 @@ pub(super) fn ros1_checks(path: &Path, problems: &mut Vec<Problem>) {
     }
 }
 
-/// Reads every message of `reader`, keeping the first `samples` payloads of each topic; a read
-/// error ends the scan as a problem.
+/// Reads every message of `reader`, decoding the first of each topic; a read error ends the
+/// scan as a problem.
 fn read_all(
     reader: &mut dyn StorageReader,
-    samples: usize,
+    payloads: &mut PayloadCheck,
     scan: &mut FileScan,
     problems: &mut Vec<Problem>,
 ) {
+    payloads.add_topics(reader);
     loop {
         match reader.read_next() {
             Ok(Some(m)) => {
@@ -214,10 +212,7 @@ fn read_all(
                     scan.time_range
                         .map_or((t, t), |(a, b)| (a.min(t), b.max(t))),
                 );
-                let kept = scan.samples.entry(m.topic.to_string()).or_default();
-                if kept.len() < samples {
-                    kept.push((t, m.data));
-                }
+                payloads.check(&m.topic, t, &m.data);
             }
             Ok(None) => break,
             Err(e) => {
@@ -285,7 +280,7 @@ fn compare_index(reader: &dyn StorageReader, scan: &FileScan, problems: &mut Vec
 pub(super) fn check_file(
     path: &Path,
     message_compression: Option<CompressionFormat>,
-    samples: usize,
+    payloads: &mut PayloadCheck,
     problems: &mut Vec<Problem>,
     notes: &mut Vec<String>,
 ) -> Option<(FileScan, Box<dyn StorageReader>)> {
@@ -319,7 +314,7 @@ pub(super) fn check_file(
                 }
             };
             if message_compression.is_none() {
-                read_all(&mut mcap, samples, &mut scan, problems);
+                read_all(&mut mcap, payloads, &mut scan, problems);
                 for chunk in &mcap.damage().skipped_chunks {
                     problems.push(Problem::file(
                         path,
@@ -369,7 +364,7 @@ pub(super) fn check_file(
     if let Some(format) = message_compression {
         reader = Box::new(DecompressingReader::new(reader, format));
     }
-    read_all(reader.as_mut(), samples, &mut scan, problems);
+    read_all(reader.as_mut(), payloads, &mut scan, problems);
     compare_index(reader.as_ref(), &scan, problems);
     Some((scan, reader))
 }

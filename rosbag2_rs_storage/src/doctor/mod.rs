@@ -17,6 +17,7 @@
 //! It reuses the readers (strict mode) and the recovery scans of `reindex`; nothing is written.
 
 mod files;
+mod payloads;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -27,8 +28,6 @@ use crate::compression::file_mode::uncompressed_name;
 use crate::compression::{BagCompression, CompressionMode};
 use crate::error::{Result, StorageError};
 use crate::metadata::{BagMetadata, METADATA_FILENAME};
-use crate::msg::TopicDecoder;
-use crate::msgdefs::MessageDefinitionCache;
 use crate::storage::StorageId;
 
 /// What kind of problem `doctor` found.
@@ -380,13 +379,13 @@ pub fn doctor(bag: &Path, options: &DoctorOptions) -> Result<DoctorReport> {
         .filter(|c| c.mode == CompressionMode::Message)
         .map(|c| c.format);
     let mut scanned = Vec::new();
-    let mut topics: Vec<(String, String, String)> = Vec::new();
-    let mut definitions: Vec<crate::MessageDefinition> = Vec::new();
+    let mut topics: Vec<(String, String)> = Vec::new();
+    let mut payloads = payloads::PayloadCheck::new(options.samples_per_topic);
     for path in &located.files {
         let result = files::check_file(
             path,
             message_compression,
-            options.samples_per_topic,
+            &mut payloads,
             problems,
             &mut report.notes,
         );
@@ -402,28 +401,15 @@ pub fn doctor(bag: &Path, options: &DoctorOptions) -> Result<DoctorReport> {
         };
         for topic in reader.topics() {
             let t = &topic.topic_metadata;
-            match topics.iter().find(|(name, ..)| *name == t.name) {
-                Some((_, type_name, _)) if *type_name != t.type_name => {
-                    problems.push(Problem::topic(
-                        path,
-                        &t.name,
-                        ProblemKind::Index,
-                        format!("type '{}' here, '{type_name}' in another file", t.type_name),
-                    ))
-                }
-                Some(_) => {}
-                None => topics.push((
-                    t.name.clone(),
-                    t.type_name.clone(),
-                    t.serialization_format.clone(),
+            match topics.iter().find(|(name, _)| *name == t.name) {
+                Some((_, type_name)) if *type_name != t.type_name => problems.push(Problem::topic(
+                    path,
+                    &t.name,
+                    ProblemKind::Index,
+                    format!("type '{}' here, '{type_name}' in another file", t.type_name),
                 )),
-            }
-        }
-        for def in reader.message_definitions() {
-            if !def.encoded_message_definition.is_empty()
-                && !definitions.iter().any(|d| d.topic_type == def.topic_type)
-            {
-                definitions.push(def.clone());
+                Some(_) => {}
+                None => topics.push((t.name.clone(), t.type_name.clone())),
             }
         }
         report.files.push(CheckedFile {
@@ -437,62 +423,7 @@ pub fn doctor(bag: &Path, options: &DoctorOptions) -> Result<DoctorReport> {
     if let Some(metadata) = &located.metadata {
         check_metadata(metadata, &scanned, problems);
     }
-    let mut cache = MessageDefinitionCache::new();
-    for (topic, type_name, format) in &topics {
-        if !format.is_empty() && format != "cdr" {
-            report.notes.push(format!(
-                "topic '{topic}': serialization '{format}' is not CDR; its payloads are not decoded"
-            ));
-            continue;
-        }
-        let definition = match definitions.iter().find(|d| d.topic_type == *type_name) {
-            Some(d) => d.clone(),
-            None => {
-                let d = cache.definition(type_name);
-                if !d.encoded_message_definition.is_empty() {
-                    report.notes.push(format!(
-                        "topic '{topic}': the bag stores no definition of {type_name}; checked \
-                         against the bundled one"
-                    ));
-                }
-                d
-            }
-        };
-        let decoder = match TopicDecoder::new(type_name, &definition) {
-            Ok(d) => d,
-            Err(e) => {
-                problems.push(Problem::bag(
-                    ProblemKind::Definition,
-                    Some(topic),
-                    e.to_string(),
-                ));
-                continue;
-            }
-        };
-        let mut failed = 0u64;
-        let mut first_failure = None;
-        for (_, scan) in &scanned {
-            for (time, data) in scan.samples.get(topic).into_iter().flatten() {
-                match decoder.decode(data) {
-                    Ok(_) => report.decoded_messages += 1,
-                    Err(e) => {
-                        failed += 1;
-                        first_failure.get_or_insert((*time, e));
-                    }
-                }
-            }
-        }
-        if let Some((time, e)) = first_failure {
-            problems.push(Problem::bag(
-                ProblemKind::Payload,
-                Some(topic),
-                format!(
-                    "{failed} of the sampled messages do not decode with the {type_name} \
-                     definition; the first, at {time} ns: {e}"
-                ),
-            ));
-        }
-    }
+    report.decoded_messages = payloads.finish(&mut report.problems, &mut report.notes);
     Ok(report)
 }
 
