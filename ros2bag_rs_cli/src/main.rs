@@ -215,7 +215,8 @@ struct ConvertArgs {
     /// Also keep the latest message of these topics from before --start, at its original time.
     #[arg(long, num_args = 1.., value_name = "TOPIC")]
     last_per_topic_before_start: Vec<String>,
-    /// Write a topic under another name: `/a:=/b`. Repeatable.
+    /// Write a topic under another name: `/a:=/b`; or a type, with the same definition:
+    /// `old_pkg/msg/T:=new_pkg/msg/T`. Repeatable.
     #[arg(long, value_name = "FROM:=TO")]
     rename: Vec<String>,
 }
@@ -556,10 +557,15 @@ fn convert_filters(args: &ConvertArgs) -> Result<ConvertFilters> {
             Ok((from.to_string(), to.to_string()))
         })
         .collect::<Result<Vec<_>>>()?;
+    // A topic name starts with '/', a type name (pkg/msg/Type) does not.
+    let (rename, rename_types) = rename
+        .into_iter()
+        .partition(|(from, _)| from.starts_with('/'));
     Ok(ConvertFilters {
         where_clauses,
         last_before_start: args.last_per_topic_before_start.clone(),
         rename,
+        rename_types,
     })
 }
 

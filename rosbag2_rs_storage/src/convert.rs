@@ -47,6 +47,9 @@ pub struct ConvertFilters {
     pub last_before_start: Vec<String>,
     /// `(from, to)`: topics written under another name.
     pub rename: Vec<(String, String)>,
+    /// `(from, to)`: types written under another name (`pkg/msg/Old` → `pkg/msg/New`), with
+    /// the same definition text; their type hash is dropped (it covers the name).
+    pub rename_types: Vec<(String, String)>,
 }
 
 /// The compiled `--where` clauses, per topic.
@@ -246,10 +249,20 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
                 .iter()
                 .find(|t| *t.topic_metadata.name == *message.topic)
             {
-                let def = reader.message_definition(&info.topic_metadata.type_name, &mut cache);
+                let mut def = reader.message_definition(&info.topic_metadata.type_name, &mut cache);
                 let mut topic = info.topic_metadata.clone();
                 if let Some(to) = renamed.get(topic.name.as_str()) {
                     topic.name = to.to_string();
+                }
+                if let Some((_, to)) = filters
+                    .rename_types
+                    .iter()
+                    .find(|(from, _)| *from == topic.type_name)
+                {
+                    topic.type_name = to.clone();
+                    topic.type_description_hash.clear();
+                    def.topic_type = to.clone();
+                    def.type_description_hash.clear();
                 }
                 writer.create_topic(&topic, def)?;
             }

@@ -151,7 +151,7 @@ fn where_errors_are_typed_and_write_nothing() {
 }
 
 #[test]
-fn last_before_start_at_its_own_time_and_renamed() {
+fn last_before_start_at_its_own_time_and_renamed_topics_and_types() {
     let dir = tempfile::tempdir().unwrap();
     let bag = write_things(dir.path());
     let out = dir.path().join("out");
@@ -169,10 +169,18 @@ fn last_before_start_at_its_own_time_and_renamed() {
         &ConvertFilters {
             last_before_start: vec!["/other".into()],
             rename: vec![("/other".into(), "/renamed".into())],
+            rename_types: vec![("test_msgs/msg/Thing".into(), "new_msgs/msg/Item".into())],
             ..Default::default()
         },
     )
     .unwrap();
+    let reader = SequentialReader::open(&out).unwrap();
+    for t in reader.topics() {
+        assert_eq!(t.topic_metadata.type_name, "new_msgs/msg/Item");
+    }
+    let def = reader.stored_definition("new_msgs/msg/Item").unwrap();
+    assert_eq!(def.encoded_message_definition, THING);
+    drop(reader);
     let got = read(&out);
     let renamed: Vec<(i64, i32)> = got
         .iter()
