@@ -331,3 +331,25 @@ def test_info_rates_and_schemas(cli, bags):
     assert 'Rate: 20.000 Hz' in text, text
     schemas = cli.run('info', '--schemas', made['rosbags_mcap']).stdout
     assert '=== geometry_msgs/msg/PoseStamped (ros2msg' in schemas and 'MSG: geometry_msgs/Point' in schemas, schemas
+
+
+@pytest.mark.parametrize('compression', ['none', 'bz2', 'lz4'])
+def test_doctor_on_ros1_bags_of_the_original_rosbag_library(cli, tmp_path, compression):
+    """ROS 1 bags written by Debian's python3-rosbag (through ros1_peer.py) are clean, every
+    message converted and decoded; the same bag cut short has no usable index."""
+    import pathlib
+    import subprocess
+    peer = pathlib.Path(__file__).with_name('ros1_peer.py')
+    if not pathlib.Path('/usr/bin/python3').exists() or subprocess.run(
+            ['/usr/bin/python3', '-c', 'import rosbag'], capture_output=True).returncode != 0:
+        pytest.skip('python3-rosbag is not installed')
+    bag = tmp_path / f'{compression}.bag'
+    subprocess.run(['/usr/bin/python3', str(peer), 'write', str(bag), compression], check=True)
+    report = doctor(cli, bag, '--decode-all')
+    assert report['clean'], report['problems']
+    assert report['decoded_messages'] == sum(f['messages'] for f in report['files']) > 0
+    cut = tmp_path / 'cut.bag'
+    data = bag.read_bytes()
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    report = doctor(cli, cut)
+    assert not report['clean'] and 'index' in kinds(report), report['problems']
