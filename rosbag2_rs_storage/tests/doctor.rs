@@ -292,6 +292,28 @@ fn definitions_that_do_not_match_or_parse_are_reported() {
 }
 
 #[test]
+fn a_recorded_type_hash_that_the_definition_does_not_give_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(dir.path(), "sqlite3", CompressionOptions::default());
+    let file = only_file(&bag, ".db3");
+    let mut cache = MessageDefinitionCache::new();
+    let right = cache.type_hash("std_msgs/msg/String").unwrap();
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    let set = |hash: &str| {
+        conn.execute(
+            "UPDATE topics SET type_description_hash = ?1 WHERE name = '/chatter'",
+            [hash],
+        )
+        .unwrap()
+    };
+    set(&right);
+    assert!(check(&bag).is_clean(), "{:#?}", check(&bag).problems);
+    let wrong = format!("RIHS01_{}", "ab".repeat(32));
+    set(&wrong);
+    assert_problem(&check(&bag), ProblemKind::Definition, "recorded type hash");
+}
+
+#[test]
 fn metadata_counts_and_times_that_disagree_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let bag = write_bag(dir.path(), "mcap", CompressionOptions::default());

@@ -62,6 +62,9 @@ impl PayloadCheck {
                 let stored = reader.message_definitions().iter().find(|d| {
                     d.topic_type == t.type_name && !d.encoded_message_definition.is_empty()
                 });
+                if let Some(d) = stored {
+                    self.check_hash(&t.name, &t.type_name, &t.type_description_hash, d);
+                }
                 let definition = match stored {
                     Some(d) => d.clone(),
                     None => {
@@ -98,6 +101,34 @@ impl PayloadCheck {
                     first_failure: None,
                 },
             );
+        }
+    }
+
+    /// A recorded RIHS01 type hash must be the hash of the stored definition: else the
+    /// definition does not describe the type the publisher announced.
+    fn check_hash(
+        &mut self,
+        topic: &str,
+        type_name: &str,
+        recorded: &str,
+        definition: &crate::MessageDefinition,
+    ) {
+        if !crate::type_hash::is_rihs01(recorded) {
+            return;
+        }
+        match crate::type_hash::rihs01(type_name, definition) {
+            Ok(computed) if computed != recorded => self.problems.push(Problem::bag(
+                ProblemKind::Definition,
+                Some(topic),
+                format!(
+                    "the recorded type hash {recorded} is not the hash of the stored definition \
+                     of {type_name} ({computed})"
+                ),
+            )),
+            Ok(_) => {}
+            Err(e) => self.notes.push(format!(
+                "topic '{topic}': the type hash of the stored definition cannot be computed: {e}"
+            )),
         }
     }
 
