@@ -11,8 +11,9 @@
 //! - **Time ranges**: the index's and `metadata.yaml`'s time ranges against the messages'.
 //! - **metadata.yaml vs files**: listed files that are missing, storage files it does not list,
 //!   per-file and per-topic counts, totals.
-//! - **Definitions**: every topic's definition parses, and the first messages of each topic
-//!   decode with it (a definition that does not match the payloads).
+//! - **Definitions**: every topic's definition parses, a recorded RIHS01 type hash is the hash
+//!   of the stored definition, and the first messages of each topic decode with it (a
+//!   definition that does not match the payloads).
 //!
 //! It reuses the readers (strict mode) and the recovery scans of `reindex`; nothing is written.
 
