@@ -118,8 +118,10 @@ def main():
         print(f'bag: {n} messages ({args.poses} PoseStamped, {args.images} 640x480 rgb8 Images), {size:.1f} MB MCAP')
         print(f'{"task":<50} {"seconds":>8} {"MB/s":>8} {"msg/s":>10}')
         for name, secs in rows:
-            count = args.images if name.startswith('export') else n
-            print(f'{name:<50} {secs:8.3f} {size / secs:8.1f} {count / secs:10.0f}')
+            if name.startswith('export'):
+                print(f'{name:<50} {secs:8.3f} {"-":>8} {args.images / secs:10.0f}')
+            else:
+                print(f'{name:<50} {secs:8.3f} {size / secs:8.1f} {n / secs:10.0f}')
         shutil.rmtree(tmp / 'frames', ignore_errors=True)
 
 
