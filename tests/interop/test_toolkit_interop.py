@@ -353,3 +353,23 @@ def test_doctor_on_ros1_bags_of_the_original_rosbag_library(cli, tmp_path, compr
     cut.write_bytes(data[: len(data) * 2 // 3])
     report = doctor(cli, cut)
     assert not report['clean'] and 'index' in kinds(report), report['problems']
+
+
+def test_reindex_output_repairs_a_copy_rosbags_reads(cli, bags, tmp_path, typestore):
+    """A rosbags MCAP bag cut short: `reindex --output` writes a repaired copy that `doctor` finds
+    clean and `rosbags` reads (a prefix of the original messages); the input stays as it was."""
+    made, messages = bags
+    bag = shutil.copytree(made['rosbags_mcap'], tmp_path / 'cut_bag')
+    file = mcap_file(bag)
+    raw = file.read_bytes()
+    file.write_bytes(raw[: len(raw) // 2])  # inside the data: messages are lost
+    before = {p.name: p.read_bytes() for p in bag.iterdir()}
+    out = tmp_path / 'repaired'
+    cli.run('reindex', bag, '--output', out)
+    assert {p.name: p.read_bytes() for p in bag.iterdir()} == before, 'input untouched'
+    assert doctor(cli, out)['clean']
+    got = [(topic, t) for topic, t, _ in read_rosbags(out, typestore)]
+    want = sorted((topic, t) for topic, _, t, _ in messages)
+    want = sorted(want, key=lambda m: m[1])
+    assert 0 < len(got) < len(want) and got == want[: len(got)]
+    assert cli.run('reindex', bag, '--output', out, check=False).returncode != 0, 'never overwrites'
