@@ -114,6 +114,47 @@ pub fn pixels_to_png(
     Ok(out)
 }
 
+/// A decoded PNG: rows of pixels `stride` bytes apart, 16-bit samples little endian (as ROS
+/// and the RealSense SDK store them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedPng {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Bytes per row.
+    pub stride: usize,
+    /// Whether samples are 16 bits.
+    pub sixteen_bit: bool,
+    /// The pixels.
+    pub data: Vec<u8>,
+}
+
+/// Decodes a PNG file (shared with `realsense_bag_rs`, whose recordings hold PNG images).
+pub fn decode_png(png_bytes: &[u8]) -> Result<DecodedPng, ExportError> {
+    let err = |e: png::DecodingError| ExportError::BadImage(format!("PNG: {e}"));
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .map_err(err)?;
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).map_err(err)?;
+    data.truncate(info.buffer_size());
+    let sixteen_bit = info.bit_depth == png::BitDepth::Sixteen;
+    if sixteen_bit {
+        // PNG stores 16-bit samples big endian.
+        for sample in data.chunks_exact_mut(2) {
+            sample.swap(0, 1);
+        }
+    }
+    Ok(DecodedPng {
+        width: info.width,
+        height: info.height,
+        stride: info.line_size,
+        sixteen_bit,
+        data,
+    })
+}
+
 fn bytes_of(value: Option<&Value>) -> &[u8] {
     match value {
         Some(Value::Bytes(b)) => b,
@@ -171,33 +212,40 @@ pub fn compressed_to_file(image: &MessageView<'_>) -> Result<ImageFile, ExportEr
 mod tests {
     use super::*;
 
-    fn decode(png_bytes: &[u8]) -> (png::OutputInfo, Vec<u8>) {
+    #[test]
+    fn bgr8_with_row_padding_becomes_rgb() {
+        // 2x2, rows of 6 bytes padded to 8.
+        let data = [1, 2, 3, 4, 5, 6, 0, 0, 7, 8, 9, 10, 11, 12, 0, 0];
+        let png_bytes = pixels_to_png(2, 2, "bgr8", false, 8, &data).unwrap();
+        let decoded = decode_png(&png_bytes).unwrap();
+        assert_eq!((decoded.width, decoded.height, decoded.stride), (2, 2, 6));
+        assert_eq!(decoded.data, [3, 2, 1, 6, 5, 4, 9, 8, 7, 12, 11, 10]);
+    }
+
+    #[test]
+    fn mono16_round_trips_little_endian() {
+        let data = [0x34, 0x12, 0xff, 0x00];
+        let png_bytes = pixels_to_png(2, 1, "16UC1", false, 4, &data).unwrap();
+        // Stored big endian, as PNG requires.
+        let raw = decode_png_raw(&png_bytes);
+        assert_eq!(raw, [0x12, 0x34, 0x00, 0xff]);
+        let decoded = decode_png(&png_bytes).unwrap();
+        assert!(decoded.sixteen_bit);
+        assert_eq!(decoded.data, data);
+        assert!(matches!(
+            decode_png(b"not a png"),
+            Err(ExportError::BadImage(_))
+        ));
+    }
+
+    fn decode_png_raw(png_bytes: &[u8]) -> Vec<u8> {
         let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
             .read_info()
             .unwrap();
         let mut buf = vec![0; reader.output_buffer_size()];
         let info = reader.next_frame(&mut buf).unwrap();
         buf.truncate(info.buffer_size());
-        (info, buf)
-    }
-
-    #[test]
-    fn bgr8_with_row_padding_becomes_rgb() {
-        // 2x2, rows of 6 bytes padded to 8.
-        let data = [1, 2, 3, 4, 5, 6, 0, 0, 7, 8, 9, 10, 11, 12, 0, 0];
-        let png_bytes = pixels_to_png(2, 2, "bgr8", false, 8, &data).unwrap();
-        let (info, pixels) = decode(&png_bytes);
-        assert_eq!((info.width, info.height), (2, 2));
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        assert_eq!(pixels, [3, 2, 1, 6, 5, 4, 9, 8, 7, 12, 11, 10]);
-    }
-
-    #[test]
-    fn mono16_little_endian_is_stored_big_endian() {
-        let data = [0x34, 0x12, 0xff, 0x00];
-        let (info, pixels) = decode(&pixels_to_png(2, 1, "16UC1", false, 4, &data).unwrap());
-        assert_eq!(info.bit_depth, png::BitDepth::Sixteen);
-        assert_eq!(pixels, [0x12, 0x34, 0x00, 0xff]);
+        buf
     }
 
     #[test]
