@@ -60,6 +60,6 @@ pub enum ImageError {
     #[error("compressedDepth image shorter than its header")]
     Truncated,
     /// The PNG itself.
-    #[error("PNG: {0}")]
-    Png(#[from] png::DecodingError),
+    #[error(transparent)]
+    Png(#[from] rosbag2_rs_storage::export::ExportError),
 }

@@ -1,4 +1,5 @@
-//! Images of the rosbag2 layout: `CompressedImage`s holding PNGs (`<fmt>; png compressed <fmt>`)
+//! Images of the rosbag2 layout (PNG decoding shared with `export`, in
+//! `rosbag2_rs_storage::export::image`): `CompressedImage`s holding PNGs (`<fmt>; png compressed <fmt>`)
 //! or, for depth, a 12-byte `compressedDepth` header and a 16-bit PNG.
 
 use bytes::Bytes;
@@ -17,17 +18,8 @@ pub fn decode(
     } else {
         data
     };
-    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    let mut reader = decoder.read_info()?;
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf)?;
-    buf.truncate(info.buffer_size());
-    if info.bit_depth == png::BitDepth::Sixteen {
-        // PNG stores 16-bit samples big endian; the SDK's formats are little endian.
-        for px in buf.chunks_exact_mut(2) {
-            px.swap(0, 1);
-        }
-    }
+    // 16-bit samples come back little endian, as the SDK's formats are.
+    let info = rosbag2_rs_storage::export::image::decode_png(png_bytes)?;
     let fmt = profile.map_or_else(
         || {
             format
@@ -42,8 +34,8 @@ pub fn decode(
     Ok(Payload::Video {
         width: info.width,
         height: info.height,
-        stride: info.line_size as u32,
+        stride: info.stride as u32,
         format: fmt,
-        data: Bytes::from(buf),
+        data: Bytes::from(info.data),
     })
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::ValueEnum;
 use rosbag2_rs_storage::msg::render::{to_json, to_yaml, RenderOptions};
-use rosbag2_rs_storage::msg::{decode_cdr_at, Dialect, Registry};
+use rosbag2_rs_storage::msg::TopicDecoder;
 use rosbag2_rs_storage::{
     MessageDefinitionCache, SequentialReader, SerializedMessage, TopicFilter,
 };
@@ -42,27 +42,15 @@ pub struct CatOptions {
 }
 
 /// A topic's decoder, or why it has none (its messages are then printed in hex).
-type Decoder = std::result::Result<(Registry, usize), String>;
+type Decoder = std::result::Result<TopicDecoder, String>;
 
 fn decoder(
     reader: &SequentialReader,
     type_name: &str,
     cache: &mut MessageDefinitionCache,
 ) -> Decoder {
-    let def = reader.message_definition(type_name, cache);
-    if def.encoding != "ros2msg" {
-        return Err(format!(
-            "no ros2msg definition (encoding '{}')",
-            def.encoding
-        ));
-    }
-    let mut reg = Registry::new();
-    reg.parse_concatenated(type_name, &def.encoded_message_definition, Dialect::Ros2)
-        .map_err(|e| e.to_string())?;
-    let index = reg
-        .index_of(type_name)
-        .ok_or_else(|| format!("the definition lacks {type_name}"))?;
-    Ok((reg, index))
+    TopicDecoder::new(type_name, &reader.message_definition(type_name, cache))
+        .map_err(|e| e.to_string())
 }
 
 fn hex(data: &[u8]) -> String {
@@ -139,10 +127,10 @@ pub fn run(options: &CatOptions) -> Result<()> {
             d
         });
         let text = match decoder {
-            Ok((reg, index)) => match decode_cdr_at(reg, *index, &m.data) {
+            Ok(d) => match d.decode(&m.data) {
                 Ok((value, _)) => Ok(match options.format {
-                    CatFormat::Yaml => to_yaml(reg, *index, &value, render),
-                    _ => to_json(reg, *index, &value, render),
+                    CatFormat::Yaml => to_yaml(&d.registry, d.index, &value, render),
+                    _ => to_json(&d.registry, d.index, &value, render),
                 }),
                 Err(e) => {
                     log::warn!(

@@ -4,7 +4,10 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
-use rosbag2_rs_storage::{Bag, BagMetadata, SequentialReader, StorageId, TopicInformation};
+use rosbag2_rs_storage::timing::ArrivalStats;
+use rosbag2_rs_storage::{
+    Bag, BagMetadata, MessageDefinition, SequentialReader, StorageId, TopicInformation,
+};
 use serde_json::json;
 
 use crate::time_format;
@@ -51,6 +54,10 @@ pub struct BagSummary {
     metadata: BagMetadata,
     /// Bytes of messages per topic, when asked for (`-v`).
     sizes: Option<HashMap<String, u64>>,
+    /// Arrival statistics per topic, with `sizes`.
+    arrivals: HashMap<String, ArrivalStats>,
+    /// The message definitions the bag stores.
+    definitions: Vec<MessageDefinition>,
     /// The recorded camera, when the bag is a RealSense recording.
     realsense: Option<realsense_bag_rs::Device>,
 }
@@ -71,15 +78,30 @@ impl BagSummary {
                 .map(|f| f.display().to_string())
                 .collect();
         }
+        let mut arrivals: HashMap<String, ArrivalStats> = HashMap::new();
         let sizes = if sizes {
             let mut totals: HashMap<String, u64> = HashMap::new();
             while let Some(message) = reader.read_next()? {
                 *totals.entry(message.topic.to_string()).or_default() += message.data.len() as u64;
+                arrivals
+                    .entry(message.topic.to_string())
+                    .or_default()
+                    .add(message.recv_timestamp);
             }
             Some(totals)
         } else {
             None
         };
+        let mut definitions: Vec<MessageDefinition> = Vec::new();
+        for topic in reader.topics() {
+            let type_name = &topic.topic_metadata.type_name;
+            if let Some(def) = reader.stored_definition(type_name) {
+                if !definitions.iter().any(|d| d.topic_type == *type_name) {
+                    definitions.push(def.clone());
+                }
+            }
+        }
+        definitions.sort_by(|a, b| a.topic_type.cmp(&b.topic_type));
         let is_realsense = path.is_file()
             && metadata
                 .topics_with_message_count
@@ -93,6 +115,8 @@ impl BagSummary {
         Ok(Self {
             metadata,
             sizes,
+            arrivals,
+            definitions,
             realsense,
         })
     }
@@ -185,6 +209,53 @@ impl BagSummary {
         }
     }
 
+    /// With `-v`, a second line per topic: mean rate, spread of the inter-arrival times and the
+    /// largest gap.
+    fn rate_part(&self, topic: &str, pad: &str, utc: bool) -> String {
+        if self.sizes.is_none() {
+            return String::new();
+        }
+        let Some(stats) = self.arrivals.get(topic) else {
+            return String::new();
+        };
+        match stats.mean_rate() {
+            Some(rate) => format!(
+                "\n{pad}  Rate: {rate:.3} Hz | Interval: {:.3} ms to {:.3} ms | Largest gap: \
+                 {:.6} s, ending at {}",
+                stats.min_interval as f64 / 1e6,
+                stats.max_interval as f64 / 1e6,
+                stats.max_interval as f64 / 1e9,
+                time_format::timestamp(stats.max_interval_end, utc)
+            ),
+            None => format!("\n{pad}  Rate: n/a ({} message(s))", stats.count),
+        }
+    }
+
+    /// The stored message definitions (`info --schemas`): per type its encoding, hash and text.
+    pub fn schemas_text(&self) -> String {
+        let mut out = String::new();
+        if self.definitions.is_empty() {
+            out.push_str("(the bag stores no message definitions)\n");
+        }
+        for def in &self.definitions {
+            out += &format!(
+                "=== {} ({}{}) ===\n{}",
+                def.topic_type,
+                def.encoding,
+                if def.type_description_hash.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", def.type_description_hash)
+                },
+                def.encoded_message_definition
+            );
+            if !def.encoded_message_definition.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        out
+    }
+
     /// The `ros2 bag info` text.
     pub fn to_text(&self, options: &TextOptions) -> String {
         let (topics, services) = self.sorted(options.sort);
@@ -229,13 +300,14 @@ impl BagSummary {
             .iter()
             .map(|t| {
                 format!(
-                    "Topic: {} | Type: {} | Count: {} | {}Serialization Format: {}{}",
+                    "Topic: {} | Type: {} | Count: {} | {}Serialization Format: {}{}{}",
                     t.topic_metadata.name,
                     t.topic_metadata.type_name,
                     t.message_count,
                     self.size_part(&t.topic_metadata.name),
                     t.topic_metadata.serialization_format,
-                    self.hash_part(t)
+                    self.hash_part(t),
+                    self.rate_part(&t.topic_metadata.name, &pad, options.utc)
                 )
             })
             .collect();
@@ -298,6 +370,12 @@ impl BagSummary {
                 "offered_qos_profiles": rosbag2_rs_storage::qos::serialize_profiles(&t.topic_metadata.offered_qos_profiles),
                 "type_description_hash": t.topic_metadata.type_description_hash,
                 "size": self.sizes.as_ref().map(|s| s.get(&t.topic_metadata.name).copied().unwrap_or(0)),
+                "arrival": self.arrivals.get(&t.topic_metadata.name).map(|a| json!({
+                    "mean_rate_hz": a.mean_rate(),
+                    "min_interval_ns": a.min_interval,
+                    "max_interval_ns": a.max_interval,
+                    "largest_gap_end_ns": a.max_interval_end,
+                })),
             })).collect::<Vec<_>>(),
             "services": self.sorted(SortBy::Name).1.iter().filter_map(|t| {
                 let (name, type_name) = service_of(t)?;
@@ -307,6 +385,11 @@ impl BagSummary {
             "compression_mode": m.compression_mode,
             "custom_data": m.custom_data,
             "metadata_version": m.version,
+            "definitions": self.definitions.iter().map(|d| json!({
+                "type": d.topic_type, "encoding": d.encoding,
+                "type_description_hash": d.type_description_hash,
+                "text": d.encoded_message_definition,
+            })).collect::<Vec<_>>(),
             "realsense": self.realsense.as_ref().map(|d| json!({
                 "file_version": d.file_version,
                 "info": d.info.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
@@ -361,6 +444,8 @@ mod tests {
                 ..Default::default()
             },
             sizes: Some(HashMap::from([("/alpha".to_string(), 3 * 1024)])),
+            arrivals: HashMap::new(),
+            definitions: Vec::new(),
             realsense: None,
         }
     }

@@ -4,6 +4,8 @@
 
 mod cat;
 mod convert_yaml;
+mod doctor;
+mod export;
 mod info;
 mod progress;
 mod time_format;
@@ -12,7 +14,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, StorageId};
+use rosbag2_rs_storage::{BagWriterOptions, ConvertFilters, ConvertOptions, StorageId};
 use rosbag2_rs_transport::cli::{
     fail, init_logging, parse_level, run_burst, run_control, run_play, run_record, split_ros_args,
     BurstArgs, ControlArgs, InputArgs, PlayArgs, RecordArgs, RosArgs, TopicArgs, WriterArgs,
@@ -100,7 +102,18 @@ enum Command {
         /// Storage of the bag's files (mcap, sqlite3): checked against the files.
         #[arg(short, long)]
         storage: Option<String>,
+        /// Write a repaired copy here (a new directory, or a .bag file for a ROS 1 bag) and
+        /// leave the input untouched, instead of repairing in place.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
+    /// Export a topic: images (Image, CompressedImage) as numbered PNG/JPEG files with an
+    /// index.csv and optionally a video (ffmpeg), or any topic as CSV.
+    Export(Box<export::ExportArgs>),
+    /// Check a bag's structure without changing it: CRCs, index vs data, time ranges,
+    /// metadata.yaml vs files, definitions vs payloads. Exit status 0 when clean, 1 with a line
+    /// per problem.
+    Doctor(doctor::DoctorArgs),
     /// Run a Zenoh router configured as rmw_zenoh's `rmw_zenohd` (listens on tcp/[::]:7447;
     /// ZENOH_ROUTER_CONFIG_URI and ZENOH_CONFIG_OVERRIDE as for rmw_zenohd), until Ctrl-C.
     #[cfg(feature = "zenoh")]
@@ -148,9 +161,13 @@ struct InfoArgs {
     /// Only print the topic names.
     #[arg(short = 't', long)]
     topic_name: bool,
-    /// Also print each topic's and service's share of the bag's bytes (reads every message).
+    /// Also print each topic's and service's share of the bag's bytes, its type hash, and its
+    /// message rate, spread of inter-arrival times and largest gap (reads every message).
     #[arg(short, long)]
     verbose: bool,
+    /// Print the message definitions the bag stores instead.
+    #[arg(long)]
+    schemas: bool,
     /// Order of topics and services.
     #[arg(long, value_enum, default_value = "name")]
     sort: info::SortBy,
@@ -189,6 +206,19 @@ struct ConvertArgs {
     /// Keep messages up to this time: seconds since the epoch, or `+S` seconds after the bag start.
     #[arg(long, allow_hyphen_values = true)]
     end: Option<String>,
+    /// Keep a topic's messages only where a condition on their fields holds:
+    /// `'/odom: pose.pose.position.x > 3 and child_frame_id == "base"'` (comparisons, and/or/not,
+    /// numbers, strings, field paths with [i] indexes; see README). Repeatable; topics without a
+    /// clause are not filtered.
+    #[arg(long = "where", value_name = "TOPIC: EXPR", allow_hyphen_values = true)]
+    where_clauses: Vec<String>,
+    /// Also keep the latest message of these topics from before --start, at its original time.
+    #[arg(long, num_args = 1.., value_name = "TOPIC")]
+    last_per_topic_before_start: Vec<String>,
+    /// Write a topic under another name: `/a:=/b`; or a type, with the same definition:
+    /// `old_pkg/msg/T:=new_pkg/msg/T`. Repeatable.
+    #[arg(long, value_name = "FROM:=TO")]
+    rename: Vec<String>,
 }
 
 fn main() {
@@ -248,7 +278,9 @@ fn run(command: Command, namespace: &str) -> Result<()> {
             if args.topic_name && args.verbose {
                 log::warn!("-t and -v together: -t is ignored");
             }
-            if text {
+            if args.schemas {
+                print!("{}", summary.schemas_text());
+            } else if text {
                 print!(
                     "{}",
                     summary.to_text(&info::TextOptions {
@@ -260,6 +292,16 @@ fn run(command: Command, namespace: &str) -> Result<()> {
             } else {
                 println!("{}", serde_json::to_string_pretty(&summary.to_json())?)
             }
+        }
+        Command::Convert(args)
+            if (args.writer.storage == "realsense"
+                || convert_yaml::is_options_file(&args.output))
+                && args.has_message_filters() =>
+        {
+            anyhow::bail!(
+                "--where, --last-per-topic-before-start and --rename write one rosbag2 or ROS 1 \
+                 bag: not a RealSense recording, nor the bags of an options file"
+            )
         }
         Command::Convert(args) if args.writer.storage == "realsense" => {
             convert_to_realsense(*args)?
@@ -282,18 +324,25 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         }
         Command::Convert(args) => {
             let raw = args.raw;
+            let filters = convert_filters(&args)?;
+            let filtered = args.has_message_filters();
             let options = convert_options(*args)?;
             // A RealSense recording becomes a rosbag2 bag in the realsense2_camera layout,
             // unless its own topics are asked for (--raw, or a ROS 1 bag as output).
             let to_ros1 = options.output.storage.storage == StorageId::Rosbag1;
             let metadata = match options.inputs.as_slice() {
                 [input] if !raw && !to_ros1 && realsense_bag_rs::is_recording(input) => {
+                    anyhow::ensure!(
+                        !filtered,
+                        "--where, --last-per-topic-before-start and --rename apply to the \
+                         recording's own topics: add --raw"
+                    );
                     realsense_bag_rs::bridge::convert(input, options.output)?
                 }
                 _ => {
                     let progress =
                         progress::ConvertProgress::start(&options.inputs, &options.output.uri);
-                    let metadata = rosbag2_rs_storage::convert(&options);
+                    let metadata = rosbag2_rs_storage::convert_filtered(&options, &filters);
                     drop(progress);
                     metadata?
                 }
@@ -351,17 +400,36 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 }
             }
         }
-        Command::Reindex { bag, storage } => {
+        Command::Export(args) => {
+            let bag_start = relative_base(&args.bags, [&args.start, &args.end])?;
+            let time =
+                |t: &Option<String>| t.as_deref().map(|s| parse_time(s, bag_start)).transpose();
+            let (start, end) = (time(&args.start)?, time(&args.end)?);
+            export::run(*args, start, end)?
+        }
+        Command::Doctor(args) => {
+            if !doctor::run(&args)? {
+                std::process::exit(1);
+            }
+        }
+        Command::Reindex {
+            bag,
+            storage,
+            output,
+        } => {
             if let Some(id) = storage {
                 rosbag2_rs_storage::Bag::locate(&bag)?.check_storage(StorageId::parse(&id)?)?;
             }
-            let report = rosbag2_rs_storage::reindex(&bag)?;
+            let report = match &output {
+                Some(output) => rosbag2_rs_storage::reindex_to(&bag, output)?,
+                None => rosbag2_rs_storage::reindex(&bag)?,
+            };
             for file in &report.files {
                 println!("{file}");
             }
             println!(
                 "reindexed {}: {} files, {} messages",
-                bag.display(),
+                output.as_ref().unwrap_or(&bag).display(),
                 report.metadata.files.len(),
                 report.metadata.message_count
             );
@@ -510,6 +578,48 @@ fn parse_time(text: &str, bag_start: i64) -> Result<i64> {
         bag_start.saturating_add(ns)
     } else {
         ns
+    })
+}
+
+impl ConvertArgs {
+    /// Whether `--where`, `--last-per-topic-before-start` or `--rename` is given.
+    fn has_message_filters(&self) -> bool {
+        !self.where_clauses.is_empty()
+            || !self.last_per_topic_before_start.is_empty()
+            || !self.rename.is_empty()
+    }
+}
+
+/// `--where`, `--last-per-topic-before-start` and `--rename` of `convert`.
+fn convert_filters(args: &ConvertArgs) -> Result<ConvertFilters> {
+    let where_clauses = args
+        .where_clauses
+        .iter()
+        .map(|c| rosbag2_rs_storage::expr::split_clause(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rename = args
+        .rename
+        .iter()
+        .map(|r| {
+            let (from, to) = r
+                .split_once(":=")
+                .with_context(|| format!("--rename '{r}': expected FROM:=TO"))?;
+            anyhow::ensure!(
+                !from.is_empty() && !to.is_empty(),
+                "--rename '{r}': expected FROM:=TO"
+            );
+            Ok((from.to_string(), to.to_string()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // A topic name starts with '/', a type name (pkg/msg/Type) does not.
+    let (rename, rename_types) = rename
+        .into_iter()
+        .partition(|(from, _)| from.starts_with('/'));
+    Ok(ConvertFilters {
+        where_clauses,
+        last_before_start: args.last_per_topic_before_start.clone(),
+        rename,
+        rename_types,
     })
 }
 

@@ -3,12 +3,16 @@
 //! Inputs compressed by rosbag2 (file or message mode) are decompressed as they are read; the
 //! output is compressed as [`BagWriterOptions::compression`] says.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::error::{Result, StorageError};
+use crate::expr::Expr;
 use crate::filter::TopicFilter;
 use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::BagMetadata;
+use crate::msg::TopicDecoder;
 use crate::msgdefs::MessageDefinitionCache;
 use crate::reader::SequentialReader;
 use crate::storage::{create_writer, StorageId, StorageWriter};
@@ -31,9 +35,110 @@ pub struct ConvertOptions {
     pub skip_unknown: bool,
 }
 
+/// Message-level selection and rewriting for [`convert_filtered`] (`convert --where`,
+/// `--last-per-topic-before-start`, `--rename`).
+#[derive(Debug, Clone, Default)]
+pub struct ConvertFilters {
+    /// `(topic, expression)`: a message of `topic` is kept only when the expression (see
+    /// [`crate::expr`]) holds for it; topics without a clause are not filtered.
+    pub where_clauses: Vec<(String, String)>,
+    /// Topics whose latest message from before [`ConvertOptions::start`] is kept too, at its
+    /// original time (the state a player needs at the start: a map, a calibration, a pose).
+    pub last_before_start: Vec<String>,
+    /// `(from, to)`: topics written under another name.
+    pub rename: Vec<(String, String)>,
+    /// `(from, to)`: types written under another name (`pkg/msg/Old` → `pkg/msg/New`), with
+    /// the same definition text; their type hash is dropped (it covers the name).
+    pub rename_types: Vec<(String, String)>,
+}
+
+/// The compiled `--where` clauses, per topic.
+struct WhereFilter {
+    by_topic: HashMap<String, (TopicDecoder, Vec<Expr>)>,
+}
+
+impl WhereFilter {
+    fn compile(
+        clauses: &[(String, String)],
+        reader: &SequentialReader,
+        cache: &mut MessageDefinitionCache,
+    ) -> Result<Self> {
+        let mut by_topic: HashMap<String, (TopicDecoder, Vec<Expr>)> = HashMap::new();
+        for (topic, text) in clauses {
+            let info = reader
+                .topics()
+                .iter()
+                .find(|t| t.topic_metadata.name == *topic)
+                .ok_or_else(|| {
+                    StorageError::InvalidArgument(format!(
+                        "--where: the input has no topic '{topic}'"
+                    ))
+                })?;
+            let type_name = &info.topic_metadata.type_name;
+            if !by_topic.contains_key(topic) {
+                let def = reader.message_definition(type_name, cache);
+                let decoder = TopicDecoder::new(type_name, &def).map_err(|e| {
+                    StorageError::InvalidArgument(format!("--where on '{topic}': {e}"))
+                })?;
+                by_topic.insert(topic.clone(), (decoder, Vec::new()));
+            }
+            let entry = by_topic.get_mut(topic).expect("inserted above");
+            let expr = Expr::compile(text, &entry.0).map_err(|e| {
+                StorageError::InvalidArgument(format!("--where on '{topic}' ({type_name}): {e}"))
+            })?;
+            entry.1.push(expr);
+        }
+        Ok(Self { by_topic })
+    }
+
+    /// Whether `message` passes every clause of its topic; a payload that does not decode
+    /// fails them (with a warning).
+    fn keep(&self, message: &SerializedMessage) -> bool {
+        let Some((decoder, exprs)) = self.by_topic.get(&*message.topic) else {
+            return true;
+        };
+        match decoder.decode(&message.data) {
+            Ok((value, _)) => exprs.iter().all(|e| e.matches(&value)),
+            Err(e) => {
+                log::warn!(
+                    "--where: topic '{}', message at {} ns does not decode ({e}); left out",
+                    message.topic,
+                    message.recv_timestamp
+                );
+                false
+            }
+        }
+    }
+}
+
 /// Converts; returns the output bag's metadata. Topics keep their QoS and definitions; only
 /// topics with at least one message in range are written.
 pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
+    convert_filtered(options, &ConvertFilters::default())
+}
+
+/// The latest message of each of `topics` received before `start`.
+fn last_before(
+    inputs: &[PathBuf],
+    topics: &[String],
+    start: i64,
+) -> Result<Vec<SerializedMessage>> {
+    let mut reader = SequentialReader::open_many(inputs)?;
+    reader.set_filter(&TopicFilter::topics(topics.iter().cloned()))?;
+    let mut last: HashMap<String, SerializedMessage> = HashMap::new();
+    while let Some(message) = reader.read_next()? {
+        if message.recv_timestamp >= start {
+            break;
+        }
+        last.insert(message.topic.to_string(), message);
+    }
+    let mut out: Vec<SerializedMessage> = last.into_values().collect();
+    out.sort_by_key(|m| m.recv_timestamp);
+    Ok(out)
+}
+
+/// [`convert`] with message-level selection and renaming.
+pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> Result<BagMetadata> {
     if let (Some(start), Some(end)) = (options.start, options.end) {
         if start > end {
             return Err(StorageError::InvalidArgument(format!(
@@ -79,6 +184,36 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
             log::warn!("skipping topic {line}");
         }
     }
+    for topic in &filters.last_before_start {
+        if !reader
+            .topics()
+            .iter()
+            .any(|t| t.topic_metadata.name == *topic)
+        {
+            return Err(StorageError::InvalidArgument(format!(
+                "--last-per-topic-before-start: the input has no topic '{topic}'"
+            )));
+        }
+    }
+    if !filters.last_before_start.is_empty() && options.start.is_none() {
+        return Err(StorageError::InvalidArgument(
+            "--last-per-topic-before-start needs --start".into(),
+        ));
+    }
+    let mut earlier = match options.start {
+        Some(start) if !filters.last_before_start.is_empty() => {
+            last_before(&options.inputs, &filters.last_before_start, start)?
+        }
+        _ => Vec::new(),
+    }
+    .into_iter();
+    let mut cache = MessageDefinitionCache::new();
+    let where_filter = WhereFilter::compile(&filters.where_clauses, &reader, &mut cache)?;
+    let renamed: HashMap<&str, Arc<str>> = filters
+        .rename
+        .iter()
+        .map(|(from, to)| (from.as_str(), Arc::from(to.as_str())))
+        .collect();
     reader.set_filter(&options.filter)?;
     if let Some(start) = options.start {
         reader.seek(start)?;
@@ -93,11 +228,20 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
         }
     }
     let mut writer = Output::create(output)?;
-    let mut cache = MessageDefinitionCache::new();
     let mut created = std::collections::HashSet::new();
-    while let Some(message) = reader.read_next()? {
+    loop {
+        let message = match earlier.next() {
+            Some(m) => m,
+            None => match reader.read_next()? {
+                Some(m) => m,
+                None => break,
+            },
+        };
         if options.end.is_some_and(|end| message.recv_timestamp > end) {
             break;
+        }
+        if !where_filter.keep(&message) {
+            continue;
         }
         if !created.contains(&*message.topic) {
             if let Some(info) = reader
@@ -105,12 +249,33 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
                 .iter()
                 .find(|t| *t.topic_metadata.name == *message.topic)
             {
-                let def = reader.message_definition(&info.topic_metadata.type_name, &mut cache);
-                writer.create_topic(&info.topic_metadata, def)?;
+                let mut def = reader.message_definition(&info.topic_metadata.type_name, &mut cache);
+                let mut topic = info.topic_metadata.clone();
+                if let Some(to) = renamed.get(topic.name.as_str()) {
+                    topic.name = to.to_string();
+                }
+                if let Some((_, to)) = filters
+                    .rename_types
+                    .iter()
+                    .find(|(from, _)| *from == topic.type_name)
+                {
+                    topic.type_name = to.clone();
+                    topic.type_description_hash.clear();
+                    def.topic_type = to.clone();
+                    def.type_description_hash.clear();
+                }
+                writer.create_topic(&topic, def)?;
             }
             created.insert(message.topic.to_string());
         }
-        writer.write(&message)?;
+        match renamed.get(&*message.topic) {
+            Some(to) => {
+                let mut message = message;
+                message.topic = to.clone();
+                writer.write(&message)?;
+            }
+            None => writer.write(&message)?,
+        }
     }
     if created.is_empty() {
         log::warn!("no message lies in the selected time range: the output is empty");

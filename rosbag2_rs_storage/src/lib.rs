@@ -70,7 +70,10 @@
 mod bag;
 pub mod compression;
 mod convert;
+pub mod doctor;
 mod error;
+pub mod export;
+pub mod expr;
 mod filter;
 mod message;
 mod metadata;
@@ -82,13 +85,15 @@ mod recover;
 mod reindex;
 pub mod rosbag1;
 pub mod storage;
+pub mod timing;
 pub mod type_hash;
 mod writer;
 mod yaml;
 
 pub use bag::{storage_files_in, Bag};
 pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
-pub use convert::{convert, ConvertOptions};
+pub use convert::{convert, convert_filtered, ConvertFilters, ConvertOptions};
+pub use doctor::{doctor, DoctorOptions, DoctorReport, Problem, ProblemKind};
 pub use error::{Result, StorageError};
 pub use filter::TopicFilter;
 pub use message::{MessageDefinition, SerializedMessage, TopicMetadata};
@@ -97,7 +102,7 @@ pub use msgdefs::MessageDefinitionCache;
 pub use qos::QosProfile;
 pub use reader::SequentialReader;
 pub use recover::{FileRecovery, Loss, RecoveryAction};
-pub use reindex::{reindex, ReindexReport};
+pub use reindex::{reindex, reindex_to, ReindexReport};
 pub use storage::{
     ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
     StorageWriter, UnreadableTopic, WriterOptions,

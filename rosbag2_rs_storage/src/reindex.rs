@@ -261,3 +261,52 @@ pub fn reindex(bag: &Path) -> Result<ReindexReport> {
         files: reports,
     })
 }
+
+/// [`reindex()`] that leaves `bag` untouched: its files (a bag directory's regular files, with any
+/// SQLite write-ahead log, or a ROS 1 `.bag` file) are copied to `output`, which must not exist,
+/// and the copy is repaired and reindexed. For a directory, `output` becomes the repaired bag
+/// directory; for a ROS 1 file, `output` is the repaired `.bag` file when it ends in `.bag`,
+/// else a new directory that receives it under its own name.
+pub fn reindex_to(bag: &Path, output: &Path) -> Result<ReindexReport> {
+    if output.exists() {
+        return Err(StorageError::AlreadyExists(output.to_path_buf()));
+    }
+    if bag.is_file() {
+        let target = if output.extension().is_some_and(|e| e == "bag") {
+            if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|e| StorageError::io(parent, e))?;
+            }
+            output.to_path_buf()
+        } else {
+            std::fs::create_dir_all(output).map_err(|e| StorageError::io(output, e))?;
+            output.join(bag.file_name().unwrap_or_default())
+        };
+        std::fs::copy(bag, &target).map_err(|e| StorageError::io(&target, e))?;
+        return reindex(&target);
+    }
+    if !bag.is_dir() {
+        return Err(StorageError::InvalidArgument(format!(
+            "{}: reindex needs a bag directory or a ROS 1 .bag file",
+            bag.display()
+        )));
+    }
+    std::fs::create_dir_all(output).map_err(|e| StorageError::io(output, e))?;
+    let entries = std::fs::read_dir(bag).map_err(|e| StorageError::io(bag, e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| StorageError::io(bag, e))?.path();
+        if path.is_file() {
+            let target = output.join(path.file_name().unwrap_or_default());
+            std::fs::copy(&path, &target).map_err(|e| StorageError::io(&target, e))?;
+        }
+    }
+    let mut report = reindex(output)?;
+    // The report names the copies; say which originals they came from.
+    for file in &mut report.files {
+        file.notes.push(format!(
+            "repaired copy of {}",
+            bag.join(file.path.file_name().unwrap_or_default())
+                .display()
+        ));
+    }
+    Ok(report)
+}

@@ -486,6 +486,13 @@ fn service_text_as_messages(root: &FullName, text: &str) -> Option<String> {
     Some(out)
 }
 
+/// For a service type (`pkg/srv/Name_Event`, `_Request`, `_Response`) whose stored definition is
+/// the `.srv` text rosbag2 stores, that text rewritten as the messages rosidl generates, which a
+/// message parser reads; `None` for anything else.
+pub(crate) fn service_definition_as_messages(type_name: &str, text: &str) -> Option<String> {
+    service_text_as_messages(&FullName::parse(type_name)?, text)
+}
+
 const SEPARATOR: &str =
     "================================================================================";
 

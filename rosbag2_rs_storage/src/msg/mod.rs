@@ -14,6 +14,7 @@
 //! # Ok::<(), rosbag2_rs_storage::msg::CodecError>(())
 //! ```
 
+pub mod decoder;
 pub mod definition;
 pub mod error;
 pub mod mapping;
@@ -22,6 +23,7 @@ pub mod transcode;
 pub mod value;
 mod wire;
 
+pub use decoder::TopicDecoder;
 pub use definition::{Dialect, MessageType, Registry};
 pub use error::{CodecError, FieldTypeError};
 pub use value::Value;

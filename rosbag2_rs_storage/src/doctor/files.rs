@@ -1,0 +1,370 @@
+//! The per-file checks of `doctor`: what each storage format can tell about its own integrity
+//! (MCAP section CRCs and chunk checks, SQLite's integrity check and orphan rows, ROS 1 index
+//! and chunks), and one full read of the file counting what it holds.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::payloads::PayloadCheck;
+use super::{Problem, ProblemKind};
+use crate::compression::message_mode::DecompressingReader;
+use crate::compression::CompressionFormat;
+use crate::storage::mcap_reader::McapReader;
+use crate::storage::{open_reader, OpenMode, StorageReader};
+
+/// What one full read of a storage file found.
+#[derive(Debug, Default)]
+pub(super) struct FileScan {
+    /// Messages read per topic.
+    pub counts: BTreeMap<String, u64>,
+    /// Receive times of the first and last message read.
+    pub time_range: Option<(i64, i64)>,
+}
+
+impl FileScan {
+    fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+}
+
+/// The problems of the MCAP file `data` that its footer and data end records tell: the summary
+/// section's CRC and the data section's CRC, where the writer stored them (0: not stored).
+/// Returns whether the data section CRC was stored.
+pub(super) fn mcap_section_crcs(path: &Path, data: &[u8], problems: &mut Vec<Problem>) -> bool {
+    const MAGIC: usize = 8;
+    const FOOTER: usize = 1 + 8 + 20;
+    const DATA_END: usize = 1 + 8 + 4;
+    let len = data.len();
+    if len < 2 * MAGIC + FOOTER || !data.ends_with(mcap::MAGIC) {
+        // A missing footer is reported by opening the file.
+        return false;
+    }
+    let footer = len - MAGIC - FOOTER;
+    let u64_at = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().unwrap_or([0; 8]));
+    let u32_at = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap_or([0; 4]));
+    if data[footer] != 0x02 {
+        problems.push(Problem::file(
+            path,
+            ProblemKind::Index,
+            format!(
+                "no footer record before the closing magic (opcode {:#04x})",
+                data[footer]
+            ),
+        ));
+        return false;
+    }
+    let summary_start = u64_at(footer + 9);
+    let summary_crc = u32_at(footer + 25);
+    let summary_start = usize::try_from(summary_start).unwrap_or(usize::MAX);
+    if summary_start != 0 && summary_start > footer {
+        problems.push(Problem::file(
+            path,
+            ProblemKind::Index,
+            format!("the footer's summary start ({summary_start}) lies past the footer ({footer})"),
+        ));
+        return false;
+    }
+    if summary_start != 0 && summary_crc != 0 {
+        let actual = crc32fast::hash(&data[summary_start..footer + 25]);
+        if actual != summary_crc {
+            problems.push(Problem::file(
+                path,
+                ProblemKind::Crc,
+                format!(
+                    "summary section CRC mismatch: stored {summary_crc:#010x}, computed {actual:#010x}"
+                ),
+            ));
+        }
+    }
+    let data_end_at = if summary_start != 0 {
+        summary_start
+    } else {
+        footer
+    };
+    let Some(data_end) = data_end_at.checked_sub(DATA_END) else {
+        return false;
+    };
+    if data[data_end] != 0x0F || u64_at(data_end + 1) != 4 {
+        problems.push(Problem::file(
+            path,
+            ProblemKind::Index,
+            format!("no data end record before the summary (offset {data_end})"),
+        ));
+        return false;
+    }
+    let stored = u32_at(data_end + 9);
+    if stored != 0 {
+        let actual = crc32fast::hash(&data[..data_end]);
+        if actual != stored {
+            problems.push(Problem::file(
+                path,
+                ProblemKind::Crc,
+                format!(
+                    "data section CRC mismatch: stored {stored:#010x}, computed {actual:#010x}"
+                ),
+            ));
+        }
+    }
+    stored != 0
+}
+
+/// SQLite's own checks of a `.db3`: `PRAGMA integrity_check`, a write-ahead log left beside it,
+/// and message rows the reader skips (a topic id no topic has, a timestamp or data of the wrong
+/// type).
+pub(super) fn sqlite_checks(path: &Path, problems: &mut Vec<Problem>) {
+    let wal = crate::recover::sqlite::wal_path(path);
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        problems.push(Problem::file(
+            path,
+            ProblemKind::Index,
+            format!(
+                "a write-ahead log ({}) holds data not yet in the database (`reindex` applies it)",
+                wal.display()
+            ),
+        ));
+    }
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = match rusqlite::Connection::open_with_flags(path, flags) {
+        Ok(conn) => conn,
+        Err(e) => {
+            problems.push(Problem::file(path, ProblemKind::Unreadable, e.to_string()));
+            return;
+        }
+    };
+    let mut check = |sql: &str, what: &str, kind: ProblemKind| {
+        let result: rusqlite::Result<Vec<String>> = conn.prepare(sql).and_then(|mut stmt| {
+            stmt.query_map([], |row| row.get::<_, rusqlite::types::Value>(0))?
+                .map(|v| {
+                    v.map(|v| match v {
+                        rusqlite::types::Value::Text(t) => t,
+                        rusqlite::types::Value::Integer(i) => i.to_string(),
+                        other => format!("{other:?}"),
+                    })
+                })
+                .collect()
+        });
+        match result {
+            Ok(rows) => {
+                for row in rows.into_iter().filter(|r| r != "ok" && r != "0") {
+                    problems.push(Problem::file(path, kind, format!("{what}: {row}")));
+                }
+            }
+            Err(e) => problems.push(Problem::file(path, kind, format!("{what}: {e}"))),
+        }
+    };
+    check(
+        "PRAGMA integrity_check",
+        "SQLite integrity check",
+        ProblemKind::Index,
+    );
+    check(
+        "SELECT count(*) FROM messages WHERE topic_id NOT IN (SELECT id FROM topics)",
+        "message rows whose topic id no topic has",
+        ProblemKind::Index,
+    );
+    check(
+        "SELECT count(*) FROM messages WHERE typeof(timestamp) != 'integer' \
+         OR typeof(topic_id) != 'integer' OR typeof(data) NOT IN ('blob', 'null')",
+        "message rows with a timestamp, topic id or data of the wrong type",
+        ProblemKind::Index,
+    );
+}
+
+/// The ROS 1 bag's index state, from its own reader.
+pub(super) fn ros1_checks(path: &Path, problems: &mut Vec<Problem>) {
+    match crate::rosbag1::BagReader::open(path, OpenMode::Strict) {
+        Ok(bag) if !bag.is_indexed() => problems.push(Problem::file(
+            path,
+            ProblemKind::Index,
+            "no usable index (the bag was not closed by its recorder; `reindex` rewrites it)",
+        )),
+        Ok(bag) if !bag.damage().is_empty() => {
+            let mut report =
+                crate::recover::FileRecovery::intact(path.to_path_buf(), crate::StorageId::Rosbag1);
+            bag.damage().fill(&mut report);
+            problems.push(Problem::file(
+                path,
+                ProblemKind::Index,
+                format!("damaged: {}", report.notes.join("; ")),
+            ));
+        }
+        Ok(_) => {}
+        Err(e) => problems.push(Problem::file(path, ProblemKind::Index, e.to_string())),
+    }
+}
+
+/// Reads every message of `reader`, decoding the first of each topic; a read error ends the
+/// scan as a problem.
+fn read_all(
+    reader: &mut dyn StorageReader,
+    payloads: &mut PayloadCheck,
+    scan: &mut FileScan,
+    problems: &mut Vec<Problem>,
+) {
+    payloads.add_topics(reader);
+    loop {
+        match reader.read_next() {
+            Ok(Some(m)) => {
+                *scan.counts.entry(m.topic.to_string()).or_default() += 1;
+                let t = m.recv_timestamp;
+                scan.time_range = Some(
+                    scan.time_range
+                        .map_or((t, t), |(a, b)| (a.min(t), b.max(t))),
+                );
+                payloads.check(&m.topic, t, &m.data);
+            }
+            Ok(None) => break,
+            Err(e) => {
+                problems.push(Problem::file(
+                    reader.path(),
+                    ProblemKind::Unreadable,
+                    format!("reading stopped after {} messages: {e}", scan.total()),
+                ));
+                break;
+            }
+        }
+    }
+}
+
+/// What the file's own index says, compared with what reading it gave.
+fn compare_index(reader: &dyn StorageReader, scan: &FileScan, problems: &mut Vec<Problem>) {
+    let path = reader.path();
+    for topic in reader.topics() {
+        let name = &topic.topic_metadata.name;
+        let read = scan.counts.get(name).copied().unwrap_or(0);
+        if read != topic.message_count {
+            problems.push(Problem::topic(
+                path,
+                name,
+                ProblemKind::Index,
+                format!(
+                    "the file's index counts {} messages, reading gave {read}",
+                    topic.message_count
+                ),
+            ));
+        }
+    }
+    for (name, n) in &scan.counts {
+        if !reader
+            .topics()
+            .iter()
+            .any(|t| &t.topic_metadata.name == name)
+        {
+            problems.push(Problem::topic(
+                path,
+                name,
+                ProblemKind::Index,
+                format!("{n} messages on a topic the file does not list"),
+            ));
+        }
+    }
+    let info = reader.file_information();
+    if let Some((first, last)) = scan.time_range {
+        let indexed = (info.starting_time, info.starting_time + info.duration);
+        if info.message_count > 0 && indexed != (first, last) {
+            problems.push(Problem::file(
+                path,
+                ProblemKind::Time,
+                format!(
+                    "the file's index gives the time range {} to {} ns, its messages span {first} to {last} ns",
+                    indexed.0, indexed.1
+                ),
+            ));
+        }
+    }
+}
+
+/// Opens and reads one storage file, with the checks its format allows. Returns the scan and
+/// the definitions and topics the file stores (empty when it cannot be opened).
+pub(super) fn check_file(
+    path: &Path,
+    message_compression: Option<CompressionFormat>,
+    payloads: &mut PayloadCheck,
+    problems: &mut Vec<Problem>,
+    notes: &mut Vec<String>,
+) -> Option<(FileScan, Box<dyn StorageReader>)> {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        problems.push(Problem::file(path, ProblemKind::Unreadable, "empty file"));
+        return None;
+    }
+    let compressed = crate::compression::file_mode::is_compressed_file(path).unwrap_or(false);
+    let storage = crate::StorageId::detect(path);
+    let mut scan = FileScan::default();
+    let mut reader: Box<dyn StorageReader> = match (compressed, storage) {
+        (_, Err(e)) => {
+            problems.push(Problem::file(path, ProblemKind::Unreadable, e.to_string()));
+            return None;
+        }
+        (false, Ok(crate::StorageId::Mcap)) => {
+            if let Ok((data, _watch)) = crate::storage::mapped_file::map_path(path) {
+                if !mcap_section_crcs(path, &data, problems) {
+                    notes.push(format!(
+                        "{}: no data section CRC stored; a changed payload byte is found only \
+                         where chunk CRCs are stored or the payload no longer decodes",
+                        path.display()
+                    ));
+                }
+            }
+            let mut mcap = match McapReader::open(path, OpenMode::Strict) {
+                Ok(r) => r,
+                Err(e) => {
+                    problems.push(Problem::file(path, ProblemKind::Index, e.to_string()));
+                    return None;
+                }
+            };
+            if message_compression.is_none() {
+                read_all(&mut mcap, payloads, &mut scan, problems);
+                for chunk in &mcap.damage().skipped_chunks {
+                    problems.push(Problem::file(
+                        path,
+                        ProblemKind::Crc,
+                        format!(
+                            "chunk at offset {} ({} bytes{}) skipped: {}",
+                            chunk.offset,
+                            chunk.record_len,
+                            chunk
+                                .messages
+                                .map(|n| format!(", {n} messages"))
+                                .unwrap_or_default(),
+                            chunk.reason
+                        ),
+                    ));
+                }
+                compare_index(&mcap, &scan, problems);
+                return Some((scan, Box::new(mcap)));
+            }
+            Box::new(mcap)
+        }
+        (compressed, Ok(id)) => {
+            if !compressed {
+                match id {
+                    crate::StorageId::Sqlite3 => sqlite_checks(path, problems),
+                    crate::StorageId::Rosbag1 => ros1_checks(path, problems),
+                    crate::StorageId::Mcap => {}
+                }
+            }
+            match open_reader(path, OpenMode::Strict) {
+                Ok(r) => r,
+                Err(e) => {
+                    problems.push(Problem::file(path, ProblemKind::Unreadable, e.to_string()));
+                    return None;
+                }
+            }
+        }
+    };
+    for u in reader.unreadable_topics() {
+        problems.push(Problem::topic(
+            path,
+            &u.topic,
+            ProblemKind::Definition,
+            format!("({}) cannot be converted: {}", u.type_name, u.reason),
+        ));
+    }
+    if let Some(format) = message_compression {
+        reader = Box::new(DecompressingReader::new(reader, format));
+    }
+    read_all(reader.as_mut(), payloads, &mut scan, problems);
+    compare_index(reader.as_ref(), &scan, problems);
+    Some((scan, reader))
+}

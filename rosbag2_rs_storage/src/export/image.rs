@@ -1,0 +1,262 @@
+//! Images out of a bag: `sensor_msgs/msg/Image` (mono8, mono16, 8UC1, 16UC1, rgb8, bgr8, rgba8,
+//! bgra8, rgb16, bgr16, bayer_*8 as grey) encoded as PNG, and `sensor_msgs/msg/CompressedImage`
+//! written as the PNG or JPEG it holds.
+
+use crate::msg::{MessageView, Value};
+
+use super::ExportError;
+
+/// An image ready to be written: the bytes of a PNG or JPEG file and its extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageFile {
+    /// `png` or `jpg`.
+    pub extension: &'static str,
+    /// The file's content.
+    pub data: Vec<u8>,
+}
+
+/// Pixel layout of a PNG: colour type and bit depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    color: png::ColorType,
+    channels: usize,
+    bytes_per_sample: usize,
+    /// Swap the first and third channel (BGR → RGB).
+    swap_rb: bool,
+}
+
+fn layout(encoding: &str) -> Option<Layout> {
+    use png::ColorType::*;
+    let l = |color, channels, bytes_per_sample, swap_rb| Layout {
+        color,
+        channels,
+        bytes_per_sample,
+        swap_rb,
+    };
+    Some(match encoding.to_ascii_lowercase().as_str() {
+        "mono8" | "8uc1" | "bayer_rggb8" | "bayer_bggr8" | "bayer_gbrg8" | "bayer_grbg8" => {
+            l(Grayscale, 1, 1, false)
+        }
+        "mono16" | "16uc1" => l(Grayscale, 1, 2, false),
+        "rgb8" | "8uc3" => l(Rgb, 3, 1, false),
+        "bgr8" => l(Rgb, 3, 1, true),
+        "rgba8" | "8uc4" => l(Rgba, 4, 1, false),
+        "bgra8" => l(Rgba, 4, 1, true),
+        "rgb16" | "16uc3" => l(Rgb, 3, 2, false),
+        "bgr16" => l(Rgb, 3, 2, true),
+        "rgba16" | "16uc4" => l(Rgba, 4, 2, false),
+        "bgra16" => l(Rgba, 4, 2, true),
+        _ => return None,
+    })
+}
+
+/// The encodings [`image_to_png`] takes.
+pub const SUPPORTED_ENCODINGS: &str =
+    "mono8, mono16, 8UC1, 16UC1, rgb8, bgr8, rgba8, bgra8, rgb16, bgr16, rgba16, bgra16, bayer_*8";
+
+/// Encodes raw pixels (`width` × `height`, rows `step` bytes apart, in ROS `encoding`,
+/// multi-byte samples big endian when `big_endian`) as a PNG file.
+pub fn pixels_to_png(
+    width: u32,
+    height: u32,
+    encoding: &str,
+    big_endian: bool,
+    step: usize,
+    data: &[u8],
+) -> Result<Vec<u8>, ExportError> {
+    let layout = layout(encoding).ok_or_else(|| ExportError::Unsupported {
+        what: format!("image encoding '{encoding}' (supported: {SUPPORTED_ENCODINGS})"),
+    })?;
+    let row = width as usize * layout.channels * layout.bytes_per_sample;
+    if step < row || data.len() < step * (height as usize).saturating_sub(1) + row {
+        return Err(ExportError::BadImage(format!(
+            "{width}x{height} {encoding} needs rows of {row} bytes {step} apart, the data has {} \
+             bytes",
+            data.len()
+        )));
+    }
+    let mut pixels = Vec::with_capacity(row * height as usize);
+    for y in 0..height as usize {
+        pixels.extend_from_slice(&data[y * step..y * step + row]);
+    }
+    if layout.bytes_per_sample == 2 && !big_endian {
+        // PNG stores 16-bit samples big endian.
+        for sample in pixels.chunks_exact_mut(2) {
+            sample.swap(0, 1);
+        }
+    }
+    if layout.swap_rb {
+        let pixel = layout.channels * layout.bytes_per_sample;
+        let b = layout.bytes_per_sample;
+        for px in pixels.chunks_exact_mut(pixel) {
+            for k in 0..b {
+                px.swap(k, 2 * b + k);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, width, height);
+        encoder.set_color(layout.color);
+        encoder.set_depth(if layout.bytes_per_sample == 2 {
+            png::BitDepth::Sixteen
+        } else {
+            png::BitDepth::Eight
+        });
+        encoder.set_compression(png::Compression::Fast);
+        let mut writer = encoder
+            .write_header()
+            .map_err(|e| ExportError::BadImage(format!("PNG: {e}")))?;
+        writer
+            .write_image_data(&pixels)
+            .map_err(|e| ExportError::BadImage(format!("PNG: {e}")))?;
+    }
+    Ok(out)
+}
+
+/// A decoded PNG: rows of pixels `stride` bytes apart, 16-bit samples little endian (as ROS
+/// and the RealSense SDK store them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedPng {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Bytes per row.
+    pub stride: usize,
+    /// Whether samples are 16 bits.
+    pub sixteen_bit: bool,
+    /// The pixels.
+    pub data: Vec<u8>,
+}
+
+/// Decodes a PNG file (shared with `realsense_bag_rs`, whose recordings hold PNG images).
+pub fn decode_png(png_bytes: &[u8]) -> Result<DecodedPng, ExportError> {
+    let err = |e: png::DecodingError| ExportError::BadImage(format!("PNG: {e}"));
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .map_err(err)?;
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).map_err(err)?;
+    data.truncate(info.buffer_size());
+    let sixteen_bit = info.bit_depth == png::BitDepth::Sixteen;
+    if sixteen_bit {
+        // PNG stores 16-bit samples big endian.
+        for sample in data.chunks_exact_mut(2) {
+            sample.swap(0, 1);
+        }
+    }
+    Ok(DecodedPng {
+        width: info.width,
+        height: info.height,
+        stride: info.line_size,
+        sixteen_bit,
+        data,
+    })
+}
+
+fn bytes_of(value: Option<&Value>) -> &[u8] {
+    match value {
+        Some(Value::Bytes(b)) => b,
+        _ => &[],
+    }
+}
+
+/// A decoded `sensor_msgs/msg/Image` as a PNG file.
+pub fn image_to_png(image: &MessageView<'_>) -> Result<ImageFile, ExportError> {
+    let missing = |f: &str| ExportError::BadImage(format!("the Image has no field '{f}'"));
+    let width = image.number("width").ok_or_else(|| missing("width"))? as u32;
+    let height = image.number("height").ok_or_else(|| missing("height"))? as u32;
+    let step = image.number("step").ok_or_else(|| missing("step"))? as usize;
+    let encoding = image.text("encoding").ok_or_else(|| missing("encoding"))?;
+    let big_endian = image.number("is_bigendian").unwrap_or(0.0) != 0.0;
+    let data = bytes_of(image.field("data"));
+    Ok(ImageFile {
+        extension: "png",
+        data: pixels_to_png(width, height, &encoding, big_endian, step, data)?,
+    })
+}
+
+/// A decoded `sensor_msgs/msg/CompressedImage` as the file it holds (PNG or JPEG, told from
+/// its first bytes, else from its `format`).
+pub fn compressed_to_file(image: &MessageView<'_>) -> Result<ImageFile, ExportError> {
+    let data = bytes_of(image.field("data"));
+    let format = image
+        .text("format")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let extension = if data.starts_with(b"\x89PNG") {
+        "png"
+    } else if data.starts_with(&[0xff, 0xd8]) {
+        "jpg"
+    } else if format.contains("compresseddepth") {
+        return Err(ExportError::Unsupported {
+            what: "compressedDepth images (a header before the PNG)".into(),
+        });
+    } else if format.contains("png") {
+        "png"
+    } else if format.contains("jpeg") || format.contains("jpg") {
+        "jpg"
+    } else {
+        return Err(ExportError::Unsupported {
+            what: format!("CompressedImage format '{format}'"),
+        });
+    };
+    Ok(ImageFile {
+        extension,
+        data: data.to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bgr8_with_row_padding_becomes_rgb() {
+        // 2x2, rows of 6 bytes padded to 8.
+        let data = [1, 2, 3, 4, 5, 6, 0, 0, 7, 8, 9, 10, 11, 12, 0, 0];
+        let png_bytes = pixels_to_png(2, 2, "bgr8", false, 8, &data).unwrap();
+        let decoded = decode_png(&png_bytes).unwrap();
+        assert_eq!((decoded.width, decoded.height, decoded.stride), (2, 2, 6));
+        assert_eq!(decoded.data, [3, 2, 1, 6, 5, 4, 9, 8, 7, 12, 11, 10]);
+    }
+
+    #[test]
+    fn mono16_round_trips_little_endian() {
+        let data = [0x34, 0x12, 0xff, 0x00];
+        let png_bytes = pixels_to_png(2, 1, "16UC1", false, 4, &data).unwrap();
+        // Stored big endian, as PNG requires.
+        let raw = decode_png_raw(&png_bytes);
+        assert_eq!(raw, [0x12, 0x34, 0x00, 0xff]);
+        let decoded = decode_png(&png_bytes).unwrap();
+        assert!(decoded.sixteen_bit);
+        assert_eq!(decoded.data, data);
+        assert!(matches!(
+            decode_png(b"not a png"),
+            Err(ExportError::BadImage(_))
+        ));
+    }
+
+    fn decode_png_raw(png_bytes: &[u8]) -> Vec<u8> {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        buf
+    }
+
+    #[test]
+    fn short_data_and_unknown_encodings_are_errors() {
+        assert!(matches!(
+            pixels_to_png(4, 4, "mono8", false, 4, &[0; 15]),
+            Err(ExportError::BadImage(_))
+        ));
+        assert!(matches!(
+            pixels_to_png(1, 1, "32FC1", false, 4, &[0; 4]),
+            Err(ExportError::Unsupported { .. })
+        ));
+    }
+}
