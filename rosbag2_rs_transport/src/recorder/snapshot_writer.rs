@@ -9,13 +9,17 @@ use crossbeam_channel::{Receiver, Sender};
 use rosbag2_rs_storage::{BagWriter, BagWriterOptions};
 
 use super::error::{RecorderError, Result};
-use super::snapshot::{into_messages, Taken};
-use super::stats::{RecordedTopic, TopicCounters};
+use super::snapshot::{into_messages, Selection, Taken};
+use super::stats::RecordedTopic;
 
 /// One snapshot to write.
 pub(crate) struct SnapshotJob {
     /// The buffers' content.
     pub taken: Taken,
+    /// Which of it to write.
+    pub selection: Selection,
+    /// The bag to write; `None`: the timestamped default name.
+    pub dir: Option<std::path::PathBuf>,
     /// Every recorded topic (all are created in the bag, with or without messages).
     pub topics: Vec<RecordedTopic>,
     /// Where to report the bag written (or the error).
@@ -80,8 +84,9 @@ pub(crate) struct SnapshotOutcome {
 
 fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> SnapshotOutcome {
     let mut outcome = SnapshotOutcome::default();
-    for job in jobs {
-        let result = write_snapshot(&template, job.taken, &job.topics);
+    for mut job in jobs {
+        let reply = job.reply.take();
+        let result = write_snapshot(&template, job);
         match &result {
             Ok(path) => {
                 log::info!("snapshot written to {}", path.display());
@@ -93,7 +98,7 @@ fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> SnapshotOutco
                 outcome.failed.push(why);
             }
         }
-        if let Some(reply) = job.reply {
+        if let Some(reply) = reply {
             let _ = reply.send(result);
         }
     }
@@ -182,17 +187,17 @@ pub(crate) fn snapshot_dir(prefix: &Path) -> PathBuf {
     dir
 }
 
-fn write_snapshot(
-    template: &BagWriterOptions,
-    taken: Taken,
-    topics: &[RecordedTopic],
-) -> Result<PathBuf> {
-    let counts: Vec<(std::sync::Arc<TopicCounters>, u64)> = taken
+fn write_snapshot(template: &BagWriterOptions, job: SnapshotJob) -> Result<PathBuf> {
+    let (messages, counts) = into_messages(job.taken, &job.selection);
+    let dir = job.dir.unwrap_or_else(|| snapshot_dir(&template.uri));
+    let topics: Vec<&RecordedTopic> = job
+        .topics
         .iter()
-        .map(|(_, c, q)| (c.clone(), q.len() as u64))
+        .filter(|t| {
+            job.selection.topics.is_empty()
+                || job.selection.topics.contains(&t.metadata.name)
+        })
         .collect();
-    let messages = into_messages(taken);
-    let dir = snapshot_dir(&template.uri);
     let result = (|| -> Result<()> {
         let mut writer = BagWriter::create(BagWriterOptions {
             uri: dir.clone(),
@@ -207,13 +212,15 @@ fn write_snapshot(
         writer.close()?;
         Ok(())
     })();
-    for (counters, n) in counts {
+    for (counters, written, outside) in counts {
         let counter = match result {
             Ok(()) => &counters.written,
             // Not written: a loss, unlike eviction.
             Err(_) => &counters.lost_in_failed_snapshots,
         };
-        counter.fetch_add(n, Ordering::Relaxed);
+        counter.fetch_add(written, Ordering::Relaxed);
+        // Outside the requested window: taken out of the buffers but not asked for.
+        counters.evicted.fetch_add(outside, Ordering::Relaxed);
     }
     result.map(|()| dir)
 }
