@@ -70,6 +70,7 @@
 mod bag;
 pub mod compression;
 mod convert;
+mod disk;
 mod error;
 mod filter;
 mod message;
@@ -89,6 +90,7 @@ mod yaml;
 pub use bag::{storage_files_in, Bag};
 pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
 pub use convert::{convert, ConvertOptions};
+pub use disk::free_space;
 pub use error::{Result, StorageError};
 pub use filter::TopicFilter;
 pub use message::{MessageDefinition, SerializedMessage, TopicMetadata};
@@ -102,4 +104,4 @@ pub use storage::{
     ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
     StorageWriter, UnreadableTopic, WriterOptions,
 };
-pub use writer::{BagWriter, BagWriterOptions, SplitEvent};
+pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, FILE_BEING_WRITTEN_KEY};

@@ -12,8 +12,10 @@ use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
 use crate::{
     load_qos_overrides, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
-    SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
+    SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
+    DEFAULT_SNAPSHOT_DURATION_NS,
 };
+use rosbag2_rs_storage::Retention;
 
 /// `record`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -112,6 +114,22 @@ pub struct RecordArgs {
     /// split file (and in every snapshot).
     #[arg(long)]
     pub no_repeat_latched: bool,
+    /// Retention: keep at most N files (the one being written included), deleting the oldest
+    /// after each split (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_bag_files: u64,
+    /// Retention: keep at most this many bytes of closed files, deleting the oldest after each
+    /// split (0: no limit).
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub max_total_size: u64,
+    /// Retention: keep at most this many seconds of closed files (first to last message),
+    /// deleting the oldest after each split (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub max_total_duration: f64,
+    /// Stop cleanly (bag closed, readable) when the disk has less free space than this, after
+    /// deleting the oldest files under retention (0: no check).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MIN_FREE_SPACE)]
+    pub min_free_space: u64,
 }
 
 /// rosbag2's recorder node parameters (`ros2 launch` files for its composable recorder) and the
@@ -296,6 +314,18 @@ impl RecordArgs {
             snapshot,
             service_introspection: self.service_introspection,
             repeat_latched: !self.no_repeat_latched,
+            retention: Retention {
+                max_files: self.max_bag_files,
+                max_total_size: self.max_total_size,
+                max_total_duration: if self.max_total_duration > 0.0 {
+                    seconds(self.max_total_duration, "--max-total-duration")?.as_nanos()
+                } else if self.max_total_duration == 0.0 {
+                    0
+                } else {
+                    bail!("--max-total-duration must not be negative")
+                },
+            },
+            min_free_space: self.min_free_space,
         };
         options.validate()?;
         if options.snapshot.is_none() && options.uri.exists() {

@@ -52,7 +52,7 @@ pub use discovery::{
 };
 pub use error::{RecorderError, Result};
 pub use options::{
-    RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE,
+    RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
     DEFAULT_SNAPSHOT_DURATION_NS,
 };
 pub use stats::{RecordSummary, TopicCounters, TopicSummary};
@@ -161,12 +161,7 @@ impl Recorder {
             compression: options.compression,
         };
         let (sink, output) = match options.snapshot {
-            None => open_bag(
-                middleware.as_ref(),
-                bag_options,
-                options.max_cache_size,
-                &registry,
-            )?,
+            None => open_bag(middleware.as_ref(), bag_options, &options, &registry)?,
             Some(limits) => open_snapshots(bag_options, limits)?,
         };
         let inner = Arc::new(Inner {
@@ -505,15 +500,20 @@ fn record_time(
     })
 }
 
-/// Record mode: creates the bag, announces its splits on `events/write_split`, and starts the
-/// writer thread on a cache of `max_cache_size` bytes.
+/// Record mode: creates the bag (with its retention, free-space guard and latched repeats),
+/// announces its splits on `events/write_split`, and starts the writer thread on a cache of
+/// `max_cache_size` bytes.
 fn open_bag(
     middleware: &dyn Middleware,
     options: BagWriterOptions,
-    max_cache_size: u64,
+    record: &RecordOptions,
     registry: &Arc<TopicRegistry>,
 ) -> Result<(Sink, Output)> {
+    let max_cache_size = record.max_cache_size;
     let mut bag_writer = BagWriter::create(options)?;
+    bag_writer.set_retention(record.retention);
+    bag_writer.set_min_free_space(record.min_free_space);
+    bag_writer.set_repeat_latched(record.repeat_latched);
     let events = middleware.create_publisher(
         WRITE_SPLIT_TOPIC,
         WriteSplitEvent::TYPE_NAME,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rosbag2_rs_storage::{CompressionOptions, QosProfile, WriterOptions};
+use rosbag2_rs_storage::{CompressionOptions, QosProfile, Retention, WriterOptions};
 
 use super::discovery::TopicSelection;
 use super::error::{RecorderError, Result};
@@ -12,6 +12,9 @@ use crate::middleware::services::ServiceIntrospection;
 
 /// rosbag2's default `--max-cache-size`: 100 MiB.
 pub const DEFAULT_MAX_CACHE_SIZE: u64 = 100 * 1024 * 1024;
+
+/// The default `--min-free-space`: 64 MiB.
+pub const DEFAULT_MIN_FREE_SPACE: u64 = 64 * 1024 * 1024;
 
 /// The snapshot mode's default window when neither limit is given: 10 s.
 pub const DEFAULT_SNAPSHOT_DURATION_NS: i64 = 10_000_000_000;
@@ -128,6 +131,12 @@ pub struct RecordOptions {
     /// starts with it, and a snapshot holds it even when it is older than the buffers
     /// (default true; `--no-repeat-latched` turns it off).
     pub repeat_latched: bool,
+    /// Bounds on the bag's closed files (`--max-bag-files`, `--max-total-size`,
+    /// `--max-total-duration`): the oldest are deleted after each split.
+    pub retention: Retention,
+    /// Stop cleanly (bag closed and readable) when less than this many bytes are free on the
+    /// bag's disk, after deleting the oldest files under retention (0: no check).
+    pub min_free_space: u64,
 }
 
 impl Default for RecordOptions {
@@ -149,6 +158,8 @@ impl Default for RecordOptions {
             snapshot: None,
             service_introspection: ServiceIntrospection::Off,
             repeat_latched: true,
+            retention: Retention::default(),
+            min_free_space: DEFAULT_MIN_FREE_SPACE,
         }
     }
 }
@@ -172,6 +183,18 @@ impl RecordOptions {
         self.selection.validate()?;
         if let Some(limits) = &self.snapshot {
             limits.validate()?;
+            if self.retention.is_active() {
+                return Err(RecorderError::InvalidOptions(
+                    "--max-bag-files, --max-total-size and --max-total-duration do not apply to \
+                     snapshots"
+                        .into(),
+                ));
+            }
+        }
+        if self.retention.max_total_duration < 0 {
+            return Err(RecorderError::InvalidOptions(
+                "the maximum total duration must not be negative".into(),
+            ));
         }
         Ok(())
     }

@@ -128,7 +128,7 @@ pub(crate) fn check_output(prefix: &Path, needed: u64) -> Result<()> {
         }
         Err(e) => return refuse(format!("cannot write in {}: {e}", dir.display())),
     }
-    if let Some(free) = free_bytes(&dir) {
+    if let Some(free) = rosbag2_rs_storage::free_space(&dir) {
         if free < needed {
             return refuse(format!(
                 "{} has {free} bytes free, the buffers hold {needed}",
@@ -137,20 +137,6 @@ pub(crate) fn check_output(prefix: &Path, needed: u64) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Bytes available to an unprivileged writer on the file system of `dir`.
-fn free_bytes(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statvfs is plain data, for which all zeros is a valid value.
-    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: a NUL-terminated path and a struct we own.
-    if unsafe { libc::statvfs(path.as_ptr(), &mut stats) } != 0 {
-        return None;
-    }
-    #[allow(clippy::useless_conversion)] // the field types differ between platforms
-    Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
 }
 
 /// `YYYYMMDD-HHMMSS` of the current local time.
@@ -194,8 +180,7 @@ fn write_snapshot(template: &BagWriterOptions, job: SnapshotJob) -> Result<PathB
         .topics
         .iter()
         .filter(|t| {
-            job.selection.topics.is_empty()
-                || job.selection.topics.contains(&t.metadata.name)
+            job.selection.topics.is_empty() || job.selection.topics.contains(&t.metadata.name)
         })
         .collect();
     let result = (|| -> Result<()> {
