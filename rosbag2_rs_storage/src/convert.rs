@@ -32,7 +32,8 @@ pub struct ConvertOptions {
 }
 
 /// Converts; returns the output bag's metadata. Topics keep their QoS and definitions; only
-/// topics with at least one message in range are written.
+/// topics with at least one message in range are written. With a start, each transient-local
+/// topic's last message from before it is kept too, at its original time.
 pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
     if let (Some(start), Some(end)) = (options.start, options.end) {
         if start > end {
@@ -79,6 +80,10 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
             log::warn!("skipping topic {line}");
         }
     }
+    let latched = match options.start {
+        Some(start) => latched_before(&mut reader, &options.filter, start)?,
+        None => Vec::new(),
+    };
     reader.set_filter(&options.filter)?;
     if let Some(start) = options.start {
         reader.seek(start)?;
@@ -95,7 +100,11 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
     let mut writer = Output::create(output)?;
     let mut cache = MessageDefinitionCache::new();
     let mut created = std::collections::HashSet::new();
-    while let Some(message) = reader.read_next()? {
+    let mut latched = latched.into_iter();
+    while let Some(message) = latched
+        .next()
+        .map_or_else(|| reader.read_next(), |m| Ok(Some(m)))?
+    {
         if options.end.is_some_and(|end| message.recv_timestamp > end) {
             break;
         }
@@ -116,6 +125,39 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
         log::warn!("no message lies in the selected time range: the output is empty");
     }
     writer.close()
+}
+
+/// The last message before `start` of every selected transient-local topic, in receive-time
+/// order: a cut keeps the latched state (`/tf_static`, `/robot_description`) at its original
+/// time, so that the output alone can be played or visualised.
+fn latched_before(
+    reader: &mut SequentialReader,
+    filter: &TopicFilter,
+    start: i64,
+) -> Result<Vec<SerializedMessage>> {
+    let topics: Vec<String> = reader
+        .topics()
+        .iter()
+        .map(|t| &t.topic_metadata)
+        .filter(|t| t.is_transient_local() && filter.matches(&t.name))
+        .map(|t| t.name.clone())
+        .collect();
+    if topics.is_empty() || start <= reader.start_time() {
+        return Ok(Vec::new());
+    }
+    reader.set_filter(&TopicFilter::topics(topics))?;
+    let mut last: std::collections::HashMap<std::sync::Arc<str>, SerializedMessage> =
+        std::collections::HashMap::new();
+    while let Some(message) = reader.read_next()? {
+        if message.recv_timestamp >= start {
+            break;
+        }
+        last.insert(message.topic.clone(), message);
+    }
+    reader.seek(reader.start_time())?;
+    let mut latched: Vec<SerializedMessage> = last.into_values().collect();
+    latched.sort_by_key(|m| m.recv_timestamp);
+    Ok(latched)
 }
 
 /// A rosbag2 bag directory, or a single ROS 1 bag file.

@@ -431,13 +431,7 @@ impl BagWriter {
             });
         self.definitions.push(definition);
         self.file_topic_counts.push(0);
-        self.latched_topic.push(
-            !topic.offered_qos_profiles.is_empty()
-                && topic
-                    .offered_qos_profiles
-                    .iter()
-                    .all(|q| q.durability == crate::qos::Durability::TransientLocal),
-        );
+        self.latched_topic.push(topic.is_transient_local());
         self.latest.push(None);
         Ok(())
     }
