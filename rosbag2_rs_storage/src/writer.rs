@@ -57,8 +57,8 @@ pub struct BagWriterOptions {
 /// The `custom_data` key that names the file being written, while the bag is open.
 pub const FILE_BEING_WRITTEN_KEY: &str = "rosbag2_rs.file_being_written";
 
-/// Bounds on a bag's closed files, enforced after each split by deleting the oldest ones (the
-/// file being written is never deleted). Zero: no bound.
+/// Bounds on a bag's closed files, enforced after each split and at close by deleting the
+/// oldest ones (the file being written is never deleted). Zero: no bound.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Retention {
     /// Files kept, the one being written included.
@@ -303,13 +303,9 @@ impl BagWriter {
         }
         let dir = self.options.uri.clone();
         let relative = self.metadata.relative_file_paths[0].clone();
-        if let Some(compressor) = &self.file_compressor {
-            let target = compressor.target_of(&dir.join(&relative));
-            if target.file_name().map(|n| n.to_string_lossy().into_owned())
-                != Some(relative.clone())
-            {
-                return Ok(false); // still being compressed
-            }
+        let compressed_suffix = format!(".{}", self.options.compression.format.extension());
+        if self.file_compressor.is_some() && !relative.ends_with(&compressed_suffix) {
+            return Ok(false); // still being compressed: the metadata names it once done
         }
         self.metadata.files.remove(0);
         self.metadata.relative_file_paths.remove(0);
@@ -340,7 +336,8 @@ impl BagWriter {
         }
         loop {
             let files = &self.metadata.files;
-            let over_files = r.max_files > 0 && files.len() as u64 + 1 > r.max_files;
+            let open = u64::from(self.storage.is_some());
+            let over_files = r.max_files > 0 && files.len() as u64 + open > r.max_files;
             let over_size = r.max_total_size > 0 && self.metadata.bag_size > r.max_total_size;
             let span = match (files.first(), files.last()) {
                 (Some(first), Some(last)) => {
@@ -694,7 +691,9 @@ impl BagWriter {
         let closed = self.close_current_file(true);
         self.message_compressor = None;
         self.file_compressor = None;
-        drained.and(closed).map(|_| ())
+        // Every file is compressed by now: retention applies to all of them.
+        let retained = self.enforce_retention();
+        drained.and(closed).and(retained).map(|_| ())
     }
 }
 
