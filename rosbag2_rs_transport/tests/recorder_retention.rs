@@ -337,7 +337,9 @@ fn min_free_space_stops_cleanly_on_a_small_disk() {
                 "the newest messages are kept"
             );
         } else {
-            let err = result.err().expect("stopped for lack of space");
+            let Err(err) = result else {
+                panic!("stopped for lack of space")
+            };
             let mut chain = err.to_string();
             let mut source = std::error::Error::source(&err);
             while let Some(e) = source {
