@@ -26,7 +26,7 @@ pub struct ControlArgs {
     /// set-duration, clear-buffer).
     #[arg(long, global = true)]
     pub node: Option<String>,
-    /// Seconds to wait for the player.
+    /// Seconds to wait for the node.
     #[arg(long, default_value_t = 5.0, global = true)]
     pub timeout: f64,
     /// What to ask.
