@@ -158,7 +158,7 @@ fn main() {
     println!(
         "\nsent {sent}, received {}, dropped {}; the bag keeps {} files, {read} messages \
          (metadata: {}), the newest at the last virtual instant: {}; {:.1} GB written in {wall:.0} s \
-         ({:.0} MB/s); peak live heap {:.0} MB",
+         ({:.0} MB/s); live heap at most {:.0} MB after a flush",
         summary.received(),
         summary.dropped(),
         meta.relative_file_paths.len(),
