@@ -91,7 +91,8 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
-    /// Ask a running player to pause, resume, change rate, seek, ...
+    /// Ask a running player to pause, resume, change rate, seek, ...; or a running recorder to
+    /// write a snapshot, split, change its snapshot buffer limits or clear it.
     Control(ControlArgs),
     /// Rebuild a bag's metadata.yaml from its files, recovering what a killed recorder left:
     /// prints per file what was recovered and what was lost.

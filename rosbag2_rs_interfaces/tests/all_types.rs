@@ -188,19 +188,28 @@ fn every_type_matches_rosbags_and_round_trips() {
         },
     );
     c.service::<rs_srv::SetDuration>(
-        rs_srv::SetDurationRequest {
-            max_duration_seconds: 1.5,
-        },
-        rs_srv::SetDurationResponse {
-            success: true,
-            message: s(2),
-        },
+        rs_srv::SetDurationRequest { duration: 1.5 },
+        rs_srv::SetDurationResponse { success: true },
     );
     c.service::<rs_srv::SetMemory>(
-        rs_srv::SetMemoryRequest {
-            max_bytes_per_topic: 1,
+        rs_srv::SetMemoryRequest { memory: 1.5 },
+        rs_srv::SetMemoryResponse { success: true },
+    );
+    c.service::<rs_srv::TriggerSnapshot>(
+        rs_srv::TriggerSnapshotRequest {
+            filename: s(1),
+            topics: vec![s(2), s(3)],
+            start_time: Time {
+                sec: 3,
+                nanosec: 30,
+            },
+            stop_time: Time {
+                sec: 4,
+                nanosec: 40,
+            },
+            post_trigger_seconds: 5.5,
         },
-        rs_srv::SetMemoryResponse {
+        rs_srv::TriggerSnapshotResponse {
             success: true,
             message: s(2),
         },
@@ -217,7 +226,7 @@ fn every_type_matches_rosbags_and_round_trips() {
     seen.sort_unstable();
     let all: Vec<&str> = c.table.keys().map(String::as_str).collect();
     assert_eq!(seen, all, "every type in the rosbags table is checked once");
-    assert_eq!(seen.len(), 36);
+    assert_eq!(seen.len(), 38);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{
     BurstRequest, IsPausedResponse, PauseRequest, PlayRequest, SeekRequest, SetRateRequest,
 };
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
-    ClearBufferRequest, SetDurationResponse, SetMemoryRequest,
+    ClearBufferRequest, SetDurationResponse, SetMemoryRequest, TriggerSnapshotRequest,
 };
 use rosbag2_rs_interfaces::type_description_interfaces::msg::{
     Field, FieldType, IndividualTypeDescription, KeyValue, TypeDescription, TypeSource,
@@ -123,15 +123,41 @@ const GOLDEN: &[Golden] = &[
     Golden {
         name: "set_memory_request",
         type_name: "rosbag2_rs_interfaces/srv/SetMemory_Request",
-        le: &[0, 1, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1],
-        be: &[0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8],
+        // float64 1e6
+        le: &[0, 1, 0, 0, 0, 0, 0, 0, 0x80, 0x84, 0x2e, 0x41],
+        be: &[0, 0, 0, 0, 0x41, 0x2e, 0x84, 0x80, 0, 0, 0, 0],
     },
     Golden {
         name: "set_duration_response",
         type_name: "rosbag2_rs_interfaces/srv/SetDuration_Response",
-        // bool, 3 bytes padding, string "ok"
-        le: &[0, 1, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, b'o', b'k', 0],
-        be: &[0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 3, b'o', b'k', 0],
+        le: &[0, 1, 0, 0, 1],
+        be: &[0, 0, 0, 0, 1],
+    },
+    Golden {
+        name: "trigger_snapshot_request",
+        type_name: "rosbag2_rs_interfaces/srv/TriggerSnapshot_Request",
+        // string, sequence<string> (u32 count, then each string aligned to 4), two Times,
+        // float64 (at body offset 56, already aligned to 8)
+        le: &[
+            0, 1, 0, 0, //
+            6, 0, 0, 0, b'c', b'r', b'a', b's', b'h', 0, 0, 0, //
+            2, 0, 0, 0, //
+            11, 0, 0, 0, b'/', b't', b'f', b'_', b's', b't', b'a', b't', b'i', b'c', 0, 0, //
+            3, 0, 0, 0, b'/', b'a', 0, 0, //
+            1, 0, 0, 0, 2, 0, 0, 0, //
+            0, 0, 0, 0, 0, 0, 0, 0, //
+            0, 0, 0, 0, 0, 0, 4, 0x40,
+        ],
+        be: &[
+            0, 0, 0, 0, //
+            0, 0, 0, 6, b'c', b'r', b'a', b's', b'h', 0, 0, 0, //
+            0, 0, 0, 2, //
+            0, 0, 0, 11, b'/', b't', b'f', b'_', b's', b't', b'a', b't', b'i', b'c', 0, 0, //
+            0, 0, 0, 3, b'/', b'a', 0, 0, //
+            0, 0, 0, 1, 0, 0, 0, 2, //
+            0, 0, 0, 0, 0, 0, 0, 0, //
+            0x40, 4, 0, 0, 0, 0, 0, 0,
+        ],
     },
     Golden {
         name: "clear_buffer_request",
@@ -266,19 +292,30 @@ fn write_split_event() {
 
 #[test]
 fn set_memory_request() {
-    let value = SetMemoryRequest {
-        max_bytes_per_topic: 0x0102_0304_0506_0708,
-    };
-    check(value, golden("set_memory_request"));
+    check(
+        SetMemoryRequest { memory: 1e6 },
+        golden("set_memory_request"),
+    );
 }
 
 #[test]
 fn set_duration_response() {
-    let value = SetDurationResponse {
-        success: true,
-        message: "ok".into(),
+    check(
+        SetDurationResponse { success: true },
+        golden("set_duration_response"),
+    );
+}
+
+#[test]
+fn trigger_snapshot_request() {
+    let value = TriggerSnapshotRequest {
+        filename: "crash".into(),
+        topics: vec!["/tf_static".into(), "/a".into()],
+        start_time: Time { sec: 1, nanosec: 2 },
+        stop_time: Time::default(),
+        post_trigger_seconds: 2.5,
     };
-    check(value, golden("set_duration_response"));
+    check(value, golden("trigger_snapshot_request"));
 }
 
 /// The literals above are the "named samples" section of `rosbags_golden.txt`.

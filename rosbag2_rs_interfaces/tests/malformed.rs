@@ -6,7 +6,9 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::msg::WriteSplitEvent;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{
     IsPausedResponse, PauseRequest, PlayRequest, SetRateRequest,
 };
-use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::SetDurationResponse;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
+    SetDurationResponse, TriggerSnapshotResponse,
+};
 use rosbag2_rs_interfaces::{from_cdr, to_cdr, InterfaceError};
 
 #[test]
@@ -64,7 +66,7 @@ fn truncated_payloads() {
         opened_file: "bb".into(),
         node_name: "ccc".into(),
     }));
-    assert_every_prefix_fails::<SetDurationResponse>(&to_cdr(&SetDurationResponse {
+    assert_every_prefix_fails::<TriggerSnapshotResponse>(&to_cdr(&TriggerSnapshotResponse {
         success: false,
         message: "no".into(),
     }));
@@ -83,7 +85,7 @@ fn bad_bool() {
 fn bad_utf8_string() {
     // bool, padding, length 3, bytes ff fe, NUL
     let bytes = [0, 1, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0xff, 0xfe, 0];
-    let result = from_cdr::<SetDurationResponse>(&bytes);
+    let result = from_cdr::<TriggerSnapshotResponse>(&bytes);
     assert!(
         matches!(result, Err(InterfaceError::Decode(_))),
         "{result:?}"

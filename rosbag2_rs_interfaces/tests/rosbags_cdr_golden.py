@@ -113,11 +113,18 @@ def main():
             node_name="/rec",
         ),
         "set_memory_request": make(
-            "rosbag2_rs_interfaces/srv/SetMemory_Request",
-            max_bytes_per_topic=0x0102030405060708,
+            "rosbag2_rs_interfaces/srv/SetMemory_Request", memory=1000000.0
         ),
         "set_duration_response": make(
-            "rosbag2_rs_interfaces/srv/SetDuration_Response", success=True, message="ok"
+            "rosbag2_rs_interfaces/srv/SetDuration_Response", success=True
+        ),
+        "trigger_snapshot_request": make(
+            "rosbag2_rs_interfaces/srv/TriggerSnapshot_Request",
+            filename="crash",
+            topics=["/tf_static", "/a"],
+            start_time=time(sec=1, nanosec=2),
+            stop_time=time(sec=0, nanosec=0),
+            post_trigger_seconds=2.5,
         ),
         "clear_buffer_request": make(
             "rosbag2_rs_interfaces/srv/ClearBuffer_Request",
@@ -182,9 +189,12 @@ def rule_value(index, kind, store):
     """The sample value of the index-th field (from 1) of a type.
 
     bool: true; uint8 (the placeholder of empty types): 0; other integers: i;
-    float64: i + 0.5; string: "s<i>"; Time / Duration: sec = i, nanosec = 10 * i.
+    float64: i + 0.5; string: "s<i>"; Time / Duration: sec = i, nanosec = 10 * i;
+    a sequence: two elements, the values of i and i + 1.
     """
     node, detail = kind
+    if node.name == "SEQUENCE":
+        return [rule_value(index, detail[0], store), rule_value(index + 1, detail[0], store)]
     if node.name == "NAME":
         return store.types[detail](sec=index, nanosec=10 * index)
     base = detail[0]

@@ -112,7 +112,8 @@ impl WhereFilter {
 }
 
 /// Converts; returns the output bag's metadata. Topics keep their QoS and definitions; only
-/// topics with at least one message in range are written.
+/// topics with at least one message in range are written. With a start, each transient-local
+/// topic's last message from before it is kept too, at its original time.
 pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
     convert_filtered(options, &ConvertFilters::default())
 }
@@ -200,11 +201,22 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
             "--last-per-topic-before-start needs --start".into(),
         ));
     }
+    // Messages from before --start: the latest of each transient-local topic (latched state),
+    // and of each topic asked for with --last-per-topic-before-start, in time order.
     let mut earlier = match options.start {
-        Some(start) if !filters.last_before_start.is_empty() => {
-            last_before(&options.inputs, &filters.last_before_start, start)?
+        Some(start) => {
+            let mut earlier = latched_before(&mut reader, &options.filter, start)?;
+            if !filters.last_before_start.is_empty() {
+                for message in last_before(&options.inputs, &filters.last_before_start, start)? {
+                    if !earlier.iter().any(|m| m.topic == message.topic) {
+                        earlier.push(message);
+                    }
+                }
+                earlier.sort_by_key(|m| m.recv_timestamp);
+            }
+            earlier
         }
-        _ => Vec::new(),
+        None => Vec::new(),
     }
     .into_iter();
     let mut cache = MessageDefinitionCache::new();
@@ -281,6 +293,39 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
         log::warn!("no message lies in the selected time range: the output is empty");
     }
     writer.close()
+}
+
+/// The last message before `start` of every selected transient-local topic, in receive-time
+/// order: a cut keeps the latched state (`/tf_static`, `/robot_description`) at its original
+/// time, so that the output alone can be played or visualised.
+fn latched_before(
+    reader: &mut SequentialReader,
+    filter: &TopicFilter,
+    start: i64,
+) -> Result<Vec<SerializedMessage>> {
+    let topics: Vec<String> = reader
+        .topics()
+        .iter()
+        .map(|t| &t.topic_metadata)
+        .filter(|t| t.is_transient_local() && filter.matches(&t.name))
+        .map(|t| t.name.clone())
+        .collect();
+    if topics.is_empty() || start <= reader.start_time() {
+        return Ok(Vec::new());
+    }
+    reader.set_filter(&TopicFilter::topics(topics))?;
+    let mut last: std::collections::HashMap<std::sync::Arc<str>, SerializedMessage> =
+        std::collections::HashMap::new();
+    while let Some(message) = reader.read_next()? {
+        if message.recv_timestamp >= start {
+            break;
+        }
+        last.insert(message.topic.clone(), message);
+    }
+    reader.seek(reader.start_time())?;
+    let mut latched: Vec<SerializedMessage> = last.into_values().collect();
+    latched.sort_by_key(|m| m.recv_timestamp);
+    Ok(latched)
 }
 
 /// A rosbag2 bag directory, or a single ROS 1 bag file.

@@ -112,6 +112,17 @@ pub enum StorageError {
     /// The output location already exists; bags are never overwritten.
     #[error("{0}: already exists, refusing to overwrite")]
     AlreadyExists(PathBuf),
+    /// The disk holding the bag is nearly full: the writer closed the bag cleanly (everything
+    /// written so far is readable) and writes no more.
+    #[error("{}: {free} bytes free, below the minimum of {min}: the bag is closed, nothing more is written", path.display())]
+    LowDiskSpace {
+        /// The bag directory.
+        path: PathBuf,
+        /// Bytes available.
+        free: u64,
+        /// The minimum asked for.
+        min: u64,
+    },
 }
 
 impl StorageError {

@@ -70,6 +70,7 @@
 mod bag;
 pub mod compression;
 mod convert;
+mod disk;
 pub mod doctor;
 mod error;
 pub mod export;
@@ -93,6 +94,7 @@ mod yaml;
 pub use bag::{storage_files_in, Bag};
 pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
 pub use convert::{convert, convert_filtered, ConvertFilters, ConvertOptions};
+pub use disk::free_space;
 pub use doctor::{doctor, DoctorOptions, DoctorReport, Problem, ProblemKind};
 pub use error::{Result, StorageError};
 pub use filter::TopicFilter;
@@ -107,4 +109,4 @@ pub use storage::{
     ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
     StorageWriter, UnreadableTopic, WriterOptions,
 };
-pub use writer::{BagWriter, BagWriterOptions, SplitEvent};
+pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, FILE_BEING_WRITTEN_KEY};

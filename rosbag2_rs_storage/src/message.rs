@@ -22,6 +22,16 @@ pub struct TopicMetadata {
 }
 
 impl TopicMetadata {
+    /// True when the topic's publishers all offered transient-local durability (latched
+    /// state such as `/tf_static`): its latest message describes the present, so cuts keep it.
+    pub fn is_transient_local(&self) -> bool {
+        !self.offered_qos_profiles.is_empty()
+            && self
+                .offered_qos_profiles
+                .iter()
+                .all(|q| q.durability == crate::qos::Durability::TransientLocal)
+    }
+
     /// A CDR topic with no recorded QoS and no type hash.
     pub fn new(name: impl Into<String>, type_name: impl Into<String>) -> Self {
         Self {

@@ -8,8 +8,23 @@
 //! waits for every file); in message mode every message's data is compressed before it is
 //! stored, in write order. `metadata.yaml` then carries `compression_format` and
 //! `compression_mode` (`FILE`/`MESSAGE`).
+//!
+//! For unattended recording it can also:
+//! - keep a bounded history ([`Retention`]): after each split, delete the oldest closed files
+//!   until the bag is within every bound, rewriting `metadata.yaml` before each deletion so
+//!   that it never names a missing file;
+//! - stop before the disk is full ([`BagWriter::set_min_free_space`]): under retention the
+//!   oldest closed files go first; then the bag is closed cleanly and
+//!   [`StorageError::LowDiskSpace`] returned;
+//! - repeat the latched state ([`BagWriter::set_repeat_latched`]): each new file starts with
+//!   the latest message of every transient-local topic, at its original time, so that any
+//!   file alone holds `/tf_static` and the like.
+//!
+//! From the first split on, `metadata.yaml` lists the closed files only and names the file
+//! being written in `custom_data` under [`FILE_BEING_WRITTEN_KEY`]; the key is gone once the
+//! bag is closed.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,6 +54,32 @@ pub struct BagWriterOptions {
     pub compression: CompressionOptions,
 }
 
+/// The `custom_data` key that names the file being written, while the bag is open.
+pub const FILE_BEING_WRITTEN_KEY: &str = "rosbag2_rs.file_being_written";
+
+/// Bounds on a bag's closed files, enforced after each split and at close by deleting the
+/// oldest ones (the file being written is never deleted). Zero: no bound.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Retention {
+    /// Files kept, the one being written included.
+    pub max_files: u64,
+    /// Bytes of closed files kept.
+    pub max_total_size: u64,
+    /// Receive-time span of the closed files kept, ns (first message of the oldest to last
+    /// message of the newest).
+    pub max_total_duration: i64,
+}
+
+impl Retention {
+    /// True when any bound is set.
+    pub fn is_active(&self) -> bool {
+        self.max_files > 0 || self.max_total_size > 0 || self.max_total_duration > 0
+    }
+}
+
+/// How often (in bytes written) free space is checked at most.
+const FREE_SPACE_CHECK_BYTES: u64 = 1 << 20;
+
 /// A file change: the writer closed one file and opened the next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitEvent {
@@ -63,6 +104,23 @@ pub struct BagWriter {
     split_callback: Option<SplitCallback>,
     message_compressor: Option<MessageCompressor>,
     file_compressor: Option<FileCompressor>,
+    /// Messages per topic (by index) in the current file.
+    file_topic_counts: Vec<u64>,
+    /// Messages per topic in each closed file, oldest first (parallel to `metadata.files`).
+    closed_topic_counts: VecDeque<Vec<u64>>,
+    /// Earliest receive time of the current file's own messages (not the repeated ones).
+    split_start: Option<i64>,
+    retention: Retention,
+    min_free_space: u64,
+    /// Bytes written in the current file at the next free-space check.
+    next_space_check: u64,
+    repeat_latched: bool,
+    /// Per topic: transient-local (its latest message is repeated in each new file).
+    latched_topic: Vec<bool>,
+    /// Per topic: its latest message, for transient-local topics.
+    latest: Vec<Option<SerializedMessage>>,
+    /// Files opened so far (the next file's number).
+    files_opened: usize,
 }
 
 impl BagWriter {
@@ -127,9 +185,37 @@ impl BagWriter {
             split_callback: None,
             message_compressor,
             file_compressor,
+            file_topic_counts: Vec::new(),
+            closed_topic_counts: VecDeque::new(),
+            split_start: None,
+            retention: Retention::default(),
+            min_free_space: 0,
+            next_space_check: 0,
+            repeat_latched: false,
+            latched_topic: Vec::new(),
+            latest: Vec::new(),
+            files_opened: 0,
         };
         writer.open_next_file()?;
         Ok(writer)
+    }
+
+    /// Deletes the oldest closed files after each split to stay within `retention`.
+    pub fn set_retention(&mut self, retention: Retention) {
+        self.retention = retention;
+    }
+
+    /// Keeps at least `bytes` free on the bag's file system (0: no check): when less is free,
+    /// the oldest closed files are deleted under retention, then the bag is closed.
+    pub fn set_min_free_space(&mut self, bytes: u64) {
+        self.min_free_space = bytes;
+        self.next_space_check = 0;
+    }
+
+    /// Starts each new file with the latest message of every transient-local topic (a topic
+    /// whose offered QoS profiles are all transient local).
+    pub fn set_repeat_latched(&mut self, on: bool) {
+        self.repeat_latched = on;
     }
 
     /// Calls `callback` on every split.
@@ -166,11 +252,13 @@ impl BagWriter {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "bag".into());
+        // Numbered by files opened, not files listed: retention deletes the oldest.
         let relative = format!(
             "{name}_{}{}",
-            self.metadata.relative_file_paths.len(),
+            self.files_opened,
             self.options.storage.storage.extension()
         );
+        self.files_opened += 1;
         let mut storage = create_writer(dir.join(&relative), &self.options.storage)?;
         for (info, def) in self
             .metadata
@@ -186,7 +274,134 @@ impl BagWriter {
             ..Default::default()
         };
         self.storage = Some(storage);
+        self.file_topic_counts = vec![0; self.definitions.len()];
+        self.split_start = None;
+        self.next_space_check = 0;
         Ok(())
+    }
+
+    /// The metadata as it is true on disk while the bag is open: closed files only, counts
+    /// without the current file's messages, and the file being written named in `custom_data`.
+    fn live_metadata(&self) -> BagMetadata {
+        let mut live = self.metadata.clone();
+        live.relative_file_paths.truncate(live.files.len());
+        for (topic, current) in live
+            .topics_with_message_count
+            .iter_mut()
+            .zip(&self.file_topic_counts)
+        {
+            topic.message_count -= current;
+        }
+        if self.storage.is_some() {
+            live.custom_data
+                .insert(FILE_BEING_WRITTEN_KEY.to_string(), self.file.path.clone());
+        }
+        live
+    }
+
+    fn write_live_metadata(&self) -> Result<()> {
+        self.live_metadata().write_to_dir(&self.options.uri)
+    }
+
+    /// Deletes the oldest closed file: `metadata.yaml` first stops naming it, then it goes.
+    /// False when there is none that can go (none closed, or still being compressed).
+    fn delete_oldest(&mut self) -> Result<bool> {
+        if self.metadata.files.is_empty() {
+            return Ok(false);
+        }
+        let dir = self.options.uri.clone();
+        let relative = self.metadata.relative_file_paths[0].clone();
+        let compressed_suffix = format!(".{}", self.options.compression.format.extension());
+        if self.file_compressor.is_some() && !relative.ends_with(&compressed_suffix) {
+            return Ok(false); // still being compressed: the metadata names it once done
+        }
+        self.metadata.files.remove(0);
+        self.metadata.relative_file_paths.remove(0);
+        if let Some(counts) = self.closed_topic_counts.pop_front() {
+            for (topic, n) in self
+                .metadata
+                .topics_with_message_count
+                .iter_mut()
+                .zip(counts)
+            {
+                topic.message_count -= n;
+            }
+        }
+        self.metadata.recompute_totals_from_files();
+        self.update_bag_size();
+        self.write_live_metadata()?;
+        let path = dir.join(&relative);
+        std::fs::remove_file(&path).map_err(|e| StorageError::io(&path, e))?;
+        log::info!("retention: deleted {}", path.display());
+        Ok(true)
+    }
+
+    /// Deletes the oldest closed files until the bag is within every retention bound.
+    fn enforce_retention(&mut self) -> Result<()> {
+        let r = self.retention;
+        if !r.is_active() {
+            return Ok(());
+        }
+        loop {
+            let files = &self.metadata.files;
+            let open = u64::from(self.storage.is_some());
+            let over_files = r.max_files > 0 && files.len() as u64 + open > r.max_files;
+            let over_size = r.max_total_size > 0 && self.metadata.bag_size > r.max_total_size;
+            let span = match (files.first(), files.last()) {
+                (Some(first), Some(last)) => {
+                    last.starting_time + last.duration - first.starting_time
+                }
+                _ => 0,
+            };
+            let over_time = r.max_total_duration > 0 && span > r.max_total_duration;
+            if !(over_files || over_size || over_time) || !self.delete_oldest()? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Every [`FREE_SPACE_CHECK_BYTES`] written (and at the start of each file): when less
+    /// than the minimum is free, deletes the oldest closed files under retention, then closes
+    /// the bag and fails.
+    fn check_free_space(&mut self) -> Result<()> {
+        if self.min_free_space == 0 {
+            return Ok(());
+        }
+        let written = self.storage()?.bytes_written();
+        if written < self.next_space_check {
+            return Ok(());
+        }
+        self.next_space_check =
+            written + FREE_SPACE_CHECK_BYTES.min((self.min_free_space / 4).max(4096));
+        let dir = self.options.uri.clone();
+        loop {
+            let Some(free) = crate::disk::free_space(&dir) else {
+                return Ok(());
+            };
+            if free >= self.min_free_space {
+                return Ok(());
+            }
+            if self.retention.is_active() && self.delete_oldest()? {
+                log::warn!(
+                    "{}: {free} bytes free (minimum {}): deleted the oldest file",
+                    dir.display(),
+                    self.min_free_space
+                );
+                continue;
+            }
+            log::error!(
+                "{}: only {free} bytes free (minimum {}, --min-free-space): closing the bag, \
+                 recording stops",
+                dir.display(),
+                self.min_free_space
+            );
+            self.finish()?;
+            return Err(StorageError::LowDiskSpace {
+                path: dir,
+                free,
+                min: self.min_free_space,
+            });
+        }
     }
 
     fn storage(&mut self) -> Result<&mut Box<dyn StorageWriter>> {
@@ -220,6 +435,9 @@ impl BagWriter {
                 message_count: 0,
             });
         self.definitions.push(definition);
+        self.file_topic_counts.push(0);
+        self.latched_topic.push(topic.is_transient_local());
+        self.latest.push(None);
         Ok(())
     }
 
@@ -281,11 +499,30 @@ impl BagWriter {
         };
         let limit = self.options.max_bagfile_duration;
         if limit > 0
-            && self.file.message_count > 0
-            && message.recv_timestamp - self.file.starting_time >= limit
+            && self
+                .split_start
+                .is_some_and(|start| message.recv_timestamp - start >= limit)
         {
             self.split_file()?;
         }
+        self.check_free_space()?;
+        self.put(index, message)?;
+        self.split_start = Some(
+            self.split_start
+                .map_or(message.recv_timestamp, |s| s.min(message.recv_timestamp)),
+        );
+        if self.repeat_latched && self.latched_topic[index] {
+            self.latest[index] = Some(message.clone());
+        }
+        let max_size = self.options.max_bagfile_size;
+        if max_size > 0 && self.storage()?.bytes_written() >= max_size {
+            self.split_file()?;
+        }
+        Ok(())
+    }
+
+    /// Writes a message to the storage and accounts for it in the file and the metadata.
+    fn put(&mut self, index: usize, message: &SerializedMessage) -> Result<()> {
         self.storage()?.write(message)?;
         let file = &mut self.file;
         if file.message_count == 0 {
@@ -299,9 +536,25 @@ impl BagWriter {
             .max(message.recv_timestamp - file.starting_time);
         file.message_count += 1;
         self.metadata.topics_with_message_count[index].message_count += 1;
-        let max_size = self.options.max_bagfile_size;
-        if max_size > 0 && self.storage()?.bytes_written() >= max_size {
-            self.split_file()?;
+        self.file_topic_counts[index] += 1;
+        Ok(())
+    }
+
+    /// Writes the latest message of every transient-local topic at the start of a new file,
+    /// in receive-time order, at their original times.
+    fn repeat_latest(&mut self) -> Result<()> {
+        if !self.repeat_latched {
+            return Ok(());
+        }
+        let mut latest: Vec<(usize, SerializedMessage)> = self
+            .latest
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.clone().map(|m| (i, m)))
+            .collect();
+        latest.sort_by_key(|(_, m)| m.recv_timestamp);
+        for (index, message) in latest {
+            self.put(index, &message)?;
         }
         Ok(())
     }
@@ -320,6 +573,8 @@ impl BagWriter {
             return Ok(None);
         };
         self.metadata.files.push(self.file.clone());
+        self.closed_topic_counts
+            .push_back(std::mem::take(&mut self.file_topic_counts));
         self.metadata.recompute_totals_from_files();
         storage.update_metadata(&self.metadata)?;
         let path = storage.path().to_path_buf();
@@ -394,11 +649,13 @@ impl BagWriter {
     }
 
     /// Closes the current file and continues in a new one (in file mode the closed file is
-    /// compressed in the background). A file that holds no message yet is kept instead (no
-    /// empty file is left behind); returns whether a new file was started.
+    /// compressed in the background). A file that holds no message of its own yet (none, or
+    /// only the repeated latched state) is kept instead, so that no empty file is left
+    /// behind; returns whether a new file was started.
     pub fn split(&mut self) -> Result<bool> {
         self.drain_compressor()?;
-        if self.file.message_count == 0 {
+        // Only repeated latched messages (or none) in the file: nothing of its own to close.
+        if self.split_start.is_none() {
             self.storage()?;
             log::info!("split requested while the current file holds no message: kept it");
             return Ok(false);
@@ -414,6 +671,9 @@ impl BagWriter {
             return Err(StorageError::InvalidArgument("bag writer is closed".into()));
         };
         self.open_next_file()?;
+        self.repeat_latest()?;
+        self.enforce_retention()?;
+        self.write_live_metadata()?;
         let closed_file = match &self.file_compressor {
             Some(compressor) => compressor.target_of(&closed_file),
             None => closed_file,
@@ -448,7 +708,9 @@ impl BagWriter {
         let closed = self.close_current_file(true);
         self.message_compressor = None;
         self.file_compressor = None;
-        drained.and(closed).map(|_| ())
+        // Every file is compressed by now: retention applies to all of them.
+        let retained = self.enforce_retention();
+        drained.and(closed).and(retained).map(|_| ())
     }
 }
 

@@ -447,3 +447,63 @@ fn compression_threads_run_at_the_asked_nice_value_and_the_writer_keeps_its_own(
     }
     assert_eq!(own(), before, "the writing thread's priority changed");
 }
+
+/// Retention in file mode deletes only files whose compression is done (the metadata names
+/// the compressed file by then); at close every file is compressed and the bound holds.
+#[test]
+fn retention_deletes_compressed_files_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("bag");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: bag.clone(),
+        compression: CompressionOptions {
+            mode: CompressionMode::File,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    writer.set_retention(Retention {
+        max_files: 2,
+        ..Default::default()
+    });
+    for (name, type_name) in [
+        ("/chatter", "std_msgs/msg/String"),
+        ("/scan", "sensor_msgs/msg/LaserScan"),
+    ] {
+        writer
+            .create_topic(&TopicMetadata::new(name, type_name), None)
+            .unwrap();
+    }
+    let all = messages(60);
+    for (i, m) in all.iter().enumerate() {
+        writer.write(m).unwrap();
+        if i % 10 == 9 {
+            writer.split().unwrap();
+        }
+    }
+    let meta = writer.close().unwrap();
+    let on_disk: Vec<String> = std::fs::read_dir(&bag)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "metadata.yaml")
+        .collect();
+    assert_eq!(on_disk.len(), meta.relative_file_paths.len(), "{on_disk:?}");
+    // However far compression lagged behind the splits, close leaves the newest two.
+    assert_eq!(
+        meta.relative_file_paths.len(),
+        2,
+        "{:?}",
+        meta.relative_file_paths
+    );
+    assert!(meta
+        .relative_file_paths
+        .iter()
+        .all(|p| p.ends_with(".zstd")));
+    let got = read(&bag);
+    assert_eq!(got.len() as u64, meta.message_count);
+    assert_eq!(
+        got.last().unwrap().recv_timestamp,
+        all.last().unwrap().recv_timestamp
+    );
+}

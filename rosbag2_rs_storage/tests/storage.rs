@@ -604,11 +604,25 @@ fn convert_merges_filters_and_cuts_time() {
         skip_unknown: false,
     })
     .unwrap();
-    assert_eq!(meta.message_count, 75);
+    // 75 in range, and the transient-local /map's last message from before the start (97 ms),
+    // kept at its original time so that the cut bag holds the latched state.
+    assert_eq!(meta.message_count, 76);
     assert_eq!(meta.storage_identifier, "mcap");
     assert!(meta.topic("/odd").is_none());
     let read = read_all(&out);
-    assert_eq!(read.first().unwrap().recv_timestamp, 100_000_000);
+    assert_eq!(
+        (&*read[0].topic, read[0].recv_timestamp),
+        ("/map", 97_000_000)
+    );
+    assert_eq!(read[0].data, payload(97, 97)); // len: i % 300
+    assert_eq!(read[1].recv_timestamp, 100_000_000);
+    assert_eq!(
+        read.iter()
+            .filter(|m| m.recv_timestamp < 100_000_000)
+            .count(),
+        1,
+        "only the latched state from before the start"
+    );
     assert_eq!(
         read.last().unwrap().recv_timestamp,
         198_000_000,

@@ -58,6 +58,7 @@ pub use qos_overrides::load_qos_overrides;
 pub use recorder::{
     adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, DropCause,
     RecordOptions, RecordSummary, Recorder, RecorderControl, RecorderError, SnapshotLimits,
-    TopicCounters, TopicPlan, TopicSelection, TopicSummary, DEFAULT_MAX_CACHE_SIZE,
-    DEFAULT_SNAPSHOT_DURATION_NS, LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
+    SnapshotTrigger, TopicCounters, TopicPlan, TopicSelection, TopicSummary,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
+    LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
 };

@@ -55,7 +55,60 @@ fn control_options_go_before_or_after_the_request() {
         &["control", "is-paused", "--timeout", "2", "--node", "/p"],
     ] {
         let c = Control::try_parse_from(args).unwrap().control;
-        assert_eq!((c.timeout, c.node.as_str()), (2.0, "/p"), "{args:?}");
+        assert_eq!(
+            (c.timeout, c.node.as_deref()),
+            (2.0, Some("/p")),
+            "{args:?}"
+        );
         assert!(matches!(c.action, ControlAction::IsPaused));
+    }
+    // The recorder's requests, with negative limits (no limit on that axis).
+    let c = Control::try_parse_from([
+        "control",
+        "snapshot",
+        "--filename",
+        "crash",
+        "--topics",
+        "/a",
+        "/b",
+        "--start",
+        "1.5",
+        "--post-trigger",
+        "2",
+    ])
+    .unwrap()
+    .control;
+    assert!(
+        c.node.is_none(),
+        "the recorder's default node is chosen later"
+    );
+    match c.action {
+        ControlAction::Snapshot {
+            filename,
+            topics,
+            start,
+            stop,
+            post_trigger,
+        } => {
+            assert_eq!(filename.as_deref(), Some("crash"));
+            assert_eq!(topics, ["/a", "/b"]);
+            assert_eq!((start, stop, post_trigger), (Some(1.5), None, 2.0));
+        }
+        other => panic!("{other:?}"),
+    }
+    for (args, check) in [
+        (&["control", "set-memory", "-5"][..], -5.0),
+        (&["control", "set-duration", "-1"], -1.0),
+    ] {
+        let c = Control::try_parse_from(args).unwrap().control;
+        match c.action {
+            ControlAction::SetMemory { bytes: v } | ControlAction::SetDuration { seconds: v } => {
+                assert_eq!(v, check)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    for verb in ["split", "clear-buffer"] {
+        assert!(Control::try_parse_from(["control", verb]).is_ok());
     }
 }

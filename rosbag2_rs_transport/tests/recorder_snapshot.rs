@@ -12,8 +12,8 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
 use rosbag2_rs_transport::cli::RecordArgs;
 use rosbag2_rs_transport::Client;
-use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::*;
+use rosbag2_rs_transport::{InProcessBus, InProcessNode, RawPublisher};
 
 const T: Duration = Duration::from_secs(5);
 
@@ -75,8 +75,10 @@ fn buffers_keep_the_newest_bytes_per_topic() {
     );
 }
 
+/// Seed 002: eviction by `now() - max_duration` on every topic, so that a topic gone quiet
+/// does not leave its old messages in every later snapshot.
 #[test]
-fn buffers_keep_the_newest_duration_per_topic() {
+fn the_time_window_is_now_minus_duration_on_every_topic() {
     let dir = tempfile::tempdir().unwrap();
     let (bus, clock) = virtual_bus();
     let talker = bus.node("talker", "/").unwrap();
@@ -99,11 +101,18 @@ fn buffers_keep_the_newest_duration_per_topic() {
             .map(|m| m.recv_timestamp / 1_000_000_000)
             .collect()
     };
-    // Newest minus oldest per topic: /a keeps 7, 8, 9; /b's window is its own.
+    // now = 9 s: everything received before 6.5 s is gone, quiet /b included.
     assert_eq!(times("/a"), [7, 8, 9]);
-    assert_eq!(times("/b"), [0, 1]);
-    assert_eq!(metadata(&bag).duration, 9_000_000_000);
-    recorder.stop().unwrap();
+    assert!(times("/b").is_empty(), "{:?}", times("/b"));
+    assert_eq!(metadata(&bag).duration, 2_000_000_000);
+    // Messages older than the window at the trigger are not written, even if nothing newer
+    // arrived on any topic since.
+    a.publish(&string_msg("a9b")).unwrap();
+    clock.set(20_000_000_000);
+    assert_eq!(recorder.snapshot().unwrap(), None);
+    let summary = recorder.stop().unwrap();
+    let b = summary.topics.iter().find(|t| t.topic == "/b").unwrap();
+    assert_eq!((b.received, b.written, b.evicted), (2, 0, 2));
 }
 
 #[test]
@@ -208,7 +217,7 @@ fn limits_change_at_runtime_and_clear_empties_the_buffers() {
     let p = publisher(&talker, "/t", INT32);
     let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(0, 100_000_000_000));
     let cli = bus.node("cli", "/").unwrap();
-    let memory = Client::<SetMemory>::new(&cli, "/rosbag2_recorder/snapshot/memory").unwrap();
+    let memory_srv = Client::<SetMemory>::new(&cli, "/rosbag2_recorder/snapshot/memory").unwrap();
     let duration = Client::<SetDuration>::new(&cli, "/rosbag2_recorder/snapshot/duration").unwrap();
     let clear =
         Client::<ClearBuffer>::new(&cli, "/rosbag2_recorder/snapshot/clear_buffer").unwrap();
@@ -217,56 +226,34 @@ fn limits_change_at_runtime_and_clear_empties_the_buffers() {
         p.publish(&payload(100, i as u64)).unwrap();
     }
     assert_eq!(recorder.snapshot_occupancy().unwrap().0, 10);
-    // Shrinking the window trims at once.
-    let r = duration
-        .call(
-            &SetDurationRequest {
-                max_duration_seconds: 4.0,
-            },
-            T,
-        )
-        .unwrap();
-    assert!(r.success, "{}", r.message);
+    // Shrinking the window trims at once (now = 9 s: 5..=9 stay).
+    let set_duration = |seconds: f64| {
+        duration
+            .call(&SetDurationRequest { duration: seconds }, T)
+            .unwrap()
+            .success
+    };
+    let set_memory = |memory: f64| memory_client(&memory_srv, memory);
+    assert!(set_duration(4.0));
     assert_eq!(recorder.snapshot_occupancy().unwrap(), (5, 500));
-    let r = memory
-        .call(
-            &SetMemoryRequest {
-                max_bytes_per_topic: 200,
-            },
-            T,
-        )
-        .unwrap();
-    assert!(r.success, "{}", r.message);
+    assert!(set_memory(200.0));
     assert_eq!(recorder.snapshot_occupancy().unwrap(), (2, 200));
-    // Both limits off: refused, nothing changes.
-    let r = duration
-        .call(
-            &SetDurationRequest {
-                max_duration_seconds: 0.0,
-            },
-            T,
-        )
-        .unwrap();
-    assert!(r.success, "memory still limits: {}", r.message);
-    let r = memory
-        .call(
-            &SetMemoryRequest {
-                max_bytes_per_topic: 0,
-            },
-            T,
-        )
-        .unwrap();
-    assert!(!r.success);
-    assert!(!r.message.is_empty());
-    let r = duration
-        .call(
-            &SetDurationRequest {
-                max_duration_seconds: -1.0,
-            },
-            T,
-        )
-        .unwrap();
-    assert!(!r.success);
+    // A non-positive limit disables its axis, as long as the other one limits.
+    assert!(set_duration(-1.0), "memory still limits");
+    assert_eq!(recorder.snapshot_limits().unwrap(), limits(200, 0));
+    assert!(!set_memory(0.0), "both off: refused");
+    assert!(!set_memory(-5.0), "both off: refused");
+    assert_eq!(recorder.snapshot_limits().unwrap(), limits(200, 0));
+    assert!(set_duration(3.0));
+    assert!(set_memory(-5.0), "duration limits: memory off");
+    assert_eq!(
+        recorder.snapshot_limits().unwrap(),
+        limits(0, 3_000_000_000)
+    );
+    assert!(!set_duration(0.0), "both off: refused");
+    assert!(!set_duration(f64::NAN));
+    assert!(set_memory(200.0));
+    assert!(set_duration(0.0));
     assert_eq!(recorder.snapshot_limits().unwrap(), limits(200, 0));
     let r = clear.call(&ClearBufferRequest::default(), T).unwrap();
     assert!(r.success);
@@ -302,6 +289,13 @@ fn pause_stops_buffering_and_resume_clears_the_buffers() {
         payloads_on(&read_bag(&summary.snapshots[0]), "/t"),
         [string_msg("after resume")]
     );
+}
+
+fn memory_client(client: &Client<SetMemory>, memory: f64) -> bool {
+    client
+        .call(&SetMemoryRequest { memory }, T)
+        .unwrap()
+        .success
 }
 
 #[derive(clap::Parser)]
@@ -347,8 +341,42 @@ fn command_line_limits_are_validated() {
         "0"
     ])
     .contains("--max-buffer-size or --max-buffer-duration"));
-    assert!(err(&["--snapshot", "-a", "--max-buffer-duration", "-1"]).contains("non-negative"));
-    assert!(err(&["--snapshot", "-a", "--max-buffer-size", "-5"]).contains("-5"));
+    // Non-positive: no limit on that axis (seed 002); both off is an error.
+    let o = parse(&[
+        "--snapshot",
+        "-a",
+        "--max-buffer-duration",
+        "-1",
+        "--max-buffer-size",
+        "100",
+    ]);
+    assert_eq!(o.unwrap().snapshot, Some(limits(100, 0)));
+    let o = parse(&[
+        "--snapshot",
+        "-a",
+        "--max-buffer-size",
+        "-5",
+        "--max-buffer-duration",
+        "3",
+    ]);
+    assert_eq!(o.unwrap().snapshot, Some(limits(0, 3_000_000_000)));
+    let o = parse(&["--snapshot", "-a", "--max-buffer-size", "-5"]);
+    assert_eq!(
+        o.unwrap().snapshot,
+        Some(limits(0, 10_000_000_000)),
+        "a non-positive size is as if not set: the default duration applies"
+    );
+    assert!(err(&["--snapshot", "-a", "--max-buffer-duration", "-1"])
+        .contains("--max-buffer-size or --max-buffer-duration"));
+    assert!(err(&[
+        "--snapshot",
+        "-a",
+        "--max-buffer-duration",
+        "0",
+        "--max-buffer-size",
+        "-1"
+    ])
+    .contains("--max-buffer-size or --max-buffer-duration"));
     assert!(err(&["-a", "--max-buffer-size", "5"]).contains("need --snapshot"));
     assert!(err(&["-o", "x"]).contains("nothing to record"));
     assert!(err(&["-a", "--custom-data", "novalue"]).contains("KEY=VALUE"));
@@ -419,4 +447,231 @@ fn a_snapshot_that_cannot_be_written_says_so_and_keeps_the_buffers() {
     );
     let summary = recorder.stop().unwrap();
     assert!(summary.failed_snapshots.is_empty());
+}
+
+fn latched_publisher(node: &InProcessNode, topic: &str) -> Box<dyn RawPublisher> {
+    let qos = rosbag2_rs_storage::QosProfile {
+        durability: rosbag2_rs_storage::qos::Durability::TransientLocal,
+        depth: 1,
+        ..Default::default()
+    };
+    node.create_publisher(topic, STRING, &qos).unwrap()
+}
+
+fn wait_for_bag(dir: &std::path::Path) {
+    let deadline = std::time::Instant::now() + T;
+    while !dir.join("metadata.yaml").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no bag at {}",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The writer renames nothing after metadata.yaml: the bag is complete once it is there.
+}
+
+const S: i64 = 1_000_000_000;
+
+/// rosbag_snapshot's TriggerSnapshot through the service: a file name, a topic subset (the
+/// other topics stay buffered), a window start, and a post-trigger tail (messages up to the
+/// tail's end are in the same snapshot, none after).
+#[test]
+fn trigger_with_file_name_topics_window_and_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let b = publisher(&talker, "/b", STRING);
+    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(0, 100 * S));
+    let cli = bus.node("cli", "/").unwrap();
+    let trigger =
+        Client::<TriggerSnapshot>::new(&cli, "/rosbag2_recorder/snapshot/trigger").unwrap();
+    for i in 1..=5 {
+        clock.set(i * S);
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+        b.publish(&string_msg(&format!("b{i}"))).unwrap();
+    }
+    let request = TriggerSnapshotRequest {
+        filename: "crash".into(),
+        topics: vec!["a".into()], // relative: expanded against the recorder's node
+        start_time: rosbag2_rs_interfaces::builtin_interfaces::Time::from_nanos(2 * S),
+        post_trigger_seconds: 2.0,
+        ..Default::default()
+    };
+    let r = trigger.call(&request, T).unwrap();
+    assert!(r.success, "{}", r.message);
+    assert!(r.message.contains("crash"), "{}", r.message);
+    // The same name again is refused while the first is pending or written.
+    let again = trigger.call(&request, T).unwrap();
+    assert!(again.success, "not created yet: {}", again.message);
+    for i in 6..=8 {
+        clock.set(i * S);
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+        b.publish(&string_msg(&format!("b{i}"))).unwrap();
+    }
+    let bag = dir.path().join("crash");
+    wait_for_bag(&bag);
+    let messages = read_bag(&bag);
+    assert_eq!(
+        payloads_on(&messages, "/a"),
+        ["a2", "a3", "a4", "a5", "a6", "a7"].map(string_msg),
+        "window from 2 s, tail to 7 s"
+    );
+    assert!(
+        metadata(&bag).topic("/b").is_none(),
+        "only the topics asked for"
+    );
+    // /b stayed buffered; /a keeps what came after the tail.
+    let rest = read_bag(&recorder.snapshot().unwrap().unwrap());
+    assert_eq!(
+        payloads_on(&rest, "/b"),
+        (1..=8)
+            .map(|i| string_msg(&format!("b{i}")))
+            .collect::<Vec<_>>()
+    );
+    // The second "crash" request found the directory taken by the first one when its tail
+    // ended: it failed, and said so in the summary.
+    let summary = recorder.stop().unwrap();
+    assert_eq!(
+        summary.failed_snapshots.len(),
+        1,
+        "{:?}",
+        summary.failed_snapshots
+    );
+    assert_eq!(payloads_on(&rest, "/a"), [string_msg("a8")]);
+    let r = trigger.call(&TriggerSnapshotRequest::default(), T);
+    assert!(r.is_err(), "services are gone after stop");
+}
+
+/// A window with a stop time, and a trigger refused for an existing file name.
+#[test]
+fn trigger_window_stop_and_existing_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(0, 100 * S));
+    for i in 1..=5 {
+        clock.set(i * S);
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+    }
+    std::fs::create_dir(dir.path().join("taken")).unwrap();
+    let refused = recorder.trigger_snapshot(&SnapshotTrigger {
+        filename: Some("taken".into()),
+        ..Default::default()
+    });
+    assert!(refused
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("already exists"));
+    assert_eq!(recorder.snapshot_occupancy().unwrap().0, 5, "kept");
+    let done = recorder
+        .trigger_snapshot(&SnapshotTrigger {
+            filename: Some(dir.path().join("window")),
+            start_time: Some(2 * S),
+            stop_time: Some(3 * S),
+            ..Default::default()
+        })
+        .unwrap()
+        .unwrap();
+    let bag = done.recv().unwrap().unwrap();
+    assert_eq!(
+        payloads_on(&read_bag(&bag), "/a"),
+        ["a2", "a3"].map(string_msg)
+    );
+    let bad = recorder.trigger_snapshot(&SnapshotTrigger {
+        start_time: Some(3 * S),
+        stop_time: Some(2 * S),
+        ..Default::default()
+    });
+    assert!(bad.is_err());
+    recorder.stop().unwrap();
+}
+
+/// Seed 002: pausing stops buffering until resume or a trigger.
+#[test]
+fn pause_lasts_until_a_trigger() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, _clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let p = publisher(&talker, "/t", STRING);
+    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(1 << 20, 0));
+    let cli = bus.node("cli", "/").unwrap();
+    let pause = Client::<Pause>::new(&cli, "/rosbag2_recorder/snapshot/pause").unwrap();
+    let snapshot = Client::<Snapshot>::new(&cli, "/rosbag2_recorder/snapshot").unwrap();
+    p.publish(&string_msg("before")).unwrap();
+    pause.call(&PauseRequest::default(), T).unwrap();
+    p.publish(&string_msg("paused")).unwrap();
+    assert!(
+        snapshot
+            .call(&SnapshotRequest::default(), T)
+            .unwrap()
+            .success
+    );
+    assert!(!recorder.is_paused(), "the trigger ended the pause");
+    p.publish(&string_msg("after")).unwrap();
+    // Paused with empty buffers: a trigger writes nothing but still ends the pause.
+    recorder.clear_snapshot_buffer().unwrap();
+    recorder.pause();
+    assert!(
+        !snapshot
+            .call(&SnapshotRequest::default(), T)
+            .unwrap()
+            .success
+    );
+    assert!(!recorder.is_paused());
+    p.publish(&string_msg("last")).unwrap();
+    let summary = recorder.stop().unwrap();
+    let all = read_all(&summary.snapshots);
+    assert_eq!(payloads_on(&all, "/t"), ["before", "last"].map(string_msg));
+}
+
+/// A transient-local topic's latest message is in every snapshot, at its original time, even
+/// once older than the window or written by an earlier snapshot.
+#[test]
+fn snapshots_keep_the_latched_state() {
+    for repeat in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let (bus, clock) = virtual_bus();
+        let talker = bus.node("talker", "/").unwrap();
+        let tf = latched_publisher(&talker, "/tf_static");
+        let a = publisher(&talker, "/a", STRING);
+        clock.set(S);
+        tf.publish(&string_msg("tf")).unwrap();
+        let recorder = start(
+            &bus,
+            "rosbag2_recorder",
+            RecordOptions {
+                snapshot: Some(limits(0, 2 * S)),
+                repeat_latched: repeat,
+                ..options(dir.path().join("snap"), TopicSelection::all())
+            },
+        );
+        let mut bags = Vec::new();
+        for round in 0..2 {
+            for i in 1..=10 {
+                clock.set((round * 10 + i) * S);
+                a.publish(&string_msg(&format!("a{i}"))).unwrap();
+            }
+            bags.push(recorder.snapshot().unwrap().unwrap());
+        }
+        recorder.stop().unwrap();
+        for bag in &bags {
+            let messages = read_bag(bag);
+            let tf: Vec<i64> = messages
+                .iter()
+                .filter(|m| &*m.topic == "/tf_static")
+                .map(|m| m.recv_timestamp)
+                .collect();
+            if repeat {
+                assert_eq!(tf, [S], "{}", bag.display());
+                assert_eq!(&*messages[0].topic, "/tf_static", "first in the bag");
+            } else {
+                assert!(tf.is_empty());
+            }
+            assert_eq!(payloads_on(&messages, "/a").len(), 3);
+        }
+    }
 }

@@ -97,13 +97,13 @@ class Clock(IdlStruct, typename='rosgraph_msgs::msg::dds_::Clock_'):
     clock: Time
 
 
-def _service_types(name, request_fields, response_fields):
-    """Request/response structs of `rosbag2_interfaces/srv/<name>` with rmw_cyclonedds's header
+def _service_types(name, request_fields, response_fields, package='rosbag2_interfaces'):
+    """Request/response structs of `<package>/srv/<name>` with rmw_cyclonedds's header
     (client id, sequence number) in front."""
     def struct(kind, fields):
         annotations = {'client_id': uint64, 'sequence_number': int64, **fields}
         cls = types.new_class(f'{name}_{kind}', (IdlStruct,),
-                              {'typename': f'rosbag2_interfaces::srv::dds_::{name}_{kind}_'},
+                              {'typename': f'{package}::srv::dds_::{name}_{kind}_'},
                               lambda ns: ns.update(__annotations__=annotations))
         return dataclass(cls)
     return struct('Request', request_fields), struct('Response', response_fields)
@@ -121,6 +121,17 @@ SERVICES = {
     'stop': _service_types('Stop', EMPTY, EMPTY),
     'snapshot': _service_types('Snapshot', EMPTY, {'success': bool}),
     'split_bagfile': _service_types('SplitBagfile', EMPTY, EMPTY),
+    # rosbag2_rs_interfaces: the snapshot buffer's limits (seed 002's fields) and the trigger with
+    # parameters.
+    'snapshot/memory': _service_types('SetMemory', {'memory': float64}, {'success': bool},
+                                      package='rosbag2_rs_interfaces'),
+    'snapshot/duration': _service_types('SetDuration', {'duration': float64}, {'success': bool},
+                                        package='rosbag2_rs_interfaces'),
+    'snapshot/trigger': _service_types(
+        'TriggerSnapshot',
+        {'filename': str, 'topics': sequence[str], 'start_time': Time, 'stop_time': Time,
+         'post_trigger_seconds': float64},
+        {'success': bool, 'message': str}, package='rosbag2_rs_interfaces'),
 }
 
 @dataclass

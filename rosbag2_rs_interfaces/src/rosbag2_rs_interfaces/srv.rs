@@ -1,6 +1,5 @@
-//! `rosbag2_rs_interfaces/srv`: configuring and clearing the recorder's
-//! snapshot ring buffer, whose limits apply per topic, and the player's `/clock`
-//! publishing at run time.
+//! `rosbag2_rs_interfaces/srv`: configuring, clearing and triggering the
+//! recorder's snapshot buffer, and the player's `/clock` publishing at run time.
 //!
 //! Each service `X` is a marker type implementing [`crate::ServiceType`], with
 //! its request `XRequest` and response `XResponse`.
@@ -8,24 +7,22 @@
 use serde::{Deserialize, Serialize};
 
 /// `rosbag2_rs_interfaces/srv/SetMemory`: set the per-topic size limit of the
-/// snapshot ring buffer.
+/// snapshot buffer (fields as in rosbag2's snapshot design).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SetMemory;
 
 /// `rosbag2_rs_interfaces/srv/SetMemory_Request`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SetMemoryRequest {
-    /// Maximum bytes buffered per topic; 0 means no limit by size.
-    pub max_bytes_per_topic: u64,
+    /// Maximum bytes buffered per topic; non-positive disables the limit by size.
+    pub memory: f64,
 }
 
 /// `rosbag2_rs_interfaces/srv/SetMemory_Response`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SetMemoryResponse {
-    /// True if the new limit was applied.
+    /// True if the memory is positive, or non-positive while the duration is positive.
     pub success: bool,
-    /// Human-readable detail, e.g. why the request was rejected.
-    pub message: String,
 }
 
 impl_service!(
@@ -35,25 +32,24 @@ impl_service!(
     "rosbag2_rs_interfaces/srv/SetMemory"
 );
 
-/// `rosbag2_rs_interfaces/srv/SetDuration`: set the per-topic time window of
-/// the snapshot ring buffer.
+/// `rosbag2_rs_interfaces/srv/SetDuration`: set the time window of the snapshot
+/// buffer (fields as in rosbag2's snapshot design).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SetDuration;
 
 /// `rosbag2_rs_interfaces/srv/SetDuration_Request`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SetDurationRequest {
-    /// Time window kept per topic, in seconds; 0 means no limit by duration.
-    pub max_duration_seconds: f64,
+    /// Seconds kept (messages received before now minus this are dropped);
+    /// non-positive disables the limit by duration.
+    pub duration: f64,
 }
 
 /// `rosbag2_rs_interfaces/srv/SetDuration_Response`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SetDurationResponse {
-    /// True if the new limit was applied.
+    /// True if the duration is positive, or non-positive while the memory is positive.
     pub success: bool,
-    /// Human-readable detail, e.g. why the request was rejected.
-    pub message: String,
 }
 
 impl_service!(
@@ -61,6 +57,44 @@ impl_service!(
     SetDurationRequest,
     SetDurationResponse,
     "rosbag2_rs_interfaces/srv/SetDuration"
+);
+
+/// `rosbag2_rs_interfaces/srv/TriggerSnapshot`: write a snapshot with a file
+/// name, a topic subset, a time window and a post-trigger tail (the request of
+/// rosbag_snapshot's `TriggerSnapshot`, plus `post_trigger_seconds`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TriggerSnapshot;
+
+/// `rosbag2_rs_interfaces/srv/TriggerSnapshot_Request`; the default is the empty
+/// request, which writes everything buffered.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TriggerSnapshotRequest {
+    /// Bag directory to write; empty: the recorder's timestamped default.
+    pub filename: String,
+    /// Topics to write; empty: all.
+    pub topics: Vec<String>,
+    /// Earliest receive time written; zero: no limit.
+    pub start_time: crate::builtin_interfaces::Time,
+    /// Latest receive time written; zero: no limit.
+    pub stop_time: crate::builtin_interfaces::Time,
+    /// Seconds recorded after the trigger into the same snapshot; non-positive: none.
+    pub post_trigger_seconds: f64,
+}
+
+/// `rosbag2_rs_interfaces/srv/TriggerSnapshot_Response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TriggerSnapshotResponse {
+    /// True if the snapshot was queued for writing.
+    pub success: bool,
+    /// Where it is written, or why not.
+    pub message: String,
+}
+
+impl_service!(
+    TriggerSnapshot,
+    TriggerSnapshotRequest,
+    TriggerSnapshotResponse,
+    "rosbag2_rs_interfaces/srv/TriggerSnapshot"
 );
 
 /// `rosbag2_rs_interfaces/srv/ClearBuffer`: drop every message held in the

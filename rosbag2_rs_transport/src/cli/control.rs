@@ -1,5 +1,6 @@
 //! `ros2bag-rs control`: one request to a running player's services (pause, resume, rate,
-//! seek, ...), without a ROS 2 installation.
+//! seek, ...) or recorder's (snapshot, split, snapshot buffer limits, clear), without a ROS 2
+//! installation.
 
 use std::time::Duration as StdDuration;
 
@@ -7,7 +8,8 @@ use anyhow::{bail, Result};
 use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
-    SetClockPublishFrequency, SetClockPublishFrequencyRequest,
+    ClearBuffer, SetClockPublishFrequency, SetClockPublishFrequencyRequest, SetDuration,
+    SetDurationRequest, SetMemory, SetMemoryRequest, TriggerSnapshot, TriggerSnapshotRequest,
 };
 use rosbag2_rs_interfaces::ServiceType;
 
@@ -16,13 +18,15 @@ use super::ros_node;
 use super::shutdown::shutdown_requested;
 use crate::{Client, Middleware};
 
-/// `ros2bag-rs control`: one request to a running player.
+/// `ros2bag-rs control`: one request to a running player or recorder.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ControlArgs {
-    /// The player's node name (with namespace if it has one).
-    #[arg(long, default_value = "/rosbag2_player", global = true)]
-    pub node: String,
-    /// Seconds to wait for the player.
+    /// The node's name (with namespace if it has one); default /rosbag2_player, or
+    /// /rosbag2_recorder for the recorder's requests (snapshot, split, set-memory,
+    /// set-duration, clear-buffer).
+    #[arg(long, global = true)]
+    pub node: Option<String>,
+    /// Seconds to wait for the node.
     #[arg(long, default_value_t = 5.0, global = true)]
     pub timeout: f64,
     /// What to ask.
@@ -65,6 +69,55 @@ pub enum ControlAction {
     },
     /// Stop playback.
     Stop,
+    /// Recorder in snapshot mode: write a snapshot. Without options, the plain
+    /// `snapshot` service (rosbag2_interfaces/srv/Snapshot); with any, `snapshot/trigger`.
+    Snapshot {
+        /// Bag directory to write (relative: next to the recorder's output prefix).
+        #[arg(long)]
+        filename: Option<String>,
+        /// Only these topics.
+        #[arg(long, num_args = 1..)]
+        topics: Vec<String>,
+        /// Earliest receive time written, seconds since the epoch.
+        #[arg(long)]
+        start: Option<f64>,
+        /// Latest receive time written, seconds since the epoch.
+        #[arg(long)]
+        stop: Option<f64>,
+        /// Keep recording this many seconds after the trigger into the snapshot.
+        #[arg(long, default_value_t = 0.0)]
+        post_trigger: f64,
+    },
+    /// Recorder: close the current file and continue in a new one.
+    Split,
+    /// Recorder in snapshot mode: bytes buffered per topic (non-positive: no limit by size).
+    SetMemory {
+        /// Bytes.
+        #[arg(allow_hyphen_values = true)]
+        bytes: f64,
+    },
+    /// Recorder in snapshot mode: seconds buffered (non-positive: no limit by duration).
+    SetDuration {
+        /// Seconds.
+        #[arg(allow_hyphen_values = true)]
+        seconds: f64,
+    },
+    /// Recorder in snapshot mode: drop every buffered message.
+    ClearBuffer,
+}
+
+impl ControlAction {
+    /// True for the requests a recorder serves (and a player does not).
+    fn is_recorder_request(&self) -> bool {
+        matches!(
+            self,
+            Self::Snapshot { .. }
+                | Self::Split
+                | Self::SetMemory { .. }
+                | Self::SetDuration { .. }
+                | Self::ClearBuffer
+        )
+    }
 }
 
 /// How often a wait for the player looks for SIGINT/SIGTERM.
@@ -88,7 +141,7 @@ fn call<S: ServiceType>(
             bail!("interrupted while waiting for {service}");
         }
         if std::time::Instant::now() >= deadline {
-            bail!("no player answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
+            bail!("no node answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
         }
     }
     Ok(client.call(request, timeout)?)
@@ -98,9 +151,14 @@ fn call<S: ServiceType>(
 pub fn run_control(args: &ControlArgs) -> Result<()> {
     let node = ros_node(&format!("ros2bag_rs_control_{}", std::process::id()), "/")?;
     let node = node.as_ref();
-    let player = args.node.as_str();
+    let default_node = if args.action.is_recorder_request() {
+        "/rosbag2_recorder"
+    } else {
+        "/rosbag2_player"
+    };
+    let player = args.node.as_deref().unwrap_or(default_node);
     let timeout = StdDuration::from_secs_f64(args.timeout.max(0.1));
-    let refused = |what: &str| anyhow::anyhow!("the player refused {what} (see its log for why)");
+    let refused = |what: &str| anyhow::anyhow!("{player} refused {what} (see its log for why)");
     match &args.action {
         ControlAction::Pause => {
             call::<Pause>(node, player, "pause", &Default::default(), timeout)?;
@@ -166,6 +224,72 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
         }
         ControlAction::Stop => {
             call::<Stop>(node, player, "stop", &Default::default(), timeout)?;
+        }
+        ControlAction::Snapshot {
+            filename,
+            topics,
+            start,
+            stop,
+            post_trigger,
+        } => {
+            let plain = filename.is_none()
+                && topics.is_empty()
+                && start.is_none()
+                && stop.is_none()
+                && *post_trigger <= 0.0;
+            if plain {
+                let r = call::<Snapshot>(node, player, "snapshot", &Default::default(), timeout)?;
+                if !r.success {
+                    return Err(refused("the snapshot (empty buffers?)"));
+                }
+                return Ok(());
+            }
+            let time = |t: Option<f64>, what: &str| -> Result<TimeMsg> {
+                Ok(match t {
+                    Some(t) => TimeMsg::from_nanos(seconds(t, what)?.as_nanos()),
+                    None => TimeMsg::default(),
+                })
+            };
+            let request = TriggerSnapshotRequest {
+                filename: filename.clone().unwrap_or_default(),
+                topics: topics.clone(),
+                start_time: time(*start, "--start")?,
+                stop_time: time(*stop, "--stop")?,
+                post_trigger_seconds: *post_trigger,
+            };
+            let r = call::<TriggerSnapshot>(node, player, "snapshot/trigger", &request, timeout)?;
+            if !r.success {
+                bail!("the recorder refused the snapshot: {}", r.message);
+            }
+            println!("{}", r.message);
+        }
+        ControlAction::Split => {
+            call::<SplitBagfile>(node, player, "split_bagfile", &Default::default(), timeout)?;
+        }
+        ControlAction::SetMemory { bytes } => {
+            let request = SetMemoryRequest { memory: *bytes };
+            if !call::<SetMemory>(node, player, "snapshot/memory", &request, timeout)?.success {
+                return Err(refused(&format!("memory {bytes}")));
+            }
+        }
+        ControlAction::SetDuration { seconds } => {
+            let request = SetDurationRequest { duration: *seconds };
+            if !call::<SetDuration>(node, player, "snapshot/duration", &request, timeout)?.success {
+                return Err(refused(&format!("duration {seconds}")));
+            }
+        }
+        ControlAction::ClearBuffer => {
+            let r = call::<ClearBuffer>(
+                node,
+                player,
+                "snapshot/clear_buffer",
+                &Default::default(),
+                timeout,
+            )?;
+            if !r.success {
+                bail!("the recorder refused to clear: {}", r.message);
+            }
+            println!("{}", r.message);
         }
     }
     Ok(())

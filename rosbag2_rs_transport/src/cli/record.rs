@@ -7,13 +7,15 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-use super::args::{non_negative_seconds, TopicArgs, WriterArgs};
+use super::args::{seconds, TopicArgs, WriterArgs};
 use super::keyboard::{Key, KeyboardControls};
 use super::ros_args::{Param, ParamTable};
 use crate::{
     load_qos_overrides, DropCause, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
-    SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
+    SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
+    DEFAULT_SNAPSHOT_DURATION_NS,
 };
+use rosbag2_rs_storage::Retention;
 
 /// `record`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -105,13 +107,34 @@ pub struct RecordArgs {
     /// is called (and at shutdown).
     #[arg(long, alias = "snapshot-mode")]
     pub snapshot: bool,
-    /// Snapshot mode: bytes buffered per topic (0: no limit by size).
-    #[arg(long, value_name = "BYTES")]
-    pub max_buffer_size: Option<u64>,
-    /// Snapshot mode: seconds buffered per topic, newest minus oldest message (0: no limit by
-    /// duration). Default 10 when neither limit is given.
+    /// Snapshot mode: bytes buffered per topic (non-positive: no limit by size).
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
+    pub max_buffer_size: Option<i64>,
+    /// Snapshot mode: seconds buffered, messages received before now minus this are dropped
+    /// on every topic (non-positive: no limit by duration). Default 10 when neither limit is
+    /// given.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub max_buffer_duration: Option<f64>,
+    /// Do not repeat the latest message of each transient-local topic at the start of every
+    /// split file (and in every snapshot).
+    #[arg(long)]
+    pub no_repeat_latched: bool,
+    /// Retention: keep at most N files (the one being written included), deleting the oldest
+    /// after each split (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_bag_files: u64,
+    /// Retention: keep at most this many bytes of closed files, deleting the oldest after each
+    /// split (0: no limit).
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub max_total_size: u64,
+    /// Retention: keep at most this many seconds of closed files (first to last message),
+    /// deleting the oldest after each split (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub max_total_duration: f64,
+    /// Stop cleanly (bag closed, readable) when the disk has less free space than this, after
+    /// deleting the oldest files under retention (0: no check).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MIN_FREE_SPACE)]
+    pub min_free_space: u64,
 }
 
 /// rosbag2's recorder node parameters (`ros2 launch` files for its composable recorder) and the
@@ -253,13 +276,16 @@ impl RecordArgs {
             None => BTreeMap::new(),
         };
         let snapshot = if self.snapshot {
-            let max_duration_ns = match (self.max_buffer_size, self.max_buffer_duration) {
+            // rosbag2's snapshot design: a non-positive limit disables its axis.
+            let size = self.max_buffer_size.filter(|s| *s > 0);
+            let max_duration_ns = match (size, self.max_buffer_duration) {
                 (None, None) => DEFAULT_SNAPSHOT_DURATION_NS,
-                (_, Some(d)) => non_negative_seconds(d, "--max-buffer-duration")?.as_nanos(),
-                (Some(_), None) => 0,
+                (_, Some(d)) if d.is_nan() => bail!("--max-buffer-duration: not a number"),
+                (_, Some(d)) if d > 0.0 => seconds(d, "--max-buffer-duration")?.as_nanos(),
+                _ => 0,
             };
             Some(SnapshotLimits {
-                max_bytes_per_topic: self.max_buffer_size.unwrap_or(0),
+                max_bytes_per_topic: self.max_buffer_size.unwrap_or(0).max(0) as u64,
                 max_duration_ns,
             })
         } else {
@@ -292,6 +318,19 @@ impl RecordArgs {
             use_sim_time: self.use_sim_time,
             snapshot,
             service_introspection: self.service_introspection,
+            repeat_latched: !self.no_repeat_latched,
+            retention: Retention {
+                max_files: self.max_bag_files,
+                max_total_size: self.max_total_size,
+                max_total_duration: if self.max_total_duration > 0.0 {
+                    seconds(self.max_total_duration, "--max-total-duration")?.as_nanos()
+                } else if self.max_total_duration == 0.0 {
+                    0
+                } else {
+                    bail!("--max-total-duration must not be negative")
+                },
+            },
+            min_free_space: self.min_free_space,
         };
         options.validate()?;
         if options.snapshot.is_none() && options.uri.exists() {

@@ -259,6 +259,10 @@ impl Middleware for InProcessNode {
         &self.identity
     }
 
+    fn now(&self) -> i64 {
+        (self.bus.clock)()
+    }
+
     fn create_publisher(
         &self,
         topic: &str,

@@ -191,6 +191,14 @@ pub trait Middleware: Send + Sync {
         qos: &QosProfile,
         callback: MessageCallback,
     ) -> Result<Handle>;
+    /// The backend's clock now, ns since the epoch: the time base of
+    /// [`ReceivedMessage::recv_timestamp`] (the system clock unless the backend has its own,
+    /// e.g. a test's virtual time).
+    fn now(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i64)
+    }
     /// Serves `service` of `type_name` (`pkg/srv/Type`).
     fn create_service(
         &self,

@@ -53,13 +53,14 @@ pub use discovery::{
 };
 pub use error::{RecorderError, Result};
 pub use options::{
-    RecordOptions, SnapshotLimits, DEFAULT_MAX_CACHE_SIZE, DEFAULT_SNAPSHOT_DURATION_NS,
+    RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
+    DEFAULT_SNAPSHOT_DURATION_NS,
 };
 pub use stats::{DropCause, RecordSummary, TopicCounters, TopicSummary};
 
 use cache::{CacheWriter, Command, MessageCache};
 use discovery::{plan_topic, CompiledSelection};
-use snapshot::SnapshotBuffers;
+use snapshot::{Selection, SnapshotBuffers, Taken};
 use snapshot_writer::{check_output, SnapshotJob, SnapshotWriter};
 use stats::{RecordedTopic, TopicRegistry};
 use time::{Deliver, RecordTime, Target};
@@ -91,6 +92,21 @@ pub(crate) struct Inner {
     local_definitions: Mutex<MessageDefinitionCache>,
     /// Types known neither here nor to their publishers' nodes.
     missing_definitions: Mutex<BTreeSet<String>>,
+    /// Keep the latest message of every transient-local topic across cuts (snapshots).
+    repeat_latched: bool,
+}
+
+/// A snapshot whose post-trigger tail is still being recorded.
+struct PendingSnapshot {
+    /// What the trigger took.
+    taken: Taken,
+    /// Which topics and window it writes.
+    selection: Selection,
+    /// The last receive time of the tail.
+    deadline: i64,
+    /// The bag to write (`None`: the timestamped default).
+    dir: Option<PathBuf>,
+    reply: Option<Sender<Result<PathBuf>>>,
 }
 
 /// Where received messages go, by mode.
@@ -104,6 +120,8 @@ enum Sink {
         jobs: Mutex<Option<Sender<SnapshotJob>>>,
         /// The snapshot bags' name prefix.
         prefix: PathBuf,
+        /// Snapshots waiting for the end of their post-trigger tail.
+        pending: Mutex<Vec<PendingSnapshot>>,
     },
 }
 
@@ -126,6 +144,8 @@ pub struct Recorder {
     services: Vec<Handle>,
     clock_subscription: Option<(Handle, ClockWatch)>,
     discovery: Option<(Sender<()>, JoinHandle<()>)>,
+    /// Snapshot mode: the thread that completes snapshots once their tail is over.
+    tails: Option<(Sender<()>, JoinHandle<()>)>,
 }
 
 impl Recorder {
@@ -147,12 +167,7 @@ impl Recorder {
             compression: options.compression,
         };
         let (sink, output) = match options.snapshot {
-            None => open_bag(
-                middleware.as_ref(),
-                bag_options,
-                options.max_cache_size,
-                &registry,
-            )?,
+            None => open_bag(middleware.as_ref(), bag_options, &options, &registry)?,
             Some(limits) => open_snapshots(bag_options, limits)?,
         };
         let inner = Arc::new(Inner {
@@ -169,6 +184,7 @@ impl Recorder {
             service_introspection: options.service_introspection,
             local_definitions: Mutex::new(MessageDefinitionCache::new()),
             missing_definitions: Mutex::new(BTreeSet::new()),
+            repeat_latched: options.repeat_latched,
         });
         let services = services::serve_all(&inner)?;
         let bag = match &output {
@@ -182,7 +198,11 @@ impl Recorder {
             services,
             clock_subscription,
             discovery: None,
+            tails: None,
         };
+        if recorder.inner.snapshot_buffers().is_ok() {
+            recorder.tails = Some(spawn_tails(recorder.inner.clone())?);
+        }
         if options.start_paused {
             log::info!("recording starts paused");
         }
@@ -250,13 +270,25 @@ impl Recorder {
     /// Snapshot mode: writes the buffers to a new bag and returns its directory, or `None`
     /// (and no bag) when the buffers are empty. Buffering continues meanwhile.
     pub fn snapshot(&self) -> Result<Option<PathBuf>> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        if !self.inner.request_snapshot(Some(tx))? {
-            return Ok(None);
+        match self.trigger_snapshot(&SnapshotTrigger::default())? {
+            None => Ok(None),
+            Some(done) => done
+                .recv()
+                .map_err(|_| RecorderError::WriterStopped("snapshot writer"))?
+                .map(Some),
         }
-        rx.recv()
-            .map_err(|_| RecorderError::WriterStopped("snapshot writer"))?
-            .map(Some)
+    }
+
+    /// Snapshot mode: triggers a snapshot with a file name, topic subset, time window and
+    /// post-trigger tail, and returns at once; the receiver gets the bag's directory once it
+    /// is written (after the tail). `None` (and no bag) when the buffers are empty and there
+    /// is no tail. A trigger also ends a pause.
+    pub fn trigger_snapshot(
+        &self,
+        request: &SnapshotTrigger,
+    ) -> Result<Option<crossbeam_channel::Receiver<Result<PathBuf>>>> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        Ok(self.inner.trigger(request, Some(tx))?.map(|_| rx))
     }
 
     /// Snapshot mode: the buffer limits in force.
@@ -268,7 +300,9 @@ impl Recorder {
     /// buffers to them.
     pub fn set_snapshot_limits(&self, limits: SnapshotLimits) -> Result<()> {
         limits.validate()?;
-        self.inner.snapshot_buffers()?.set_limits(limits);
+        self.inner
+            .snapshot_buffers()?
+            .set_limits(limits, self.inner.now());
         Ok(())
     }
 
@@ -325,6 +359,10 @@ impl Recorder {
             drop(stop);
             let _ = thread.join();
         }
+        if let Some((stop, thread)) = self.tails.take() {
+            drop(stop);
+            let _ = thread.join();
+        }
         self.inner.subscriptions.lock().clear();
         self.clock_subscription = None;
         self.inner.time.discard_held();
@@ -351,6 +389,8 @@ impl Recorder {
                 first_error = error;
             }
             Output::Snapshots(writer) => {
+                // Tails end with the recording: what they hold so far is written.
+                self.inner.complete_tails(i64::MAX);
                 if save_snapshot {
                     match self.snapshot() {
                         Ok(Some(dir)) => {
@@ -482,15 +522,20 @@ fn record_time(
     })
 }
 
-/// Record mode: creates the bag, announces its splits on `events/write_split`, and starts the
-/// writer thread on a cache of `max_cache_size` bytes.
+/// Record mode: creates the bag (with its retention, free-space guard and latched repeats),
+/// announces its splits on `events/write_split`, and starts the writer thread on a cache of
+/// `max_cache_size` bytes.
 fn open_bag(
     middleware: &dyn Middleware,
     options: BagWriterOptions,
-    max_cache_size: u64,
+    record: &RecordOptions,
     registry: &Arc<TopicRegistry>,
 ) -> Result<(Sink, Output)> {
+    let max_cache_size = record.max_cache_size;
     let mut bag_writer = BagWriter::create(options)?;
+    bag_writer.set_retention(record.retention);
+    bag_writer.set_min_free_space(record.min_free_space);
+    bag_writer.set_repeat_latched(record.repeat_latched);
     let events = middleware.create_publisher(
         WRITE_SPLIT_TOPIC,
         WriteSplitEvent::TYPE_NAME,
@@ -534,6 +579,7 @@ fn open_snapshots(options: BagWriterOptions, limits: SnapshotLimits) -> Result<(
         buffers: Arc::new(SnapshotBuffers::new(limits)),
         jobs: Mutex::new(writer.sender()),
         prefix,
+        pending: Mutex::new(Vec::new()),
     };
     Ok((sink, Output::Snapshots(writer)))
 }
@@ -557,6 +603,28 @@ impl RecorderControl {
     pub fn is_paused(&self) -> bool {
         self.0.is_paused()
     }
+}
+
+/// How often the tails thread looks at the clock.
+const TAIL_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The thread that completes snapshots whose post-trigger tail is over (by the recorder's
+/// clock: virtual time in tests, ROS time under sim time).
+fn spawn_tails(inner: Arc<Inner>) -> Result<(Sender<()>, JoinHandle<()>)> {
+    let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
+    let thread = std::thread::Builder::new()
+        .name("rosbag2_snapshot_tails".into())
+        .spawn(move || loop {
+            crossbeam_channel::select! {
+                recv(stop_rx) -> _ => return,
+                default(TAIL_POLL) => inner.complete_tails(inner.now()),
+            }
+        })
+        .map_err(|source| RecorderError::Spawn {
+            what: "snapshot tails",
+            source,
+        })?;
+    Ok((stop_tx, thread))
 }
 
 /// The discovery pass after which an unmatched `--regex` is reported.
@@ -649,50 +717,172 @@ impl Inner {
         }
     }
 
-    /// Takes the buffers and queues them for writing; false when there was nothing to write.
-    fn request_snapshot(&self, reply: Option<Sender<Result<PathBuf>>>) -> Result<bool> {
+    /// The recorder's clock now: the time base of receive timestamps.
+    fn now(&self) -> i64 {
+        self.time.now(self.middleware.as_ref())
+    }
+
+    /// Takes the selected buffers and queues them for writing (at once, or at the end of the
+    /// post-trigger tail); ends a pause. `None` when there was nothing to write.
+    fn trigger(
+        &self,
+        request: &SnapshotTrigger,
+        reply: Option<Sender<Result<PathBuf>>>,
+    ) -> Result<Option<Option<PathBuf>>> {
         let Sink::Snapshots {
             buffers,
             jobs,
             prefix,
+            pending,
         } = &self.sink
         else {
             return Err(RecorderError::NotAvailable(
                 "the recorder is not in snapshot mode (--snapshot)".into(),
             ));
         };
+        request.validate()?;
+        let node = self.middleware.node();
+        let selection = Selection {
+            topics: request
+                .topics
+                .iter()
+                .map(|t| expand_name(t, node))
+                .collect::<crate::Result<_>>()?,
+            start: request.start_time,
+            stop: request.stop_time,
+        };
+        let dir = match &request.filename {
+            Some(name) => {
+                let dir = match prefix.parent() {
+                    Some(parent) if name.is_relative() => parent.join(name),
+                    _ => name.clone(),
+                };
+                if dir.exists() {
+                    return Err(RecorderError::SnapshotOutput(format!(
+                        "{} already exists",
+                        dir.display()
+                    )));
+                }
+                Some(dir)
+            }
+            None => None,
+        };
         let jobs = jobs.lock();
         let Some(jobs) = jobs.as_ref() else {
             return Err(RecorderError::WriterStopped("snapshot writer"));
         };
+        let now = self.now();
+        buffers.trim_all(now);
         let (count, bytes) = buffers.occupancy();
-        if count == 0 {
+        if count == 0 && request.post_trigger_ns <= 0 {
             log::info!("snapshot requested with empty buffers: no bag written");
-            return Ok(false);
+            self.end_pause_by_trigger();
+            return Ok(None);
         }
         // Checked before the buffers are taken: a snapshot that cannot be written keeps them.
-        check_output(prefix, bytes)?;
-        let taken = buffers.take_all();
+        let target = dir.clone().unwrap_or_else(|| prefix.clone());
+        check_output(&target, bytes)?;
+        let taken = buffers.take(&selection, now, now);
+        self.end_pause_by_trigger();
+        if request.post_trigger_ns > 0 {
+            let deadline = now.saturating_add(request.post_trigger_ns);
+            log::info!(
+                "snapshot triggered: recording {} s more into it",
+                request.post_trigger_ns as f64 / 1e9
+            );
+            pending.lock().push(PendingSnapshot {
+                taken,
+                selection,
+                deadline,
+                dir: dir.clone(),
+                reply,
+            });
+            return Ok(Some(dir));
+        }
         let job = SnapshotJob {
             taken,
+            selection,
+            dir: dir.clone(),
             topics: self.registry.all(),
             reply,
         };
         jobs.send(job)
             .map_err(|_| RecorderError::WriterStopped("snapshot writer"))?;
-        Ok(true)
+        Ok(Some(dir))
     }
 
-    fn set_snapshot_memory(&self, max_bytes_per_topic: u64) -> Result<String> {
+    /// Pausing lasts until resume or a trigger (rosbag2's snapshot design).
+    fn end_pause_by_trigger(&self) {
+        if self.paused.swap(false, Ordering::SeqCst) {
+            log::info!("buffering resumed by the snapshot trigger");
+        }
+    }
+
+    /// Queues every pending snapshot whose tail ended by `now` for writing, with its tail's
+    /// messages (received up to its deadline).
+    fn complete_tails(&self, now: i64) {
+        let Sink::Snapshots {
+            buffers,
+            jobs,
+            pending,
+            ..
+        } = &self.sink
+        else {
+            return;
+        };
+        let due: Vec<PendingSnapshot> = {
+            let mut pending = pending.lock();
+            // Strictly after the deadline: a message stamped at the deadline itself may still
+            // be on its way.
+            if pending.iter().all(|p| p.deadline >= now) {
+                return;
+            }
+            let (due, waiting) = std::mem::take(&mut *pending)
+                .into_iter()
+                .partition(|p| p.deadline < now);
+            *pending = waiting;
+            due
+        };
+        let jobs = jobs.lock();
+        for mut p in due {
+            let until = p.deadline.min(now);
+            let tail = buffers.take(&p.selection, until, until);
+            merge_tail(&mut p.taken, tail);
+            let job = SnapshotJob {
+                taken: p.taken,
+                selection: p.selection,
+                dir: p.dir,
+                topics: self.registry.all(),
+                reply: p.reply,
+            };
+            match jobs.as_ref() {
+                Some(jobs) => {
+                    if let Err(e) = jobs.send(job) {
+                        log::error!("snapshot lost: the snapshot writer has stopped");
+                        drop(e);
+                    }
+                }
+                None => log::error!("snapshot lost: the snapshot writer has stopped"),
+            }
+        }
+    }
+
+    fn set_snapshot_memory(&self, memory: f64) -> Result<String> {
         let buffers = self.snapshot_buffers()?;
+        if memory.is_nan() || memory.is_infinite() && memory > 0.0 {
+            return Err(RecorderError::InvalidOptions(format!(
+                "invalid buffer memory {memory}"
+            )));
+        }
+        let max_bytes_per_topic = if memory > 0.0 { memory as u64 } else { 0 };
         let limits = SnapshotLimits {
             max_bytes_per_topic,
             ..buffers.limits()
         };
         limits.validate()?;
-        buffers.set_limits(limits);
+        buffers.set_limits(limits, self.now());
         Ok(format!(
-            "max buffer size per topic: {max_bytes_per_topic} bytes"
+            "max buffer size per topic: {max_bytes_per_topic} bytes (0: no limit)"
         ))
     }
 
@@ -700,22 +890,28 @@ impl Inner {
         let buffers = self.snapshot_buffers()?;
         let invalid =
             || RecorderError::InvalidOptions(format!("invalid buffer duration {seconds} s"));
-        let duration = rosbag2_rs_clock::Duration::from_secs_f64(seconds)
-            .ok()
-            .filter(|d| !d.is_negative())
-            .ok_or_else(invalid)?;
+        let max_duration_ns = if seconds > 0.0 {
+            rosbag2_rs_clock::Duration::from_secs_f64(seconds)
+                .map_err(|_| invalid())?
+                .as_nanos()
+        } else if seconds.is_nan() {
+            return Err(invalid());
+        } else {
+            0
+        };
         let limits = SnapshotLimits {
-            max_duration_ns: duration.as_nanos(),
+            max_duration_ns,
             ..buffers.limits()
         };
         limits.validate()?;
-        buffers.set_limits(limits);
-        Ok(format!("max buffer duration per topic: {seconds} s"))
+        buffers.set_limits(limits, self.now());
+        Ok(format!(
+            "max buffer duration: {seconds} s (non-positive: no limit)"
+        ))
     }
 
     fn clear_snapshot_buffer(&self) -> Result<usize> {
-        let taken = self.snapshot_buffers()?.take_all();
-        Ok(taken.iter().map(|(_, _, q)| q.len()).sum())
+        Ok(self.snapshot_buffers()?.clear())
     }
 
     /// Warns when `--regex` matches none of the topics on the graph (once discovery had time to
@@ -841,7 +1037,10 @@ impl Inner {
                 })
             }
             Sink::Snapshots { buffers, .. } => {
-                let ring = buffers.add_topic(name, counters.clone());
+                let latched = self.repeat_latched
+                    && plan.request.durability
+                        == rosbag2_rs_storage::qos::Durability::TransientLocal;
+                let ring = buffers.add_topic(name, counters.clone(), latched);
                 let counters = counters.clone();
                 Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
                     TopicCounters::add(&counters.received, 1);
@@ -871,6 +1070,20 @@ impl Drop for Recorder {
     fn drop(&mut self) {
         if let Err(e) = self.teardown(false) {
             log::error!("recorder: {}", crate::error_chain::Chain(&e));
+        }
+    }
+}
+
+/// Adds a tail's messages after what the trigger took, topic by topic.
+fn merge_tail(taken: &mut Taken, tail: Taken) {
+    for t in tail {
+        match taken.iter_mut().find(|x| x.topic == t.topic) {
+            Some(x) => {
+                for entry in t.queue.into_iter() {
+                    x.queue.push_back(entry);
+                }
+            }
+            None => taken.push(t),
         }
     }
 }

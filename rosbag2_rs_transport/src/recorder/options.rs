@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rosbag2_rs_storage::{CompressionOptions, QosProfile, WriterOptions};
+use rosbag2_rs_storage::{CompressionOptions, QosProfile, Retention, WriterOptions};
 
 use super::discovery::TopicSelection;
 use super::error::{RecorderError, Result};
@@ -13,16 +13,21 @@ use crate::middleware::services::ServiceIntrospection;
 /// rosbag2's default `--max-cache-size`: 100 MiB.
 pub const DEFAULT_MAX_CACHE_SIZE: u64 = 100 * 1024 * 1024;
 
+/// The default `--min-free-space`: 64 MiB.
+pub const DEFAULT_MIN_FREE_SPACE: u64 = 64 * 1024 * 1024;
+
 /// The snapshot mode's default window when neither limit is given: 10 s.
 pub const DEFAULT_SNAPSHOT_DURATION_NS: i64 = 10_000_000_000;
 
-/// Limits of the snapshot ring buffers, per topic. A limit of zero is no limit; at least one must
-/// be positive.
+/// Limits of the snapshot buffers (rosbag2's snapshot design): bytes per topic, and a time
+/// window `now() - max_duration` on every topic. A non-positive limit disables its axis; at
+/// least one must be positive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SnapshotLimits {
     /// Maximum payload bytes kept per topic (0: no limit by size).
     pub max_bytes_per_topic: u64,
-    /// Maximum receive-time span (newest minus oldest message) kept per topic, ns (0: no limit).
+    /// Messages received before now minus this many ns are evicted, on every topic
+    /// (non-positive: no limit by duration).
     pub max_duration_ns: i64,
 }
 
@@ -36,17 +41,53 @@ impl Default for SnapshotLimits {
 }
 
 impl SnapshotLimits {
-    /// Checks that at least one limit is positive and none is negative.
-    pub fn validate(&self) -> Result<()> {
-        if self.max_duration_ns < 0 {
-            return Err(RecorderError::InvalidOptions(
-                "the snapshot buffer duration must not be negative".into(),
-            ));
+    /// The same limits with a disabled duration written as 0.
+    pub fn normalized(self) -> Self {
+        Self {
+            max_duration_ns: self.max_duration_ns.max(0),
+            ..self
         }
-        if self.max_bytes_per_topic == 0 && self.max_duration_ns == 0 {
+    }
+
+    /// Checks that at least one limit is positive.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_bytes_per_topic == 0 && self.max_duration_ns <= 0 {
             return Err(RecorderError::InvalidOptions(
                 "snapshot mode needs a positive --max-buffer-size or --max-buffer-duration".into(),
             ));
+        }
+        Ok(())
+    }
+}
+
+/// What a snapshot trigger asks for (rosbag_snapshot's `TriggerSnapshot`, plus a tail). The
+/// default is the plain trigger: everything buffered, to the timestamped default name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SnapshotTrigger {
+    /// Bag directory to write (must not exist); relative: in the directory of the output
+    /// prefix. `None`: `<prefix>_<YYYYMMDD-HHMMSS>`.
+    pub filename: Option<PathBuf>,
+    /// Topics to write (expanded against the recorder's node); empty: all. The others stay
+    /// buffered.
+    pub topics: Vec<String>,
+    /// Earliest receive time written, ns; `None`: no limit.
+    pub start_time: Option<i64>,
+    /// Latest receive time written, ns; `None`: no limit.
+    pub stop_time: Option<i64>,
+    /// Keep recording this many ns after the trigger into the same snapshot (non-positive:
+    /// none). The tail is buffered meanwhile, so it is bounded by the buffer limits too.
+    pub post_trigger_ns: i64,
+}
+
+impl SnapshotTrigger {
+    /// Checks the window.
+    pub fn validate(&self) -> Result<()> {
+        if let (Some(start), Some(stop)) = (self.start_time, self.stop_time) {
+            if stop < start {
+                return Err(RecorderError::InvalidOptions(format!(
+                    "snapshot window ends ({stop} ns) before it starts ({start} ns)"
+                )));
+            }
         }
         Ok(())
     }
@@ -86,6 +127,16 @@ pub struct RecordOptions {
     pub snapshot: Option<SnapshotLimits>,
     /// Service introspection of the recorder's own services (off by default, as in rclcpp).
     pub service_introspection: ServiceIntrospection,
+    /// Keep the latest message of every transient-local topic across cuts: each split file
+    /// starts with it, and a snapshot holds it even when it is older than the buffers
+    /// (default true; `--no-repeat-latched` turns it off).
+    pub repeat_latched: bool,
+    /// Bounds on the bag's closed files (`--max-bag-files`, `--max-total-size`,
+    /// `--max-total-duration`): the oldest are deleted after each split.
+    pub retention: Retention,
+    /// Stop cleanly (bag closed and readable) when less than this many bytes are free on the
+    /// bag's disk, after deleting the oldest files under retention (0: no check).
+    pub min_free_space: u64,
 }
 
 impl Default for RecordOptions {
@@ -106,6 +157,9 @@ impl Default for RecordOptions {
             use_sim_time: false,
             snapshot: None,
             service_introspection: ServiceIntrospection::Off,
+            repeat_latched: true,
+            retention: Retention::default(),
+            min_free_space: DEFAULT_MIN_FREE_SPACE,
         }
     }
 }
@@ -129,6 +183,18 @@ impl RecordOptions {
         self.selection.validate()?;
         if let Some(limits) = &self.snapshot {
             limits.validate()?;
+            if self.retention.is_active() {
+                return Err(RecorderError::InvalidOptions(
+                    "--max-bag-files, --max-total-size and --max-total-duration do not apply to \
+                     snapshots"
+                        .into(),
+                ));
+            }
+        }
+        if self.retention.max_total_duration < 0 {
+            return Err(RecorderError::InvalidOptions(
+                "the maximum total duration must not be negative".into(),
+            ));
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! The recorder's services on `/<node_name>/...`, with rosbag2's names and types: `pause`,
 //! `resume`, `is_paused`, `split_bagfile`, `snapshot`; in snapshot mode also
-//! `snapshot/memory`, `snapshot/duration`, `snapshot/clear_buffer`, `snapshot/pause` and
-//! `snapshot/resume`.
+//! `snapshot/trigger` (`rosbag2_rs_interfaces/srv/TriggerSnapshot`: file name, topics, window,
+//! post-trigger tail), `snapshot/memory`, `snapshot/duration`, `snapshot/clear_buffer`,
+//! `snapshot/pause` and `snapshot/resume`.
 //!
 //! Handlers never wait on the disk: a split or a snapshot is queued to the writer threads and
 //! the response sent at once (the snapshot response says whether there was anything to write).
@@ -11,7 +12,7 @@ use std::sync::Arc;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
 
-use super::Inner;
+use super::{Inner, SnapshotTrigger};
 use crate::middleware::error::Result;
 use crate::middleware::services::serve_introspected;
 use crate::middleware::Handle;
@@ -68,8 +69,8 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         introspection,
         "~/snapshot",
         move |_| {
-            let success = match i.request_snapshot(None) {
-                Ok(queued) => queued,
+            let success = match i.trigger(&SnapshotTrigger::default(), None) {
+                Ok(queued) => queued.is_some(),
                 Err(e) => {
                     log::warn!("snapshot: {}", crate::error_chain::Chain(&e));
                     false
@@ -82,18 +83,29 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         return Ok(handles);
     }
     let i = inner.clone();
+    handles.push(serve_introspected::<TriggerSnapshot>(
+        mw,
+        introspection,
+        "~/snapshot/trigger",
+        move |req| reply_trigger(&i, req),
+    )?);
+    let i = inner.clone();
     handles.push(serve_introspected::<SetMemory>(
         mw,
         introspection,
         "~/snapshot/memory",
-        move |req| reply_memory(i.set_snapshot_memory(req.max_bytes_per_topic)),
+        move |req| SetMemoryResponse {
+            success: applied("snapshot/memory", i.set_snapshot_memory(req.memory)),
+        },
     )?);
     let i = inner.clone();
     handles.push(serve_introspected::<SetDuration>(
         mw,
         introspection,
         "~/snapshot/duration",
-        move |req| reply_duration(i.set_snapshot_duration(req.max_duration_seconds)),
+        move |req| SetDurationResponse {
+            success: applied("snapshot/duration", i.set_snapshot_duration(req.duration)),
+        },
     )?);
     let i = inner.clone();
     handles.push(serve_introspected::<ClearBuffer>(
@@ -131,28 +143,69 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
     Ok(handles)
 }
 
-fn reply_memory(result: super::Result<String>) -> SetMemoryResponse {
+/// Logs the outcome of a reconfiguration; true if applied.
+fn applied(service: &str, result: super::Result<String>) -> bool {
     match result {
-        Ok(message) => SetMemoryResponse {
-            success: true,
-            message,
-        },
-        Err(e) => SetMemoryResponse {
-            success: false,
-            message: e.to_string(),
-        },
+        Ok(message) => {
+            log::info!("{service}: {message}");
+            true
+        }
+        Err(e) => {
+            log::warn!("{service}: {e}");
+            false
+        }
     }
 }
 
-fn reply_duration(result: super::Result<String>) -> SetDurationResponse {
-    match result {
-        Ok(message) => SetDurationResponse {
-            success: true,
-            message,
-        },
-        Err(e) => SetDurationResponse {
-            success: false,
-            message: e.to_string(),
-        },
-    }
+/// The library request a `TriggerSnapshot` request stands for (zero times: no limit).
+pub(crate) fn snapshot_request(req: &TriggerSnapshotRequest) -> super::Result<SnapshotTrigger> {
+    let time = |t: &rosbag2_rs_interfaces::builtin_interfaces::Time| {
+        let ns = t.as_nanos();
+        (ns != 0).then_some(ns)
+    };
+    let post = req.post_trigger_seconds;
+    let post_trigger_ns = if post > 0.0 {
+        rosbag2_rs_clock::Duration::from_secs_f64(post)
+            .map_err(|_| {
+                super::RecorderError::InvalidOptions(format!("invalid post_trigger_seconds {post}"))
+            })?
+            .as_nanos()
+    } else {
+        0
+    };
+    Ok(SnapshotTrigger {
+        filename: (!req.filename.is_empty()).then(|| req.filename.clone().into()),
+        topics: req.topics.clone(),
+        start_time: time(&req.start_time),
+        stop_time: time(&req.stop_time),
+        post_trigger_ns,
+    })
+}
+
+fn reply_trigger(inner: &Inner, req: TriggerSnapshotRequest) -> TriggerSnapshotResponse {
+    let result = snapshot_request(&req).and_then(|r| inner.trigger(&r, None).map(|q| (r, q)));
+    let (success, message) = match result {
+        Ok((_, None)) => (
+            false,
+            "the buffers are empty: no snapshot written".to_string(),
+        ),
+        Ok((r, Some(dir))) => {
+            let to = dir.map_or_else(
+                || "the timestamped default name".to_string(),
+                |d| d.display().to_string(),
+            );
+            let tail = if r.post_trigger_ns > 0 {
+                format!(" after {} s more", r.post_trigger_ns as f64 / 1e9)
+            } else {
+                String::new()
+            };
+            (true, format!("snapshot queued to {to}{tail}"))
+        }
+        Err(e) => {
+            let why = crate::error_chain::Chain(&e).to_string();
+            log::warn!("snapshot/trigger: {why}");
+            (false, why)
+        }
+    };
+    TriggerSnapshotResponse { success, message }
 }

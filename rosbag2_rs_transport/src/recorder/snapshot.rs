@@ -1,7 +1,14 @@
-//! The snapshot mode's ring buffers: one per topic, bounded by payload bytes and by
-//! receive-time span (newest minus oldest), oldest evicted first. A trigger swaps every topic's
-//! buffer for an empty one under that topic's lock, so ingestion never waits for the snapshot to
-//! be written.
+//! The snapshot mode's buffers (rosbag2's snapshot design, seed 002): one per topic, bounded
+//! by payload bytes per topic and by time, oldest evicted first. The time bound is
+//! `now() - max_duration` on every topic: a message received before it is evicted, also on a
+//! topic that has gone quiet (its buffer is trimmed to the recorder's clock at every trigger).
+//! A non-positive limit disables its axis.
+//!
+//! A trigger takes every selected topic's content under that topic's lock, so ingestion never
+//! waits for the snapshot to be written. A transient-local topic also keeps the newest message
+//! that left its buffer (evicted or written by an earlier snapshot): a snapshot whose window
+//! starts after it still begins with it, stamped at its original time, so that a snapshot alone
+//! holds the latched state (`/tf_static`, `/robot_description`).
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -26,9 +33,11 @@ pub(crate) struct Entry {
 struct RingState {
     queue: ChunkedQueue<Entry>,
     bytes: u64,
+    /// Transient-local topics: the newest message that left the buffer.
+    latched: Option<Entry>,
 }
 
-/// The limits, shared by all topics and changeable at runtime.
+/// The limits, shared by all topics and changeable at runtime (0: no limit on that axis).
 #[derive(Debug)]
 struct Limits {
     max_bytes: AtomicU64,
@@ -51,10 +60,13 @@ pub(crate) struct TopicRing {
     state: Mutex<RingState>,
     limits: Arc<Limits>,
     counters: Arc<TopicCounters>,
+    /// Keep the newest message that left the buffer (transient-local topics).
+    keep_latched: bool,
 }
 
 impl TopicRing {
-    /// Buffers a message and evicts the oldest ones beyond the limits.
+    /// Buffers a message and evicts what the limits exclude, the receive time of the message
+    /// being the clock's now.
     pub fn push(&self, data: Bytes, recv_timestamp: i64, send_timestamp: i64) {
         let limits = self.limits.get();
         let mut state = self.state.lock();
@@ -64,39 +76,70 @@ impl TopicRing {
             recv_timestamp,
             send_timestamp,
         });
-        let evicted = evict(&mut state, limits);
+        let evicted = evict(&mut state, limits, recv_timestamp, self.keep_latched);
         drop(state);
         if evicted > 0 {
             TopicCounters::add(&self.counters.evicted, evicted);
         }
     }
 
-    fn take(&self) -> ChunkedQueue<Entry> {
+    /// Trims to the limits at `now`, then takes the messages received up to `until`, and the
+    /// latched message from before them.
+    fn take(&self, now: i64, until: i64) -> (ChunkedQueue<Entry>, Option<Entry>) {
+        let limits = self.limits.get();
         let mut state = self.state.lock();
-        state.bytes = 0;
-        std::mem::take(&mut state.queue)
+        let evicted = evict(&mut state, limits, now, self.keep_latched);
+        let latched = state.latched.clone();
+        let mut taken = ChunkedQueue::default();
+        while state
+            .queue
+            .front()
+            .is_some_and(|e| e.recv_timestamp <= until)
+        {
+            if let Some(entry) = state.queue.pop_front() {
+                state.bytes -= entry.data.len() as u64;
+                taken.push_back(entry);
+            }
+        }
+        if self.keep_latched {
+            if let Some(newest) = taken.back() {
+                state.latched = Some(newest.clone());
+            }
+        }
+        drop(state);
+        TopicCounters::add(&self.counters.evicted, evicted);
+        (taken, latched)
     }
 
-    fn trim(&self) {
+    fn trim(&self, now: i64) {
         let limits = self.limits.get();
-        let evicted = evict(&mut self.state.lock(), limits);
+        let evicted = evict(&mut self.state.lock(), limits, now, self.keep_latched);
         TopicCounters::add(&self.counters.evicted, evicted);
     }
 }
 
-/// Evicts oldest entries while over the byte limit or the duration limit; returns how many.
-fn evict(state: &mut RingState, (max_bytes, max_duration): (u64, i64)) -> u64 {
-    let newest = state.queue.back().map_or(0, |e| e.recv_timestamp);
+/// Evicts oldest entries while over the byte limit or received before `now - max_duration`;
+/// returns how many.
+fn evict(
+    state: &mut RingState,
+    (max_bytes, max_duration): (u64, i64),
+    now: i64,
+    keep_latched: bool,
+) -> u64 {
     let mut evicted = 0;
     while let Some(oldest) = state.queue.front() {
         let over_bytes = max_bytes > 0 && state.bytes > max_bytes;
         let over_time =
-            max_duration > 0 && newest.saturating_sub(oldest.recv_timestamp) > max_duration;
+            max_duration > 0 && oldest.recv_timestamp < now.saturating_sub(max_duration);
         if !(over_bytes || over_time) {
             break;
         }
         state.bytes -= oldest.data.len() as u64;
-        state.queue.pop_front();
+        if let Some(entry) = state.queue.pop_front() {
+            if keep_latched {
+                state.latched = Some(entry);
+            }
+        }
         evicted += 1;
     }
     evicted
@@ -109,12 +152,45 @@ pub(crate) struct SnapshotBuffers {
     rings: Mutex<Vec<Arc<TopicRing>>>,
 }
 
-/// The content taken out of the buffers by a trigger, per topic, oldest first.
-pub(crate) type Taken = Vec<(Arc<str>, Arc<TopicCounters>, ChunkedQueue<Entry>)>;
+/// One topic's content taken by a trigger.
+pub(crate) struct TakenTopic {
+    /// The topic.
+    pub topic: Arc<str>,
+    /// Its counters.
+    pub counters: Arc<TopicCounters>,
+    /// Its messages, oldest first.
+    pub queue: ChunkedQueue<Entry>,
+    /// Transient-local topics: the newest message from before `queue`.
+    pub latched: Option<Entry>,
+    /// Whether the topic is transient-local (its state is kept across cuts).
+    pub keep_latched: bool,
+}
+
+/// The content taken out of the buffers by a trigger.
+pub(crate) type Taken = Vec<TakenTopic>;
+
+/// Which messages a trigger writes: topics (empty: all) and a receive-time window (inclusive;
+/// `None`: open).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Selection {
+    /// Topic names (fully qualified); empty: every topic.
+    pub topics: Vec<String>,
+    /// Earliest receive time written.
+    pub start: Option<i64>,
+    /// Latest receive time written.
+    pub stop: Option<i64>,
+}
+
+impl Selection {
+    fn has(&self, topic: &str) -> bool {
+        self.topics.is_empty() || self.topics.iter().any(|t| t == topic)
+    }
+}
 
 impl SnapshotBuffers {
     /// Empty buffers with these limits.
     pub fn new(limits: SnapshotLimits) -> Self {
+        let limits = limits.normalized();
         Self {
             limits: Arc::new(Limits {
                 max_bytes: AtomicU64::new(limits.max_bytes_per_topic),
@@ -124,13 +200,19 @@ impl SnapshotBuffers {
         }
     }
 
-    /// A new topic's buffer.
-    pub fn add_topic(&self, topic: Arc<str>, counters: Arc<TopicCounters>) -> Arc<TopicRing> {
+    /// A new topic's buffer; `keep_latched` for a transient-local topic.
+    pub fn add_topic(
+        &self,
+        topic: Arc<str>,
+        counters: Arc<TopicCounters>,
+        keep_latched: bool,
+    ) -> Arc<TopicRing> {
         let ring = Arc::new(TopicRing {
             topic,
             state: Mutex::default(),
             limits: self.limits.clone(),
             counters,
+            keep_latched,
         });
         self.rings.lock().push(ring.clone());
         ring
@@ -145,8 +227,9 @@ impl SnapshotBuffers {
         }
     }
 
-    /// Applies new limits (validated by the caller) and trims every buffer to them.
-    pub fn set_limits(&self, limits: SnapshotLimits) {
+    /// Applies new limits (validated by the caller) and trims every buffer to them at `now`.
+    pub fn set_limits(&self, limits: SnapshotLimits, now: i64) {
+        let limits = limits.normalized();
         self.limits
             .max_bytes
             .store(limits.max_bytes_per_topic, Ordering::Relaxed);
@@ -154,23 +237,52 @@ impl SnapshotBuffers {
             .max_duration
             .store(limits.max_duration_ns, Ordering::Relaxed);
         for ring in self.rings.lock().iter() {
-            ring.trim();
+            ring.trim(now);
         }
     }
 
-    /// Takes every topic's content, leaving empty buffers that keep buffering.
-    pub fn take_all(&self) -> Taken {
+    /// Trims every buffer to the limits at `now`.
+    pub fn trim_all(&self, now: i64) {
+        for ring in self.rings.lock().iter() {
+            ring.trim(now);
+        }
+    }
+
+    /// Takes the selected topics' messages received up to `until` (after trimming every
+    /// buffer to the limits at `now`), leaving the rest buffered; topics with nothing to write
+    /// are left out.
+    pub fn take(&self, selection: &Selection, now: i64, until: i64) -> Taken {
         let rings: Vec<Arc<TopicRing>> = self.rings.lock().clone();
         rings
             .iter()
-            .map(|r| (r.topic.clone(), r.counters.clone(), r.take()))
-            .filter(|(_, _, q)| !q.is_empty())
+            .filter_map(|r| {
+                if !selection.has(&r.topic) {
+                    r.trim(now);
+                    return None;
+                }
+                let (queue, latched) = r.take(now, until);
+                (!queue.is_empty() || latched.is_some()).then(|| TakenTopic {
+                    topic: r.topic.clone(),
+                    counters: r.counters.clone(),
+                    queue,
+                    latched,
+                    keep_latched: r.keep_latched,
+                })
+            })
             .collect()
     }
 
-    /// Drops every buffered message.
-    pub fn clear(&self) {
-        drop(self.take_all());
+    /// Drops every buffered message (a transient-local topic's latched message stays: it is
+    /// state, not history); returns how many.
+    pub fn clear(&self) -> usize {
+        let rings: Vec<Arc<TopicRing>> = self.rings.lock().clone();
+        rings
+            .iter()
+            .map(|r| {
+                let (queue, _) = r.take(i64::MIN, i64::MAX);
+                queue.len()
+            })
+            .sum()
     }
 
     /// Messages and payload bytes currently buffered, summed over topics.
@@ -182,19 +294,59 @@ impl SnapshotBuffers {
     }
 }
 
-/// Merges taken buffers into one receive-time ordered list of messages (ties: topic order, then
-/// arrival order).
-pub(crate) fn into_messages(taken: Taken) -> Vec<SerializedMessage> {
+/// A topic's counters, and how many of its taken messages were written and how many fell
+/// outside the requested window.
+pub(crate) type WindowCounts = (Arc<TopicCounters>, u64, u64);
+
+/// What a snapshot writes from taken buffers: per topic the messages inside the window and,
+/// for a transient-local topic, the newest message from before the window start (at its
+/// original time); merged in receive-time order. Returns the messages and, per topic, how
+/// many of its taken messages are written and how many fell outside the window.
+pub(crate) fn into_messages(
+    taken: Taken,
+    selection: &Selection,
+) -> (Vec<SerializedMessage>, Vec<WindowCounts>) {
+    let start = selection.start.unwrap_or(i64::MIN);
+    let stop = selection.stop.unwrap_or(i64::MAX);
     let mut messages: Vec<SerializedMessage> =
-        Vec::with_capacity(taken.iter().map(|(_, _, q)| q.len()).sum());
-    for (topic, _, queue) in taken {
-        messages.extend(queue.into_iter().map(|e| SerializedMessage {
+        Vec::with_capacity(taken.iter().map(|t| t.queue.len() + 1).sum());
+    let mut counts = Vec::with_capacity(taken.len());
+    for TakenTopic {
+        topic,
+        counters,
+        queue,
+        latched,
+        keep_latched,
+    } in taken
+    {
+        let make = |e: Entry| SerializedMessage {
             topic: topic.clone(),
             recv_timestamp: e.recv_timestamp,
             send_timestamp: e.send_timestamp,
             data: e.data,
-        }));
+        };
+        // The newest message before the window (or before the buffer's content): the latched
+        // one, or a taken one after it.
+        let mut before = latched.filter(|e| e.recv_timestamp <= stop);
+        let (mut written, mut outside) = (0, 0);
+        for entry in queue.into_iter() {
+            if entry.recv_timestamp < start {
+                outside += 1;
+                if keep_latched {
+                    before = Some(entry);
+                }
+            } else if entry.recv_timestamp <= stop {
+                written += 1;
+                messages.push(make(entry));
+            } else {
+                outside += 1;
+            }
+        }
+        if let Some(entry) = before {
+            messages.push(make(entry));
+        }
+        counts.push((counters, written, outside));
     }
     messages.sort_by_key(|m| m.recv_timestamp);
-    messages
+    (messages, counts)
 }

@@ -9,13 +9,17 @@ use crossbeam_channel::{Receiver, Sender};
 use rosbag2_rs_storage::{BagWriter, BagWriterOptions};
 
 use super::error::{RecorderError, Result};
-use super::snapshot::{into_messages, Taken};
-use super::stats::{RecordedTopic, TopicCounters};
+use super::snapshot::{into_messages, Selection, Taken};
+use super::stats::RecordedTopic;
 
 /// One snapshot to write.
 pub(crate) struct SnapshotJob {
     /// The buffers' content.
     pub taken: Taken,
+    /// Which of it to write.
+    pub selection: Selection,
+    /// The bag to write; `None`: the timestamped default name.
+    pub dir: Option<std::path::PathBuf>,
     /// Every recorded topic (all are created in the bag, with or without messages).
     pub topics: Vec<RecordedTopic>,
     /// Where to report the bag written (or the error).
@@ -80,8 +84,9 @@ pub(crate) struct SnapshotOutcome {
 
 fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> SnapshotOutcome {
     let mut outcome = SnapshotOutcome::default();
-    for job in jobs {
-        let result = write_snapshot(&template, job.taken, &job.topics);
+    for mut job in jobs {
+        let reply = job.reply.take();
+        let result = write_snapshot(&template, job);
         match &result {
             Ok(path) => {
                 log::info!("snapshot written to {}", path.display());
@@ -93,7 +98,7 @@ fn run(template: BagWriterOptions, jobs: Receiver<SnapshotJob>) -> SnapshotOutco
                 outcome.failed.push(why);
             }
         }
-        if let Some(reply) = job.reply {
+        if let Some(reply) = reply {
             let _ = reply.send(result);
         }
     }
@@ -123,7 +128,7 @@ pub(crate) fn check_output(prefix: &Path, needed: u64) -> Result<()> {
         }
         Err(e) => return refuse(format!("cannot write in {}: {e}", dir.display())),
     }
-    if let Some(free) = free_bytes(&dir) {
+    if let Some(free) = rosbag2_rs_storage::free_space(&dir) {
         if free < needed {
             return refuse(format!(
                 "{} has {free} bytes free, the buffers hold {needed}",
@@ -132,20 +137,6 @@ pub(crate) fn check_output(prefix: &Path, needed: u64) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Bytes available to an unprivileged writer on the file system of `dir`.
-fn free_bytes(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statvfs is plain data, for which all zeros is a valid value.
-    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: a NUL-terminated path and a struct we own.
-    if unsafe { libc::statvfs(path.as_ptr(), &mut stats) } != 0 {
-        return None;
-    }
-    #[allow(clippy::useless_conversion)] // the field types differ between platforms
-    Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
 }
 
 /// `YYYYMMDD-HHMMSS` of the current local time.
@@ -182,17 +173,16 @@ pub(crate) fn snapshot_dir(prefix: &Path) -> PathBuf {
     dir
 }
 
-fn write_snapshot(
-    template: &BagWriterOptions,
-    taken: Taken,
-    topics: &[RecordedTopic],
-) -> Result<PathBuf> {
-    let counts: Vec<(std::sync::Arc<TopicCounters>, u64)> = taken
+fn write_snapshot(template: &BagWriterOptions, job: SnapshotJob) -> Result<PathBuf> {
+    let (messages, counts) = into_messages(job.taken, &job.selection);
+    let dir = job.dir.unwrap_or_else(|| snapshot_dir(&template.uri));
+    let topics: Vec<&RecordedTopic> = job
+        .topics
         .iter()
-        .map(|(_, c, q)| (c.clone(), q.len() as u64))
+        .filter(|t| {
+            job.selection.topics.is_empty() || job.selection.topics.contains(&t.metadata.name)
+        })
         .collect();
-    let messages = into_messages(taken);
-    let dir = snapshot_dir(&template.uri);
     let result = (|| -> Result<()> {
         let mut writer = BagWriter::create(BagWriterOptions {
             uri: dir.clone(),
@@ -207,13 +197,15 @@ fn write_snapshot(
         writer.close()?;
         Ok(())
     })();
-    for (counters, n) in counts {
+    for (counters, written, outside) in counts {
         let counter = match result {
             Ok(()) => &counters.written,
             // Not written: a loss, unlike eviction.
             Err(_) => &counters.lost_in_failed_snapshots,
         };
-        counter.fetch_add(n, Ordering::Relaxed);
+        counter.fetch_add(written, Ordering::Relaxed);
+        // Outside the requested window: taken out of the buffers but not asked for.
+        counters.evicted.fetch_add(outside, Ordering::Relaxed);
     }
     result.map(|()| dir)
 }

@@ -52,6 +52,14 @@ impl RecordTime {
         }
     }
 
+    /// Now, in the time base of the receive timestamps.
+    pub fn now(&self, middleware: &dyn Middleware) -> i64 {
+        match self {
+            Self::Receive => middleware.now(),
+            Self::Ros(sim) => sim.clock.now().nanos(),
+        }
+    }
+
     /// Counts what is still held (no `/clock` ever came) as dropped; nothing is held after.
     pub fn discard_held(&self) {
         if let Self::Ros(sim) = self {
