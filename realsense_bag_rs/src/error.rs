@@ -61,5 +61,5 @@ pub enum ImageError {
     Truncated,
     /// The PNG itself.
     #[error(transparent)]
-    Png(#[from] rosbag2_rs_storage::export::ExportError),
+    Png(#[from] Box<rosbag2_rs_storage::export::ExportError>),
 }

@@ -19,7 +19,7 @@ pub fn decode(
         data
     };
     // 16-bit samples come back little endian, as the SDK's formats are.
-    let info = rosbag2_rs_storage::export::image::decode_png(png_bytes)?;
+    let info = rosbag2_rs_storage::export::image::decode_png(png_bytes).map_err(Box::new)?;
     let fmt = profile.map_or_else(
         || {
             format
