@@ -65,8 +65,10 @@ def test_snapshot_services_from_python_and_control(tmp_path, cli):
     assert not duration.call(duration=0.0).success, 'both limits off is refused'
     paced(chatter, [String(data=f'{i}') for i in range(200)], 100)  # 2 s
     other.write(String(data='0'))
+    # The tail (0.5 s) is shorter than the buffer's window (1 s): the tail is held in the ring
+    # buffer meanwhile, so a tail as long as the window would lose its first messages.
     reply = trigger.call(filename='py', topics=['/chatter', 'tf_static'], start_time=Time(sec=0, nanosec=0),
-                         stop_time=Time(sec=0, nanosec=0), post_trigger_seconds=1.0)
+                         stop_time=Time(sec=0, nanosec=0), post_trigger_seconds=0.5)
     assert reply.success, reply.message
     paced(chatter, [String(data=f'{i}') for i in range(200, 500)], 100)  # 3 s more
     wait_for(tmp_path / 'py' / 'metadata.yaml')
