@@ -62,16 +62,13 @@ const FLAVOURS: [Flavour; 2] = [
 ];
 
 fn find_flavour(prefix: &Path, f: &Flavour) -> Option<FastDds> {
-    let config = format!("{0}/{0}-config.cmake", f.package);
+    // <lib>/cmake/<package>/ (2.x), or share/<package>/cmake/ (3.x, and some 2.x installs).
+    let config = format!("{}-config.cmake", f.package);
     let has_config = LIB_DIRS
         .iter()
-        .map(|l| prefix.join(l).join("cmake").join(&config))
-        .chain([prefix
-            .join("share")
-            .join(f.package)
-            .join("cmake")
-            .join(format!("{}-config.cmake", f.package))])
-        .any(|p| p.is_file());
+        .map(|l| prefix.join(l).join("cmake").join(f.package))
+        .chain([prefix.join("share").join(f.package).join("cmake")])
+        .any(|dir| dir.join(&config).is_file());
     if !has_config {
         return None;
     }
@@ -142,10 +139,9 @@ fn main() {
              source a ROS 2 Jazzy or Kilted environment, or build without the feature"
         );
     };
-    // Fast DDS 3's headers need C++17 (2.x's build with it too).
     cc::Build::new()
         .cpp(true)
-        .std("c++17")
+        .std("c++14")
         .file(shim.join("shim.cpp"))
         .includes(&fastdds.includes)
         .warnings(false)
