@@ -21,10 +21,11 @@ cp -r "$root/tests/ros2_interfaces/rosbag2_interfaces/." "$root/rosbag2_rs_inter
 cp -r "$root/rosbag2_rs_interfaces/package.xml" "$root/rosbag2_rs_interfaces/CMakeLists.txt" \
   "$root/rosbag2_rs_interfaces/srv" "$ws/src/rosbag2_rs_interfaces/"
 # The wheels were built in a manylinux image: their CMake exports name that image's Python
-# headers. Point them at this venv's Python (once; the venv is the tests' own).
+# headers. Point them at this venv's Python (once; the venv is the tests' own: a second run finds
+# nothing to rewrite).
 py_include=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 np_include=$("$venv/bin/python" -c 'import numpy; print(numpy.get_include())')
-grep -rlZ --include='*.cmake' '/opt/python/cp' "$venv/share" | xargs -0 -r sed -i -E \
+{ grep -rlZ --include='*.cmake' '/opt/python/cp' "$venv/share" || true; } | xargs -0 -r sed -i -E \
   -e "s#/opt/python/cp[0-9]+-cp[0-9]+/include/python3\.[0-9]+#$py_include#g" \
   -e "s#/opt/python/cp[0-9]+-cp[0-9]+/lib/python3\.[0-9]+/site-packages/numpy/_core/include#$np_include#g"
 export AMENT_PREFIX_PATH=$venv CMAKE_PREFIX_PATH=$venv LD_LIBRARY_PATH=$venv/lib PATH=$venv/bin:$PATH

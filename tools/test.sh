@@ -13,7 +13,7 @@ step "system packages"
 need_apt=()
 for pkg in python3-venv iproute2 tcpdump cmake libclang-dev \
   python3-rosbag python3-std-msgs python3-sensor-msgs python3-geometry-msgs python3-tf2-msgs \
-  python3-diagnostic-msgs libusb-1.0-0; do
+  python3-diagnostic-msgs libusb-1.0-0 libfastrtps-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -104,3 +104,39 @@ unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip
   env LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib" AMENT_PREFIX_PATH="$ros2/ws:$ros2" \
   PYTHONPATH="$(echo "$ros2"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
   ROSBAG2_RS_PROFILE=release "$ros2/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py
+
+# The Fast DDS backend on the other Fast DDS versions, each in a target directory of its own (the
+# builds above stay valid): ROS 2 Kilted's Fast DDS 3 from PyPI's wheels, with Kilted's rclpy as
+# the peer, and Debian's Fast DDS 2.9. Debug builds; never two Fast DDS versions in one process.
+netns() { unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$@"' _ "$@"; }
+# Fails unless every file given links `pattern` (a Fast DDS library of the expected version).
+links() { local pattern=$1; shift; for f in "$@"; do ldd "$f" | grep "$pattern" >/dev/null || { echo "$f does not link $pattern"; ldd "$f"; exit 1; }; done; }
+dds_test_exe() { cargo test -q "$@" --test dds --no-run --message-format=json | grep -o '"executable":"[^"]*dds-[^"]*"' | cut -d'"' -f4; }
+
+step "Fast DDS 3 (ROS 2 Kilted venv): Rust DDS suite, and interop with Kilted's rclpy in a private network namespace"
+kilted=$root/.venv-kilted
+if [ ! -x "$kilted/bin/python" ]; then python3 -m venv "$kilted"; fi
+"$kilted/bin/pip" install -q --disable-pip-version-check -r tests/requirements-ros2-kilted.txt -r tests/requirements-ros2-kilted-build.txt
+test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws"
+(
+  export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted ROSBAG2_RS_FASTDDS_PREFIX=$kilted
+  cargo build -q -p rosbag2_rs_transport -p ros2bag_rs_cli --bins "${features[@]}"
+  cargo build -q -p rosbag2_rs_transport --example dds_probe --features fastdds
+  links 'libfastdds\.so\.3' "$CARGO_TARGET_DIR"/debug/{player,recorder,ros2bag-rs} \
+    "$(dds_test_exe -p rosbag2_rs_transport --features fastdds)"
+  cargo test -q -p rosbag2_rs_transport --features fastdds --test dds
+  # The 200-fresh-clients soak (about 2 min) runs on Jazzy only.
+  netns env LD_LIBRARY_PATH="$kilted/ws/lib:$kilted/lib" AMENT_PREFIX_PATH="$kilted/ws:$kilted" \
+    PYTHONPATH="$(echo "$kilted"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
+    ROSBAG2_RS_PROFILE=debug "$kilted/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py \
+    --deselect tests/interop/test_fastdds_interop.py::test_fresh_rclpy_clients_are_all_answered_while_playing
+)
+
+step "Fast DDS 2.9 (Debian's libfastrtps-dev): Rust DDS suite"
+(
+  unset ROSBAG2_RS_FASTDDS_PREFIX AMENT_PREFIX_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH
+  export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/debian-fastrtps
+  deb=(-p rosbag2_rs_transport --no-default-features --features cli,fastdds)
+  links 'libfastrtps\.so\.2\.9' "$(dds_test_exe "${deb[@]}")"
+  cargo test -q "${deb[@]}" --test dds
+)

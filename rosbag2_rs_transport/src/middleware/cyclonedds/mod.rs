@@ -47,10 +47,14 @@ use crate::middleware::names::{
 use crate::middleware::type_hashes::TypeHashes;
 use crate::middleware::*;
 
-/// Keep-last depth a reliable volatile writer keeps at least, so that a reader that falls
-/// behind on large samples is repaired from the writer's history rather than skipped. Transient
-/// local writers keep their recorded depth (it decides what late joiners get).
-pub const MIN_RELIABLE_WRITER_DEPTH: u64 = 16;
+/// Keep-last depth a reliable volatile writer keeps at least (both DDS backends), so that a
+/// reader that falls behind on large samples is repaired from the writer's history rather than
+/// skipped: a keep-last writer overwrites the oldest sample when its history is full, whether or
+/// not every reader has acknowledged it. 64 is about 2 s of camera frames at 30 Hz: with 16,
+/// 6 MB frames at 30 Hz went missing mid-stream while a reader was repairing fragments. Only
+/// unacknowledged samples are held, so a reader that keeps up costs nothing. Transient local
+/// writers keep their recorded depth (it decides what late joiners get).
+pub const MIN_RELIABLE_WRITER_DEPTH: u64 = 64;
 
 /// How often the dispatcher runs periodic work (waiting service replies).
 const TICK: Duration = Duration::from_millis(10);

@@ -162,7 +162,10 @@ mod tests {
             qos.liveliness_lease_duration
         );
         assert_eq!(back.lifespan, QosDuration::INFINITE);
-        let default = to_dds(&QosProfile::default(), 16);
+        let default = to_dds(
+            &QosProfile::default(),
+            crate::middleware::cyclonedds::MIN_RELIABLE_WRITER_DEPTH,
+        );
         // SAFETY: a valid QoS object.
         unsafe {
             assert_eq!(
@@ -171,7 +174,9 @@ mod tests {
             );
             let (mut kind, mut depth) = (0, 0);
             assert!(dds_qget_history(default.as_ptr(), &mut kind, &mut depth));
-            assert_eq!((kind, depth), (dds_history_kind_DDS_HISTORY_KEEP_LAST, 16));
+            // A reliable volatile writer keeps 64 samples (about 2 s of 30 Hz camera frames),
+            // not the profile's 10.
+            assert_eq!((kind, depth), (dds_history_kind_DDS_HISTORY_KEEP_LAST, 64));
         }
     }
 }

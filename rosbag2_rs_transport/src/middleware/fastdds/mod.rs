@@ -1,6 +1,6 @@
 //! ROS 2 over Fast DDS, the library under rmw_fastrtps_cpp (ROS 2's default middleware),
 //! through a small C++ shim (`shim.cpp`, built by the crate's build script against an installed
-//! Fast DDS 2.x). Samples travel as serialized bytes with ROS 2's wire conventions as
+//! Fast DDS 2.x or 3.x; `compat.hpp` names what differs). Samples travel as serialized bytes with ROS 2's wire conventions as
 //! rmw_fastrtps_cpp (Jazzy) has them: `rt/`, `rq/`, `rr/` topics and `pkg::msg::dds_::Type_`
 //! type names, QoS as its `qos.cpp` maps them, synchronous publication, no data sharing,
 //! `enclave=/;` participant USER_DATA and `typehash=` endpoint USER_DATA, its service mapping
@@ -78,6 +78,8 @@ impl FastDdsMiddleware {
     /// A node with explicit settings.
     pub fn with_config(name: &str, namespace: &str, config: FastDdsConfig) -> Result<Self> {
         let identity = NodeIdentity::new(name, namespace)?;
+        static VERSION_LOGGED: std::sync::Once = std::sync::Once::new();
+        VERSION_LOGGED.call_once(|| log::info!("Fast DDS {}", sys::version()));
         let graph = Arc::new(Graph::default());
         let participant = Arc::new(Participant::new(
             &ParticipantConfig {

@@ -97,7 +97,13 @@ mod tests {
             qos.liveliness_lease_duration
         );
         assert_eq!(back.lifespan, QosDuration::INFINITE);
-        assert_eq!(to_fastdds(&QosProfile::default(), 16).depth, 16);
+        // A reliable volatile writer keeps 64 samples (about 2 s of 30 Hz camera frames), not the
+        // profile's 10.
+        let writer = to_fastdds(
+            &QosProfile::default(),
+            crate::middleware::cyclonedds::MIN_RELIABLE_WRITER_DEPTH,
+        );
+        assert_eq!(writer.depth, 64);
         let all = QosProfile {
             history: History::KeepAll,
             ..QosProfile::default()

@@ -1,8 +1,10 @@
 // The Fast DDS shim: a participant, writers and readers of serialized samples, and discovery
 // callbacks, set up as rmw_fastrtps_cpp (branch jazzy) sets them up, behind the C interface of
-// shim.hpp. Fast DDS 2.x (Debian's 2.9, ROS 2 Jazzy's 2.14).
+// shim.hpp. Fast DDS 2.x (Debian's 2.9, ROS 2 Jazzy's 2.14) and 3.x (ROS 2 Kilted's 3.2): what
+// differs is named in compat.hpp, and the rest is in `#if FASTDDS_VERSION_MAJOR` blocks here.
 
 #include "shim.hpp"
+#include "compat.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -29,13 +31,11 @@
 #include <fastdds/dds/topic/Topic.hpp>
 #include <fastdds/dds/topic/TopicDataType.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
-#include <fastdds/rtps/common/WriteParams.h>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
-#include <fastrtps/utils/IPLocator.h>
 
 namespace fdd = eprosima::fastdds::dds;
-namespace rtps = eprosima::fastrtps::rtps;
+namespace rtps = fdds_compat::rtps;
+using fdds_compat::Duration;
+using fdds_compat::ok;
 
 namespace
 {
@@ -45,7 +45,7 @@ thread_local std::string last_error;
 // How long a writer being deleted (or alive at process exit) waits for its readers to
 // acknowledge what it wrote, as Cyclone DDS lingers: the last message of a playback must not
 // be lost because the process ends right after writing it.
-const eprosima::fastrtps::Duration_t writer_linger(1, 0);
+const Duration writer_linger(1, 0);
 
 // Live writers, for the wait at exit.
 std::mutex live_writers_mutex;
@@ -82,18 +82,18 @@ void copy_identity(const rtps::SampleIdentity & in, fdds_sample_identity * out)
   out->sequence_number = sequence(in.sequence_number());
 }
 
-eprosima::fastrtps::Duration_t duration(int64_t ns)
+Duration duration(int64_t ns)
 {
   if (ns < 0) {
-    return eprosima::fastrtps::c_TimeInfinite;
+    return fdds_compat::time_infinite();
   }
-  return eprosima::fastrtps::Duration_t(
+  return Duration(
     static_cast<int32_t>(ns / 1000000000), static_cast<uint32_t>(ns % 1000000000));
 }
 
-int64_t nanos(const eprosima::fastrtps::Duration_t & d)
+int64_t nanos(const Duration & d)
 {
-  if (d == eprosima::fastrtps::c_TimeInfinite || d.seconds < 0) {
+  if (d == fdds_compat::time_infinite() || d.seconds < 0) {
     return -1;
   }
   return static_cast<int64_t>(d.seconds) * 1000000000 + d.nanosec;
@@ -113,33 +113,56 @@ class RawType : public fdd::TopicDataType
 public:
   explicit RawType(const std::string & name)
   {
-    setName(name.c_str());
+#if FASTDDS_VERSION_MAJOR >= 3
+    set_name(name);
     // The initial size of preallocated payloads; they grow as needed (the memory policy is
     // PREALLOCATED_WITH_REALLOC, as rmw_fastrtps sets it).
+    max_serialized_type_size = 1024;
+    is_compute_key_provided = false;
+#else
+    setName(name.c_str());
     m_typeSize = 1024;
     m_isGetKeyDefined = false;
+#endif
   }
 
+#if FASTDDS_VERSION_MAJOR >= 3
+  bool serialize(
+    const void * const data, rtps::SerializedPayload_t & payload,
+    fdd::DataRepresentationId_t) override
+  {
+    return write_payload(*static_cast<const RawSample *>(data), payload);
+  }
+
+  bool deserialize(rtps::SerializedPayload_t & payload, void * data) override
+  {
+    return read_payload(payload, data);
+  }
+
+  uint32_t calculate_serialized_size(const void * const data, fdd::DataRepresentationId_t) override
+  {
+    return static_cast<uint32_t>(static_cast<const RawSample *>(data)->len);
+  }
+
+  void * create_data() override {return new std::vector<uint8_t>();}
+
+  void delete_data(void * data) override {delete static_cast<std::vector<uint8_t> *>(data);}
+
+  bool compute_key(rtps::SerializedPayload_t &, rtps::InstanceHandle_t &, bool) override
+  {
+    return false;
+  }
+
+  bool compute_key(const void * const, rtps::InstanceHandle_t &, bool) override {return false;}
+#else
   bool serialize(void * data, rtps::SerializedPayload_t * payload) override
   {
-    auto * sample = static_cast<RawSample *>(data);
-    if (sample->len < 4 || sample->len > UINT32_MAX) {
-      return false;
-    }
-    if (payload->max_size < sample->len) {
-      payload->reserve(static_cast<uint32_t>(sample->len));
-    }
-    std::memcpy(payload->data, sample->data, sample->len);
-    payload->length = static_cast<uint32_t>(sample->len);
-    payload->encapsulation = (sample->data[1] & 1) ? CDR_LE : CDR_BE;
-    return true;
+    return write_payload(*static_cast<const RawSample *>(data), *payload);
   }
 
   bool deserialize(rtps::SerializedPayload_t * payload, void * data) override
   {
-    auto * out = static_cast<std::vector<uint8_t> *>(data);
-    out->assign(payload->data, payload->data + payload->length);
-    return true;
+    return read_payload(*payload, data);
   }
 
   std::function<uint32_t()> getSerializedSizeProvider(void * data) override
@@ -153,6 +176,29 @@ public:
   void deleteData(void * data) override {delete static_cast<std::vector<uint8_t> *>(data);}
 
   bool getKey(void *, rtps::InstanceHandle_t *, bool) override {return false;}
+#endif
+
+private:
+  static bool write_payload(const RawSample & sample, rtps::SerializedPayload_t & payload)
+  {
+    if (sample.len < 4 || sample.len > UINT32_MAX) {
+      return false;
+    }
+    if (payload.max_size < sample.len) {
+      payload.reserve(static_cast<uint32_t>(sample.len));
+    }
+    std::memcpy(payload.data, sample.data, sample.len);
+    payload.length = static_cast<uint32_t>(sample.len);
+    payload.encapsulation = (sample.data[1] & 1) ? CDR_LE : CDR_BE;
+    return true;
+  }
+
+  static bool read_payload(const rtps::SerializedPayload_t & payload, void * data)
+  {
+    auto * out = static_cast<std::vector<uint8_t> *>(data);
+    out->assign(payload.data, payload.data + payload.length);
+    return true;
+  }
 };
 
 void set_qos_common(
@@ -186,25 +232,40 @@ void set_qos_common(
 void set_user_data(fdd::UserDataQosPolicy & policy, const char * user_data)
 {
   if (user_data != nullptr && user_data[0] != '\0') {
-    std::vector<eprosima::fastrtps::rtps::octet> bytes(user_data, user_data + std::strlen(user_data));
+    std::vector<rtps::octet> bytes(user_data, user_data + std::strlen(user_data));
     policy.resize(bytes.size());
     policy.setValue(bytes);
   }
 }
 
-template<typename EntityQos>
-fdds_qos qos_of(const EntityQos & q)
+// The policies a discovered endpoint announces: 2.x's WriterQos/ReaderQos (m_reliability, ...),
+// 3.x's Publication/SubscriptionBuiltinTopicData (reliability, ...).
+template<typename Endpoint>
+fdds_qos qos_of(const Endpoint & e)
 {
+#if FASTDDS_VERSION_MAJOR >= 3
+  const auto & reliability = e.reliability;
+  const auto & durability = e.durability;
+  const auto & deadline = e.deadline;
+  const auto & lifespan = e.lifespan;
+  const auto & liveliness = e.liveliness;
+#else
+  const auto & reliability = e.m_qos.m_reliability;
+  const auto & durability = e.m_qos.m_durability;
+  const auto & deadline = e.m_qos.m_deadline;
+  const auto & lifespan = e.m_qos.m_lifespan;
+  const auto & liveliness = e.m_qos.m_liveliness;
+#endif
   fdds_qos out{};
-  out.reliable = q.m_reliability.kind == fdd::RELIABLE_RELIABILITY_QOS;
-  out.transient_local = q.m_durability.kind != fdd::VOLATILE_DURABILITY_QOS;
+  out.reliable = reliability.kind == fdd::RELIABLE_RELIABILITY_QOS;
+  out.transient_local = durability.kind != fdd::VOLATILE_DURABILITY_QOS;
   out.keep_all = 0;
   out.depth = 0;
-  out.deadline_ns = nanos(q.m_deadline.period);
-  out.lifespan_ns = nanos(q.m_lifespan.duration);
-  out.liveliness = q.m_liveliness.kind == fdd::MANUAL_BY_TOPIC_LIVELINESS_QOS ? 2 :
-    q.m_liveliness.kind == fdd::MANUAL_BY_PARTICIPANT_LIVELINESS_QOS ? 1 : 0;
-  out.lease_ns = nanos(q.m_liveliness.lease_duration);
+  out.deadline_ns = nanos(deadline.period);
+  out.lifespan_ns = nanos(lifespan.duration);
+  out.liveliness = liveliness.kind == fdd::MANUAL_BY_TOPIC_LIVELINESS_QOS ? 2 :
+    liveliness.kind == fdd::MANUAL_BY_PARTICIPANT_LIVELINESS_QOS ? 1 : 0;
+  out.lease_ns = nanos(liveliness.lease_duration);
   return out;
 }
 
@@ -214,32 +275,64 @@ public:
   GraphListener(fdds_endpoint_cb on_endpoint, fdds_participant_gone_cb on_gone, void * ctx)
   : on_endpoint_(on_endpoint), on_gone_(on_gone), ctx_(ctx) {}
 
+#if FASTDDS_VERSION_MAJOR >= 3
+  void on_participant_discovery(
+    fdd::DomainParticipant *, rtps::ParticipantDiscoveryStatus status,
+    const fdd::ParticipantBuiltinTopicData & info, bool &) override
+  {
+    if (status == rtps::ParticipantDiscoveryStatus::REMOVED_PARTICIPANT ||
+      status == rtps::ParticipantDiscoveryStatus::DROPPED_PARTICIPANT)
+    {
+      participant_gone(info.guid);
+    }
+  }
+
+  void on_data_reader_discovery(
+    fdd::DomainParticipant *, rtps::ReaderDiscoveryStatus status,
+    const fdd::SubscriptionBuiltinTopicData & info, bool &) override
+  {
+    endpoint(
+      false, status != rtps::ReaderDiscoveryStatus::REMOVED_READER, info.guid, info.topic_name,
+      info.type_name, info.user_data, info);
+  }
+
+  void on_data_writer_discovery(
+    fdd::DomainParticipant *, rtps::WriterDiscoveryStatus status,
+    const fdd::PublicationBuiltinTopicData & info, bool &) override
+  {
+    endpoint(
+      true, status != rtps::WriterDiscoveryStatus::REMOVED_WRITER, info.guid, info.topic_name,
+      info.type_name, info.user_data, info);
+  }
+#else
   void on_participant_discovery(
     fdd::DomainParticipant *, rtps::ParticipantDiscoveryInfo && info) override
   {
     if (info.status == rtps::ParticipantDiscoveryInfo::REMOVED_PARTICIPANT ||
       info.status == rtps::ParticipantDiscoveryInfo::DROPPED_PARTICIPANT)
     {
-      uint8_t guid[16];
-      copy_guid(info.info.m_guid, guid);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (enabled_) {
-        on_gone_(ctx_, guid);
-      }
+      participant_gone(info.info.m_guid);
     }
   }
 
   void on_subscriber_discovery(
     fdd::DomainParticipant *, rtps::ReaderDiscoveryInfo && info) override
   {
-    endpoint(false, info.status != rtps::ReaderDiscoveryInfo::REMOVED_READER, info.info);
+    const auto & d = info.info;
+    endpoint(
+      false, info.status != rtps::ReaderDiscoveryInfo::REMOVED_READER, d.guid(), d.topicName(),
+      d.typeName(), d.m_qos.m_userData, d);
   }
 
   void on_publisher_discovery(
     fdd::DomainParticipant *, rtps::WriterDiscoveryInfo && info) override
   {
-    endpoint(true, info.status != rtps::WriterDiscoveryInfo::REMOVED_WRITER, info.info);
+    const auto & d = info.info;
+    endpoint(
+      true, info.status != rtps::WriterDiscoveryInfo::REMOVED_WRITER, d.guid(), d.topicName(),
+      d.typeName(), d.m_qos.m_userData, d);
   }
+#endif
 
   // No callback runs once this returns.
   void disable()
@@ -249,23 +342,35 @@ public:
   }
 
 private:
-  template<typename ProxyData>
-  void endpoint(bool is_writer, bool alive, const ProxyData & data)
+  void participant_gone(const rtps::GUID_t & participant)
+  {
+    uint8_t guid[16];
+    copy_guid(participant, guid);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (enabled_) {
+      on_gone_(ctx_, guid);
+    }
+  }
+
+  template<typename Name, typename Endpoint>
+  void endpoint(
+    bool is_writer, bool alive, const rtps::GUID_t & guid, const Name & topic_name,
+    const Name & type, const fdd::UserDataQosPolicy & user_data_policy, const Endpoint & data)
   {
     fdds_endpoint_event event{};
     event.is_writer = is_writer;
     event.alive = alive;
-    copy_guid(data.guid(), event.guid);
-    rtps::GUID_t participant(data.guid().guidPrefix, rtps::c_EntityId_RTPSParticipant);
+    copy_guid(guid, event.guid);
+    rtps::GUID_t participant(guid.guidPrefix, rtps::c_EntityId_RTPSParticipant);
     copy_guid(participant, event.participant);
-    std::string topic = data.topicName().to_string();
-    std::string type_name = data.typeName().to_string();
+    std::string topic = topic_name.to_string();
+    std::string type_name = type.to_string();
     event.topic = topic.c_str();
     event.type_name = type_name.c_str();
-    const auto & user_data = data.m_qos.m_userData.data_vec();
+    const auto & user_data = user_data_policy.data_vec();
     event.user_data = user_data.data();
     event.user_data_len = user_data.size();
-    event.qos = qos_of(data.m_qos);
+    event.qos = qos_of(data);
     std::lock_guard<std::mutex> lock(mutex_);
     if (enabled_) {
       on_endpoint_(ctx_, &event);
@@ -308,7 +413,7 @@ struct fdds_participant
       // registered for another topic already
     } else {
       fdd::TypeSupport type(new RawType(type_name));
-      if (type.register_type(participant) != ReturnCode_t::RETCODE_OK) {
+      if (!ok(type.register_type(participant))) {
         fail("cannot register type " + type_name);
         return nullptr;
       }
@@ -381,7 +486,7 @@ struct fdds_reader : public fdd::DataReaderListener
     std::lock_guard<std::mutex> lock(mutex);
     std::vector<uint8_t> buffer;
     fdd::SampleInfo info;
-    while (enabled && r->take_next_sample(&buffer, &info) == ReturnCode_t::RETCODE_OK) {
+    while (enabled && ok(r->take_next_sample(&buffer, &info))) {
       if (!info.valid_data) {
         continue;
       }
@@ -401,6 +506,11 @@ extern "C" {
 const char * fdds_last_error(void)
 {
   return last_error.c_str();
+}
+
+const char * fdds_version(void)
+{
+  return FASTDDS_VERSION_STR;
 }
 
 fdds_participant * fdds_participant_new(
@@ -441,24 +551,24 @@ fdds_participant * fdds_participant_new(
         if (peer.empty()) {
           continue;
         }
-        auto resolved = eprosima::fastrtps::rtps::IPLocator::resolveNameDNS(peer);
+        auto resolved = rtps::IPLocator::resolveNameDNS(peer);
         if (resolved.first.empty()) {
           fail("cannot resolve ROS_STATIC_PEERS entry " + peer);
           return nullptr;
         }
         rtps::Locator_t locator;
-        eprosima::fastrtps::rtps::IPLocator::setIPv4(locator, *resolved.first.begin());
+        rtps::IPLocator::setIPv4(locator, *resolved.first.begin());
         builtin.initialPeersList.push_back(locator);
       }
     }
     if (config->range == 1) {
       rtps::Locator_t localhost;
-      eprosima::fastrtps::rtps::IPLocator::setIPv4(localhost, "127.0.0.1");
+      rtps::IPLocator::setIPv4(localhost, "127.0.0.1");
       builtin.initialPeersList.push_back(localhost);
     }
     if (config->range == 2 && !builtin.initialPeersList.empty()) {
       rtps::Locator_t multicast;
-      eprosima::fastrtps::rtps::IPLocator::setIPv4(multicast, 239, 255, 0, 1);
+      rtps::IPLocator::setIPv4(multicast, 239, 255, 0, 1);
       builtin.initialPeersList.push_back(multicast);
     }
     set_user_data(qos.user_data(), user_data);
@@ -522,7 +632,7 @@ fdds_writer * fdds_writer_new(
     fdd::DataWriterQos qos = p->publisher->get_default_datawriter_qos();
     if (!p->qos_from_xml) {
       qos.publish_mode().kind = p->asynchronous ?
-        eprosima::fastrtps::ASYNCHRONOUS_PUBLISH_MODE : eprosima::fastrtps::SYNCHRONOUS_PUBLISH_MODE;
+        fdd::ASYNCHRONOUS_PUBLISH_MODE : fdd::SYNCHRONOUS_PUBLISH_MODE;
       qos.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
       qos.data_sharing().off();
     }
@@ -582,7 +692,7 @@ int32_t fdds_writer_write(
     identity.sequence_number(sn);
     params.related_sample_identity(identity);
   }
-  if (!w->writer->write(&sample, params)) {
+  if (!ok(w->writer->write(&sample, params))) {
     fail("Fast DDS write failed");
     return -1;
   }
@@ -596,12 +706,10 @@ int32_t fdds_writer_write_at(
   fdds_writer * w, const uint8_t * data, size_t len, int64_t timestamp_ns)
 {
   RawSample sample{data, len};
-  eprosima::fastrtps::Time_t stamp(
+  fdds_compat::Time stamp(
     static_cast<int32_t>(timestamp_ns / 1000000000),
     static_cast<uint32_t>(timestamp_ns % 1000000000));
-  if (w->writer->write_w_timestamp(&sample, rtps::c_InstanceHandle_Unknown, stamp) !=
-    ReturnCode_t::RETCODE_OK)
-  {
+  if (!ok(w->writer->write_w_timestamp(&sample, rtps::c_InstanceHandle_Unknown, stamp))) {
     fail("Fast DDS write failed");
     return -1;
   }
@@ -626,7 +734,7 @@ int32_t fdds_writer_wait_matched(fdds_writer * w, const uint8_t * reader_guid, i
 
 int32_t fdds_writer_wait_for_acks(fdds_writer * w, int64_t timeout_ns)
 {
-  return w->writer->wait_for_acknowledgments(duration(timeout_ns)) == ReturnCode_t::RETCODE_OK;
+  return ok(w->writer->wait_for_acknowledgments(duration(timeout_ns)));
 }
 
 fdds_reader * fdds_reader_new(

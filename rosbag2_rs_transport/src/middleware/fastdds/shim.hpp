@@ -74,6 +74,9 @@ typedef void (* fdds_sample_cb)(
 // The last error of this thread (empty if none).
 const char * fdds_last_error(void);
 
+// The version of the Fast DDS the shim was built against, e.g. "2.14.5" or "3.2.2".
+const char * fdds_version(void);
+
 fdds_participant * fdds_participant_new(
   const fdds_participant_config * config, const char * user_data, fdds_endpoint_cb on_endpoint,
   fdds_participant_gone_cb on_participant_gone, void * ctx);

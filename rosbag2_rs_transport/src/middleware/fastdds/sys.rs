@@ -87,6 +87,7 @@ type SampleCb = unsafe extern "C" fn(
 
 extern "C" {
     fn fdds_last_error() -> *const c_char;
+    fn fdds_version() -> *const c_char;
     fn fdds_participant_new(
         config: *const RawConfig,
         user_data: *const c_char,
@@ -132,6 +133,15 @@ extern "C" {
 
 fn c_string(s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| TransportError::InvalidArgument(format!("'{s}' contains NUL")))
+}
+
+/// The version of the Fast DDS the shim was built against (`FASTDDS_VERSION_STR`, e.g. "2.14.5"
+/// or "3.2.2").
+pub fn version() -> String {
+    // SAFETY: the shim returns a static NUL-terminated string.
+    unsafe { CStr::from_ptr(fdds_version()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The shim's last error on this thread, as a middleware error.
