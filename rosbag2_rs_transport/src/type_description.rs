@@ -38,6 +38,13 @@ pub fn ask_publishers(
     topic: &TopicInfo,
     type_name: &str,
 ) -> Option<MessageDefinition> {
+    let Some(topic) = with_publisher_nodes(middleware, topic, type_name) else {
+        log::warn!(
+            "'{type_name}': no node is known for the publishers of '{}'",
+            topic.name
+        );
+        return None;
+    };
     let mut asked = Vec::new();
     for publisher in topic.publishers.iter().filter(|p| p.type_name == type_name) {
         let Some(node) = publisher.node.as_deref() else {
@@ -60,6 +67,34 @@ pub fn ask_publishers(
         }
     }
     None
+}
+
+/// `topic` once the graph names a node for at least one of its publishers of `type_name` (a
+/// DDS graph learns endpoints before their nodes, from `ros_discovery_info`), waiting up to
+/// [`WAIT`].
+fn with_publisher_nodes(
+    middleware: &dyn Middleware,
+    topic: &TopicInfo,
+    type_name: &str,
+) -> Option<TopicInfo> {
+    let named = |t: &TopicInfo| {
+        t.publishers
+            .iter()
+            .any(|p| p.type_name == type_name && p.node.is_some())
+    };
+    let deadline = std::time::Instant::now() + WAIT;
+    let mut current = topic.clone();
+    while !named(&current) {
+        if std::time::Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        current = middleware
+            .topics()
+            .into_iter()
+            .find(|t| t.name == topic.name)?;
+    }
+    Some(current)
 }
 
 /// Why a node's answer gave no definition.
