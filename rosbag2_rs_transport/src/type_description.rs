@@ -155,31 +155,48 @@ pub fn serve_definitions(
     serve::<GetTypeDescription>(middleware, &format!("~/{SERVICE}"), move |request| {
         describe(&by_type, &request).unwrap_or_else(|reason| GetTypeDescriptionResponse {
             successful: false,
-            failure_reason: reason,
+            failure_reason: reason.to_string(),
             ..Default::default()
         })
     })
+}
+
+/// Why the player does not describe a type.
+#[derive(Debug, thiserror::Error)]
+enum DescribeError {
+    #[error("type '{0}' is not used by this node")]
+    Unknown(String),
+    #[error("type '{type_name}' is known here with hash {known}, not {asked}")]
+    OtherHash {
+        type_name: String,
+        known: String,
+        asked: String,
+    },
+    #[error(transparent)]
+    Description(#[from] TypeHashError),
+    #[error(transparent)]
+    Sources(#[from] rosbag2_rs_storage::msg::CodecError),
 }
 
 /// The answer to `request` from the known definitions, or why there is none.
 fn describe(
     definitions: &HashMap<String, MessageDefinition>,
     request: &GetTypeDescriptionRequest,
-) -> std::result::Result<GetTypeDescriptionResponse, String> {
+) -> std::result::Result<GetTypeDescriptionResponse, DescribeError> {
     let definition = definitions
         .get(&request.type_name)
-        .ok_or_else(|| format!("type '{}' is not used by this node", request.type_name))?;
-    let description = type_hash::TypeDescription::from_definition(&request.type_name, definition)
-        .map_err(|e| e.to_string())?;
+        .ok_or_else(|| DescribeError::Unknown(request.type_name.clone()))?;
+    let description = type_hash::TypeDescription::from_definition(&request.type_name, definition)?;
     let hash = description.rihs01();
     if !request.type_hash.is_empty() && request.type_hash != hash {
-        return Err(format!(
-            "type '{}' is known here with hash {hash}, not {}",
-            request.type_name, request.type_hash
-        ));
+        return Err(DescribeError::OtherHash {
+            type_name: request.type_name.clone(),
+            known: hash,
+            asked: request.type_hash.clone(),
+        });
     }
     let type_sources = if request.include_type_sources {
-        sources(definition).map_err(|e| e.to_string())?
+        sources(definition)?
     } else {
         Vec::new()
     };
@@ -324,11 +341,10 @@ mod tests {
                 },
             )
         };
-        assert!(ask("my_pkg/msg/Nope", "").unwrap_err().contains("not used"));
+        let reason = |e: DescribeError| e.to_string();
+        assert!(reason(ask("my_pkg/msg/Nope", "").unwrap_err()).contains("not used"));
         let wrong = format!("RIHS01_{}", "1".repeat(64));
-        assert!(ask("std_msgs/msg/String", &wrong)
-            .unwrap_err()
-            .contains("not RIHS01_1111"));
+        assert!(reason(ask("std_msgs/msg/String", &wrong).unwrap_err()).contains("not RIHS01_1111"));
         let any_hash = ask("std_msgs/msg/String", "").unwrap();
         assert!(any_hash.successful && any_hash.type_sources.is_empty());
     }

@@ -3,7 +3,9 @@
 //! sequence number and GID); the reply carries the response and an attachment echoing that
 //! sequence number and GID with the reply's own timestamp.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ::zenoh::query::Query;
 use ::zenoh::Wait;
@@ -40,15 +42,36 @@ pub fn serve(
     let entity = ctx.entity(EntityKind::Service, Some(topic));
     let handler = Mutex::new(handler);
     let service = name.clone();
+    let answering = Answering::default();
+    let counter = answering.0.clone();
     let queryable = ctx
         .session
         .declare_queryable(key.clone())
         .complete(true)
-        .callback(move |query: Query| answer(&service, &handler, &query))
+        .callback(move |query: Query| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            answer(&service, &handler, &query);
+            counter.fetch_sub(1, Ordering::SeqCst);
+        })
         .wait()
         .map_err(|e| zenoh_error(&format!("cannot declare a queryable on '{key}'"), e))?;
     let token = ctx.declare_token(&entity)?;
-    Ok(Handle::new((token, queryable, ctx)))
+    // Dropped first: a reply being sent (e.g. to the `stop` that ends the node) goes out
+    // before the queryable and the session go.
+    Ok(Handle::new((answering, token, queryable, ctx)))
+}
+
+/// The requests being answered; dropping it waits (up to a second) until none is.
+#[derive(Default)]
+struct Answering(Arc<AtomicUsize>);
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while self.0.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
 }
 
 fn answer(service: &str, handler: &Mutex<ServiceHandler>, query: &Query) {
