@@ -10,9 +10,8 @@
 //! `BENCH_MINUTES` (30), `BENCH_HZ` (100), `BENCH_SIZE` (1000000), `BENCH_SPLIT` (100000000),
 //! `BENCH_FILES` (5).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,35 +19,12 @@ use bytes::Bytes;
 use rosbag2_rs_storage::{BagMetadata, QosProfile, Retention, SequentialReader};
 use rosbag2_rs_transport::{InProcessBus, Middleware, RecordOptions, Recorder, TopicSelection};
 
-/// Counts live heap bytes.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every call is forwarded unchanged to the system allocator; only a counter is added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(
-            new_size as isize - layout.size() as isize,
-            Ordering::Relaxed,
-        );
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "common/heap.rs"]
+mod heap;
+use heap::LIVE;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: heap::Counting = heap::Counting;
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -12,10 +12,9 @@
 //! from one thread (delivery is synchronous on it), so the publisher is as fast as the bus
 //! allows; "paced" runs publish at a fixed rate instead.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,35 +24,12 @@ use rosbag2_rs_transport::InProcessBus;
 use rosbag2_rs_transport::{Middleware, RawPublisher};
 use rosbag2_rs_transport::{RecordOptions, Recorder, SnapshotLimits, TopicSelection};
 
-/// Counts live heap bytes, to measure the snapshot buffer's memory.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every call is forwarded unchanged to the system allocator; only a counter is added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(
-            new_size as isize - layout.size() as isize,
-            Ordering::Relaxed,
-        );
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "common/heap.rs"]
+mod heap;
+use heap::LIVE;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: heap::Counting = heap::Counting;
 
 const TOPICS: usize = 10;
 
