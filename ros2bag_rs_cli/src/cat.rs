@@ -42,7 +42,7 @@ pub struct CatOptions {
 }
 
 /// A topic's decoder, or why it has none (its messages are then printed in hex).
-type Decoder = std::result::Result<TopicDecoder, String>;
+type Decoder = std::result::Result<TopicDecoder, rosbag2_rs_storage::msg::CodecError>;
 
 fn decoder(
     reader: &SequentialReader,
@@ -50,7 +50,6 @@ fn decoder(
     cache: &mut MessageDefinitionCache,
 ) -> Decoder {
     TopicDecoder::new(type_name, &reader.message_definition(type_name, cache))
-        .map_err(|e| e.to_string())
 }
 
 fn hex(data: &[u8]) -> String {
