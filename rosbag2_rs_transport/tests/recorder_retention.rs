@@ -26,6 +26,44 @@ fn latched_publisher(node: &InProcessNode, topic: &str) -> Box<dyn RawPublisher>
 }
 
 /// Every message of one storage file, read alone.
+/// A recorder of every topic splitting each second under `retention`, with a publisher of
+/// `/a`; the directory, bus and publishing node live as long as it.
+struct Retained {
+    _dir: tempfile::TempDir,
+    _bus: InProcessBus,
+    _talker: InProcessNode,
+    clock: VirtualClock,
+    a: Box<dyn RawPublisher>,
+    bag: PathBuf,
+    recorder: Recorder,
+}
+
+fn retained(retention: Retention) -> Retained {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rosbag2_recorder",
+        RecordOptions {
+            max_bagfile_duration: S,
+            retention,
+            ..options(bag.clone(), TopicSelection::all())
+        },
+    );
+    Retained {
+        _dir: dir,
+        _bus: bus,
+        _talker: talker,
+        clock,
+        a,
+        bag,
+        recorder,
+    }
+}
+
 fn read_file(path: &Path) -> Vec<rosbag2_rs_storage::SerializedMessage> {
     let mut reader = SequentialReader::open(path).unwrap();
     let mut out = Vec::new();
@@ -80,23 +118,18 @@ fn storage_files(bag: &Path) -> Vec<String> {
 /// newest files, the oldest deleted after each split, `metadata.yaml` true after each.
 #[test]
 fn retention_keeps_exactly_n_files_and_true_metadata() {
-    let dir = tempfile::tempdir().unwrap();
-    let (bus, clock) = virtual_bus();
-    let talker = bus.node("talker", "/").unwrap();
-    let a = publisher(&talker, "/a", STRING);
-    let bag = dir.path().join("bag");
-    let recorder = start(
-        &bus,
-        "rosbag2_recorder",
-        RecordOptions {
-            max_bagfile_duration: S,
-            retention: Retention {
-                max_files: 3,
-                ..Default::default()
-            },
-            ..options(bag.clone(), TopicSelection::all())
-        },
-    );
+    let Retained {
+        clock,
+        a,
+        bag,
+        recorder,
+        _dir,
+        _bus,
+        _talker,
+    } = retained(Retention {
+        max_files: 3,
+        ..Default::default()
+    });
     let mut sent = 0;
     for second in 0..10 {
         for quarter in 0..4 {
@@ -151,20 +184,15 @@ fn retention_by_total_duration_and_size() {
             0,
         ),
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let (bus, clock) = virtual_bus();
-        let talker = bus.node("talker", "/").unwrap();
-        let a = publisher(&talker, "/a", STRING);
-        let bag = dir.path().join("bag");
-        let recorder = start(
-            &bus,
-            "rosbag2_recorder",
-            RecordOptions {
-                max_bagfile_duration: S,
-                retention,
-                ..options(bag.clone(), TopicSelection::all())
-            },
-        );
+        let Retained {
+            clock,
+            a,
+            bag,
+            recorder,
+            _dir,
+            _bus,
+            _talker,
+        } = retained(retention);
         for second in 0..6 {
             for quarter in 0..4 {
                 clock.set(10 * S + second * S + quarter * S / 4);
