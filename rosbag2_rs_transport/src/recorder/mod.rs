@@ -106,6 +106,8 @@ struct PendingSnapshot {
     taken: Taken,
     /// Which topics and window it writes.
     selection: Selection,
+    /// When it was triggered: the tail's messages are received after it.
+    triggered: i64,
     /// The last receive time of the tail.
     deadline: i64,
     /// The bag to write (`None`: the timestamped default).
@@ -815,13 +817,16 @@ impl Inner {
                 "snapshot triggered: recording {} s more into it",
                 request.post_trigger_ns as f64 / 1e9
             );
-            pending.lock().push(PendingSnapshot {
+            let mut pending = pending.lock();
+            pending.push(PendingSnapshot {
                 taken,
                 selection,
+                triggered: now,
                 deadline,
                 dir: dir.clone(),
                 reply,
             });
+            hold_tails(buffers, &pending);
             return Ok(Some(dir));
         }
         let job = SnapshotJob {
@@ -868,18 +873,23 @@ impl Inner {
             *pending = waiting;
             due
         };
+        let done: Vec<SnapshotJob> = due
+            .into_iter()
+            .map(|mut p| {
+                let until = p.deadline.min(now);
+                merge_tail(&mut p.taken, buffers.take(&p.selection, until, until));
+                SnapshotJob {
+                    taken: p.taken,
+                    selection: p.selection,
+                    dir: p.dir,
+                    topics: self.registry.all(),
+                    reply: p.reply,
+                }
+            })
+            .collect();
+        hold_tails(buffers, &pending.lock());
         let jobs = jobs.lock();
-        for mut p in due {
-            let until = p.deadline.min(now);
-            let tail = buffers.take(&p.selection, until, until);
-            merge_tail(&mut p.taken, tail);
-            let job = SnapshotJob {
-                taken: p.taken,
-                selection: p.selection,
-                dir: p.dir,
-                topics: self.registry.all(),
-                reply: p.reply,
-            };
+        for job in done {
             match jobs.as_ref() {
                 Some(jobs) => {
                     if let Err(e) = jobs.send(job) {
@@ -1097,6 +1107,18 @@ impl Drop for Recorder {
             log::error!("recorder: {}", crate::error_chain::Chain(&e));
         }
     }
+}
+
+/// Keeps the messages of the pending snapshots' tails from time eviction (a tail may last longer
+/// than the buffers' duration): from the earliest trigger among `pending` on.
+fn hold_tails(buffers: &SnapshotBuffers, pending: &[PendingSnapshot]) {
+    buffers.hold_after(
+        pending
+            .iter()
+            .map(|p| p.triggered)
+            .min()
+            .unwrap_or(i64::MAX),
+    );
 }
 
 /// Adds a tail's messages after what the trigger took, topic by topic.
