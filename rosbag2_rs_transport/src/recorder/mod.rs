@@ -1023,8 +1023,9 @@ impl Inner {
         if self.local_definitions.lock().knows(type_name) {
             return None;
         }
-        let definition =
-            crate::type_description::ask_publishers(self.middleware.as_ref(), topic, type_name);
+        let middleware = self.middleware.as_ref();
+        let definition = crate::type_description::ask_publishers(middleware, topic, type_name)
+            .or_else(|| crate::type_description::from_type_object(middleware, topic, type_name));
         if definition.is_none() {
             self.missing_definitions
                 .lock()
@@ -1042,7 +1043,12 @@ impl Inner {
         let counters = Arc::new(TopicCounters::default());
         let metadata = TopicMetadata {
             offered_qos_profiles: plan.offered.clone(),
-            type_description_hash: plan.type_hash.clone().unwrap_or_default(),
+            // The hash the publishers announce, else that of the definition learned from them.
+            type_description_hash: plan
+                .type_hash
+                .clone()
+                .or_else(|| definition.as_ref().map(|d| d.type_description_hash.clone()))
+                .unwrap_or_default(),
             ..TopicMetadata::new(plan.name.clone(), plan.type_name.clone())
         };
         // Our subscription announces the hash its publishers do.
