@@ -31,7 +31,11 @@ pub unsafe fn complete_type_hash(ep: *const dds_builtintopic_endpoint_t) -> Opti
         .complete
         .typeid_with_size
         .type_id;
-    (u32::from(id._d) == DDS_XTypes_EK_COMPLETE).then(|| id._u.equivalence_hash)
+    if u32::from(id._d) == DDS_XTypes_EK_COMPLETE {
+        Some(id._u.equivalence_hash)
+    } else {
+        None
+    }
 }
 
 /// The complete structure type object of `hash`, asked of the writers that announced it
