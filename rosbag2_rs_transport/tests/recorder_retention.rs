@@ -405,9 +405,7 @@ fn loss_counts_are_in_the_metadata_at_every_split_and_at_close() {
     let (bus, _clock) = virtual_bus();
     let talker = bus.node("talker", "/").unwrap();
     let p = publisher(&talker, "/t", STRING);
-    let clock_pub = talker
-        .create_publisher("/clock", "rosgraph_msgs/msg/Clock", &QosProfile::default())
-        .unwrap();
+    let clock_pub = clock_publisher(&talker);
     let bag = dir.path().join("bag");
     let recorder = start(
         &bus,
@@ -422,13 +420,7 @@ fn loss_counts_are_in_the_metadata_at_every_split_and_at_close() {
     for _ in 0..3 {
         p.publish(&string_msg("before the clock")).unwrap();
     }
-    let clock_msg = |sec: i32| -> bytes::Bytes {
-        let mut v = vec![0u8, 1, 0, 0];
-        v.extend_from_slice(&sec.to_le_bytes());
-        v.extend_from_slice(&0u32.to_le_bytes());
-        v.into()
-    };
-    clock_pub.publish(&clock_msg(100)).unwrap();
+    clock_pub.publish(&clock_msg(100, 0)).unwrap();
     p.publish(&string_msg("recorded")).unwrap();
     assert!(recorder.split().unwrap());
     let key = format!("{DROPPED_BEFORE_CLOCK_KEY}/t");

@@ -55,6 +55,19 @@ pub fn payload(len: usize, seed: u64) -> Bytes {
     out.into()
 }
 
+/// A `/clock` publisher (`rosgraph_msgs/msg/Clock`).
+pub fn clock_publisher(node: &InProcessNode) -> Box<dyn RawPublisher> {
+    publisher(node, "/clock", "rosgraph_msgs/msg/Clock")
+}
+
+/// `rosgraph_msgs/msg/Clock` CDR (little endian).
+pub fn clock_msg(sec: i32, nanosec: u32) -> Bytes {
+    let mut v = vec![0u8, 1, 0, 0];
+    v.extend_from_slice(&sec.to_le_bytes());
+    v.extend_from_slice(&nanosec.to_le_bytes());
+    v.into()
+}
+
 pub fn publisher(node: &InProcessNode, topic: &str, type_name: &str) -> Box<dyn RawPublisher> {
     node.create_publisher(topic, type_name, &QosProfile::default())
         .unwrap()

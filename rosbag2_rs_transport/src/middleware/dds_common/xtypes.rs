@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use rosbag2_rs_storage::type_hash::field_type_id::*;
 use rosbag2_rs_storage::type_hash::{
     FieldDescription, FieldType, IndividualTypeDescription, TypeDescription,
 };
@@ -109,16 +110,6 @@ pub fn ros_type_name(dds_name: &str) -> Option<String> {
 pub fn hash_hex(hash: &TypeHash) -> String {
     hash.iter().map(|b| format!("{b:02x}")).collect()
 }
-
-// FieldType ids (type_description_interfaces/msg/FieldType.msg).
-const NESTED_TYPE: u8 = 1;
-const STRING: u8 = 17;
-const WSTRING: u8 = 18;
-const BOUNDED_STRING: u8 = 21;
-const BOUNDED_WSTRING: u8 = 22;
-const ARRAY_OFFSET: u8 = 48;
-const BOUNDED_SEQUENCE_OFFSET: u8 = 96;
-const UNBOUNDED_SEQUENCE_OFFSET: u8 = 144;
 
 /// The `FieldType` id of an XTypes primitive kind, as rosidl maps `.msg` types to IDL.
 fn primitive_field_type(kind: u8) -> Option<u8> {
