@@ -387,18 +387,6 @@ fn min_free_space_stops_cleanly_on_a_small_disk() {
     }
 }
 
-/// Waits (bounded) until the running recorder's summary satisfies `done`.
-fn wait_for_summary(recorder: &Recorder, done: impl Fn(&RecordSummary) -> bool) -> RecordSummary {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let summary = recorder.summary();
-        if done(&summary) || std::time::Instant::now() > deadline {
-            return summary;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn loss_counts_are_in_the_metadata_at_every_split_and_at_close() {
     let dir = tempfile::tempdir().unwrap();

@@ -587,6 +587,30 @@ fn a_tail_longer_than_the_buffer_duration_loses_nothing() {
     recorder.stop().unwrap();
 }
 
+/// A snapshot's metadata carries the recording's counts at the trigger: here a silence.
+#[test]
+fn a_snapshot_carries_the_silences_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(0, 100 * S));
+    for i in 0..20 {
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+        clock.advance(S / 10);
+    }
+    clock.advance(5 * S);
+    let summary = wait_for_summary(&recorder, |s| s.topics[0].silences > 0);
+    assert_eq!(summary.topics[0].silences, 1);
+    let bag = recorder.snapshot().unwrap().unwrap();
+    let key = format!("{SILENCES_KEY}/a");
+    assert_eq!(
+        metadata(&bag).custom_data.get(&key).map(String::as_str),
+        Some("1")
+    );
+    recorder.stop().unwrap();
+}
+
 /// A window with a stop time, and a trigger refused for an existing file name.
 #[test]
 fn trigger_window_stop_and_existing_name() {

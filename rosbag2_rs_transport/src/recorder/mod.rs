@@ -829,13 +829,7 @@ impl Inner {
             hold_tails(buffers, &pending);
             return Ok(Some(dir));
         }
-        let job = SnapshotJob {
-            taken,
-            selection,
-            dir: dir.clone(),
-            topics: self.registry.all(),
-            reply,
-        };
+        let job = self.snapshot_job(taken, selection, dir.clone(), reply);
         jobs.send(job)
             .map_err(|_| RecorderError::WriterStopped("snapshot writer"))?;
         Ok(Some(dir))
@@ -878,13 +872,7 @@ impl Inner {
             .map(|mut p| {
                 let until = p.deadline.min(now);
                 merge_tail(&mut p.taken, buffers.take(&p.selection, until, until));
-                SnapshotJob {
-                    taken: p.taken,
-                    selection: p.selection,
-                    dir: p.dir,
-                    topics: self.registry.all(),
-                    reply: p.reply,
-                }
+                self.snapshot_job(p.taken, p.selection, p.dir, p.reply)
             })
             .collect();
         hold_tails(buffers, &pending.lock());
@@ -899,6 +887,26 @@ impl Inner {
                 }
                 None => log::error!("snapshot lost: the snapshot writer has stopped"),
             }
+        }
+    }
+
+    /// A snapshot to write, with every recorded topic and the counts so far.
+    fn snapshot_job(
+        &self,
+        taken: Taken,
+        selection: Selection,
+        dir: Option<PathBuf>,
+        reply: Option<Sender<Result<PathBuf>>>,
+    ) -> SnapshotJob {
+        SnapshotJob {
+            taken,
+            selection,
+            dir,
+            topics: self.registry.all(),
+            health: self
+                .registry
+                .health_counts(|t| self.middleware.lost_messages(t)),
+            reply,
         }
     }
 

@@ -127,3 +127,19 @@ pub fn dirs_with_prefix(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Waits (bounded: 20 s) until the running recorder's summary satisfies `done` (a thread of the
+/// recorder's acts on virtual time at its own pace); returns the last summary.
+pub fn wait_for_summary(
+    recorder: &Recorder,
+    done: impl Fn(&rosbag2_rs_transport::RecordSummary) -> bool,
+) -> rosbag2_rs_transport::RecordSummary {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let summary = recorder.summary();
+        if done(&summary) || std::time::Instant::now() > deadline {
+            return summary;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
