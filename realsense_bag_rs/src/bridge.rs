@@ -605,8 +605,9 @@ fn frame_of(
 }
 
 /// Turns the camera topics of rosbag2 bags (`Image`, their `CameraInfo`, `Imu`; streams named
-/// as the `realsense2_camera` driver names them) into a RealSense `.bag` the SDK and the
-/// RealSense Viewer open. Returns the number of frames written.
+/// as the `realsense2_camera` driver names them) into a RealSense recording the SDK and the
+/// RealSense Viewer open: a `.bag`, or SDK 2.58's `.db3` layout when `output` ends in `.db3`.
+/// Returns the number of frames written.
 pub fn from_ros2(
     inputs: &[std::path::PathBuf],
     output: &Path,
@@ -666,7 +667,7 @@ pub fn from_ros2(
         }
     }
     // Second pass: the frames, written as they are read.
-    let mut writer = crate::RecordingWriter::create(output, &device, compression)?;
+    let mut writer = crate::RecordingWriter::create_for_path(output, &device, compression)?;
     reader.seek(i64::MIN)?;
     let mut numbers: HashMap<(&'static str, u32), u64> = HashMap::new();
     let mut written = 0;

@@ -452,9 +452,9 @@ fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
         "--compression-format bz2: the RealSense SDK reads only none and lz4 chunks"
     );
     anyhow::ensure!(
-        args.output.extension().is_none_or(|e| e != "db3"),
-        "{}: writing the RealSense .db3 layout (SDK 2.58 and newer) is not supported; \
-         write a .bag (file version 4), which every SDK plays",
+        !realsense_bag_rs::is_db3_path(&args.output) || args.writer.compression_format.is_none(),
+        "{}: --compression-format applies to a .bag; the SDK's .db3 layout compresses each image \
+         (PNG, zstd) and has no chunks",
         args.output.display()
     );
     let inputs = args.input.resolve(None)?;
