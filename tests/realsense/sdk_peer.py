@@ -10,7 +10,8 @@
     sdk_peer.py record-formats PATH [FRAMES]  # one sensor per video format beyond depth/IR/RGB
                                        # (BGR8, RGBA8, BGRA8, Y16, YUYV, UYVY, RAW16) at 30 fps
     sdk_peer.py pipeline PATH          # rs.config.enable_device_from_file + rs.pipeline: prints
-                                       # `framesets frames` delivered until the file ends
+                                       # JSON: the streams of the framesets delivered until the
+                                       # file ends (the pipeline's syncer may drop some frames)
     sdk_peer.py record-hd PATH FRAMES  # 1280x720 depth (Z16) + color (RGB8) at 30 fps, for the benchmark
     sdk_peer.py play-speed PATH        # times the SDK's non-real-time playback of every frame:
                                        # prints `seconds frames bytes`
@@ -286,15 +287,15 @@ def pipeline(path):
     pipe = rs.pipeline()
     profile = pipe.start(cfg)
     profile.get_device().as_playback().set_real_time(False)
-    framesets = frames = 0
+    framesets, streams = 0, set()
     while True:
         ok, fs = pipe.try_wait_for_frames(2000)
         if not ok:
             break
         framesets += 1
-        frames += fs.size()
+        streams |= {f'{ename(f.get_profile().stream_type())}_{f.get_profile().stream_index()}' for f in fs}
     pipe.stop()
-    print(framesets, frames)
+    print(json.dumps({'framesets': framesets, 'streams': sorted(streams)}))
 
 
 def ename(e):
