@@ -47,6 +47,13 @@ def video_profile(sensor, stream, index, uid, fmt, bpp, fx):
     return sensor.add_video_stream(vs)
 
 
+def vector(x, y, z):
+    """An rs.vector (set whole: `frame.data.x = ...` would change a copy)."""
+    v = rs.vector()
+    v.x, v.y, v.z = x, y, z
+    return v
+
+
 def motion_profile(sensor, stream, uid, fps):
     ms = rs.motion_stream()
     ms.type, ms.index, ms.uid, ms.fps, ms.fmt = stream, 0, uid, fps, rs.format.motion_xyz32f
@@ -107,8 +114,7 @@ def record(path, frames):
         for k in range(6):
             for profile, scale in ((p_accel, 9.81), (p_gyro, 0.5)):
                 m = rs.software_motion_frame()
-                m.data = rs.vector()
-                m.data.x, m.data.y, m.data.z = scale * i, scale * k, -scale
+                m.data = vector(scale * i, scale * k, -scale)
                 m.timestamp = t + k * 5.0
                 m.domain = rs.timestamp_domain.global_time
                 m.frame_number = i * 6 + k + 1
@@ -183,8 +189,7 @@ def record_full(path, frames):
         while T0 + sample * 5.0 < t + 1000.0 / 30 - 1e-6:
             for profile, scale in ((p_accel, 9.81), (p_gyro, 0.5)):
                 m = rs.software_motion_frame()
-                m.data = rs.vector()
-                m.data.x, m.data.y, m.data.z = scale * sample, scale * i, -scale
+                m.data = vector(scale * sample, scale * i, -scale)
                 m.timestamp = T0 + sample * 5.0
                 m.domain = rs.timestamp_domain.global_time
                 m.frame_number = sample + 1
