@@ -31,6 +31,10 @@ const TF_STATIC_QOS: &str = "- history: 1\n  depth: 1\n  reliability: 1\n  durab
      deadline:\n    sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 0\n  \
      liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  avoid_ros_namespace_conventions: false";
 
+/// The SDK's description of the frame queue size option.
+const FRAMES_QUEUE_SIZE: &str = "Max number of frames you can hold at a given time. Increasing \
+     this number will reduce frame drops but increase latency, and vice versa";
+
 /// The rosbag2 layout of a recording being written.
 pub(crate) struct Db3Layout {
     path: PathBuf,
@@ -319,7 +323,19 @@ impl Db3Layout {
         for s in &device.sensors {
             let base = format!("/device_0/sensor_{}", s.index);
             self.text(&format!("{base}/info"), T, &pack(&s.info))?;
-            for o in &s.options {
+            // SDK 2.59 crashes loading a .db3 sensor without options; every sensor of the SDK
+            // has a frame queue size, which such a sensor is given (at the SDK's default).
+            let queue = SensorOption {
+                name: "Frames Queue Size".into(),
+                value: 16.0,
+                description: FRAMES_QUEUE_SIZE.into(),
+                history: Vec::new(),
+            };
+            let options = match s.options.is_empty() {
+                true => std::slice::from_ref(&queue),
+                false => &s.options[..],
+            };
+            for o in options {
                 let name = o.name.replace(' ', "_");
                 self.text(
                     &format!("{base}/option/{name}/value"),

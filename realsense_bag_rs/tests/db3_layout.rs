@@ -370,6 +370,22 @@ fn what_the_layout_cannot_hold_is_refused_or_left_out() {
         matches!(&e, RealSenseError::Image { topic, .. } if topic.contains("Color_1")),
         "{e}"
     );
+    // A sensor without options (SDK 2.59 crashes loading such a .db3 sensor) gets the frame
+    // queue size every SDK sensor has.
+    let mut bare = device();
+    bare.sensors[1].options.clear();
+    let path = dir.path().join("bare.db3");
+    RecordingWriter::create_db3(&path, &bare)
+        .unwrap()
+        .finish()
+        .unwrap();
+    let (read, _) = read_all(&path);
+    let options: Vec<(&str, f32)> = read.sensors[1]
+        .options
+        .iter()
+        .map(|o| (o.name.as_str(), o.value))
+        .collect();
+    assert_eq!(options, [("Frames Queue Size", 16.0)]);
     // Log lines and time samples: no topic in the layout, left out.
     w.write_event(&Event::Log(LogMessage {
         level: 2,
