@@ -190,6 +190,8 @@ CASES = {
     'uncompressed': (['--compression-format', 'none'], ()),
     'cut_around_the_change': (['--start', 5, '--end', 25], ()),
     'cut_after_the_change_without_infrared': (['--start', 20, '--exclude-regex', '.*Infrared_1.*'], ('infrared',)),
+    # The motion sensor stays, described, without a stream.
+    'without_the_motion_streams': (['--exclude-regex', '.*(Accel|Gyro)_0.*'], ('accel', 'gyro')),
 }
 
 

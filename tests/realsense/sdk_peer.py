@@ -447,7 +447,9 @@ def dump(path):
     # Playback starts with the first sensor: paused until all are started, else the frames of
     # the sensors started later are dropped.
     playback.pause()
-    for s in sensor_objects:
+    # A sensor whose streams were all left out of a copy has none to open.
+    streaming = [s for s in sensor_objects if s.get_stream_profiles()]
+    for s in streaming:
         s.set_notifications_callback(on_notification)
         s.open(s.get_stream_profiles())
         s.start(on_frame)
@@ -467,7 +469,7 @@ def dump(path):
     # The options as playback left them: the recorded changes applied.
     for sensor, s in zip(sensors, sensor_objects):
         sensor['options_end'] = {ename(o): s.get_option(o) for o in s.get_supported_options()}
-    for s in sensor_objects:
+    for s in streaming:
         s.stop()
         s.close()
     print(json.dumps({'notifications': notifications, 'info': info, 'duration_ns': playback.get_duration().total_seconds() * 1e9 if hasattr(
