@@ -47,22 +47,30 @@ fn ros2_encoding(format: &str) -> &str {
     }
 }
 
-struct Types {
-    by_name: HashMap<String, (Registry, usize, MessageDefinition)>,
+/// ROS 2 message types to encode, each with its registry, index and definition (shared with
+/// the `.db3` layout writer).
+pub(crate) struct Types {
+    pub(crate) by_name: HashMap<String, (Registry, usize, MessageDefinition)>,
 }
 
 impl Types {
     fn new() -> Result<Self, CodecError> {
-        let mut cache = MessageDefinitionCache::new();
-        let mut by_name = HashMap::new();
-        for name in [
+        Self::of(&[
             "sensor_msgs/msg/Image",
             "sensor_msgs/msg/CameraInfo",
             "sensor_msgs/msg/Imu",
             "nav_msgs/msg/Odometry",
             "tf2_msgs/msg/TFMessage",
             METADATA_TYPE,
-        ] {
+        ])
+    }
+
+    /// The types `names` (`pkg/msg/Type`), their definitions from the bundled ones (or an
+    /// installed ROS 2).
+    pub(crate) fn of(names: &[&str]) -> Result<Self, CodecError> {
+        let mut cache = MessageDefinitionCache::new();
+        let mut by_name = HashMap::new();
+        for &name in names {
             let def = if name == METADATA_TYPE {
                 let header = cache.definition("std_msgs/msg/Header");
                 MessageDefinition {
@@ -87,7 +95,8 @@ impl Types {
         Ok(Self { by_name })
     }
 
-    fn encode(&self, name: &str, fill: &[(&str, Value)]) -> Result<Vec<u8>, CodecError> {
+    /// A message of `name` built from its zero value by `fill` (dotted paths), as CDR.
+    pub(crate) fn encode(&self, name: &str, fill: &[(&str, Value)]) -> Result<Vec<u8>, CodecError> {
         let (reg, index, _) = &self.by_name[name];
         let mut value = reg.default_value(*index);
         for (path, v) in fill {

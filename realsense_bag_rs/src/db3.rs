@@ -10,9 +10,11 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rosbag2_rs_storage::msg::{encode_cdr_at, CdrHeader, Dialect, Registry, Value};
+use rosbag2_rs_storage::msg::{encode_cdr_at, CdrHeader, Value};
 use rosbag2_rs_storage::storage::{create_writer, StorageId, StorageWriter, WriterOptions};
-use rosbag2_rs_storage::{MessageDefinitionCache, SerializedMessage, TopicMetadata};
+use rosbag2_rs_storage::{SerializedMessage, TopicMetadata};
+
+use crate::bridge::Types;
 
 use crate::error::{ImageError, RealSenseError};
 use crate::model::*;
@@ -39,8 +41,7 @@ const FRAMES_QUEUE_SIZE: &str = "Max number of frames you can hold at a given ti
 pub(crate) struct Db3Layout {
     path: PathBuf,
     out: Box<dyn StorageWriter>,
-    /// Per type: its registry, index and definition.
-    types: HashMap<&'static str, (Registry, usize, rosbag2_rs_storage::MessageDefinition)>,
+    types: Types,
     topics: HashMap<String, Arc<str>>,
     device: Device,
     /// Event kinds the layout has no topic for, warned about once.
@@ -166,22 +167,7 @@ impl Db3Layout {
                 ),
             });
         }
-        let mut cache = MessageDefinitionCache::new();
-        let mut types = HashMap::new();
-        for name in TYPES {
-            let def = cache.definition(name);
-            let mut reg = Registry::new();
-            reg.parse_concatenated(name, &def.encoded_message_definition, Dialect::Ros2)
-                .map_err(|e| crate::source::codec(path, name, e))?;
-            let index = reg.index_of(name).ok_or_else(|| {
-                crate::source::codec(
-                    path,
-                    name,
-                    rosbag2_rs_storage::msg::CodecError::Missing(name.to_string()),
-                )
-            })?;
-            types.insert(name, (reg, index, def));
-        }
+        let types = Types::of(&TYPES).map_err(|e| crate::source::codec(path, "", e))?;
         let out = create_writer(
             path.to_path_buf(),
             &WriterOptions {
@@ -212,7 +198,7 @@ impl Db3Layout {
         type_name: &'static str,
         fill: &[(&str, Value)],
     ) -> Result<Value, RealSenseError> {
-        let (reg, index, _) = &self.types[type_name];
+        let (reg, index, _) = &self.types.by_name[type_name];
         let mut value = reg.default_value(*index);
         for (path, v) in fill {
             reg.set(*index, &mut value, path, v.clone())
@@ -229,7 +215,7 @@ impl Db3Layout {
         time_ns: i64,
         value: &Value,
     ) -> Result<(), RealSenseError> {
-        let (reg, index, def) = &self.types[type_name];
+        let (reg, index, def) = &self.types.by_name[type_name];
         let data = encode_cdr_at(reg, *index, value, CdrHeader::default())
             .map_err(|e| self.codec(topic, e))?;
         let name = match self.topics.get(topic) {
@@ -375,7 +361,7 @@ impl Db3Layout {
                     &t.inverse(),
                 )?);
                 let mut value = self.value("/tf_static", TF, &[])?;
-                let (reg, index, _) = &self.types[TF];
+                let (reg, index, _) = &self.types.by_name[TF];
                 reg.set(
                     *index,
                     &mut value,
@@ -395,7 +381,7 @@ impl Db3Layout {
         child: &str,
         t: &Transform,
     ) -> Result<Value, RealSenseError> {
-        let (reg, _, _) = &self.types[TF];
+        let (reg, _, _) = &self.types.by_name[TF];
         let missing = || {
             self.codec(
                 "/tf_static",
