@@ -440,8 +440,9 @@ fn run(command: Command, namespace: &str) -> Result<()> {
 }
 
 /// `convert -s realsense`: a RealSense recording copied as it is (cut to `--start`/`--end`, its
-/// streams selected by the topic options, in another chunk compression); ROS 2 camera topics
-/// turned into a recording the SDK plays.
+/// streams selected by the topic options, in another chunk compression, or in the other layout:
+/// an output ending in `.db3` is SDK 2.58's rosbag2 file); ROS 2 camera topics turned into a
+/// recording the SDK plays.
 fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
     let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
         args.writer.compression_format.as_deref().unwrap_or("lz4"),
