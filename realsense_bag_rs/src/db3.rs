@@ -15,7 +15,6 @@ use rosbag2_rs_storage::storage::{create_writer, StorageId, StorageWriter, Write
 use rosbag2_rs_storage::{SerializedMessage, TopicMetadata};
 
 use crate::bridge::Types;
-
 use crate::error::{ImageError, RealSenseError};
 use crate::model::*;
 use crate::writer::{quaternion, stream_name, title_case};
