@@ -47,22 +47,30 @@ fn ros2_encoding(format: &str) -> &str {
     }
 }
 
-struct Types {
-    by_name: HashMap<String, (Registry, usize, MessageDefinition)>,
+/// ROS 2 message types to encode, each with its registry, index and definition (shared with
+/// the `.db3` layout writer).
+pub(crate) struct Types {
+    pub(crate) by_name: HashMap<String, (Registry, usize, MessageDefinition)>,
 }
 
 impl Types {
     fn new() -> Result<Self, CodecError> {
-        let mut cache = MessageDefinitionCache::new();
-        let mut by_name = HashMap::new();
-        for name in [
+        Self::of(&[
             "sensor_msgs/msg/Image",
             "sensor_msgs/msg/CameraInfo",
             "sensor_msgs/msg/Imu",
             "nav_msgs/msg/Odometry",
             "tf2_msgs/msg/TFMessage",
             METADATA_TYPE,
-        ] {
+        ])
+    }
+
+    /// The types `names` (`pkg/msg/Type`), their definitions from the bundled ones (or an
+    /// installed ROS 2).
+    pub(crate) fn of(names: &[&str]) -> Result<Self, CodecError> {
+        let mut cache = MessageDefinitionCache::new();
+        let mut by_name = HashMap::new();
+        for &name in names {
             let def = if name == METADATA_TYPE {
                 let header = cache.definition("std_msgs/msg/Header");
                 MessageDefinition {
@@ -87,7 +95,8 @@ impl Types {
         Ok(Self { by_name })
     }
 
-    fn encode(&self, name: &str, fill: &[(&str, Value)]) -> Result<Vec<u8>, CodecError> {
+    /// A message of `name` built from its zero value by `fill` (dotted paths), as CDR.
+    pub(crate) fn encode(&self, name: &str, fill: &[(&str, Value)]) -> Result<Vec<u8>, CodecError> {
         let (reg, index, _) = &self.by_name[name];
         let mut value = reg.default_value(*index);
         for (path, v) in fill {
@@ -605,8 +614,9 @@ fn frame_of(
 }
 
 /// Turns the camera topics of rosbag2 bags (`Image`, their `CameraInfo`, `Imu`; streams named
-/// as the `realsense2_camera` driver names them) into a RealSense `.bag` the SDK and the
-/// RealSense Viewer open. Returns the number of frames written.
+/// as the `realsense2_camera` driver names them) into a RealSense recording the SDK and the
+/// RealSense Viewer open: a `.bag`, or SDK 2.58's `.db3` layout when `output` ends in `.db3`.
+/// Returns the number of frames written.
 pub fn from_ros2(
     inputs: &[std::path::PathBuf],
     output: &Path,
@@ -666,7 +676,7 @@ pub fn from_ros2(
         }
     }
     // Second pass: the frames, written as they are read.
-    let mut writer = crate::RecordingWriter::create(output, &device, compression)?;
+    let mut writer = crate::RecordingWriter::create_for_path(output, &device, compression)?;
     reader.seek(i64::MIN)?;
     let mut numbers: HashMap<(&'static str, u32), u64> = HashMap::new();
     let mut written = 0;

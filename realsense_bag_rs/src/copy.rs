@@ -37,7 +37,7 @@ pub struct CopyOptions {
     /// streams (notifications, `/log`, time streams) are kept when the filter accepts them; the
     /// device and sensor description always is.
     pub topics: TopicFilter,
-    /// Chunk compression of the copy.
+    /// Chunk compression of a `.bag` copy (a `.db3` has none).
     pub compression: Compression,
 }
 
@@ -258,8 +258,9 @@ impl Out {
     }
 }
 
-/// Copies a RealSense recording of either container to a ROS 1 `.bag`: a ROS 1 input message
-/// by message ([`copy_bag`]); a rosbag2 `.db3` input (SDK 2.58 and newer) through the model
+/// Copies a RealSense recording of either container to either container: to a ROS 1 `.bag`,
+/// a ROS 1 input message by message ([`copy_bag`]); to a rosbag2 `.db3` (the layout SDK 2.58
+/// and newer record, chosen by the output's extension), and from a `.db3`, through the model
 /// ([`Recording`] to [`RecordingWriter`]), its streams selected by their data topics as the
 /// `.bag` names them (`/device_0/sensor_0/Depth_0/image/data`).
 pub fn copy_recording(
@@ -267,7 +268,8 @@ pub fn copy_recording(
     output: &Path,
     options: &CopyOptions,
 ) -> Result<CopyReport, RealSenseError> {
-    if crate::source::is_ros1(input)? {
+    let to_db3 = crate::writer::is_db3_path(output);
+    if !to_db3 && crate::source::is_ros1(input)? {
         return copy_bag(input, output, options);
     }
     let mut rec = Recording::open(input)?;
@@ -303,7 +305,7 @@ pub fn copy_recording(
         })
     };
     let shift = start.map_or(0, |s| s - (DESCRIPTION_TIME_NS + 1));
-    let mut writer = RecordingWriter::create(output, &device, options.compression)?;
+    let mut writer = RecordingWriter::create_for_path(output, &device, options.compression)?;
     if let Some(s) = start {
         rec.seek(s)?;
     }

@@ -43,6 +43,14 @@ pub enum RealSenseError {
     /// A playback control was refused (an invalid speed, say).
     #[error("playback: {0}")]
     Playback(#[source] rosbag2_rs_clock::ClockError),
+    /// What the output's layout cannot hold (a pose stream in the SDK's `.db3` layout).
+    #[error("{path}: {what}")]
+    Unsupported {
+        /// The file being written.
+        path: PathBuf,
+        /// What it cannot hold, and what to do instead.
+        what: String,
+    },
     /// Something every recording has is missing.
     #[error("{path}: not a RealSense recording: {what}")]
     Missing {
@@ -62,4 +70,10 @@ pub enum ImageError {
     /// The PNG itself.
     #[error(transparent)]
     Png(#[from] Box<rosbag2_rs_storage::export::ExportError>),
+    /// The zstd frame of a format PNG has no layout for (`YUYV; zstd; 64x48 step=128`).
+    #[error("zstd image: {0}")]
+    Zstd(#[source] std::io::Error),
+    /// A zstd image whose format text gives no size (`<w>x<h> step=<s>`).
+    #[error("zstd image without its size in '{0}'")]
+    ZstdSize(String),
 }

@@ -2,7 +2,7 @@
 //!
 //! RealSense SDK recordings read with rosbag2-rs's storage and message codec: the ROS 1 `.bag`
 //! files SDK 2.57 and older record (file versions 2 to 4) and the rosbag2 SQLite3 `.db3` files
-//! SDK 2.58 and newer record. A [`Recording`] gives the device description (device and sensor
+//! SDK 2.58 and newer record, and writes both ([`RecordingWriter`], [`copy_recording`]). A [`Recording`] gives the device description (device and sensor
 //! information, options, stream profiles with intrinsics and extrinsics) and then every frame in
 //! recording order, with its number, device timestamp and domain, metadata and payload.
 //!
@@ -22,6 +22,7 @@
 
 pub mod bridge;
 mod copy;
+mod db3;
 mod error;
 mod model;
 mod playback;
@@ -36,4 +37,4 @@ pub use error::RealSenseError;
 pub use model::*;
 pub use playback::{Playback, PlaybackHandle, Status};
 pub use reader::{is_recording, Recording};
-pub use writer::RecordingWriter;
+pub use writer::{is_db3_path, RecordingWriter};

@@ -374,14 +374,15 @@ pub struct Pose {
 }
 
 /// The ROS image encodings the SDK writes, to `rs2_format` names, as the SDK maps them (16-bit
-/// mono is depth, `8UC1`/`16UC1` are Y8/Y16, `mono8` is RAW8; other formats by their name).
+/// mono is depth, `8UC1`/`16UC1` are Y8/Y16, `mono8` is RAW8, ROS's `yuv422` is UYVY; other
+/// formats, YUYV among them, by their name).
 pub fn format_from_encoding(encoding: &str) -> String {
     match encoding {
         "mono16" => "z16".into(),
         "8UC1" => "y8".into(),
         "16UC1" => "y16".into(),
         "mono8" => "raw8".into(),
-        "yuv422" => "yuyv".into(),
+        "yuv422" => "uyvy".into(),
         other => other.to_ascii_lowercase(),
     }
 }
@@ -393,7 +394,7 @@ pub fn encoding_for_format(format: &str) -> String {
         "y8" => "8UC1".into(),
         "y16" => "16UC1".into(),
         "raw8" => "mono8".into(),
-        "yuyv" => "yuv422".into(),
+        "uyvy" => "yuv422".into(),
         "6dof" => "6DOF".into(),
         "rgb8" | "bgr8" | "rgba8" | "bgra8" => format.into(),
         other => other.to_ascii_uppercase(),
@@ -479,7 +480,8 @@ mod tests {
             ("16UC1", "y16"),
             ("mono8", "raw8"),
             ("rgb8", "rgb8"),
-            ("yuv422", "yuyv"),
+            ("yuv422", "uyvy"),
+            ("YUYV", "yuyv"),
             ("MOTION_XYZ32F", "motion_xyz32f"),
         ] {
             assert_eq!(format_from_encoding(encoding), format);

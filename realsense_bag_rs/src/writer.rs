@@ -1,6 +1,7 @@
 //! Writing recordings the RealSense SDK plays: the ROS 1 `.bag` layout of SDK 2.57 (file
 //! version 4), with the SDK's own message definitions and md5sums, chunked and LZ4-compressed
-//! like the SDK's or uncompressed.
+//! like the SDK's or uncompressed; or the rosbag2 `.db3` layout of SDK 2.58 and newer
+//! ([`crate::db3`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use rosbag2_rs_storage::msg::{encode_ros1_at, Dialect, Registry, Value};
 use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
 
 use crate::copy::DESCRIPTION_TIME_NS;
+use crate::db3::Db3Layout;
 use crate::error::RealSenseError;
 use crate::model::*;
 
@@ -100,7 +102,7 @@ pub(crate) fn stream_name(stream: &str) -> String {
 }
 
 /// `frame_counter` → `Frame Counter`, `hardware_clock` → `Hardware Clock`.
-fn title_case(name: &str) -> String {
+pub(crate) fn title_case(name: &str) -> String {
     name.split('_')
         .map(stream_name)
         .collect::<Vec<_>>()
@@ -169,8 +171,102 @@ fn time(ms: f64) -> Value {
     }
 }
 
-/// A recording being written.
-pub struct RecordingWriter {
+/// A recording being written, in either of the SDK's layouts.
+pub struct RecordingWriter(Layout);
+
+enum Layout {
+    Bag(Box<BagLayout>),
+    Db3(Box<Db3Layout>),
+}
+
+impl RecordingWriter {
+    /// Creates `path` (a `.bag`; it must not exist) in the ROS 1 layout of SDK 2.57 and writes
+    /// the device description.
+    pub fn create(
+        path: &Path,
+        device: &Device,
+        compression: Compression,
+    ) -> Result<Self, RealSenseError> {
+        Ok(Self(Layout::Bag(Box::new(BagLayout::create(
+            path,
+            device,
+            compression,
+        )?))))
+    }
+
+    /// Creates `path` (a `.db3`; it must not exist) in the rosbag2 SQLite3 layout SDK 2.58 and
+    /// newer record and play, and writes the device description. The layout has no pose
+    /// frames ([`RealSenseError::Unsupported`]), `/log` or time stream (left out).
+    pub fn create_db3(path: &Path, device: &Device) -> Result<Self, RealSenseError> {
+        Ok(Self(Layout::Db3(Box::new(Db3Layout::create(
+            path, device,
+        )?))))
+    }
+
+    /// [`create_db3`](Self::create_db3) when `path` ends in `.db3`, else
+    /// [`create`](Self::create) with `compression`.
+    pub fn create_for_path(
+        path: &Path,
+        device: &Device,
+        compression: Compression,
+    ) -> Result<Self, RealSenseError> {
+        if is_db3_path(path) {
+            Self::create_db3(path, device)
+        } else {
+            Self::create(path, device, compression)
+        }
+    }
+
+    /// Appends a frame (recorded after the description: `recorded_ns` > 1).
+    pub fn write_frame(&mut self, frame: &Frame) -> Result<(), RealSenseError> {
+        match &mut self.0 {
+            Layout::Bag(w) => w.write_frame(frame),
+            Layout::Db3(w) => w.write_frame(frame),
+        }
+    }
+
+    /// Records an option set while recording, as the SDK's recorder does (`write_snapshot` of
+    /// the options): its new value at `recorded_ns` (after the description, i.e. > 1).
+    pub fn write_option(&mut self, change: &OptionChange) -> Result<(), RealSenseError> {
+        match &mut self.0 {
+            Layout::Bag(w) => w.write_option(change),
+            Layout::Db3(w) => w.write_option(change),
+        }
+    }
+
+    /// Records a notification (`/device_0/sensor_<s>/notification/<category>`).
+    pub fn write_notification(&mut self, n: &Notification) -> Result<(), RealSenseError> {
+        match &mut self.0 {
+            Layout::Bag(w) => w.write_notification(n),
+            Layout::Db3(w) => w.write_notification(n),
+        }
+    }
+
+    /// Records a frame, an option change, a notification, a log line or a time sample.
+    pub fn write_event(&mut self, event: &Event) -> Result<(), RealSenseError> {
+        match &mut self.0 {
+            Layout::Bag(w) => w.write_event(event),
+            Layout::Db3(w) => w.write_event(event),
+        }
+    }
+
+    /// Finishes the file (the `.bag`'s index and chunk infos; the `.db3`'s last transaction).
+    pub fn finish(self) -> Result<(), RealSenseError> {
+        match self.0 {
+            Layout::Bag(w) => w.finish(),
+            Layout::Db3(w) => w.finish(),
+        }
+    }
+}
+
+/// True when `path` names a rosbag2 SQLite3 file (`*.db3`).
+pub fn is_db3_path(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("db3"))
+}
+
+/// The ROS 1 layout of a recording being written.
+struct BagLayout {
     path: PathBuf,
     bag: BagWriter,
     types: HashMap<&'static str, (Registry, usize)>,
@@ -178,9 +274,9 @@ pub struct RecordingWriter {
     device: Device,
 }
 
-impl RecordingWriter {
+impl BagLayout {
     /// Creates `path` (a `.bag`; it must not exist) and writes the device description.
-    pub fn create(
+    fn create(
         path: &Path,
         device: &Device,
         compression: Compression,
@@ -400,7 +496,7 @@ impl RecordingWriter {
     }
 
     /// Appends a frame (its `recorded_ns` must be after the description, i.e. > 1).
-    pub fn write_frame(&mut self, frame: &Frame) -> Result<(), RealSenseError> {
+    fn write_frame(&mut self, frame: &Frame) -> Result<(), RealSenseError> {
         let base = format!(
             "/device_0/sensor_{}/{}_{}",
             frame.sensor,
@@ -520,7 +616,7 @@ impl RecordingWriter {
 
     /// Records an option set while recording, as the SDK's recorder does (`write_snapshot` of
     /// the options): its new value at `recorded_ns` (after the description, i.e. > 1).
-    pub fn write_option(&mut self, change: &OptionChange) -> Result<(), RealSenseError> {
+    fn write_option(&mut self, change: &OptionChange) -> Result<(), RealSenseError> {
         let name = change.name.replace(' ', "_");
         let base = format!("/device_0/sensor_{}/option/{name}", change.sensor);
         let known = self
@@ -548,7 +644,7 @@ impl RecordingWriter {
     }
 
     /// Records a notification (`/device_0/sensor_<s>/notification/<category>`).
-    pub fn write_notification(&mut self, n: &Notification) -> Result<(), RealSenseError> {
+    fn write_notification(&mut self, n: &Notification) -> Result<(), RealSenseError> {
         let stamp = Value::Time {
             sec: (n.timestamp_ns.max(0) / 1_000_000_000) as u32,
             nsec: (n.timestamp_ns.max(0) % 1_000_000_000) as u32,
@@ -568,7 +664,7 @@ impl RecordingWriter {
     }
 
     /// Records a frame, an option change or a notification.
-    pub fn write_event(&mut self, event: &Event) -> Result<(), RealSenseError> {
+    fn write_event(&mut self, event: &Event) -> Result<(), RealSenseError> {
         match event {
             Event::Frame(f) => self.write_frame(f),
             Event::Option(o) => self.write_option(o),
@@ -611,7 +707,7 @@ impl RecordingWriter {
     }
 
     /// Finishes the file (index, chunk infos).
-    pub fn finish(self) -> Result<(), RealSenseError> {
+    fn finish(self) -> Result<(), RealSenseError> {
         Ok(self.bag.finish()?)
     }
 }

@@ -440,8 +440,9 @@ fn run(command: Command, namespace: &str) -> Result<()> {
 }
 
 /// `convert -s realsense`: a RealSense recording copied as it is (cut to `--start`/`--end`, its
-/// streams selected by the topic options, in another chunk compression); ROS 2 camera topics
-/// turned into a recording the SDK plays.
+/// streams selected by the topic options, in another chunk compression, or in the other layout:
+/// an output ending in `.db3` is SDK 2.58's rosbag2 file); ROS 2 camera topics turned into a
+/// recording the SDK plays.
 fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
     let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
         args.writer.compression_format.as_deref().unwrap_or("lz4"),
@@ -452,9 +453,9 @@ fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
         "--compression-format bz2: the RealSense SDK reads only none and lz4 chunks"
     );
     anyhow::ensure!(
-        args.output.extension().is_none_or(|e| e != "db3"),
-        "{}: writing the RealSense .db3 layout (SDK 2.58 and newer) is not supported; \
-         write a .bag (file version 4), which every SDK plays",
+        !realsense_bag_rs::is_db3_path(&args.output) || args.writer.compression_format.is_none(),
+        "{}: --compression-format applies to a .bag; the SDK's .db3 layout compresses each image \
+         (PNG, zstd) and has no chunks",
         args.output.display()
     );
     let inputs = args.input.resolve(None)?;

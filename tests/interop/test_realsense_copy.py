@@ -3,10 +3,11 @@ a software device: depth + infrared at 30 fps, accel + gyro at 200 Hz, three opt
 extrinsics, a notification), with an option changed halfway through (Exposure 8500 -> 999, added
 the way the SDK's recorder writes it, with the `rosbags` library), is converted by
 `ros2bag-rs convert -s realsense` (a plain copy, another chunk compression, cuts with
-`--start`/`--end`, a stream left out), and each output is played by pyrealsense2 2.57 and 2.59,
-which must list the same device, sensors, options (start value and the value after the change),
-profiles, intrinsics and extrinsics, and deliver every selected frame with the same content,
-number, timestamp, domain and metadata as they do from the input."""
+`--start`/`--end`, a stream left out) to a `.bag` and to the SDK 2.58+ rosbag2 `.db3` layout,
+and each output is played by pyrealsense2 2.57 and 2.59 (`.db3`: 2.59), which must list the same
+device, sensors, options (start value and the value after the change), profiles, intrinsics and
+extrinsics, and deliver every selected frame with the same content, number, timestamp, domain
+and metadata as they do from the input."""
 import json
 import sqlite3
 import struct
@@ -189,12 +190,25 @@ CASES = {
     'uncompressed': (['--compression-format', 'none'], ()),
     'cut_around_the_change': (['--start', 5, '--end', 25], ()),
     'cut_after_the_change_without_infrared': (['--start', 20, '--exclude-regex', '.*Infrared_1.*'], ('infrared',)),
+    # The motion sensor stays, described, without a stream.
+    'without_the_motion_streams': (['--exclude-regex', '.*(Accel|Gyro)_0.*'], ('accel', 'gyro')),
 }
 
 
+def db3_topics(path):
+    """(name, type, serialization format) of every topic of a rosbag2 recording."""
+    db = sqlite3.connect(path)
+    topics = set(db.execute('select name, type, serialization_format from topics'))
+    db.close()
+    return topics
+
+
+@pytest.mark.parametrize('out_ext', ['bag', 'db3'])
 @pytest.mark.parametrize('case', CASES)
-def test_a_realsense_recording_converts_to_realsense_losing_nothing(recorded, case, cli, tmp_path):
+def test_a_realsense_recording_converts_to_realsense_losing_nothing(recorded, case, out_ext, cli, tmp_path):
     args, dropped = CASES[case]
+    if out_ext == 'db3' and '--compression-format' in args:
+        pytest.skip('a .db3 has no chunks to compress (refused: test_what_the_sdk_cannot_read_is_refused_clearly)')
     depth = sorted(t for (s, _, _), t in recorded.times.items() if s == 'depth')
     window = [0, 2 ** 63]
     argv = []
@@ -207,10 +221,16 @@ def test_a_realsense_recording_converts_to_realsense_losing_nothing(recorded, ca
             argv += [a, f'{t // 1_000_000_000}.{t % 1_000_000_000:09d}']
         else:
             argv.append(a)
-    out = tmp_path / 'out.bag'
+    out = tmp_path / f'out.{out_ext}'
     cli.run('convert', recorded.path, '-o', out, '-s', 'realsense', *argv)
     data = out.read_bytes()
-    if 'none' in args:
+    if out_ext == 'db3':
+        # The SDK's own layout: a SQLite3 file whose topics, types and serialization are those
+        # SDK 2.59's recorder writes for the same device.
+        assert data.startswith(b'SQLite format 3\0')
+        if recorded.path.suffix == '.db3' and case == 'copy':
+            assert db3_topics(out) == db3_topics(recorded.path)
+    elif 'none' in args:
         assert b'compression=lz4' not in data and b'compression=none' in data
     else:
         assert b'compression=lz4' in data
@@ -219,15 +239,20 @@ def test_a_realsense_recording_converts_to_realsense_losing_nothing(recorded, ca
     exposure_start = 999.0 if recorded.change < start else 8500.0
     exposure_end = 999.0 if recorded.change <= end else exposure_start
     assert change_kept or exposure_start == 999.0 or recorded.change > end
-    for player in PLAYERS:
+    for player in (PLAYERS if out_ext == 'bag' else ['2.59']):
         want = expect(recorded.played[player],
                       lambda f: start <= recorded.times[(f['stream'], f['index'], f['number'])] <= end,
                       lambda s: s not in dropped, exposure_start, exposure_end)
         got = json.loads(sdk(player, 'dump', out))
         compare(want, got, f'{case} played by {player}')
-    if case == 'copy' and recorded.path.suffix == '.bag':
+    if case == 'copy' and recorded.path.suffix == out.suffix == '.bag':
         # The SDK's playback does not raise recorded notifications: compared as stored.
         assert notifications(out) == notifications(recorded.path) != []
+    if case == 'copy' and out_ext == 'db3':
+        # Opened as applications open recordings: rs.config.enable_device_from_file + pipeline.
+        played = json.loads(sdk('2.59', 'pipeline', out))
+        assert played['framesets'] > 0
+        assert played['streams'] == json.loads(sdk('2.59', 'pipeline', recorded.path))['streams'] != []
 
 
 def test_what_the_sdk_cannot_read_is_refused_clearly(recorded, cli, tmp_path):
@@ -235,9 +260,10 @@ def test_what_the_sdk_cannot_read_is_refused_clearly(recorded, cli, tmp_path):
     result = cli.run('convert', recorded.path, '-o', tmp_path / 'out.bag', '-s', 'realsense',
                      '--compression-format', 'bz2', check=False)
     assert result.returncode != 0 and 'bz2' in result.stderr and not (tmp_path / 'out.bag').exists()
-    # Writing the .db3 layout is not supported.
-    result = cli.run('convert', recorded.path, '-o', tmp_path / 'out.db3', '-s', 'realsense', check=False)
-    assert result.returncode != 0 and '.db3' in result.stderr and not (tmp_path / 'out.db3').exists()
+    # The .db3 layout compresses each image, not chunks: a chunk compression is refused.
+    result = cli.run('convert', recorded.path, '-o', tmp_path / 'out.db3', '-s', 'realsense',
+                     '--compression-format', 'lz4', check=False)
+    assert result.returncode != 0 and '--compression-format' in result.stderr and not (tmp_path / 'out.db3').exists()
 
 
 def test_info_shows_each_option_at_the_start_and_its_changes(recorded, cli):
@@ -264,6 +290,9 @@ def test_pose_frames_are_read_written_back_and_bridged_as_odometry(cli, tmp_path
     for f in played['frames']:
         close(f['pose'], mine[f['number']]['pose'], f"pose {f['number']}")
         close(f['timestamp'], mine[f['number']]['timestamp'], f"pose {f['number']}")
+    # SDK 2.59 records no pose frames in its .db3 layout (nor plays any): refused, no file left.
+    result = cli.run('convert', path, '-o', tmp_path / 'pose.db3', '-s', 'realsense', check=False)
+    assert result.returncode != 0 and 'pose' in result.stderr and not (tmp_path / 'pose.db3').exists()
     rewritten, copied = tmp_path / 'rewritten.bag', tmp_path / 'copied.bag'
     subprocess.run([str(REWRITE), str(path), str(rewritten)], check=True, capture_output=True)
     cli.run('convert', path, '-o', copied, '-s', 'realsense')
@@ -288,3 +317,18 @@ def test_pose_frames_are_read_written_back_and_bridged_as_odometry(cli, tmp_path
         close(f['pose']['rotation'], [p.orientation.x, p.orientation.y, p.orientation.z, p.orientation.w], 'orientation')
         close(f['pose']['velocity'], [o.twist.twist.linear.x, o.twist.twist.linear.y, o.twist.twist.linear.z], 'velocity')
         assert o.child_frame_id == 'camera_pose_frame'
+
+
+@pytest.mark.parametrize('layouts', ['bag->db3', 'db3->db3', 'db3->bag', 'bag->bag'])
+def test_every_video_format_converts_between_layouts(layouts, cli, tmp_path):
+    """BGR8, RGBA8, BGRA8, Y16, YUYV, UYVY and RAW16 streams (the .db3 layout stores them as
+    PNGs with swapped channels, 16-bit PNGs and zstd frames; the .bag layout names YUYV and
+    UYVY its own way), recorded by the SDK that writes the input layout, are played by SDK 2.59
+    from the converted file exactly as from the input."""
+    src_ext, out_ext = layouts.split('->')
+    src, out = tmp_path / f'formats.{src_ext}', tmp_path / f'out.{out_ext}'
+    sdk('2.57' if src_ext == 'bag' else '2.59', 'record-formats', src, 6)
+    cli.run('convert', src, '-o', out, '-s', 'realsense')
+    want, got = json.loads(sdk('2.59', 'dump', src)), json.loads(sdk('2.59', 'dump', out))
+    assert len(want['frames']) == 6 * 7
+    compare(want, got, layouts)

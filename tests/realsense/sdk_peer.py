@@ -7,6 +7,11 @@
                                        # 200 Hz, three options per sensor, Exposure changed
                                        # 8500 -> 999 halfway through, extrinsics, a notification
     sdk_peer.py record-pose PATH [FRAMES]  # a software pose sensor (6DoF at 200 Hz) and a gyro
+    sdk_peer.py record-formats PATH [FRAMES]  # one sensor per video format beyond depth/IR/RGB
+                                       # (BGR8, RGBA8, BGRA8, Y16, YUYV, UYVY, RAW16) at 30 fps
+    sdk_peer.py pipeline PATH          # rs.config.enable_device_from_file + rs.pipeline: prints
+                                       # JSON: the streams of the framesets delivered until the
+                                       # file ends (the pipeline's syncer may drop some frames)
     sdk_peer.py record-hd PATH FRAMES  # 1280x720 depth (Z16) + color (RGB8) at 30 fps, for the benchmark
     sdk_peer.py play-speed PATH        # times the SDK's non-real-time playback of every frame:
                                        # prints `seconds frames bytes`
@@ -40,6 +45,13 @@ def video_profile(sensor, stream, index, uid, fmt, bpp, fx):
     intr.coeffs = [0.1, -0.05, 0.001, 0.002, 0.0]
     vs.intrinsics = intr
     return sensor.add_video_stream(vs)
+
+
+def vector(x, y, z):
+    """An rs.vector (set whole: `frame.data.x = ...` would change a copy)."""
+    v = rs.vector()
+    v.x, v.y, v.z = x, y, z
+    return v
 
 
 def motion_profile(sensor, stream, uid, fps):
@@ -102,8 +114,7 @@ def record(path, frames):
         for k in range(6):
             for profile, scale in ((p_accel, 9.81), (p_gyro, 0.5)):
                 m = rs.software_motion_frame()
-                m.data = rs.vector()
-                m.data.x, m.data.y, m.data.z = scale * i, scale * k, -scale
+                m.data = vector(scale * i, scale * k, -scale)
                 m.timestamp = t + k * 5.0
                 m.domain = rs.timestamp_domain.global_time
                 m.frame_number = i * 6 + k + 1
@@ -178,8 +189,7 @@ def record_full(path, frames):
         while T0 + sample * 5.0 < t + 1000.0 / 30 - 1e-6:
             for profile, scale in ((p_accel, 9.81), (p_gyro, 0.5)):
                 m = rs.software_motion_frame()
-                m.data = rs.vector()
-                m.data.x, m.data.y, m.data.z = scale * sample, scale * i, -scale
+                m.data = vector(scale * sample, scale * i, -scale)
                 m.timestamp = T0 + sample * 5.0
                 m.domain = rs.timestamp_domain.global_time
                 m.frame_number = sample + 1
@@ -234,6 +244,63 @@ def record_pose(path, frames):
     tracking.stop()
     tracking.close()
     del recorder
+
+
+FORMATS = [('bgr8', 3), ('rgba8', 4), ('bgra8', 4), ('y16', 2), ('yuyv', 2), ('uyvy', 2), ('raw16', 2)]
+
+
+def record_formats(path, frames):
+    """Video formats stored differently in the .db3 layout (PNG with swapped channels, 16-bit
+    PNG, zstd): one sensor and one color stream per format, each frame's pixels known."""
+    dev = rs.software_device()
+    dev.register_info(rs.camera_info.name, 'rosbag2-rs formats camera')
+    dev.register_info(rs.camera_info.serial_number, '4242')
+    streams = []
+    for k, (name, bpp) in enumerate(FORMATS):
+        s = dev.add_sensor(f'Sensor {name}')
+        profile = video_profile(s, rs.stream.color, k, k, getattr(rs.format, name), bpp, 40.0 + k)
+        streams.append((s, profile, bpp))
+    recorder = rs.recorder(path, dev)
+    queue = rs.frame_queue(10000)
+    for s, profile, _ in streams:
+        s.open(profile)
+        s.start(queue)
+    keep = []
+    for i in range(frames):
+        t = T0 + i * 1000.0 / 30
+        for k, (s, profile, bpp) in enumerate(streams):
+            pixels = bytes((i * 11 + j * 3 + k) % 253 for j in range(W * H * bpp))
+            keep.append(pixels)
+            f = rs.software_video_frame()
+            f.pixels, f.stride, f.bpp = pixels, W * bpp, bpp
+            f.timestamp, f.domain, f.frame_number = t, rs.timestamp_domain.hardware_clock, i + 1
+            f.profile = profile.as_video_stream_profile()
+            s.on_video_frame(f)
+        time.sleep(0.01)
+    time.sleep(0.5)
+    for s, _, _ in streams:
+        s.stop()
+        s.close()
+    del recorder
+
+
+def pipeline(path):
+    """Plays PATH the way applications open recordings: a pipeline on a config with
+    `enable_device_from_file`, non-real time, until the file ends."""
+    cfg = rs.config()
+    cfg.enable_device_from_file(path, repeat_playback=False)
+    pipe = rs.pipeline()
+    profile = pipe.start(cfg)
+    profile.get_device().as_playback().set_real_time(False)
+    framesets, streams = 0, set()
+    while True:
+        ok, fs = pipe.try_wait_for_frames(2000)
+        if not ok:
+            break
+        framesets += 1
+        streams |= {f'{ename(f.get_profile().stream_type())}_{f.get_profile().stream_index()}' for f in fs}
+    pipe.stop()
+    print(json.dumps({'framesets': framesets, 'streams': sorted(streams)}))
 
 
 def ename(e):
@@ -380,7 +447,9 @@ def dump(path):
     # Playback starts with the first sensor: paused until all are started, else the frames of
     # the sensors started later are dropped.
     playback.pause()
-    for s in sensor_objects:
+    # A sensor whose streams were all left out of a copy has none to open.
+    streaming = [s for s in sensor_objects if s.get_stream_profiles()]
+    for s in streaming:
         s.set_notifications_callback(on_notification)
         s.open(s.get_stream_profiles())
         s.start(on_frame)
@@ -400,7 +469,7 @@ def dump(path):
     # The options as playback left them: the recorded changes applied.
     for sensor, s in zip(sensors, sensor_objects):
         sensor['options_end'] = {ename(o): s.get_option(o) for o in s.get_supported_options()}
-    for s in sensor_objects:
+    for s in streaming:
         s.stop()
         s.close()
     print(json.dumps({'notifications': notifications, 'info': info, 'duration_ns': playback.get_duration().total_seconds() * 1e9 if hasattr(
@@ -415,6 +484,10 @@ if __name__ == '__main__':
         record_full(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 30)
     elif sys.argv[1] == 'record-pose':
         record_pose(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 40)
+    elif sys.argv[1] == 'record-formats':
+        record_formats(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 10)
+    elif sys.argv[1] == 'pipeline':
+        pipeline(sys.argv[2])
     elif sys.argv[1] == 'record-hd':
         record_hd(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == 'play-speed':

@@ -115,7 +115,8 @@ impl TopicArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct WriterArgs {
     /// Storage: mcap or sqlite3 (`convert` also: rosbag_v2, a ROS 1 bag in one .bag file;
-    /// realsense, a RealSense .bag from camera topics).
+    /// realsense, a RealSense recording, .bag or the SDK 2.58+ .db3 by the output name, from a
+    /// recording or camera topics).
     #[arg(short = 's', long, default_value = "mcap")]
     pub storage: String,
     /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
