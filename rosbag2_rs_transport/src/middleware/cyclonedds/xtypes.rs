@@ -69,7 +69,8 @@ pub fn struct_type(
         )));
     }
     // SAFETY: a type object Cyclone returned, read then freed once.
-    let result = unsafe { read_struct(&*object.cast::<TypeObject>()) }.map_err(unresolved);
+    let result = unsafe { read_struct(&*object.cast::<TypeObject>()) }
+        .ok_or_else(|| unresolved("not a complete structure type object without base".into()));
     // SAFETY: as above.
     unsafe { dds_free_typeobj(object) };
     result
@@ -98,7 +99,7 @@ unsafe fn read_struct(object: &TypeObject) -> Result<StructType, String> {
         .iter()
         .map(|m| (text(&m.detail.name), identifier(&m.common.member_type_id)))
         .collect();
-    Ok(StructType {
+    Some(StructType {
         name: text(&st.header.detail.type_name),
         members,
     })
