@@ -76,24 +76,21 @@ pub fn struct_type(
     result
 }
 
-/// A complete structure type object in the shared model.
+/// A complete structure type object without base type (what ROS 2 messages are) in the
+/// shared model; `None` for any other type object.
 ///
 /// # Safety
 /// `object` must be a valid type object (its sequences and identifiers point to valid data).
-unsafe fn read_struct(object: &TypeObject) -> Result<StructType, String> {
-    if u32::from(object._d) != DDS_XTypes_EK_COMPLETE {
-        return Err("not a complete type object".into());
-    }
+unsafe fn read_struct(object: &TypeObject) -> Option<StructType> {
     let complete = &object._u.complete;
-    if u32::from(complete._d) != DDS_XTypes_TK_STRUCTURE {
-        return Err(format!(
-            "a type of kind {:#04x}, not a structure",
-            complete._d
-        ));
+    if u32::from(object._d) != DDS_XTypes_EK_COMPLETE
+        || u32::from(complete._d) != DDS_XTypes_TK_STRUCTURE
+    {
+        return None;
     }
     let st = &complete._u.struct_type;
     if u32::from(st.header.base_type._d) != DDS_XTypes_TK_NONE {
-        return Err("a structure with a base type (ROS 2 messages have none)".into());
+        return None;
     }
     let members = slice(st.member_seq._buffer, st.member_seq._length)
         .iter()
