@@ -60,6 +60,8 @@ pub struct BagSummary {
     definitions: Vec<MessageDefinition>,
     /// The recorded camera, when the bag is a RealSense recording.
     realsense: Option<realsense_bag_rs::Device>,
+    /// MCAP attachments and metadata records, by file.
+    extras: Vec<(std::path::PathBuf, rosbag2_rs_storage::McapExtras)>,
 }
 
 impl BagSummary {
@@ -112,12 +114,17 @@ impl BagSummary {
         } else {
             None
         };
+        let extras = rosbag2_rs_storage::bag_extras(path, false).unwrap_or_else(|e| {
+            log::warn!("attachments and metadata records not shown: {e}");
+            Vec::new()
+        });
         Ok(Self {
             metadata,
             sizes,
             arrivals,
             definitions,
             realsense,
+            extras,
         })
     }
 
@@ -344,6 +351,38 @@ impl BagSummary {
         if let Some(device) = &self.realsense {
             out += &Self::realsense_text(device, &pad);
         }
+        out += &self.extras_text(&pad);
+        out
+    }
+
+    /// The MCAP metadata records (rosbag2's own left out) and attachments, when there are any.
+    fn extras_text(&self, pad: &str) -> String {
+        let mut out = String::new();
+        let mut records = Vec::new();
+        for (_, extras) in &self.extras {
+            for m in extras.user_metadata() {
+                let pairs: Vec<String> =
+                    m.metadata.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let line = format!("{}: {}", m.name, pairs.join(", "));
+                if !records.contains(&line) {
+                    records.push(line);
+                }
+            }
+        }
+        if !records.is_empty() {
+            out += &format!("Metadata records:  {}\n", records.join(&format!("\n{pad}")));
+        }
+        let attachments: Vec<String> = self
+            .extras
+            .iter()
+            .flat_map(|(file, e)| e.attachments.iter().map(|a| crate::attach::line(a, file)))
+            .collect();
+        if !attachments.is_empty() {
+            out += &format!(
+                "Attachments:       {}\n",
+                attachments.join(&format!("\n{pad}"))
+            );
+        }
         out
     }
 
@@ -385,6 +424,14 @@ impl BagSummary {
             "compression_mode": m.compression_mode,
             "custom_data": m.custom_data,
             "metadata_version": m.version,
+            "metadata_records": self.extras.iter().flat_map(|(_, e)| e.user_metadata()).map(|r| json!({
+                "name": r.name, "metadata": r.metadata,
+            })).collect::<Vec<_>>(),
+            "attachments": self.extras.iter().flat_map(|(f, e)| e.attachments.iter().map(move |a| json!({
+                "name": a.name, "media_type": a.media_type, "size": a.data.len(),
+                "log_time_ns": a.log_time, "create_time_ns": a.create_time,
+                "file": f.display().to_string(),
+            }))).collect::<Vec<_>>(),
             "definitions": self.definitions.iter().map(|d| json!({
                 "type": d.topic_type, "encoding": d.encoding,
                 "type_description_hash": d.type_description_hash,
@@ -447,6 +494,7 @@ mod tests {
             arrivals: HashMap::new(),
             definitions: Vec::new(),
             realsense: None,
+            extras: Vec::new(),
         }
     }
 

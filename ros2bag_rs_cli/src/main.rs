@@ -2,6 +2,7 @@
 
 #![forbid(unsafe_code)]
 
+mod attach;
 mod cat;
 mod convert_yaml;
 mod doctor;
@@ -115,6 +116,11 @@ enum Command {
     /// metadata.yaml vs files, definitions vs payloads. Exit status 0 when clean, 1 with a line
     /// per problem.
     Doctor(doctor::DoctorArgs),
+    /// Add files (calibration, URDF, configuration) to an MCAP bag as MCAP attachments; the
+    /// bag is rewritten next to itself and replaced only once the copy reads back.
+    Attach(attach::AttachArgs),
+    /// List an MCAP bag's attachments (name, size, media type, log time), or extract them.
+    Attachments(attach::AttachmentsArgs),
     /// Run a Zenoh router configured as rmw_zenoh's `rmw_zenohd` (listens on tcp/[::]:7447;
     /// ZENOH_ROUTER_CONFIG_URI and ZENOH_CONFIG_OVERRIDE as for rmw_zenohd), until Ctrl-C.
     #[cfg(feature = "zenoh")]
@@ -408,6 +414,8 @@ fn run(command: Command, namespace: &str) -> Result<()> {
             let (start, end) = (time(&args.start)?, time(&args.end)?);
             export::run(*args, start, end)?
         }
+        Command::Attach(args) => attach::attach(&args)?,
+        Command::Attachments(args) => attach::attachments(&args)?,
         Command::Doctor(args) => {
             if !doctor::run(&args)? {
                 std::process::exit(1);
