@@ -511,3 +511,178 @@ pub fn attach_to_bag(path: &Path, attachments: &[Attachment]) -> Result<PathBuf>
     append_attachments(file, attachments)?;
     Ok(file.clone())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{create_writer, open_reader, OpenMode, StoragePreset, WriterOptions};
+    use crate::{MessageDefinition, SerializedMessage, TopicMetadata};
+
+    /// An MCAP file of 50 messages on `/a`, written by our writer with `options`.
+    fn write_file(path: &Path, options: &WriterOptions) {
+        let mut w = create_writer(path.to_path_buf(), options).unwrap();
+        let def = MessageDefinition {
+            topic_type: "std_msgs/msg/String".into(),
+            encoding: "ros2msg".into(),
+            encoded_message_definition: "string data\n".into(),
+            type_description_hash: String::new(),
+        };
+        w.create_topic(&TopicMetadata::new("/a", "std_msgs/msg/String"), &def)
+            .unwrap();
+        for i in 0..50i64 {
+            let data = vec![0, 1, 0, 0, 2, 0, 0, 0, b'a' + (i % 26) as u8, 0];
+            w.write(&SerializedMessage::new("/a".into(), 1000 + i, data))
+                .unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    fn messages(path: &Path) -> Vec<(i64, Bytes)> {
+        let mut r = open_reader(path, OpenMode::Strict).unwrap();
+        let mut out = Vec::new();
+        while let Some(m) = r.read_next().unwrap() {
+            out.push((m.recv_timestamp, m.data));
+        }
+        out
+    }
+
+    fn attachment(name: &str, len: usize) -> Attachment {
+        Attachment {
+            name: name.into(),
+            media_type: "application/octet-stream".into(),
+            log_time: 7,
+            create_time: 8,
+            data: (0..len)
+                .map(|i| (i * 31 % 251) as u8)
+                .collect::<Vec<u8>>()
+                .into(),
+        }
+    }
+
+    #[test]
+    fn appended_attachments_read_back_and_messages_stay() {
+        for preset in [StoragePreset::None, StoragePreset::Fastwrite] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("x.mcap");
+            let options = WriterOptions {
+                preset,
+                metadata: vec![MetadataRecord {
+                    name: "site".into(),
+                    metadata: [("robot".to_string(), "r2".to_string())].into(),
+                }],
+                ..WriterOptions::default()
+            };
+            write_file(&path, &options);
+            let before = messages(&path);
+            let first = [attachment("calib.yaml", 3000)];
+            append_attachments(&path, &first).unwrap();
+            let second = [attachment("a.urdf", 0), attachment("b.bin", 70_000)];
+            append_attachments(&path, &second).unwrap();
+            assert_eq!(messages(&path), before, "{preset:?}");
+            let extras = read_extras(&path).unwrap();
+            let expected: Vec<Attachment> = first.iter().chain(&second).cloned().collect();
+            assert_eq!(extras.attachments, expected, "{preset:?}");
+            assert_eq!(
+                extras.user_metadata().cloned().collect::<Vec<_>>(),
+                options.metadata
+            );
+            // The summary the mcap crate reads agrees: three attachment indexes, counted.
+            let data = std::fs::read(&path).unwrap();
+            let summary = mcap::Summary::read(&data).unwrap().unwrap();
+            assert_eq!(summary.attachment_indexes.len(), 3);
+            assert_eq!(summary.stats.unwrap().attachment_count, 3);
+            let a = mcap::read::attachment(&data, &summary.attachment_indexes[2]).unwrap();
+            assert_eq!(&*a.data, &*second[1].data);
+            // No temporary file is left behind.
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_errors_and_leave_the_file_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = [attachment("c.txt", 10)];
+        // Missing file.
+        let missing = dir.path().join("none.mcap");
+        assert!(matches!(
+            append_attachments(&missing, &a),
+            Err(StorageError::Io { .. })
+        ));
+        // Not MCAP: an SQLite3 file.
+        let db3 = dir.path().join("x.db3");
+        write_file(
+            &db3,
+            &WriterOptions {
+                storage: crate::StorageId::Sqlite3,
+                ..Default::default()
+            },
+        );
+        let err = append_attachments(&db3, &a).unwrap_err().to_string();
+        assert!(err.contains("need MCAP storage"), "{err}");
+        assert!(read_extras(&db3).is_err());
+        // Refused up front: a metadata record for SQLite3.
+        let refused = create_writer(
+            dir.path().join("y.db3"),
+            &WriterOptions {
+                storage: crate::StorageId::Sqlite3,
+                metadata: vec![MetadataRecord::default()],
+                ..Default::default()
+            },
+        );
+        assert!(refused.is_err());
+        // Truncated (no footer) and corrupted (a flipped byte in the data section).
+        let good = dir.path().join("good.mcap");
+        write_file(&good, &WriterOptions::default());
+        let bytes = std::fs::read(&good).unwrap();
+        let cut = dir.path().join("cut.mcap");
+        std::fs::write(&cut, &bytes[..bytes.len() - 40]).unwrap();
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 3] ^= 0xff;
+        let bad = dir.path().join("bad.mcap");
+        std::fs::write(&bad, &flipped).unwrap();
+        for (path, content) in [(&cut, &bytes[..bytes.len() - 40]), (&bad, &flipped[..])] {
+            let err = append_attachments(path, &a).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    StorageError::Corrupt { .. } | StorageError::McapFormat { .. }
+                ),
+                "{path:?}: {err}"
+            );
+            assert_eq!(std::fs::read(path).unwrap(), content);
+        }
+        // x.db3, good, cut, bad: nothing else (no y.db3, no temporary file).
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
+    }
+
+    #[test]
+    fn an_attachment_failing_its_crc_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.mcap");
+        write_file(&path, &WriterOptions::default());
+        append_attachments(&path, &[attachment("z.bin", 100)]).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let data = &attachment("z.bin", 100).data;
+        let at = bytes
+            .windows(data.len())
+            .position(|w| w == &data[..])
+            .unwrap();
+        bytes[at + 50] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let err = read_extras(&path).unwrap_err().to_string();
+        assert!(err.contains("'z.bin' fails its CRC check"), "{err}");
+    }
+
+    #[test]
+    fn media_types_are_guessed_from_extensions() {
+        assert_eq!(
+            guess_media_type(Path::new("a/robot.URDF")),
+            "application/xml"
+        );
+        assert_eq!(guess_media_type(Path::new("c.yaml")), "application/yaml");
+        assert_eq!(
+            guess_media_type(Path::new("blob")),
+            "application/octet-stream"
+        );
+    }
+}
