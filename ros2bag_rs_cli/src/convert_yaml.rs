@@ -241,6 +241,7 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             start: entry.integer("start_time_ns")?.filter(|t| *t > 0),
             end: entry.integer("end_time_ns")?.filter(|t| *t > 0),
             skip_unknown: false,
+            typestore: None,
         });
     }
     anyhow::ensure!(!out.is_empty(), "{}: output_bags is empty", path.display());

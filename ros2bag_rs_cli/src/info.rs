@@ -60,6 +60,8 @@ pub struct BagSummary {
     definitions: Vec<MessageDefinition>,
     /// The recorded camera, when the bag is a RealSense recording.
     realsense: Option<realsense_bag_rs::Device>,
+    /// Types whose definition comes from `--typestore` (the bag stores none), and from which.
+    supplied: (Vec<String>, Option<rosbag2_rs_storage::Typestore>),
     /// MCAP attachments and metadata records, by file.
     extras: Vec<(std::path::PathBuf, rosbag2_rs_storage::McapExtras)>,
 }
@@ -67,7 +69,12 @@ pub struct BagSummary {
 impl BagSummary {
     /// Opens the bag (reading its files when it has no metadata.yaml), checking its storage
     /// when one is named; `sizes` reads every message to add up each topic's bytes.
-    pub fn load(path: &Path, storage: Option<&str>, sizes: bool) -> Result<Self> {
+    pub fn load(
+        path: &Path,
+        storage: Option<&str>,
+        sizes: bool,
+        typestore: Option<rosbag2_rs_storage::Typestore>,
+    ) -> Result<Self> {
         if let Some(id) = storage {
             Bag::locate(path)?.check_storage(StorageId::parse(id)?)?;
         }
@@ -95,11 +102,20 @@ impl BagSummary {
             None
         };
         let mut definitions: Vec<MessageDefinition> = Vec::new();
+        let mut supplied = Vec::new();
+        let mut cache = rosbag2_rs_storage::MessageDefinitionCache::new().with_typestore(typestore);
         for topic in reader.topics() {
             let type_name = &topic.topic_metadata.type_name;
+            if definitions.iter().any(|d| d.topic_type == *type_name) {
+                continue;
+            }
             if let Some(def) = reader.stored_definition(type_name) {
-                if !definitions.iter().any(|d| d.topic_type == *type_name) {
-                    definitions.push(def.clone());
+                definitions.push(def.clone());
+            } else if typestore.is_some() {
+                let def = reader.message_definition(type_name, &mut cache);
+                if !def.encoded_message_definition.is_empty() {
+                    supplied.push(type_name.clone());
+                    definitions.push(def);
                 }
             }
         }
@@ -124,6 +140,7 @@ impl BagSummary {
             arrivals,
             definitions,
             realsense,
+            supplied: (supplied, typestore),
             extras,
         })
     }
@@ -245,8 +262,14 @@ impl BagSummary {
             out.push_str("(the bag stores no message definitions)\n");
         }
         for def in &self.definitions {
+            let from = match &self.supplied {
+                (types, Some(store)) if types.contains(&def.topic_type) => {
+                    format!(", not stored: from typestore {store}")
+                }
+                _ => String::new(),
+            };
             out += &format!(
-                "=== {} ({}{}) ===\n{}",
+                "=== {} ({}{}{from}) ===\n{}",
                 def.topic_type,
                 def.encoding,
                 if def.type_description_hash.is_empty() {
@@ -494,6 +517,7 @@ mod tests {
             arrivals: HashMap::new(),
             definitions: Vec::new(),
             realsense: None,
+            supplied: (Vec::new(), None),
             extras: Vec::new(),
         }
     }

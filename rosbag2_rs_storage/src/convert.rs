@@ -33,6 +33,8 @@ pub struct ConvertOptions {
     pub end: Option<i64>,
     /// Leave out (with a warning) topics whose type cannot be converted, instead of failing.
     pub skip_unknown: bool,
+    /// Definitions for inputs that store none (`--typestore`, bags recorded before Iron).
+    pub typestore: Option<crate::Typestore>,
 }
 
 /// Message-level selection and rewriting for [`convert_filtered`] (`convert --where`,
@@ -219,7 +221,7 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
         None => Vec::new(),
     }
     .into_iter();
-    let mut cache = MessageDefinitionCache::new();
+    let mut cache = MessageDefinitionCache::new().with_typestore(options.typestore);
     let where_filter = WhereFilter::compile(&filters.where_clauses, &reader, &mut cache)?;
     let renamed: HashMap<&str, Arc<str>> = filters
         .rename

@@ -88,6 +88,7 @@ pub mod rosbag1;
 pub mod storage;
 pub mod timing;
 pub mod type_hash;
+mod typestore;
 mod writer;
 mod yaml;
 
@@ -113,4 +114,5 @@ pub use storage::{
     ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
     StorageWriter, UnreadableTopic, WriterOptions,
 };
+pub use typestore::{Typestore, TYPESTORE_NAMES};
 pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, FILE_BEING_WRITTEN_KEY};

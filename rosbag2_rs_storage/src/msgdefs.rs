@@ -35,6 +35,10 @@ pub struct MessageDefinitionCache {
     texts: HashMap<String, Option<String>>,
     /// RIHS01 hashes computed so far, by type name as asked.
     hashes: HashMap<String, String>,
+    /// The distribution whose definitions come first (`--typestore`), if any.
+    typestore: Option<crate::typestore::Typestore>,
+    /// Types already warned about as missing from a bag.
+    warned: HashSet<String>,
 }
 
 /// The message of a service a type name stands for.
@@ -165,6 +169,67 @@ impl MessageDefinitionCache {
             ament_prefixes,
             texts: HashMap::new(),
             hashes: HashMap::new(),
+            typestore: None,
+            warned: HashSet::new(),
+        }
+    }
+
+    /// This cache with the messages of `typestore` (a ROS 2 distribution, see
+    /// [`crate::Typestore`]) looked up before install prefixes and the bundled set; services
+    /// still come from those.
+    pub fn with_typestore(mut self, typestore: Option<crate::typestore::Typestore>) -> Self {
+        self.typestore = typestore;
+        self.texts.clear();
+        self.hashes.clear();
+        self
+    }
+
+    /// The typestore given to [`Self::with_typestore`].
+    pub fn typestore(&self) -> Option<crate::typestore::Typestore> {
+        self.typestore
+    }
+
+    /// The definition for a topic of `type_name` in a bag that stores none (bags recorded
+    /// before Iron): from the typestore if one is set; otherwise from the install prefixes or
+    /// the bundled set, with a warning (once per type) that they may not be the recording's and
+    /// that `--typestore` names the distribution. An unknown type gives an empty definition
+    /// and a warning suggesting `--typestore`.
+    pub fn definition_for_bag(&mut self, type_name: &str) -> MessageDefinition {
+        let known = self.full_text(type_name);
+        let first = self.warned.insert(type_name.to_string());
+        match (&known, self.typestore) {
+            (Ok(_), Some(_)) => {}
+            (Ok(_), None) if first => log::warn!(
+                "'{type_name}': the bag stores no message definition (recorded before Iron?); \
+                 using the one installed or bundled here, which may differ from the recording's \
+                 distribution: pass --typestore ({}) to name it",
+                crate::typestore::TYPESTORE_NAMES
+            ),
+            (Err(missing), store) if first => log::warn!(
+                "'{type_name}': the bag stores no message definition and '{missing}' is not \
+                 known {}: {}",
+                store.map_or("here".to_string(), |s| format!("in typestore {s}")),
+                match store {
+                    Some(_) => "add its package to AMENT_PREFIX_PATH".to_string(),
+                    None => format!(
+                        "if the bag was recorded before Iron, pass --typestore ({})",
+                        crate::typestore::TYPESTORE_NAMES
+                    ),
+                }
+            ),
+            _ => {}
+        }
+        match known {
+            Ok(text) => MessageDefinition {
+                topic_type: type_name.to_string(),
+                encoding: "ros2msg".into(),
+                encoded_message_definition: text,
+                type_description_hash: String::new(),
+            },
+            Err(_) => MessageDefinition {
+                topic_type: type_name.to_string(),
+                ..Default::default()
+            },
         }
     }
 
@@ -195,6 +260,10 @@ impl MessageDefinitionCache {
         let key = format!("{package}/{kind}/{name}");
         if let Some(cached) = self.texts.get(&key) {
             return cached.clone();
+        }
+        if let Some(text) = self.typestore.and_then(|t| t.text(&key)) {
+            self.texts.insert(key, Some(text.to_string()));
+            return Some(text.to_string());
         }
         let from_ament = self.ament_prefixes.iter().find_map(|prefix| {
             std::fs::read_to_string(
