@@ -442,6 +442,48 @@ mod tests {
     }
 
     #[test]
+    fn every_typestore_type_resolves_and_parses() {
+        for store in crate::Typestore::ALL {
+            let mut cache =
+                MessageDefinitionCache::with_prefixes(vec![]).with_typestore(Some(store));
+            for name in store.types() {
+                let def = cache.definition_for_bag(name);
+                assert_eq!(def.encoding, "ros2msg", "{store}: {name}");
+                let mut reg = crate::msg::Registry::new();
+                reg.parse_concatenated(
+                    name,
+                    &def.encoded_message_definition,
+                    crate::msg::Dialect::Ros2,
+                )
+                .unwrap_or_else(|e| panic!("{store}: {name}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn the_typestore_comes_before_the_bundled_set_for_messages_only() {
+        let range = |store| {
+            MessageDefinitionCache::with_prefixes(vec![])
+                .with_typestore(store)
+                .definition_for_bag("sensor_msgs/msg/Range")
+                .encoded_message_definition
+        };
+        assert!(!range(Some(crate::Typestore::Humble)).contains("variance"));
+        assert!(range(Some(crate::Typestore::Jazzy)).contains("float32 variance"));
+        assert!(range(None).contains("float32 variance"), "bundled");
+        // Services are not in the typestores: still found in the bundled set.
+        let mut cache = MessageDefinitionCache::with_prefixes(vec![])
+            .with_typestore(Some(crate::Typestore::Humble));
+        assert_eq!(
+            cache
+                .definition_for_bag("std_srvs/srv/Trigger_Response")
+                .encoding,
+            "ros2msg"
+        );
+        assert_eq!(cache.definition_for_bag("nope_msgs/msg/X").encoding, "");
+    }
+
+    #[test]
     fn unknown_type_gives_empty_definition() {
         let def = MessageDefinitionCache::with_prefixes(vec![]).definition("nope_msgs/msg/Nothing");
         assert_eq!(

@@ -63,7 +63,11 @@ fn parse(text: &'static str) -> HashMap<&'static str, &'static str> {
     {
         let after = &rest[at + 5..];
         let (name, body) = after.split_once('\n').unwrap_or((after, ""));
-        let end = body.find("\nMSG: ").map_or(body.len(), |i| i + 1);
+        // An empty message (std_msgs/msg/Empty) is followed directly by the next entry.
+        let end = match body.starts_with("MSG: ") {
+            true => 0,
+            false => body.find("\nMSG: ").map_or(body.len(), |i| i + 1),
+        };
         out.insert(name.trim(), &body[..end]);
         rest = &body[end..];
     }
@@ -137,7 +141,10 @@ mod tests {
         for store in Typestore::ALL {
             assert_eq!(Typestore::parse(store.as_str()).unwrap(), store);
             let types = store.types();
+            let entries = TEXTS[store as usize].2.matches("\nMSG: ").count();
+            assert_eq!(types.len(), entries, "{store}");
             assert!(types.len() >= 150, "{store}: {}", types.len());
+            assert_eq!(store.text("std_msgs/msg/Empty"), Some(""));
             assert_eq!(
                 store.text("std_msgs/msg/Header"),
                 Some("builtin_interfaces/Time stamp\nstring frame_id\n")

@@ -248,6 +248,52 @@ mod tests {
     }
 
     #[test]
+    fn metadata_pairs_make_one_mcap_record() {
+        let cli = Cli::try_parse_from([
+            "x",
+            "--metadata",
+            "robot=r2",
+            "--metadata",
+            "eq=a=b",
+            "--metadata-name",
+            "site",
+        ])
+        .unwrap();
+        let options = cli.writer.options("bag".into()).unwrap();
+        assert_eq!(
+            options.storage.metadata,
+            [rosbag2_rs_storage::MetadataRecord {
+                name: "site".into(),
+                metadata: [
+                    ("robot".to_string(), "r2".to_string()),
+                    ("eq".to_string(), "a=b".to_string())
+                ]
+                .into(),
+            }]
+        );
+        let default_name = Cli::try_parse_from(["x", "--metadata", "k=v"]).unwrap();
+        assert_eq!(
+            default_name
+                .writer
+                .options("bag".into())
+                .unwrap()
+                .storage
+                .metadata[0]
+                .name,
+            "rosbag2_rs"
+        );
+        for bad in [
+            &["x", "--metadata", "novalue"][..],
+            &["x", "--metadata", "=v"],
+            &["x", "--metadata", "k=v", "-s", "sqlite3"],
+            &["x", "--metadata", "k=v", "--metadata-name", "rosbag2"],
+        ] {
+            let cli = Cli::try_parse_from(bad).unwrap();
+            assert!(cli.writer.options("bag".into()).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn inputs_group_their_storage_ids() {
         let cli =
             Cli::try_parse_from(["x", "a", "-i", "b", "mcap", "-i", "c", "-i", "d", "sqlite3"])
