@@ -4,20 +4,30 @@ writers: attachments we add (`attach`) and metadata records we write (`convert/r
 written by Python `mcap` listed, extracted byte-exact and kept by `convert`; a Humble-style .db3
 without definitions converted with `--typestore humble` decodes with `mcap_ros2` from the MCAP's
 own schemas alone, and a type that changed between distributions (`sensor_msgs/msg/Range`
-gained `variance` in Iron) gets each distribution's definition."""
+gained `variance` in Iron) gets each distribution's definition. The `record --metadata` test runs
+only inside a private network namespace (`tools/test.sh`), against a Python cyclonedds publisher."""
 import hashlib
 import json
+import os
 import random
+import signal
 import sqlite3
+import subprocess
+import time
 
 import numpy as np
-
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.pub import DataWriter
+from cyclonedds.topic import Topic
 from mcap.reader import make_reader
 from mcap.stream_reader import StreamReader
 from mcap.writer import Writer as McapWriter
 from mcap_ros2.decoder import DecoderFactory
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
+
+from conftest import CYCLONE, binary
+from ros_dds import RELIABLE, String, only_in_private_network, refuse_real_interfaces, wait_matched
 
 T0 = 1_700_000_000_000_000_000
 
@@ -336,3 +346,39 @@ def test_without_typestore_the_message_suggests_it(cli, tmp_path):
     assert '--typestore (humble, iron, jazzy, kilted)' in proc.stderr, proc.stderr
     proc = cli.run('convert', '-i', bag, '-o', tmp_path / 'out2', '--typestore', 'rolling', check=False)
     assert proc.returncode != 0 and 'humble, iron, jazzy, kilted' in proc.stderr
+
+
+@only_in_private_network
+def test_record_metadata_records_are_read_by_python_mcap(tmp_path):
+    """`record --metadata` against a Python cyclonedds publisher: every file of the split
+    recording holds the record."""
+    refuse_real_interfaces()
+    bag = tmp_path / 'bag'
+    env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '43'}
+    with open(tmp_path / 'record.log', 'w') as log:
+        proc = subprocess.Popen([str(binary('ros2bag-rs')), 'record', '--disable-keyboard-controls',
+                                 '--topics', '/chatter', '-o', str(bag), '--metadata', 'robot=r2',
+                                 '--metadata', 'site=lab', '--max-bag-size', '2000'],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=env)
+    try:
+        dp = DomainParticipant(43)
+        writer = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
+        assert wait_matched(writer, 20), 'the recorder never subscribed'
+        time.sleep(0.5)
+        for i in range(200):
+            writer.write(String(data=f'message {i:04d} ' + 'x' * 40))
+            time.sleep(0.002)
+        time.sleep(1.0)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    err = (tmp_path / 'record.log').read_text()
+    assert proc.returncode == 0 and 'panicked' not in err, err
+    files = mcap_files(bag)
+    assert len(files) > 1, err
+    total = 0
+    for file in files:
+        _, metadata, messages, _ = python_view(file)
+        assert [m for m in metadata if m[0] != 'rosbag2'] == [('rosbag2_rs', {'robot': 'r2', 'site': 'lab'})]
+        total += len(messages)
+    assert total == 200
