@@ -182,6 +182,17 @@ fn not_mcap(path: &Path) -> StorageError {
 /// an [`StorageError::InvalidArgument`]; a damaged record or a failed attachment CRC is
 /// [`StorageError::Corrupt`].
 pub fn read_extras(path: &Path) -> Result<McapExtras> {
+    scan_extras(path, false)
+}
+
+/// What [`read_extras`] finds in a damaged file: every intact attachment and metadata record up
+/// to the first record cut by the end of the file; damaged ones are left out with a warning
+/// (`reindex` keeps these in the file it rewrites).
+pub fn salvage_extras(path: &Path) -> Result<McapExtras> {
+    scan_extras(path, true)
+}
+
+fn scan_extras(path: &Path, lenient: bool) -> Result<McapExtras> {
     let data = map_mcap(path)?;
     let mut extras = McapExtras::default();
     let records = Records {
@@ -189,29 +200,42 @@ pub fn read_extras(path: &Path) -> Result<McapExtras> {
         pos: mcap::MAGIC.len(),
     };
     for record in records {
-        let (opcode, body, end) =
-            record.map_err(|e| corrupt(path, format!("{e}; `ros2bag-rs reindex` recovers it")))?;
-        match opcode {
-            op::ATTACHMENT => extras
-                .attachments
-                .push(parse_attachment(path, &data, body, end)?),
+        let (opcode, body, end) = match record {
+            Ok(r) => r,
+            Err(_) if lenient => break,
+            Err(e) => {
+                return Err(corrupt(
+                    path,
+                    format!("{e}; `ros2bag-rs reindex` recovers it"),
+                ))
+            }
+        };
+        let found = match opcode {
+            op::ATTACHMENT => {
+                parse_attachment(path, &data, body, end).map(|a| extras.attachments.push(a))
+            }
             op::METADATA => match mcap::parse_record(opcode, &data[body..end]) {
-                Ok(mcap::records::Record::Metadata(m)) => extras.metadata.push(MetadataRecord {
-                    name: m.name,
-                    metadata: m.metadata,
-                }),
-                _ => {
-                    return Err(corrupt(
-                        path,
-                        format!(
-                            "unreadable metadata record at byte {}",
-                            body - RECORD_HEADER
-                        ),
-                    ))
+                Ok(mcap::records::Record::Metadata(m)) => {
+                    extras.metadata.push(MetadataRecord {
+                        name: m.name,
+                        metadata: m.metadata,
+                    });
+                    Ok(())
                 }
+                _ => Err(corrupt(
+                    path,
+                    format!(
+                        "unreadable metadata record at byte {}",
+                        body - RECORD_HEADER
+                    ),
+                )),
             },
             op::DATA_END | op::FOOTER => break,
-            _ => {}
+            _ => Ok(()),
+        };
+        match found {
+            Err(e) if lenient => log::warn!("{e}: left out"),
+            other => other?,
         }
     }
     Ok(extras)
@@ -671,6 +695,47 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let err = read_extras(&path).unwrap_err().to_string();
         assert!(err.contains("'z.bin' fails its CRC check"), "{err}");
+    }
+
+    #[test]
+    fn reindex_keeps_the_attachments_and_metadata_records_of_a_cut_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.mcap");
+        let record = MetadataRecord {
+            name: "site".into(),
+            metadata: [("robot".to_string(), "r2".to_string())].into(),
+        };
+        let options = WriterOptions {
+            metadata: vec![record.clone()],
+            ..WriterOptions::default()
+        };
+        // Written by our writer: the metadata record first, then the attachment, then messages.
+        let mut w = create_writer(path.clone(), &options).unwrap();
+        let def = MessageDefinition {
+            topic_type: "std_msgs/msg/String".into(),
+            encoding: "ros2msg".into(),
+            encoded_message_definition: "string data\n".into(),
+            type_description_hash: String::new(),
+        };
+        w.create_topic(&TopicMetadata::new("/a", "std_msgs/msg/String"), &def)
+            .unwrap();
+        w.add_attachment(&attachment("calib.bin", 500)).unwrap();
+        for i in 0..50i64 {
+            let data = vec![0, 1, 0, 0, 2, 0, 0, 0, b'a', 0];
+            w.write(&SerializedMessage::new("/a".into(), 1000 + i, data))
+                .unwrap();
+        }
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 200]).unwrap();
+        let report = crate::reindex::repair_mcap(&path).unwrap();
+        assert!(report.messages > 0);
+        let extras = read_extras(&path).unwrap();
+        assert_eq!(extras.attachments, [attachment("calib.bin", 500)]);
+        assert_eq!(
+            extras.user_metadata().cloned().collect::<Vec<_>>(),
+            [record]
+        );
     }
 
     #[test]
