@@ -52,6 +52,8 @@ command -v cargo-ament-build >/dev/null || cargo install --locked -q cargo-ament
 
 step "format and lints"
 cargo fmt --all -- --check
+# Libraries return typed errors (thiserror), never `Result<_, String>`; binaries may.
+if grep -rnE 'Result<[^;{]*, *String>' --include=*.rs --exclude-dir=bin */src | grep -v '^ros2bag_rs_cli/'; then echo "library code returns Result<_, String>: use a typed error"; exit 1; fi
 cargo clippy --workspace --all-targets -q -- -D warnings
 cargo clippy --workspace --all-targets -q "${features[@]}" -- -D warnings
 

@@ -596,19 +596,41 @@ fn parse_time(text: &str, bag_start: i64) -> Result<i64> {
         Some(rest) => (true, rest),
         None => (false, text),
     };
-    let seconds: f64 = number
-        .parse()
-        .with_context(|| format!("invalid time '{text}': expected seconds"))?;
-    anyhow::ensure!(
-        seconds.is_finite() && seconds >= 0.0,
-        "invalid time '{text}': must be a non-negative number of seconds"
-    );
-    let ns = rosbag2_rs_transport::cli::seconds(seconds, "time")?.as_nanos();
+    let ns = match exact_nanos(number) {
+        Some(ns) => ns,
+        None => {
+            let seconds: f64 = number
+                .parse()
+                .with_context(|| format!("invalid time '{text}': expected seconds"))?;
+            anyhow::ensure!(
+                seconds.is_finite() && seconds >= 0.0,
+                "invalid time '{text}': must be a non-negative number of seconds"
+            );
+            rosbag2_rs_transport::cli::seconds(seconds, "time")?.as_nanos()
+        }
+    };
     Ok(if relative {
         bag_start.saturating_add(ns)
     } else {
         ns
     })
+}
+
+/// Decimal seconds (`1764271584.123456789`) as exact nanoseconds (an `f64` keeps only about
+/// 16 digits: epoch times would move by up to a few hundred ns); `None` for any other form
+/// (exponents, signs) or beyond 9 decimals or `i64`.
+fn exact_nanos(number: &str) -> Option<i64> {
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) || fraction.len() > 9 {
+        return None;
+    }
+    let fraction: i64 = format!("{fraction:0<9}").parse().ok()?;
+    whole
+        .parse::<i64>()
+        .ok()?
+        .checked_mul(1_000_000_000)?
+        .checked_add(fraction)
 }
 
 impl ConvertArgs {
@@ -679,5 +701,14 @@ mod tests {
         assert!(parse_time("-1", 0).is_err());
         assert!(parse_time("soon", 0).is_err());
         assert!(parse_time("nan", 0).is_err());
+        // Epoch times to the nanosecond (an f64 would give ...123456768).
+        assert_eq!(
+            parse_time("1764271584.123456789", 0).unwrap(),
+            1_764_271_584_123_456_789
+        );
+        assert_eq!(parse_time("+0.000000001", 5).unwrap(), 6);
+        assert_eq!(parse_time("2.", 0).unwrap(), 2_000_000_000);
+        assert_eq!(parse_time("1e3", 0).unwrap(), 1_000_000_000_000);
+        assert!(parse_time(".5", 0).unwrap() == 500_000_000);
     }
 }

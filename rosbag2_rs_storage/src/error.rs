@@ -69,6 +69,15 @@ pub enum StorageError {
         #[source]
         source: crate::storage::mcap_records::McapFormatError,
     },
+    /// A ROS 1 bag whose records, chunks or index are malformed (truncated, corrupted).
+    #[error("{path}: {source}")]
+    Ros1Format {
+        /// The bag.
+        path: PathBuf,
+        /// What is malformed, and where.
+        #[source]
+        source: crate::rosbag1::Ros1FormatError,
+    },
     /// A compressed storage file (file-mode compression) could not be decompressed.
     #[error("{path}: {format} decompression failed: {source}")]
     Decompress {

@@ -27,6 +27,17 @@ const PRIMITIVES: &[&str] = &[
 ];
 const MAX_DEPTH: usize = 50;
 
+/// Why the full definition of a type cannot be assembled: its message names the type at fault.
+#[derive(Debug, thiserror::Error)]
+enum Incomplete {
+    /// No definition text for this type (the one asked for or a dependency).
+    #[error("{0}")]
+    Missing(String),
+    /// Dependencies nested deeper than [`MAX_DEPTH`] (a cycle): the type where it stopped.
+    #[error("{0} (definition nested too deeply)")]
+    TooDeep(String),
+}
+
 /// Looks up and caches message definitions.
 #[derive(Debug, Default)]
 pub struct MessageDefinitionCache {
@@ -317,15 +328,14 @@ impl MessageDefinitionCache {
         if let Some(hash) = self.hashes.get(type_name) {
             return Ok(hash.clone());
         }
-        let text = self.full_text(type_name).map_err(|missing| {
-            if missing == type_name {
+        let text = self.full_text(type_name).map_err(|e| match e {
+            Incomplete::Missing(missing) if missing == type_name => {
                 TypeHashError::NoDefinition(missing)
-            } else {
-                TypeHashError::UnknownType {
-                    type_name: type_name.to_string(),
-                    missing,
-                }
             }
+            other => TypeHashError::UnknownType {
+                type_name: type_name.to_string(),
+                missing: other.to_string(),
+            },
         })?;
         let definition = MessageDefinition {
             topic_type: type_name.to_string(),
@@ -351,7 +361,7 @@ impl MessageDefinitionCache {
         out
     }
 
-    fn full_text(&mut self, type_name: &str) -> Result<String, String> {
+    fn full_text(&mut self, type_name: &str) -> Result<String, Incomplete> {
         let mut seen = HashSet::new();
         let mut out = String::new();
         self.append(type_name, &mut seen, &mut out, MAX_DEPTH)?;
@@ -364,13 +374,13 @@ impl MessageDefinitionCache {
         seen: &mut HashSet<String>,
         out: &mut String,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), Incomplete> {
         if depth == 0 {
-            return Err(format!("{type_name} (definition nested too deeply)"));
+            return Err(Incomplete::TooDeep(type_name.to_string()));
         }
         let text = self
             .own_text(type_name)
-            .ok_or_else(|| type_name.to_string())?;
+            .ok_or_else(|| Incomplete::Missing(type_name.to_string()))?;
         let package = TypeName::parse(type_name)
             .map(|t| t.package.to_string())
             .unwrap_or_default();

@@ -7,6 +7,43 @@ use yaml_rust2::Yaml;
 
 use crate::yaml::{self, Node};
 
+/// Why a QoS profile, profile list or override file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum QosError {
+    /// A profile that is not a YAML mapping.
+    #[error("a QoS profile must be a mapping")]
+    NotMapping,
+    /// A policy or duration field whose value is not one of its kind.
+    #[error("invalid QoS {field}: {value}")]
+    InvalidField {
+        /// The field.
+        field: &'static str,
+        /// Its value as parsed (YAML debug form).
+        value: String,
+    },
+    /// `offered_qos_profiles` that is neither a list nor empty.
+    #[error("offered_qos_profiles must be a list, found {0}")]
+    NotList(String),
+    /// Text that is not YAML.
+    #[error("QoS YAML: {0}")]
+    Yaml(#[from] yaml_rust2::ScanError),
+    /// An override file that is not a mapping of topic names.
+    #[error("expected a mapping of topic names, found {0}")]
+    OverridesNotMapping(String),
+    /// An override file keyed by something else than a topic name.
+    #[error("topic names must be strings, found {0}")]
+    TopicNotString(String),
+    /// The profile of one topic of an override file.
+    #[error("{topic}: {source}")]
+    Topic {
+        /// The topic, as written in the file.
+        topic: String,
+        /// What is wrong with its profile.
+        #[source]
+        source: Box<QosError>,
+    },
+}
+
 macro_rules! policy_enum {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = ($value:expr, $text:expr)),+ $(,)? }) => {
         $(#[$doc])*
@@ -220,12 +257,15 @@ impl QosProfile {
 
     /// Parses one profile mapping, accepting names or integers for the policies; missing fields
     /// take rclcpp's defaults so hand-written override files can be partial.
-    pub fn from_yaml(node: &Yaml) -> Result<Self, String> {
+    pub fn from_yaml(node: &Yaml) -> Result<Self, QosError> {
         if node.as_hash().is_none() {
-            return Err("a QoS profile must be a mapping".into());
+            return Err(QosError::NotMapping);
         }
         let mut qos = Self::default();
-        let bad = |field: &str| format!("invalid QoS {field}: {:?}", node[field]);
+        let bad = |field: &'static str| QosError::InvalidField {
+            field,
+            value: format!("{:?}", node[field]),
+        };
         macro_rules! field {
             ($name:literal, $parse:expr, $slot:expr) => {
                 if !node[$name].is_badvalue() {
@@ -271,7 +311,7 @@ pub fn serialize_profiles(profiles: &[QosProfile]) -> String {
 
 /// Parses a profile list from a YAML node: a sequence of mappings, or (metadata versions 4 to 8)
 /// a string holding such a sequence.
-pub fn profiles_from_yaml(node: &Yaml) -> Result<Vec<QosProfile>, String> {
+pub fn profiles_from_yaml(node: &Yaml) -> Result<Vec<QosProfile>, QosError> {
     match node {
         Yaml::String(text) => parse_profiles(text),
         other => profiles_from_list(other),
@@ -280,22 +320,20 @@ pub fn profiles_from_yaml(node: &Yaml) -> Result<Vec<QosProfile>, String> {
 
 /// The list itself; a string here is not unwrapped again (a damaged file could nest them
 /// without end).
-fn profiles_from_list(node: &Yaml) -> Result<Vec<QosProfile>, String> {
+fn profiles_from_list(node: &Yaml) -> Result<Vec<QosProfile>, QosError> {
     match node {
         Yaml::Array(items) => items.iter().map(QosProfile::from_yaml).collect(),
         Yaml::Null | Yaml::BadValue => Ok(Vec::new()),
-        other => Err(format!(
-            "offered_qos_profiles must be a list, found {other:?}"
-        )),
+        other => Err(QosError::NotList(format!("{other:?}"))),
     }
 }
 
 /// Parses the string form of a profile list (as stored in MCAP and SQLite).
-pub fn parse_profiles(text: &str) -> Result<Vec<QosProfile>, String> {
+pub fn parse_profiles(text: &str) -> Result<Vec<QosProfile>, QosError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let docs = yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| format!("QoS YAML: {e}"))?;
+    let docs = yaml_rust2::YamlLoader::load_from_str(text)?;
     match docs.first() {
         None => Ok(Vec::new()),
         Some(doc) => profiles_from_list(doc),
@@ -306,8 +344,8 @@ pub fn parse_profiles(text: &str) -> Result<Vec<QosProfile>, String> {
 /// (possibly partial) profile. Topic names without a leading `/` are made absolute.
 pub fn parse_overrides(
     text: &str,
-) -> Result<std::collections::BTreeMap<String, QosProfile>, String> {
-    let docs = yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| format!("QoS YAML: {e}"))?;
+) -> Result<std::collections::BTreeMap<String, QosProfile>, QosError> {
+    let docs = yaml_rust2::YamlLoader::load_from_str(text)?;
     let mut out = std::collections::BTreeMap::new();
     let Some(doc) = docs.first() else {
         return Ok(out);
@@ -315,17 +353,16 @@ pub fn parse_overrides(
     let map = match doc {
         Yaml::Hash(map) => map,
         Yaml::Null => return Ok(out),
-        other => {
-            return Err(format!(
-                "expected a mapping of topic names, found {other:?}"
-            ))
-        }
+        other => return Err(QosError::OverridesNotMapping(format!("{other:?}"))),
     };
     for (topic, profile) in map {
         let topic = topic
             .as_str()
-            .ok_or_else(|| format!("topic names must be strings, found {topic:?}"))?;
-        let profile = QosProfile::from_yaml(profile).map_err(|e| format!("{topic}: {e}"))?;
+            .ok_or_else(|| QosError::TopicNotString(format!("{topic:?}")))?;
+        let profile = QosProfile::from_yaml(profile).map_err(|e| QosError::Topic {
+            topic: topic.to_string(),
+            source: Box::new(e),
+        })?;
         let topic = if topic.starts_with('/') {
             topic.to_string()
         } else {
@@ -379,7 +416,16 @@ mod tests {
         assert_eq!(map["/scan"].deadline, QosDuration { sec: 1, nsec: 5 });
         assert!(parse_overrides("").unwrap().is_empty());
         assert!(parse_overrides("- a\n").is_err());
-        assert!(parse_overrides("/x:\n  reliability: sometimes\n").is_err());
+        let e = parse_overrides("/x:\n  reliability: sometimes\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/x: invalid QoS reliability: String(\"sometimes\")"
+        );
+        assert!(matches!(
+            e,
+            QosError::Topic { source, .. }
+                if matches!(*source, QosError::InvalidField { field: "reliability", .. })
+        ));
     }
 
     #[test]

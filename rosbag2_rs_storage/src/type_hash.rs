@@ -139,15 +139,26 @@ pub struct TypeDescription {
     pub referenced_type_descriptions: Vec<IndividualTypeDescription>,
 }
 
-// FieldType ids (type_description_interfaces/msg/FieldType.msg).
-const NESTED_TYPE: u8 = 1;
-const STRING: u8 = 17;
-const WSTRING: u8 = 18;
-const BOUNDED_STRING: u8 = 21;
-const BOUNDED_WSTRING: u8 = 22;
-const ARRAY_OFFSET: u8 = 48;
-const BOUNDED_SEQUENCE_OFFSET: u8 = 96;
-const UNBOUNDED_SEQUENCE_OFFSET: u8 = 144;
+/// `FieldType` ids (`type_description_interfaces/msg/FieldType.msg`) beyond the primitives.
+pub mod field_type_id {
+    /// A nested message type.
+    pub const NESTED_TYPE: u8 = 1;
+    /// `string`.
+    pub const STRING: u8 = 17;
+    /// `wstring`.
+    pub const WSTRING: u8 = 18;
+    /// `string<=N`.
+    pub const BOUNDED_STRING: u8 = 21;
+    /// `wstring<=N`.
+    pub const BOUNDED_WSTRING: u8 = 22;
+    /// Added to the element id for an array `T[N]`.
+    pub const ARRAY_OFFSET: u8 = 48;
+    /// Added to the element id for a bounded sequence `T[<=N]`.
+    pub const BOUNDED_SEQUENCE_OFFSET: u8 = 96;
+    /// Added to the element id for an unbounded sequence `T[]`.
+    pub const UNBOUNDED_SEQUENCE_OFFSET: u8 = 144;
+}
+use field_type_id::*;
 
 /// The `FieldType` id of a builtin, as rosidl maps `.msg` types to IDL (`char` is `uint8`,
 /// `byte` is `octet`).

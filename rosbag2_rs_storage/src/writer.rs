@@ -93,6 +93,7 @@ pub struct SplitEvent {
 }
 
 type SplitCallback = Box<dyn FnMut(&SplitEvent) + Send>;
+type CustomDataSource = Box<dyn FnMut() -> BTreeMap<String, String> + Send>;
 
 /// Writes a bag; see the module documentation.
 pub struct BagWriter {
@@ -104,6 +105,7 @@ pub struct BagWriter {
     definition_cache: MessageDefinitionCache,
     file: FileInformation,
     split_callback: Option<SplitCallback>,
+    custom_data_source: Option<CustomDataSource>,
     message_compressor: Option<MessageCompressor>,
     file_compressor: Option<FileCompressor>,
     /// Messages per topic (by index) in the current file.
@@ -194,6 +196,7 @@ impl BagWriter {
             definition_cache: MessageDefinitionCache::new(),
             file: FileInformation::default(),
             split_callback: None,
+            custom_data_source: None,
             message_compressor,
             file_compressor,
             file_topic_counts: Vec::new(),
@@ -232,6 +235,23 @@ impl BagWriter {
     /// Calls `callback` on every split.
     pub fn on_split(&mut self, callback: impl FnMut(&SplitEvent) + Send + 'static) {
         self.split_callback = Some(Box::new(callback));
+    }
+
+    /// Asks `source` for entries to add to (or replace in) `custom_data` each time the
+    /// metadata is written: at every split and at close (e.g. counts that grow while
+    /// recording).
+    pub fn set_custom_data_source(
+        &mut self,
+        source: impl FnMut() -> BTreeMap<String, String> + Send + 'static,
+    ) {
+        self.custom_data_source = Some(Box::new(source));
+    }
+
+    /// Adds the entries of the custom data source to the metadata.
+    fn refresh_custom_data(&mut self) {
+        if let Some(source) = &mut self.custom_data_source {
+            self.metadata.custom_data.extend(source());
+        }
     }
 
     /// The bag directory.
@@ -588,6 +608,7 @@ impl BagWriter {
         let Some(mut storage) = self.storage.take() else {
             return Ok(None);
         };
+        self.refresh_custom_data();
         self.metadata.files.push(self.file.clone());
         self.closed_topic_counts
             .push_back(std::mem::take(&mut self.file_topic_counts));

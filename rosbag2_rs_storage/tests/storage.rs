@@ -305,6 +305,40 @@ fn splits_by_size_duration_and_on_demand_keep_metadata_correct() {
 }
 
 #[test]
+fn the_custom_data_source_is_asked_at_every_split_and_at_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("bag");
+    let mut w = BagWriter::create(options(&bag, StorageId::Mcap)).unwrap();
+    let calls = Arc::new(Mutex::new(0u64));
+    let counter = calls.clone();
+    w.set_custom_data_source(move || {
+        let mut n = counter.lock().unwrap();
+        *n += 1;
+        [("dropped".to_string(), n.to_string())].into()
+    });
+    for t in topics() {
+        w.create_topic(&t, None).unwrap();
+    }
+    let msgs = messages(30, 0);
+    for (i, m) in msgs.iter().enumerate() {
+        w.write(m).unwrap();
+        if i % 10 == 9 && i < 29 {
+            w.split().unwrap();
+            let on_disk = BagMetadata::read_from_dir(&bag).unwrap();
+            let splits = (i / 10 + 1).to_string();
+            assert_eq!(on_disk.custom_data["dropped"], splits, "after split {i}");
+            assert_eq!(on_disk.custom_data["owner"], "tests");
+        }
+    }
+    let meta = w.close().unwrap();
+    assert_eq!(meta.custom_data["dropped"], "3");
+    assert_eq!(
+        BagMetadata::read_from_dir(&bag).unwrap().custom_data,
+        meta.custom_data
+    );
+}
+
+#[test]
 fn several_bags_merge_in_time_order() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a");

@@ -60,5 +60,6 @@ pub use recorder::{
     RecordOptions, RecordSummary, Recorder, RecorderControl, RecorderError, SnapshotLimits,
     SnapshotTrigger, TopicCounters, TopicPlan, TopicSelection, TopicSummary,
     DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
-    LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH, WRITE_SPLIT_TOPIC,
+    DROPPED_BEFORE_CLOCK_KEY, DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH,
+    SILENCES_KEY, WRITE_SPLIT_TOPIC,
 };

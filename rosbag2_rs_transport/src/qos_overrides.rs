@@ -23,7 +23,7 @@ pub fn load_qos_overrides(path: &Path) -> Result<BTreeMap<String, QosProfile>> {
         TransportError::InvalidArgument(format!("QoS overrides {}: {reason}", path.display()))
     };
     let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
-    rosbag2_rs_storage::qos::parse_overrides(&text).map_err(bad)
+    rosbag2_rs_storage::qos::parse_overrides(&text).map_err(|e| bad(e.to_string()))
 }
 
 #[cfg(test)]

@@ -5,6 +5,9 @@
 //!   `AMENT_PREFIX_PATH` package, not bundled) and records the definition they describe: their
 //!   `.msg` sources where they send them (constants and comments kept), else text built from
 //!   the field descriptions, checked against the RIHS01 hash the publisher announces;
+//!   A type whose publishers serve no description (plain DDS applications, pre-Jazzy nodes) is
+//!   built from the XTypes type object they announce, where the middleware has one
+//!   ([`from_type_object`]);
 //! * the player serves the types it plays from the bag's definitions, so that a ROS 2 tool can
 //!   learn a type it has no package for.
 
@@ -67,6 +70,38 @@ pub fn ask_publishers(
         }
     }
     None
+}
+
+/// The definition of `type_name` from the type object a publisher of `topic` announces in the
+/// middleware's type system (DDS XTypes), checked against the RIHS01 hash a publisher announces,
+/// if any: for publishers that serve no type description (plain DDS applications, pre-Jazzy
+/// nodes).
+pub fn from_type_object(
+    middleware: &dyn Middleware,
+    topic: &TopicInfo,
+    type_name: &str,
+) -> Option<MessageDefinition> {
+    let description = middleware.announced_type_description(&topic.name, type_name)?;
+    let hash = topic
+        .publishers
+        .iter()
+        .filter(|p| p.type_name == type_name)
+        .find_map(|p| type_hash::announced(p.type_hash.as_deref()));
+    match description.definition(&|_| None, hash) {
+        Ok(definition) => {
+            log::info!(
+                "'{type_name}': definition built from the type object its publisher announces ({})",
+                definition.type_description_hash
+            );
+            Some(definition)
+        }
+        Err(e) => {
+            log::warn!(
+                "'{type_name}': the type object its publisher announces gives no definition: {e}"
+            );
+            None
+        }
+    }
 }
 
 /// `topic` once the graph names a node for at least one of its publishers of `type_name` (a

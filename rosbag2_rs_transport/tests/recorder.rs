@@ -480,9 +480,7 @@ fn sim_time_stamps_messages_with_the_clock_topic() {
     let (bus, clock) = virtual_bus();
     let talker = bus.node("talker", "/").unwrap();
     let p = publisher(&talker, "/t", STRING);
-    let clock_pub = talker
-        .create_publisher("/clock", "rosgraph_msgs/msg/Clock", &QosProfile::default())
-        .unwrap();
+    let clock_pub = clock_publisher(&talker);
     let bag = dir.path().join("bag");
     let recorder = start(
         &bus,
@@ -492,12 +490,6 @@ fn sim_time_stamps_messages_with_the_clock_topic() {
             ..options(bag.clone(), TopicSelection::topics(["/t"]))
         },
     );
-    let clock_msg = |sec: i32, nanosec: u32| -> bytes::Bytes {
-        let mut v = vec![0u8, 1, 0, 0];
-        v.extend_from_slice(&sec.to_le_bytes());
-        v.extend_from_slice(&nanosec.to_le_bytes());
-        v.into()
-    };
     clock.set(555); // the receive time is not used
                     // Before the first /clock: held, then recorded at its time, in order.
     p.publish(&string_msg("early 1")).unwrap();

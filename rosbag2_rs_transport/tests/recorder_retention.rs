@@ -386,3 +386,77 @@ fn min_free_space_stops_cleanly_on_a_small_disk() {
         std::fs::remove_dir_all(&bag).unwrap();
     }
 }
+
+#[test]
+fn loss_counts_are_in_the_metadata_at_every_split_and_at_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, _clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let p = publisher(&talker, "/t", STRING);
+    let clock_pub = clock_publisher(&talker);
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rec",
+        RecordOptions {
+            use_sim_time: true,
+            // Room for none of the messages held before /clock: all three are dropped.
+            max_cache_size: 4,
+            ..options(bag.clone(), TopicSelection::topics(["/t"]))
+        },
+    );
+    for _ in 0..3 {
+        p.publish(&string_msg("before the clock")).unwrap();
+    }
+    clock_pub.publish(&clock_msg(100, 0)).unwrap();
+    p.publish(&string_msg("recorded")).unwrap();
+    assert!(recorder.split().unwrap());
+    let key = format!("{DROPPED_BEFORE_CLOCK_KEY}/t");
+    let live = metadata(&bag);
+    assert_eq!(live.custom_data.get(&key).map(String::as_str), Some("3"));
+    assert_eq!(live.files.len(), 1);
+    p.publish(&string_msg("recorded too")).unwrap();
+    recorder.stop().unwrap();
+    let last = metadata(&bag);
+    assert_eq!(last.custom_data.get(&key).map(String::as_str), Some("3"));
+    assert_eq!(last.message_count, 2);
+    assert!(!last
+        .custom_data
+        .keys()
+        .any(|k| k.starts_with(DROPPED_MESSAGES_KEY)));
+}
+
+#[test]
+fn a_topic_silent_for_ten_periods_is_warned_counted_and_in_the_metadata() {
+    let r = retained(Retention::default());
+    let (clock, a, bag, recorder) = (&r.clock, &r.a, &r.bag, &r.recorder);
+    // 10 Hz for 2 s of virtual time.
+    for i in 0..20 {
+        a.publish(&string_msg(&format!("{i}"))).unwrap();
+        clock.advance(S / 10);
+    }
+    let summary = wait_for_summary(recorder, |s| s.received() == 20);
+    assert_eq!(summary.topics[0].silences, 0, "publishing: not silent");
+    // Silent for 5 s: more than 10 periods.
+    clock.advance(5 * S);
+    let summary = wait_for_summary(recorder, |s| s.topics[0].silences > 0);
+    assert_eq!(summary.topics[0].silences, 1);
+    assert!(
+        summary.to_text().contains("went silent 1 times"),
+        "{}",
+        summary.to_text()
+    );
+    a.publish(&string_msg("back")).unwrap();
+    assert!(recorder.split().unwrap());
+    let key = format!("{SILENCES_KEY}/a");
+    assert_eq!(
+        metadata(bag).custom_data.get(&key).map(String::as_str),
+        Some("1")
+    );
+    let bag = bag.clone();
+    r.recorder.stop().unwrap();
+    assert_eq!(
+        metadata(&bag).custom_data.get(&key).map(String::as_str),
+        Some("1")
+    );
+}

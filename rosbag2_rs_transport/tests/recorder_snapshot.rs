@@ -544,6 +544,73 @@ fn trigger_with_file_name_topics_window_and_tail() {
     assert!(r.is_err(), "services are gone after stop");
 }
 
+/// A post-trigger tail longer than the buffers' duration keeps all its messages: they are held
+/// from time eviction until the tail ends (the messages before the trigger follow the window).
+#[test]
+fn a_tail_longer_than_the_buffer_duration_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let b = publisher(&talker, "/b", STRING);
+    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(0, S));
+    let publish = |i: i64| {
+        clock.set(i * S);
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+        b.publish(&string_msg(&format!("b{i}"))).unwrap();
+    };
+    for i in 1..=3 {
+        publish(i);
+    }
+    let request = SnapshotTrigger {
+        filename: Some("long".into()),
+        topics: vec!["/a".into()],
+        post_trigger_ns: 3 * S,
+        ..Default::default()
+    };
+    recorder.trigger_snapshot(&request).unwrap();
+    for i in 4..=7 {
+        publish(i);
+    }
+    let bag = dir.path().join("long");
+    wait_for_bag(&bag);
+    assert_eq!(
+        payloads_on(&read_bag(&bag), "/a"),
+        ["a2", "a3", "a4", "a5", "a6"].map(string_msg),
+        "the window's 1 s before the trigger at 3 s, then the whole 3 s tail"
+    );
+    // Once the tail is over, time eviction applies again to every topic.
+    publish(9);
+    let rest = read_bag(&recorder.snapshot().unwrap().unwrap());
+    assert_eq!(payloads_on(&rest, "/a"), [string_msg("a9")]);
+    assert_eq!(payloads_on(&rest, "/b"), [string_msg("b9")]);
+    recorder.stop().unwrap();
+}
+
+/// A snapshot's metadata carries the recording's counts at the trigger: here a silence.
+#[test]
+fn a_snapshot_carries_the_silences_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(0, 100 * S));
+    for i in 0..20 {
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+        clock.advance(S / 10);
+    }
+    clock.advance(5 * S);
+    let summary = wait_for_summary(&recorder, |s| s.topics[0].silences > 0);
+    assert_eq!(summary.topics[0].silences, 1);
+    let bag = recorder.snapshot().unwrap().unwrap();
+    let key = format!("{SILENCES_KEY}/a");
+    assert_eq!(
+        metadata(&bag).custom_data.get(&key).map(String::as_str),
+        Some("1")
+    );
+    recorder.stop().unwrap();
+}
+
 /// A window with a stop time, and a trigger refused for an existing file name.
 #[test]
 fn trigger_window_stop_and_existing_name() {

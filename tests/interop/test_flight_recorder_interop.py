@@ -65,10 +65,10 @@ def test_snapshot_services_from_python_and_control(tmp_path, cli):
     assert not duration.call(duration=0.0).success, 'both limits off is refused'
     paced(chatter, [String(data=f'{i}') for i in range(200)], 100)  # 2 s
     other.write(String(data='0'))
-    # The tail (0.5 s) is shorter than the buffer's window (1 s): the tail is held in the ring
-    # buffer meanwhile, so a tail as long as the window would lose its first messages.
+    # The tail (1.5 s) is longer than the buffer's window (1 s): its messages are held from time
+    # eviction until it ends.
     reply = trigger.call(filename='py', topics=['/chatter', 'tf_static'], start_time=Time(sec=0, nanosec=0),
-                         stop_time=Time(sec=0, nanosec=0), post_trigger_seconds=0.5)
+                         stop_time=Time(sec=0, nanosec=0), post_trigger_seconds=1.5)
     assert reply.success, reply.message
     paced(chatter, [String(data=f'{i}') for i in range(200, 500)], 100)  # 3 s more
     wait_for(tmp_path / 'py' / 'metadata.yaml')
@@ -76,7 +76,7 @@ def test_snapshot_services_from_python_and_control(tmp_path, cli):
     chatter_numbers = numbers_on(py, '/chatter')
     assert chatter_numbers == list(range(chatter_numbers[0], chatter_numbers[-1] + 1)), 'none missing'
     assert 50 <= chatter_numbers[0] < 200, 'the last second before the trigger (1 s window)'
-    assert 200 < chatter_numbers[-1] < 499, 'the tail after the trigger, not beyond it'
+    assert 300 < chatter_numbers[-1] < 499, 'the whole tail after the trigger, not beyond it'
     assert numbers_on(py, '/tf_static') == [-1], 'the latched state, older than the window'
     assert py[0][0] == '/tf_static', 'at its original time: first'
     assert not numbers_on(py, '/other'), 'only the topics asked for'
@@ -97,10 +97,10 @@ def test_snapshot_services_from_python_and_control(tmp_path, cli):
     assert 'snapshot/duration' in err
 
 
-def test_a_retained_split_bag_is_read_by_rosbags_and_each_file_by_mcap(tmp_path):
+def test_a_retained_split_bag_is_read_by_rosbags_and_each_file_by_mcap(tmp_path, cli):
     """`--max-bag-size` splits, `--max-bag-files 3` keeps the newest three files: Python rosbags
     reads the bag as metadata.yaml describes it, and each file read alone by `mcap` starts with
-    the latched /tf_static."""
+    the latched /tf_static; so does a `convert --start` cut of the bag."""
     domain = 72
     bag = tmp_path / 'bag'
     rec = Recorder(domain, tmp_path / 'recorder.log', '--topics', '/chatter', '/tf_static', '--max-bag-size', '200000',
@@ -129,3 +129,13 @@ def test_a_retained_split_bag_is_read_by_rosbags_and_each_file_by_mcap(tmp_path)
         schema, channel, message = first
         assert channel.topic == '/tf_static', path
         assert String.deserialize(message.data).data == '-1'
+
+    # A cut after the latched message still starts with it, at its original time.
+    tf_time = next(t for topic, t, _ in messages if topic == '/tf_static')
+    chatter_times = [t for topic, t, _ in messages if topic == '/chatter']
+    cut = chatter_times[len(chatter_times) // 2]
+    cli.run('convert', bag, '-o', tmp_path / 'cut', '--start', f'{cut // 10**9}.{cut % 10**9:09d}')
+    cut_messages = read_bag(tmp_path / 'cut')
+    assert cut_messages[0][:2] == ('/tf_static', tf_time), cut_messages[0][:2]
+    assert String.deserialize(cut_messages[0][2]).data == '-1'
+    assert [t for topic, t, _ in cut_messages if topic == '/chatter'] == [t for t in chatter_times if t >= cut]

@@ -8,9 +8,12 @@ import signal
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 
 import pytest
 from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.types import array, bounded_str, float32, float64, sequence, uint8
 from cyclonedds.pub import DataWriter
 from cyclonedds.topic import Topic
 from rosbags.interfaces import MessageDefinitionFormat
@@ -451,3 +454,57 @@ def test_split_bagfile_answers_once_the_new_file_is_open_and_leaves_no_empty_fil
     assert 0 not in counts[:-1], f'an empty file was left behind: {counts}'
     assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers), 'every message once, in order'
     assert numbers == sent[:len(numbers)] and len(numbers) >= len(sent) - 5, (len(numbers), len(sent))
+
+
+@dataclass
+class Reading(IdlStruct, typename='custom_msgs::msg::dds_::Reading_'):
+    """A type no package defines here: only the XTypes type object its writer announces (and
+    serves through the type lookup service) describes it."""
+    header: Header
+    value: float64
+    ok: bool
+    label: bounded_str[16]
+    samples: sequence[float32]
+    last: sequence[uint8, 3]
+    rgb: array[uint8, 3]
+    stamps: sequence[Time]
+
+
+def test_a_type_known_only_from_its_xtypes_type_object_is_recorded_with_its_definition(tmp_path, cli):
+    """A plain Cyclone DDS writer (no node, no type description service) of a custom type: the
+    recorder builds the definition from the type object, and Python rosbags decodes the bag with
+    only the bag's own definitions to the values sent; `cat` decodes it too."""
+    bag = tmp_path / 'bag'
+    rec = Recorder(36, tmp_path / 'recorder.log', '--topics', '/reading', '-o', bag)
+    dp = DomainParticipant(36)
+    writer = DataWriter(dp, Topic(dp, 'rt/reading', Reading), qos=RELIABLE)
+    wait_matched(writer, '/reading', timeout=30)
+    time.sleep(0.5)
+    sent = [Reading(header=Header(stamp=Time(sec=i, nanosec=7), frame_id=f'f{i}'), value=i / 4, ok=i % 2 == 0,
+                    label=f'r{i}', samples=[0.5 * i, -1.0], last=[i, 2 * i], rgb=[1, 2, i],
+                    stamps=[Time(sec=1, nanosec=i)] * i) for i in range(5)]
+    for sample in sent:
+        writer.write(sample)
+    time.sleep(1.0)
+    code, err = rec.stop()
+    assert code == 0, err
+    assert 'definition built from the type object' in err, err[-3000:]
+    with Reader(bag) as reader:
+        conn = reader.connections[0]
+        assert conn.msgtype == 'custom_msgs/msg/Reading'
+        assert conn.msgdef.format == MessageDefinitionFormat.MSG
+        store = get_typestore(Stores.EMPTY)
+        store.register(get_types_from_msg(conn.msgdef.data, 'custom_msgs/msg/Reading'))
+        got = [store.deserialize_cdr(raw, conn.msgtype) for _, _, raw in reader.messages()]
+        digest = conn.digest
+    assert digest.startswith('RIHS01_'), digest
+    assert len(got) == len(sent)
+    for g, s in zip(got, sent):
+        assert (g.header.stamp.sec, g.header.stamp.nanosec, g.header.frame_id) == (s.header.stamp.sec, 7, s.header.frame_id)
+        assert (g.value, g.ok, g.label) == (s.value, s.ok, s.label)
+        assert list(g.samples) == s.samples and list(g.last) == s.last and list(g.rgb) == s.rgb
+        assert [(t.sec, t.nanosec) for t in g.stamps] == [(t.sec, t.nanosec) for t in s.stamps]
+    # The hash is what rosbags computes for the same definition (RIHS01 of the description).
+    assert digest == store.hash_rihs01('custom_msgs/msg/Reading')
+    out = cli.run('cat', bag, '--topics', '/reading').stdout
+    assert 'label: r4' in out or "label: 'r4'" in out, out[:2000]

@@ -13,6 +13,7 @@ use std::path::Path;
 use super::{decompress_prefix, FileRecovery, RecoveryAction, StreamCompression};
 use crate::error::{Result, StorageError};
 use crate::rosbag1::record;
+use crate::rosbag1::Ros1FormatError;
 use crate::rosbag1::{BagReader, BagWriter, Compression, WriterOptions};
 use crate::storage::{OpenMode, StorageId};
 
@@ -121,15 +122,15 @@ impl Ros1Damage {
 pub(crate) fn read_cut_chunk(
     file: &[u8],
     pos: usize,
-) -> std::result::Result<(CutChunk, Vec<u8>), String> {
+) -> std::result::Result<(CutChunk, Vec<u8>), Ros1FormatError> {
     let header_len = record::read_u32(file, pos)? as usize;
     let header_end = (pos + 4)
         .checked_add(header_len)
         .filter(|&e| e <= file.len())
-        .ok_or("chunk header cut short")?;
+        .ok_or(Ros1FormatError::ChunkHeaderCut)?;
     let fields = record::Fields::parse(&file[pos + 4..header_end])?;
     if fields.op()? != record::OP_CHUNK {
-        return Err("not a chunk record".into());
+        return Err(Ros1FormatError::NotChunk);
     }
     let compression = Compression::parse(&fields.string("compression")?)?;
     let size = fields.u32("size")? as u64;

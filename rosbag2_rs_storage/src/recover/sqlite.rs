@@ -197,7 +197,7 @@ struct SchemaEntry {
 /// Rebuilds `db` from its intact rows (see the module documentation).
 pub fn salvage(db: &Path) -> Result<FileRecovery> {
     let bytes = std::fs::read(db).map_err(|e| StorageError::io(db, e))?;
-    let file = DbFile::parse(&bytes).map_err(|e| StorageError::corrupt(db, e))?;
+    let file = DbFile::parse(&bytes).map_err(|e| StorageError::corrupt(db, e.to_string()))?;
     let old = Connection::open_with_flags(
         db,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -362,6 +362,20 @@ pub struct SalvagedRows {
     pub dropped: u64,
 }
 
+/// A database header that the page reader cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DbHeaderError {
+    /// No `SQLite format 3` header (or fewer than its 100 bytes).
+    #[error("not an SQLite 3 database (no header)")]
+    NoHeader,
+    /// A page size that is not a power of two from 512 to 65536.
+    #[error("invalid page size {0}")]
+    PageSize(usize),
+    /// Reserved bytes per page that leave fewer than 480 usable.
+    #[error("invalid reserved space ({0} bytes per page)")]
+    ReservedSpace(usize),
+}
+
 /// A database file's pages.
 pub(crate) struct DbFile<'a> {
     data: &'a [u8],
@@ -450,20 +464,20 @@ fn record(payload: &[u8]) -> Option<Vec<Column<'_>>> {
 
 impl<'a> DbFile<'a> {
     /// Reads the database header.
-    pub fn parse(data: &'a [u8]) -> std::result::Result<Self, String> {
+    pub fn parse(data: &'a [u8]) -> std::result::Result<Self, DbHeaderError> {
         if !data.starts_with(b"SQLite format 3\0") || data.len() < 100 {
-            return Err("not an SQLite 3 database (no header)".into());
+            return Err(DbHeaderError::NoHeader);
         }
         let page_size = match be_u16(data, 16).unwrap_or(0) {
             1 => 65536,
             n if n >= 512 && n.is_power_of_two() => n,
-            n => return Err(format!("invalid page size {n}")),
+            n => return Err(DbHeaderError::PageSize(n)),
         };
         let reserved = data[20] as usize;
         let usable = page_size
             .checked_sub(reserved)
             .filter(|&u| u >= 480)
-            .ok_or("invalid reserved space")?;
+            .ok_or(DbHeaderError::ReservedSpace(reserved))?;
         let pages = u32::try_from(data.len() / page_size).unwrap_or(u32::MAX);
         let counted = be_u32(data, 28).unwrap_or(0);
         let counted_valid = be_u32(data, 24) == be_u32(data, 92);
@@ -667,6 +681,9 @@ mod tests {
         assert!(matches!(cols[2], Column::Int(256)));
         assert!(matches!(cols[3], Column::Blob(&[0xAA, 0xBB])));
         assert!(record(&rec[..9]).is_none());
-        assert!(DbFile::parse(b"SQLite format 3\0").is_err());
+        assert_eq!(
+            DbFile::parse(b"SQLite format 3\0").err(),
+            Some(DbHeaderError::NoHeader)
+        );
     }
 }

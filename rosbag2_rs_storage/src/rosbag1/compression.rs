@@ -4,6 +4,8 @@
 
 use std::io::{Read, Write};
 
+use super::error::{Ros1FormatError, UnknownCompression};
+
 /// How a chunk's records are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
@@ -27,19 +29,17 @@ impl Compression {
     }
 
     /// Parses `none`, `bz2` or `lz4`.
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, UnknownCompression> {
         match name {
             "none" => Ok(Self::None),
             "bz2" => Ok(Self::Bz2),
             "lz4" => Ok(Self::Lz4),
-            other => Err(format!(
-                "unknown chunk compression '{other}' (expected none, bz2 or lz4)"
-            )),
+            other => Err(UnknownCompression(other.to_string())),
         }
     }
 
     /// Decompresses `data` into exactly `size` bytes; anything else is an error.
-    pub fn decompress(self, data: &[u8], size: usize) -> Result<Vec<u8>, String> {
+    pub fn decompress(self, data: &[u8], size: usize) -> Result<Vec<u8>, Ros1FormatError> {
         let mut out = Vec::with_capacity(size);
         // One byte more than announced reveals a chunk whose size field lies.
         let limit = size as u64 + 1;
@@ -63,13 +63,16 @@ impl Compression {
                 }
             },
         };
-        result.map_err(|e| format!("{} chunk does not decompress: {e}", self.as_str()))?;
+        result.map_err(|source| Ros1FormatError::Decompress {
+            compression: self,
+            source,
+        })?;
         if out.len() != size {
-            return Err(format!(
-                "{} chunk holds {} bytes, its header says {size}",
-                self.as_str(),
-                out.len()
-            ));
+            return Err(Ros1FormatError::ChunkSize {
+                compression: self,
+                len: out.len(),
+                size,
+            });
         }
         Ok(out)
     }
@@ -259,8 +262,12 @@ fn stored_checksum(blocks: &[Block]) -> u32 {
 ///
 /// Camera pixels do not compress, so such frames are mostly stored blocks: their content checksum
 /// is then computed from the input on a second thread while the blocks are copied.
-fn lz4_frames(mut data: &[u8], size: usize, out: &mut Vec<u8>) -> Option<Result<(), String>> {
-    let fail = |m: &str| Some(Err(format!("lz4 chunk does not decompress: {m}")));
+fn lz4_frames(
+    mut data: &[u8],
+    size: usize,
+    out: &mut Vec<u8>,
+) -> Option<Result<(), Ros1FormatError>> {
+    let fail = |m: &'static str| Some(Err(Ros1FormatError::Lz4Frame(m)));
     out.clear();
     out.reserve_exact(size);
     while !data.is_empty() {
@@ -275,10 +282,11 @@ fn lz4_frames(mut data: &[u8], size: usize, out: &mut Vec<u8>) -> Option<Result<
         }
     }
     if out.len() != size {
-        return Some(Err(format!(
-            "lz4 chunk holds {} bytes, its header says {size}",
-            out.len()
-        )));
+        return Some(Err(Ros1FormatError::ChunkSize {
+            compression: Compression::Lz4,
+            len: out.len(),
+            size,
+        }));
     }
     Some(Ok(()))
 }
@@ -344,7 +352,10 @@ mod tests {
         for at in [content, checksum] {
             let mut bad = packed.clone();
             bad[at] ^= 1;
-            let err = Compression::Lz4.decompress(&bad, data.len()).unwrap_err();
+            let err = Compression::Lz4
+                .decompress(&bad, data.len())
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("content checksum mismatch"), "{err}");
         }
     }

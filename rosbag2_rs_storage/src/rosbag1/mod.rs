@@ -15,12 +15,14 @@
 //! ```
 
 mod compression;
+mod error;
 mod plugin;
 mod reader;
 pub(crate) mod record;
 mod writer;
 
 pub use compression::Compression;
+pub use error::{Ros1FormatError, UnknownCompression};
 pub use plugin::{Ros1Reader, Ros1Writer};
 pub use reader::{is_rosbag1, BagReader, Connection, RawMessage};
 pub use writer::{BagWriter, WriterOptions};

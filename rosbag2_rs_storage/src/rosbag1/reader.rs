@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 
 use super::compression::Compression;
+use super::error::Ros1FormatError;
 use super::record::{self, Fields, Record};
 use crate::error::{Result, StorageError};
 use crate::recover::ros1::{read_cut_chunk, Ros1Damage};
@@ -39,7 +40,7 @@ pub struct Connection {
 }
 
 impl Connection {
-    fn from_record(r: &Record<'_>) -> std::result::Result<Self, String> {
+    fn from_record(r: &Record<'_>) -> std::result::Result<Self, Ros1FormatError> {
         let header = Fields::parse(r.data)?;
         Ok(Self {
             id: r.fields.u32("conn")?,
@@ -90,7 +91,7 @@ struct Entry {
 const CHUNK_CACHE: usize = 4;
 
 /// A chunk's bytes: a slice of the file when stored uncompressed, else decompressed.
-fn load_chunk(file: &Bytes, chunk: &Chunk) -> std::result::Result<Bytes, String> {
+fn load_chunk(file: &Bytes, chunk: &Chunk) -> std::result::Result<Bytes, Ros1FormatError> {
     if let Some(records) = &chunk.recovered {
         return Ok(records.clone());
     }
@@ -156,18 +157,24 @@ impl BagReader {
             truncated: false,
             damage: Ros1Damage::default(),
         };
-        let corrupt = |reason: String| StorageError::corrupt(path, reason);
+        let corrupt = |source: Ros1FormatError| StorageError::Ros1Format {
+            path: path.to_path_buf(),
+            source,
+        };
         if !is_rosbag1(&reader.file) {
-            return Err(corrupt("not a ROS 1 bag (no '#ROSBAG V2.0' magic)".into()));
+            return Err(StorageError::corrupt(
+                path,
+                "not a ROS 1 bag (no '#ROSBAG V2.0' magic)",
+            ));
         }
         let header = record::parse_record(&reader.file, record::MAGIC.len())
             .and_then(|r| {
                 (r.fields.op()? == record::OP_BAG_HEADER)
                     .then_some(())
-                    .ok_or("first record is not the bag header")?;
+                    .ok_or(Ros1FormatError::NotBagHeader)?;
                 Ok((r.fields.u64("index_pos")?, r.len))
             })
-            .map_err(|e| corrupt(format!("bag header at offset 13: {e}")))?;
+            .map_err(|e| corrupt(e.at("bag header", record::MAGIC.len())))?;
         let (index_pos, header_len) = header;
         let first_record = record::MAGIC.len() + header_len;
         if index_pos == 0 || index_pos as usize >= reader.file.len() {
@@ -209,23 +216,21 @@ impl BagReader {
         }
     }
 
-    fn read_index(&mut self, index_pos: usize) -> std::result::Result<(), String> {
+    fn read_index(&mut self, index_pos: usize) -> std::result::Result<(), Ros1FormatError> {
         let file = self.file.clone();
         let mut pos = index_pos;
         let mut chunk_infos = Vec::new();
         while pos < file.len() {
             self.truncated = record::runs_past_end(&file, pos);
-            let r = record::parse_record(&file, pos)
-                .map_err(|e| format!("index record at offset {pos}: {e}"))?;
+            let r = record::parse_record(&file, pos).map_err(|e| e.at("index record", pos))?;
             match r.fields.op()? {
                 record::OP_CONNECTION => self.add_connection(
-                    Connection::from_record(&r)
-                        .map_err(|e| format!("connection record at offset {pos}: {e}"))?,
+                    Connection::from_record(&r).map_err(|e| e.at("connection record", pos))?,
                 ),
                 record::OP_CHUNK_INFO => chunk_infos.push(
                     r.fields
                         .u64("chunk_pos")
-                        .map_err(|e| format!("chunk info at offset {pos}: {e}"))?,
+                        .map_err(|e| e.at("chunk info", pos))?,
                 ),
                 _ => {}
             }
@@ -233,15 +238,15 @@ impl BagReader {
         }
         for chunk_pos in chunk_infos {
             self.read_chunk_index(chunk_pos as usize)
-                .map_err(|e| format!("chunk at offset {chunk_pos}: {e}"))?;
+                .map_err(|e| e.at("chunk", chunk_pos as usize))?;
         }
         Ok(())
     }
 
-    fn chunk_at(&self, pos: usize) -> std::result::Result<(Chunk, usize), String> {
+    fn chunk_at(&self, pos: usize) -> std::result::Result<(Chunk, usize), Ros1FormatError> {
         let r = record::parse_record(&self.file, pos)?;
         if r.fields.op()? != record::OP_CHUNK {
-            return Err("not a chunk record".into());
+            return Err(Ros1FormatError::NotChunk);
         }
         let chunk = Chunk {
             pos: pos as u64,
@@ -253,7 +258,7 @@ impl BagReader {
         Ok((chunk, pos + r.len))
     }
 
-    fn read_chunk_index(&mut self, pos: usize) -> std::result::Result<(), String> {
+    fn read_chunk_index(&mut self, pos: usize) -> std::result::Result<(), Ros1FormatError> {
         let (chunk, mut at) = self.chunk_at(pos)?;
         let id = self.chunks.len() as u32;
         let file = self.file.clone();
@@ -266,22 +271,24 @@ impl BagReader {
             }
             let connection = r.fields.u32("conn")?;
             let count = r.fields.u32("count")? as usize;
-            if r.fields.u32("ver")? != 1 {
-                return Err(format!("index record at offset {at}: unknown version"));
+            let index_error = |e: Ros1FormatError| e.at("index record", at);
+            let version = r.fields.u32("ver")?;
+            if version != 1 {
+                return Err(index_error(Ros1FormatError::IndexVersion(version)));
             }
             if r.data.len() != count * 12 {
-                return Err(format!(
-                    "index record at offset {at}: {count} entries in {} bytes",
-                    r.data.len()
-                ));
+                return Err(index_error(Ros1FormatError::IndexSize {
+                    count,
+                    len: r.data.len(),
+                }));
             }
             for e in r.data.chunks_exact(12) {
                 let offset = record::read_u32(e, 8)?;
                 if offset as usize >= chunk.size {
-                    return Err(format!(
-                        "index record at offset {at}: entry at {offset} lies beyond the chunk's {} bytes",
-                        chunk.size
-                    ));
+                    return Err(index_error(Ros1FormatError::IndexEntryBeyond {
+                        offset,
+                        size: chunk.size,
+                    }));
                 }
                 self.entries.push(Entry {
                     time: record::time_ns(record::read_u32(e, 0)?, record::read_u32(e, 4)?),
@@ -336,7 +343,7 @@ impl BagReader {
                     );
                     self.damage
                         .skipped_chunks
-                        .push((pos as u64, r.len as u64, e));
+                        .push((pos as u64, r.len as u64, e.to_string()));
                 }
             }
             pos = next;
@@ -409,7 +416,7 @@ impl BagReader {
         &self.damage
     }
 
-    fn scan_chunk(&mut self, pos: usize) -> std::result::Result<(), String> {
+    fn scan_chunk(&mut self, pos: usize) -> std::result::Result<(), Ros1FormatError> {
         let (chunk, _) = self.chunk_at(pos)?;
         let data = chunk
             .compression
@@ -419,8 +426,10 @@ impl BagReader {
         let mut connections = Vec::new();
         let mut at = 0;
         while at < data.len() {
-            let r = record::parse_record(&data, at)
-                .map_err(|e| format!("record at chunk offset {at}: {e}"))?;
+            let r = record::parse_record(&data, at).map_err(|e| Ros1FormatError::InChunk {
+                offset: at as u64,
+                source: Box::new(e),
+            })?;
             match r.fields.op()? {
                 record::OP_CONNECTION => connections.push(Connection::from_record(&r)?),
                 record::OP_MESSAGE => entries.push(Entry {
@@ -500,7 +509,7 @@ impl BagReader {
         self.next = self.entries.partition_point(|e| e.time < time_ns);
     }
 
-    fn chunk_data(&mut self, id: u32) -> std::result::Result<Bytes, String> {
+    fn chunk_data(&mut self, id: u32) -> std::result::Result<Bytes, Ros1FormatError> {
         if let Some((_, data)) = self.cache.iter().find(|(c, _)| *c == id) {
             return Ok(data.clone());
         }
@@ -527,26 +536,28 @@ impl BagReader {
                 let topic = self
                     .connection(entry.connection)
                     .map_or("?", |c| c.topic.as_str());
-                StorageError::corrupt(
-                    &self.path,
-                    format!(
-                        "chunk at offset {}, topic '{topic}', message at chunk offset {}: {e}",
-                        self.chunks[entry.chunk as usize].pos, entry.offset
-                    ),
-                )
+                StorageError::Ros1Format {
+                    path: self.path.clone(),
+                    source: Ros1FormatError::Message {
+                        chunk: self.chunks[entry.chunk as usize].pos,
+                        topic: topic.to_string(),
+                        offset: entry.offset,
+                        source: Box::new(e),
+                    },
+                }
             });
         }
         Ok(None)
     }
 
-    fn message(&mut self, entry: Entry) -> std::result::Result<RawMessage, String> {
+    fn message(&mut self, entry: Entry) -> std::result::Result<RawMessage, Ros1FormatError> {
         let data = self.chunk_data(entry.chunk)?;
         let (connection, _, range) = record::parse_message_record(&data, entry.offset as usize)?;
         if connection != entry.connection {
-            return Err(format!(
-                "the index says connection {}, the message says {connection}",
-                entry.connection
-            ));
+            return Err(Ros1FormatError::ConnectionMismatch {
+                index: entry.connection,
+                message: connection,
+            });
         }
         Ok(RawMessage {
             connection,

@@ -3,6 +3,11 @@
 
 use std::collections::HashMap;
 
+use super::error::Ros1FormatError;
+
+/// Result of parsing records.
+type Result<T> = std::result::Result<T, Ros1FormatError>;
+
 /// `#ROSBAG V2.0\n`, the first 13 bytes of every bag.
 pub const MAGIC: &[u8] = b"#ROSBAG V2.0\n";
 /// Message data.
@@ -26,17 +31,17 @@ pub struct Fields(pub HashMap<String, Vec<u8>>);
 
 impl Fields {
     /// Parses a header block (the bytes after its length prefix).
-    pub fn parse(mut bytes: &[u8]) -> Result<Self, String> {
+    pub fn parse(mut bytes: &[u8]) -> Result<Self> {
         let mut map = HashMap::new();
         while !bytes.is_empty() {
             let len = read_u32(bytes, 0)? as usize;
             let field = bytes
                 .get(4..4 + len)
-                .ok_or_else(|| format!("header field of {len} bytes overruns its header"))?;
+                .ok_or(Ros1FormatError::FieldOverrun(len))?;
             let eq = field
                 .iter()
                 .position(|&b| b == b'=')
-                .ok_or("header field without '='")?;
+                .ok_or(Ros1FormatError::FieldWithoutEquals)?;
             let name = String::from_utf8_lossy(&field[..eq]).into_owned();
             map.insert(name, field[eq + 1..].to_vec());
             bytes = &bytes[4 + len..];
@@ -45,15 +50,15 @@ impl Fields {
     }
 
     /// The raw value of `name`.
-    pub fn get(&self, name: &str) -> Result<&[u8], String> {
+    pub fn get(&self, name: &str) -> Result<&[u8]> {
         self.0
             .get(name)
             .map(Vec::as_slice)
-            .ok_or_else(|| format!("header lacks the '{name}' field"))
+            .ok_or_else(|| Ros1FormatError::MissingField(name.to_string()))
     }
 
     /// `name` as text (lossy UTF-8).
-    pub fn string(&self, name: &str) -> Result<String, String> {
+    pub fn string(&self, name: &str) -> Result<String> {
         Ok(String::from_utf8_lossy(self.get(name)?).into_owned())
     }
 
@@ -65,25 +70,22 @@ impl Fields {
     }
 
     /// The `op` code.
-    pub fn op(&self) -> Result<u8, String> {
-        match self.get("op")? {
-            [op] => Ok(*op),
-            v => Err(format!("'op' field of {} bytes", v.len())),
-        }
+    pub fn op(&self) -> Result<u8> {
+        fixed::<1>(self.get("op")?, "op").map(|[op]| op)
     }
 
     /// A little-endian `u32` field.
-    pub fn u32(&self, name: &str) -> Result<u32, String> {
+    pub fn u32(&self, name: &str) -> Result<u32> {
         fixed::<4>(self.get(name)?, name).map(u32::from_le_bytes)
     }
 
     /// A little-endian `u64` field.
-    pub fn u64(&self, name: &str) -> Result<u64, String> {
+    pub fn u64(&self, name: &str) -> Result<u64> {
         fixed::<8>(self.get(name)?, name).map(u64::from_le_bytes)
     }
 
     /// A ROS 1 `time` field (`u32` seconds, `u32` nanoseconds) in ns.
-    pub fn time(&self, name: &str) -> Result<i64, String> {
+    pub fn time(&self, name: &str) -> Result<i64> {
         let b = fixed::<8>(self.get(name)?, name)?;
         Ok(time_ns(
             u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
@@ -92,9 +94,12 @@ impl Fields {
     }
 }
 
-fn fixed<const N: usize>(v: &[u8], name: &str) -> Result<[u8; N], String> {
-    v.try_into()
-        .map_err(|_| format!("'{name}' field of {} bytes, expected {N}", v.len()))
+fn fixed<const N: usize>(v: &[u8], name: &str) -> Result<[u8; N]> {
+    v.try_into().map_err(|_| Ros1FormatError::FieldSize {
+        name: name.to_string(),
+        len: v.len(),
+        expected: N,
+    })
 }
 
 /// ROS 1 `time` to ns.
@@ -112,15 +117,13 @@ pub fn time_bytes(ns: i64) -> [u8; 8] {
 }
 
 /// A little-endian `u32` at `at`.
-pub fn read_u32(bytes: &[u8], at: usize) -> Result<u32, String> {
+pub fn read_u32(bytes: &[u8], at: usize) -> Result<u32> {
     bytes
         .get(at..at + 4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or_else(|| {
-            format!(
-                "needs 4 bytes at offset {at}, only {} left",
-                bytes.len().saturating_sub(at)
-            )
+        .ok_or(Ros1FormatError::ShortU32 {
+            at,
+            left: bytes.len().saturating_sub(at),
         })
 }
 
@@ -138,19 +141,19 @@ pub struct Record<'a> {
 }
 
 /// Parses the record that starts at `at` in `buf`.
-pub fn parse_record(buf: &[u8], at: usize) -> Result<Record<'_>, String> {
+pub fn parse_record(buf: &[u8], at: usize) -> Result<Record<'_>> {
     let header_len = read_u32(buf, at)? as usize;
     let header_end = (at + 4)
         .checked_add(header_len)
         .filter(|&e| e <= buf.len())
-        .ok_or_else(|| format!("record header of {header_len} bytes is cut short"))?;
+        .ok_or(Ros1FormatError::HeaderCut(header_len))?;
     let fields = Fields::parse(&buf[at + 4..header_end])?;
     let data_len = read_u32(buf, header_end)? as usize;
     let data_offset = header_end + 4;
     let data = data_offset
         .checked_add(data_len)
         .and_then(|e| buf.get(data_offset..e))
-        .ok_or_else(|| format!("record data of {data_len} bytes is cut short"))?;
+        .ok_or(Ros1FormatError::DataCut(data_len))?;
     Ok(Record {
         fields,
         data,
@@ -161,21 +164,18 @@ pub fn parse_record(buf: &[u8], at: usize) -> Result<Record<'_>, String> {
 
 /// A message record's connection, time (ns) and data range, parsed without allocating (the hot
 /// path of reading).
-pub fn parse_message_record(
-    buf: &[u8],
-    at: usize,
-) -> Result<(u32, i64, std::ops::Range<usize>), String> {
+pub fn parse_message_record(buf: &[u8], at: usize) -> Result<(u32, i64, std::ops::Range<usize>)> {
     let header_len = read_u32(buf, at)? as usize;
     let header = buf
         .get(at + 4..(at + 4).saturating_add(header_len))
-        .ok_or_else(|| format!("record header of {header_len} bytes is cut short"))?;
+        .ok_or(Ros1FormatError::HeaderCut(header_len))?;
     let (mut op, mut conn, mut time) = (None, None, None);
     let mut rest = header;
     while !rest.is_empty() {
         let len = read_u32(rest, 0)? as usize;
         let field = rest
             .get(4..4 + len)
-            .ok_or_else(|| format!("header field of {len} bytes overruns its header"))?;
+            .ok_or(Ros1FormatError::FieldOverrun(len))?;
         match field {
             [b'o', b'p', b'=', value] => op = Some(*value),
             [b'c', b'o', b'n', b'n', b'=', v @ ..] if v.len() == 4 => {
@@ -192,16 +192,16 @@ pub fn parse_message_record(
         rest = &rest[4 + len..];
     }
     if op != Some(OP_MESSAGE) {
-        return Err("not a message record".into());
+        return Err(Ros1FormatError::NotMessage);
     }
     let (Some(conn), Some(time)) = (conn, time) else {
-        return Err("message record without 'conn' and 'time'".into());
+        return Err(Ros1FormatError::MessageWithoutConnTime);
     };
     let data_at = at + 4 + header_len;
     let data_len = read_u32(buf, data_at)? as usize;
     let start = data_at + 4;
     if start.saturating_add(data_len) > buf.len() {
-        return Err(format!("record data of {data_len} bytes is cut short"));
+        return Err(Ros1FormatError::DataCut(data_len));
     }
     Ok((conn, time, start..start + data_len))
 }
@@ -259,8 +259,20 @@ mod tests {
         for cut in 0..buf.len() {
             assert!(parse_record(&buf[..cut], 0).is_err(), "cut at {cut}");
         }
-        assert!(r.fields.u64("conn").is_err());
-        assert!(r.fields.get("topic").is_err());
+        assert_eq!(
+            parse_record(&buf[..buf.len() - 1], 0)
+                .unwrap_err()
+                .to_string(),
+            "record data of 3 bytes is cut short"
+        );
+        assert_eq!(
+            r.fields.u64("conn").unwrap_err().to_string(),
+            "'conn' field of 4 bytes, expected 8"
+        );
+        assert!(matches!(
+            r.fields.get("topic"),
+            Err(Ros1FormatError::MissingField(name)) if name == "topic"
+        ));
     }
 
     #[test]

@@ -2,7 +2,7 @@ use std::path::Path;
 
 use super::*;
 use crate::storage::{OpenMode, StorageReader, StorageWriter};
-use crate::{MessageDefinition, QosProfile, TopicFilter, TopicMetadata};
+use crate::{MessageDefinition, QosProfile, StorageError, TopicFilter, TopicMetadata};
 
 const STRING_DEF: &str = "string data\n";
 
@@ -140,6 +140,26 @@ fn damage_is_a_clear_error_or_recovered_never_a_panic() {
         text.contains("b.bag") && text.contains("chunk at offset") && text.contains("topic '/a'"),
         "{text}"
     );
+    // The cause stays a typed source: the chunk's decoder error under the message's context.
+    let StorageError::Ros1Format {
+        source: Ros1FormatError::Message { topic, source, .. },
+        ..
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(topic, "/a");
+    assert!(
+        matches!(
+            **source,
+            Ros1FormatError::Decompress {
+                compression: Compression::Bz2,
+                ..
+            }
+        ),
+        "{source:?}"
+    );
+    assert!(std::error::Error::source(source.as_ref()).is_some());
 
     // Not a bag at all.
     std::fs::write(&path, b"#ROSBAG V1.2\n").unwrap();

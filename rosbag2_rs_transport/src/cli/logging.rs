@@ -19,14 +19,20 @@ const OURS: &[&str] = &[
 
 /// Parses `--log-level` as ROS 2 spells it (`debug`, `info`, `warn`, `error`, `fatal`, any case)
 /// plus `trace` and `off`; `fatal` shows errors only.
-pub fn parse_level(text: &str) -> Result<log::LevelFilter, String> {
+pub fn parse_level(text: &str) -> Result<log::LevelFilter, UnknownLogLevel> {
     match text.to_ascii_lowercase().as_str() {
         "fatal" => Ok(log::LevelFilter::Error),
-        other => other.parse().map_err(|_| {
-            format!("unknown log level '{text}' (debug, info, warn, error, fatal, trace or off)")
-        }),
+        other => other.parse().map_err(|_| UnknownLogLevel(text.to_string())),
     }
 }
+
+/// A `--log-level` that is none of the levels [`parse_level`] knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown log level '{0}' (debug, info, warn, error, fatal, trace or off)")]
+pub struct UnknownLogLevel(
+    /// The level as given.
+    pub String,
+);
 
 /// Set while a progress line is being redrawn on the terminal: log lines then clear it first.
 static PROGRESS_LINE: AtomicBool = AtomicBool::new(false);

@@ -217,6 +217,16 @@ pub trait Middleware: Send + Sync {
     /// middleware carries one (DDS: `typehash=` in USER_DATA; Zenoh: key expressions and
     /// liveliness tokens). A middleware that carries none ignores it.
     fn register_type_hash(&self, _type_name: &str, _hash: &str) {}
+    /// The description of `type_name` that a publisher of `topic` announces in the middleware's
+    /// own type system (DDS: an XTypes complete type object, fetched through the type lookup
+    /// service), for a type no node describes. `None` where there is none (reasons logged).
+    fn announced_type_description(
+        &self,
+        _topic: &str,
+        _type_name: &str,
+    ) -> Option<rosbag2_rs_storage::type_hash::TypeDescription> {
+        None
+    }
     /// Messages the middleware knows were lost on `topic` before reaching this node's
     /// subscriptions (Zenoh: gaps in each publisher's sequence numbers). A middleware that cannot
     /// tell returns 0.

@@ -553,7 +553,11 @@ fn create_publishers(
                         },
                     );
                 }
-                Err(e) => log::warn!("not replaying the requests of {}: {e}", meta.name),
+                Err(e) => log::warn!(
+                    "not replaying the requests of {}: {}",
+                    meta.name,
+                    crate::error_chain::Chain(&e)
+                ),
             }
             continue;
         }

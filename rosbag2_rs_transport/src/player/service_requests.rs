@@ -10,13 +10,52 @@ use bytes::Bytes;
 use rosbag2_rs_interfaces::service_msgs::{service_of_event_topic, service_type_of_event_type};
 use rosbag2_rs_storage::msg::definition::BaseType;
 use rosbag2_rs_storage::msg::{
-    decode_cdr_at, encode_cdr_at, Dialect, MessageView, Registry, Value,
+    decode_cdr_at, encode_cdr_at, CodecError, Dialect, MessageView, Registry, Value,
 };
 use rosbag2_rs_storage::{MessageDefinition, MessageDefinitionCache, SequentialReader};
 
 use super::options::ServiceRequestsSource;
-use crate::middleware::error::Result;
+use crate::middleware::error::{Result, TransportError};
 use crate::middleware::{Middleware, RawClient, RawPublisher};
+
+/// Why a service's recorded events cannot be split into their info and request.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum EventCodecError {
+    /// A definition in another encoding than `ros2msg` (the parser reads only that).
+    #[error("its definition is not a ros2msg one (encoding '{0}')")]
+    NotRos2Msg(String),
+    /// The definition does not parse, or an event does not decode or its request encode.
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+    /// A definition that does not describe the event type.
+    #[error("the definition lacks {0}")]
+    MissingEvent(String),
+    /// An event type without the `info` and `request` fields of a service event.
+    #[error("{0} has no 'info' and 'request' fields")]
+    NotAnEvent(String),
+    /// An event whose `info.event_type` is missing.
+    #[error("the event has no info.event_type")]
+    NoEventType,
+}
+
+/// Why the requests of a recorded event topic cannot be replayed.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum RequestReplayError {
+    /// A topic or type that names no service event.
+    #[error("'{topic}' of '{event_type}' is no service event topic")]
+    NotServiceEvent {
+        /// The recorded topic.
+        topic: String,
+        /// Its type.
+        event_type: String,
+    },
+    /// Neither the bag's definition of the event nor the one looked up can be used.
+    #[error("cannot read its events")]
+    Events(#[source] EventCodecError),
+    /// The client of the service cannot be created.
+    #[error(transparent)]
+    Client(#[from] TransportError),
+}
 
 /// Splits one service's events into their info and request, through the event's definition.
 struct EventCodec {
@@ -26,24 +65,19 @@ struct EventCodec {
 }
 
 impl EventCodec {
-    fn new(event_type: &str, definition: &MessageDefinition) -> Result<Self, String> {
+    fn new(event_type: &str, definition: &MessageDefinition) -> Result<Self, EventCodecError> {
         if definition.encoding != "ros2msg" {
-            return Err(format!(
-                "its definition is not a ros2msg one (encoding '{}')",
-                definition.encoding
-            ));
+            return Err(EventCodecError::NotRos2Msg(definition.encoding.clone()));
         }
         let mut registry = Registry::new();
-        registry
-            .parse_concatenated(
-                event_type,
-                &definition.encoded_message_definition,
-                Dialect::Ros2,
-            )
-            .map_err(|e| e.to_string())?;
+        registry.parse_concatenated(
+            event_type,
+            &definition.encoded_message_definition,
+            Dialect::Ros2,
+        )?;
         let event = registry
             .index_of(event_type)
-            .ok_or_else(|| format!("the definition lacks {event_type}"))?;
+            .ok_or_else(|| EventCodecError::MissingEvent(event_type.to_string()))?;
         let ty = registry.by_index(event);
         let request = ty
             .field_index("info")
@@ -52,7 +86,7 @@ impl EventCodec {
                 BaseType::Message(name) => registry.index_of(name),
                 _ => None,
             })
-            .ok_or_else(|| format!("{event_type} has no 'info' and 'request' fields"))?;
+            .ok_or_else(|| EventCodecError::NotAnEvent(event_type.to_string()))?;
         Ok(Self {
             registry,
             event,
@@ -61,22 +95,20 @@ impl EventCodec {
     }
 
     /// The event's `info.event_type`, and its request as a CDR message when it carries one.
-    fn split(&self, event: &[u8]) -> Result<(u8, Option<Vec<u8>>), String> {
-        let (value, header) =
-            decode_cdr_at(&self.registry, self.event, event).map_err(|e| e.to_string())?;
+    fn split(&self, event: &[u8]) -> Result<(u8, Option<Vec<u8>>), EventCodecError> {
+        let (value, header) = decode_cdr_at(&self.registry, self.event, event)?;
         let view = MessageView::new(&self.registry, self.event, &value);
         let kind = view
             .message("info")
             .and_then(|info| info.number("event_type"))
-            .ok_or("the event has no info.event_type")? as u8;
+            .ok_or(EventCodecError::NoEventType)? as u8;
         let request = match view.field("request") {
             Some(Value::Array(items)) => items.first(),
             _ => None,
         };
         let request = request
             .map(|r| encode_cdr_at(&self.registry, self.request, r, header))
-            .transpose()
-            .map_err(|e| e.to_string())?;
+            .transpose()?;
         Ok((kind, request))
     }
 }
@@ -102,23 +134,22 @@ impl RequestReplayer {
         (topic, event_type): (&str, &str),
         remap: impl Fn(&str) -> String,
         source: ServiceRequestsSource,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, RequestReplayError> {
         let (Some(service), Some(service_type)) = (
             service_of_event_topic(topic),
             service_type_of_event_type(event_type),
         ) else {
-            return Err(format!(
-                "'{topic}' of '{event_type}' is no service event topic"
-            ));
+            return Err(RequestReplayError::NotServiceEvent {
+                topic: topic.to_string(),
+                event_type: event_type.to_string(),
+            });
         };
         // rosbag2 stores the `.srv` text, which is no message definition: then the lookup's.
         let codec = EventCodec::new(event_type, &reader.message_definition(event_type, cache))
             .or_else(|_| EventCodec::new(event_type, &cache.definition(event_type)))
-            .map_err(|e| format!("cannot read its events: {e}"))?;
+            .map_err(RequestReplayError::Events)?;
         let service = remap(service);
-        let client = middleware
-            .create_client(&service, service_type)
-            .map_err(|e| e.to_string())?;
+        let client = middleware.create_client(&service, service_type)?;
         Ok(Self {
             service,
             codec,
@@ -137,8 +168,9 @@ impl RawPublisher for RequestReplayer {
             Ok(split) => split,
             Err(e) => {
                 log::error!(
-                    "{}: a recorded service event does not decode: {e}",
-                    self.service
+                    "{}: a recorded service event does not decode: {}",
+                    self.service,
+                    crate::error_chain::Chain(&e)
                 );
                 return Ok(());
             }

@@ -27,6 +27,7 @@ mod error;
 mod options;
 mod ring;
 mod services;
+mod silence;
 mod snapshot;
 mod snapshot_writer;
 mod stats;
@@ -56,7 +57,10 @@ pub use options::{
     RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
     DEFAULT_SNAPSHOT_DURATION_NS,
 };
-pub use stats::{DropCause, RecordSummary, TopicCounters, TopicSummary};
+pub use stats::{
+    DropCause, RecordSummary, TopicCounters, TopicSummary, DROPPED_BEFORE_CLOCK_KEY,
+    DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, SILENCES_KEY,
+};
 
 use cache::{CacheWriter, Command, MessageCache};
 use discovery::{plan_topic, CompiledSelection};
@@ -102,6 +106,8 @@ struct PendingSnapshot {
     taken: Taken,
     /// Which topics and window it writes.
     selection: Selection,
+    /// When it was triggered: the tail's messages are received after it.
+    triggered: i64,
     /// The last receive time of the tail.
     deadline: i64,
     /// The bag to write (`None`: the timestamped default).
@@ -144,8 +150,9 @@ pub struct Recorder {
     services: Vec<Handle>,
     clock_subscription: Option<(Handle, ClockWatch)>,
     discovery: Option<(Sender<()>, JoinHandle<()>)>,
-    /// Snapshot mode: the thread that completes snapshots once their tail is over.
-    tails: Option<(Sender<()>, JoinHandle<()>)>,
+    /// The thread that watches for silent topics and, in snapshot mode, completes snapshots
+    /// once their tail is over.
+    watch: Option<(Sender<()>, JoinHandle<()>)>,
 }
 
 impl Recorder {
@@ -168,7 +175,7 @@ impl Recorder {
             attachments: Vec::new(),
         };
         let (sink, output) = match options.snapshot {
-            None => open_bag(middleware.as_ref(), bag_options, &options, &registry)?,
+            None => open_bag(&middleware, bag_options, &options, &registry)?,
             Some(limits) => open_snapshots(bag_options, limits)?,
         };
         let inner = Arc::new(Inner {
@@ -199,11 +206,9 @@ impl Recorder {
             services,
             clock_subscription,
             discovery: None,
-            tails: None,
+            watch: None,
         };
-        if recorder.inner.snapshot_buffers().is_ok() {
-            recorder.tails = Some(spawn_tails(recorder.inner.clone())?);
-        }
+        recorder.watch = Some(spawn_watch(recorder.inner.clone())?);
         if options.start_paused {
             log::info!("recording starts paused");
         }
@@ -360,7 +365,7 @@ impl Recorder {
             drop(stop);
             let _ = thread.join();
         }
-        if let Some((stop, thread)) = self.tails.take() {
+        if let Some((stop, thread)) = self.watch.take() {
             drop(stop);
             let _ = thread.join();
         }
@@ -374,17 +379,14 @@ impl Recorder {
         };
         let mut first_error = None;
         match std::mem::replace(&mut self.output, Output::Stopped) {
-            Output::Bag { writer, dir } => {
+            Output::Bag { writer, .. } => {
                 let (metadata, error) = writer.finish();
-                if let Some(mut metadata) = metadata {
+                if let Some(metadata) = metadata {
                     for topic in self.inner.registry.all() {
                         let written = metadata
                             .topic(&topic.metadata.name)
                             .map_or(0, |t| t.message_count);
                         topic.counters.written.store(written, Ordering::Relaxed);
-                    }
-                    if let Err(e) = self.record_lost(&mut metadata, &dir) {
-                        log::warn!("cannot record the lost message counts in the metadata: {e}");
                     }
                 }
                 first_error = error;
@@ -444,36 +446,6 @@ impl Recorder {
     }
 }
 
-impl Recorder {
-    /// Adds each topic's messages lost by the middleware to the bag's `custom_data`, one key
-    /// per topic (`lost_messages:<topic>`), and rewrites `metadata.yaml`.
-    fn record_lost(
-        &self,
-        metadata: &mut rosbag2_rs_storage::BagMetadata,
-        dir: &std::path::Path,
-    ) -> rosbag2_rs_storage::Result<()> {
-        let mut any = false;
-        for topic in self.inner.registry.all() {
-            let lost = self.inner.middleware.lost_messages(&topic.metadata.name);
-            if lost > 0 {
-                metadata.custom_data.insert(
-                    format!("{LOST_MESSAGES_KEY}{}", topic.metadata.name),
-                    lost.to_string(),
-                );
-                any = true;
-            }
-        }
-        if any {
-            metadata.write_to_dir(dir)?;
-        }
-        Ok(())
-    }
-}
-
-/// The `custom_data` key prefix (then the topic name) of the messages the middleware lost on a
-/// topic before they reached the recorder.
-pub const LOST_MESSAGES_KEY: &str = "lost_messages:";
-
 /// The selection and QoS overrides with topic names expanded for the recorder's node.
 fn resolve_names(
     options: &RecordOptions,
@@ -527,7 +499,7 @@ fn record_time(
 /// announces its splits on `events/write_split`, and starts the writer thread on a cache of
 /// `max_cache_size` bytes.
 fn open_bag(
-    middleware: &dyn Middleware,
+    middleware: &Arc<dyn Middleware>,
     options: BagWriterOptions,
     record: &RecordOptions,
     registry: &Arc<TopicRegistry>,
@@ -537,6 +509,8 @@ fn open_bag(
     bag_writer.set_retention(record.retention);
     bag_writer.set_min_free_space(record.min_free_space);
     bag_writer.set_repeat_latched(record.repeat_latched);
+    let (counted, counter) = (registry.clone(), middleware.clone());
+    bag_writer.set_custom_data_source(move || counted.health_counts(|t| counter.lost_messages(t)));
     let events = middleware.create_publisher(
         WRITE_SPLIT_TOPIC,
         WriteSplitEvent::TYPE_NAME,
@@ -606,23 +580,40 @@ impl RecorderControl {
     }
 }
 
-/// How often the tails thread looks at the clock.
+/// How often the watch thread completes snapshot tails (snapshot mode).
 const TAIL_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+/// How often the watch thread looks for silent topics.
+const SILENCE_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// The thread that completes snapshots whose post-trigger tail is over (by the recorder's
-/// clock: virtual time in tests, ROS time under sim time).
-fn spawn_tails(inner: Arc<Inner>) -> Result<(Sender<()>, JoinHandle<()>)> {
+/// The thread that warns of silent topics and, in snapshot mode, completes snapshots whose
+/// post-trigger tail is over (both by the recorder's clock: virtual time in tests, ROS time
+/// under sim time).
+fn spawn_watch(inner: Arc<Inner>) -> Result<(Sender<()>, JoinHandle<()>)> {
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
+    let snapshots = inner.snapshot_buffers().is_ok();
+    let poll = if snapshots { TAIL_POLL } else { SILENCE_POLL };
     let thread = std::thread::Builder::new()
-        .name("rosbag2_snapshot_tails".into())
-        .spawn(move || loop {
-            crossbeam_channel::select! {
-                recv(stop_rx) -> _ => return,
-                default(TAIL_POLL) => inner.complete_tails(inner.now()),
+        .name("rosbag2_watch".into())
+        .spawn(move || {
+            let mut silence = silence::SilenceWatch::default();
+            let mut next_silence_check = std::time::Instant::now();
+            loop {
+                crossbeam_channel::select! {
+                    recv(stop_rx) -> _ => return,
+                    default(poll) => {},
+                }
+                let now = inner.now();
+                if snapshots {
+                    inner.complete_tails(now);
+                }
+                if std::time::Instant::now() >= next_silence_check {
+                    next_silence_check += SILENCE_POLL;
+                    inner.watch_silence(&mut silence, now);
+                }
             }
         })
         .map_err(|source| RecorderError::Spawn {
-            what: "snapshot tails",
+            what: "recorder watch",
             source,
         })?;
     Ok((stop_tx, thread))
@@ -681,6 +672,42 @@ impl Inner {
 
     fn is_paused(&self) -> bool {
         self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Looks for topics gone silent (or back) at `now`: a warning each, counted per topic.
+    fn watch_silence(&self, watch: &mut silence::SilenceWatch, now: i64) {
+        if self.is_paused() {
+            watch.pause(now);
+            return;
+        }
+        for topic in self.registry.all() {
+            let c = &topic.counters;
+            let event = watch.observe(
+                &topic.metadata.name,
+                c.received.load(Ordering::Relaxed),
+                [&c.first_received_ns, &c.last_received_ns].map(|t| t.load(Ordering::Relaxed)),
+                now,
+            );
+            match event {
+                Some(silence::SilenceEvent::Silent {
+                    period_ns,
+                    silent_ns,
+                }) => {
+                    TopicCounters::add(&c.silences, 1);
+                    log::warn!(
+                        "topic '{}' went silent: no message for {:.1} s (it published every \
+                         {:.3} s)",
+                        topic.metadata.name,
+                        silent_ns as f64 / 1e9,
+                        period_ns as f64 / 1e9
+                    );
+                }
+                Some(silence::SilenceEvent::Resumed) => {
+                    log::info!("topic '{}' publishes again", topic.metadata.name)
+                }
+                None => {}
+            }
+        }
     }
 
     fn command(&self, command: Command) -> Result<()> {
@@ -791,22 +818,19 @@ impl Inner {
                 "snapshot triggered: recording {} s more into it",
                 request.post_trigger_ns as f64 / 1e9
             );
-            pending.lock().push(PendingSnapshot {
+            let mut pending = pending.lock();
+            pending.push(PendingSnapshot {
                 taken,
                 selection,
+                triggered: now,
                 deadline,
                 dir: dir.clone(),
                 reply,
             });
+            hold_tails(buffers, &pending);
             return Ok(Some(dir));
         }
-        let job = SnapshotJob {
-            taken,
-            selection,
-            dir: dir.clone(),
-            topics: self.registry.all(),
-            reply,
-        };
+        let job = self.snapshot_job(taken, selection, dir.clone(), reply);
         jobs.send(job)
             .map_err(|_| RecorderError::WriterStopped("snapshot writer"))?;
         Ok(Some(dir))
@@ -844,18 +868,17 @@ impl Inner {
             *pending = waiting;
             due
         };
+        let done: Vec<SnapshotJob> = due
+            .into_iter()
+            .map(|mut p| {
+                let until = p.deadline.min(now);
+                merge_tail(&mut p.taken, buffers.take(&p.selection, until, until));
+                self.snapshot_job(p.taken, p.selection, p.dir, p.reply)
+            })
+            .collect();
+        hold_tails(buffers, &pending.lock());
         let jobs = jobs.lock();
-        for mut p in due {
-            let until = p.deadline.min(now);
-            let tail = buffers.take(&p.selection, until, until);
-            merge_tail(&mut p.taken, tail);
-            let job = SnapshotJob {
-                taken: p.taken,
-                selection: p.selection,
-                dir: p.dir,
-                topics: self.registry.all(),
-                reply: p.reply,
-            };
+        for job in done {
             match jobs.as_ref() {
                 Some(jobs) => {
                     if let Err(e) = jobs.send(job) {
@@ -865,6 +888,26 @@ impl Inner {
                 }
                 None => log::error!("snapshot lost: the snapshot writer has stopped"),
             }
+        }
+    }
+
+    /// A snapshot to write, with every recorded topic and the counts so far.
+    fn snapshot_job(
+        &self,
+        taken: Taken,
+        selection: Selection,
+        dir: Option<PathBuf>,
+        reply: Option<Sender<Result<PathBuf>>>,
+    ) -> SnapshotJob {
+        SnapshotJob {
+            taken,
+            selection,
+            dir,
+            topics: self.registry.all(),
+            health: self
+                .registry
+                .health_counts(|t| self.middleware.lost_messages(t)),
+            reply,
         }
     }
 
@@ -989,8 +1032,9 @@ impl Inner {
         if self.local_definitions.lock().knows(type_name) {
             return None;
         }
-        let definition =
-            crate::type_description::ask_publishers(self.middleware.as_ref(), topic, type_name);
+        let middleware = self.middleware.as_ref();
+        let definition = crate::type_description::ask_publishers(middleware, topic, type_name)
+            .or_else(|| crate::type_description::from_type_object(middleware, topic, type_name));
         if definition.is_none() {
             self.missing_definitions
                 .lock()
@@ -1008,7 +1052,12 @@ impl Inner {
         let counters = Arc::new(TopicCounters::default());
         let metadata = TopicMetadata {
             offered_qos_profiles: plan.offered.clone(),
-            type_description_hash: plan.type_hash.clone().unwrap_or_default(),
+            // The hash the publishers announce, else that of the definition learned from them.
+            type_description_hash: plan
+                .type_hash
+                .clone()
+                .or_else(|| definition.as_ref().map(|d| d.type_description_hash.clone()))
+                .unwrap_or_default(),
             ..TopicMetadata::new(plan.name.clone(), plan.type_name.clone())
         };
         // Our subscription announces the hash its publishers do.
@@ -1073,6 +1122,18 @@ impl Drop for Recorder {
             log::error!("recorder: {}", crate::error_chain::Chain(&e));
         }
     }
+}
+
+/// Keeps the messages of the pending snapshots' tails from time eviction (a tail may last longer
+/// than the buffers' duration): from the earliest trigger among `pending` on.
+fn hold_tails(buffers: &SnapshotBuffers, pending: &[PendingSnapshot]) {
+    buffers.hold_after(
+        pending
+            .iter()
+            .map(|p| p.triggered)
+            .min()
+            .unwrap_or(i64::MAX),
+    );
 }
 
 /// Adds a tail's messages after what the trigger took, topic by topic.

@@ -42,15 +42,27 @@ struct RingState {
 struct Limits {
     max_bytes: AtomicU64,
     max_duration: AtomicI64,
+    /// Messages received after this time are not evicted by time: a snapshot's post-trigger
+    /// tail is being recorded (`i64::MAX`: none is).
+    hold_after: AtomicI64,
 }
 
 impl Limits {
-    fn get(&self) -> (u64, i64) {
-        (
-            self.max_bytes.load(Ordering::Relaxed),
-            self.max_duration.load(Ordering::Relaxed),
-        )
+    fn get(&self) -> EvictionLimits {
+        EvictionLimits {
+            max_bytes: self.max_bytes.load(Ordering::Relaxed),
+            max_duration: self.max_duration.load(Ordering::Relaxed),
+            hold_after: self.hold_after.load(Ordering::Relaxed),
+        }
     }
+}
+
+/// The limits as one eviction applies them.
+#[derive(Debug, Clone, Copy)]
+struct EvictionLimits {
+    max_bytes: u64,
+    max_duration: i64,
+    hold_after: i64,
 }
 
 /// One topic's ring buffer.
@@ -118,19 +130,15 @@ impl TopicRing {
     }
 }
 
-/// Evicts oldest entries while over the byte limit or received before `now - max_duration`;
-/// returns how many.
-fn evict(
-    state: &mut RingState,
-    (max_bytes, max_duration): (u64, i64),
-    now: i64,
-    keep_latched: bool,
-) -> u64 {
+/// Evicts oldest entries while over the byte limit or received before `now - max_duration`
+/// (and not after `hold_after`); returns how many.
+fn evict(state: &mut RingState, limits: EvictionLimits, now: i64, keep_latched: bool) -> u64 {
     let mut evicted = 0;
     while let Some(oldest) = state.queue.front() {
-        let over_bytes = max_bytes > 0 && state.bytes > max_bytes;
-        let over_time =
-            max_duration > 0 && oldest.recv_timestamp < now.saturating_sub(max_duration);
+        let over_bytes = limits.max_bytes > 0 && state.bytes > limits.max_bytes;
+        let over_time = limits.max_duration > 0
+            && oldest.recv_timestamp < now.saturating_sub(limits.max_duration)
+            && oldest.recv_timestamp <= limits.hold_after;
         if !(over_bytes || over_time) {
             break;
         }
@@ -195,6 +203,7 @@ impl SnapshotBuffers {
             limits: Arc::new(Limits {
                 max_bytes: AtomicU64::new(limits.max_bytes_per_topic),
                 max_duration: AtomicI64::new(limits.max_duration_ns),
+                hold_after: AtomicI64::new(i64::MAX),
             }),
             rings: Mutex::new(Vec::new()),
         }
@@ -220,11 +229,17 @@ impl SnapshotBuffers {
 
     /// The current limits.
     pub fn limits(&self) -> SnapshotLimits {
-        let (max_bytes_per_topic, max_duration_ns) = self.limits.get();
+        let limits = self.limits.get();
         SnapshotLimits {
-            max_bytes_per_topic,
-            max_duration_ns,
+            max_bytes_per_topic: limits.max_bytes,
+            max_duration_ns: limits.max_duration,
         }
+    }
+
+    /// Keeps every message received after `time` from time eviction (the byte limit still
+    /// applies) until the next call: a post-trigger tail started then (`i64::MAX`: none).
+    pub fn hold_after(&self, time: i64) {
+        self.limits.hold_after.store(time, Ordering::Relaxed);
     }
 
     /// Applies new limits (validated by the caller) and trims every buffer to them at `now`.

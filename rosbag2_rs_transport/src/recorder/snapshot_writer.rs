@@ -22,6 +22,8 @@ pub(crate) struct SnapshotJob {
     pub dir: Option<std::path::PathBuf>,
     /// Every recorded topic (all are created in the bag, with or without messages).
     pub topics: Vec<RecordedTopic>,
+    /// The recording's loss and silence counts at the trigger, added to `custom_data`.
+    pub health: std::collections::BTreeMap<String, String>,
     /// Where to report the bag written (or the error).
     pub reply: Option<Sender<Result<PathBuf>>>,
 }
@@ -184,10 +186,12 @@ fn write_snapshot(template: &BagWriterOptions, job: SnapshotJob) -> Result<PathB
         })
         .collect();
     let result = (|| -> Result<()> {
-        let mut writer = BagWriter::create(BagWriterOptions {
+        let mut options = BagWriterOptions {
             uri: dir.clone(),
             ..template.clone()
-        })?;
+        };
+        options.custom_data.extend(job.health);
+        let mut writer = BagWriter::create(options)?;
         for topic in topics {
             writer.create_topic(&topic.metadata, topic.definition.clone())?;
         }

@@ -1,8 +1,9 @@
 //! Per-topic counters (updated lock-free on the subscription path) and the summary the recorder
 //! returns when it stops.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -24,6 +25,12 @@ pub struct TopicCounters {
     pub dropped_before_clock: AtomicU64,
     /// Snapshot mode: messages taken from the buffers by a snapshot whose writing failed.
     pub lost_in_failed_snapshots: AtomicU64,
+    /// The receive time of the first message that arrived while recording (ns; 0: none).
+    pub first_received_ns: AtomicI64,
+    /// The receive time of the newest message that arrived while recording (ns).
+    pub last_received_ns: AtomicI64,
+    /// Times the topic went silent (see [`super::silence`]).
+    pub silences: AtomicU64,
 }
 
 impl TopicCounters {
@@ -53,7 +60,51 @@ pub struct TopicRegistry {
     topics: Mutex<Vec<RecordedTopic>>,
 }
 
+/// The `custom_data` key prefix (then the topic name) of the messages the middleware lost on a
+/// topic before they reached the recorder.
+pub const LOST_MESSAGES_KEY: &str = "lost_messages:";
+/// The `custom_data` key prefix (then the topic name) of the messages the recorder received but
+/// could not write (the cache was full, or the writer had failed).
+pub const DROPPED_MESSAGES_KEY: &str = "dropped_messages:";
+/// The `custom_data` key prefix (then the topic name) of the messages that arrived, under sim
+/// time, before the first `/clock` and were not recorded.
+pub const DROPPED_BEFORE_CLOCK_KEY: &str = "dropped_before_clock:";
+/// The `custom_data` key prefix (then the topic name) of the times a topic went silent for
+/// longer than 10 of its periods.
+pub const SILENCES_KEY: &str = "silences:";
+
 impl TopicRegistry {
+    /// The bag's loss and stall counts so far, as `custom_data` entries: per topic, the
+    /// messages dropped by the recorder ([`DROPPED_MESSAGES_KEY`]), not recorded before the
+    /// first `/clock` ([`DROPPED_BEFORE_CLOCK_KEY`]), lost by the middleware on the way
+    /// ([`LOST_MESSAGES_KEY`], from `lost`), and the topic's silences ([`SILENCES_KEY`]).
+    /// Only counts above zero are listed: a missing key means none.
+    pub fn health_counts(&self, lost: impl Fn(&str) -> u64) -> BTreeMap<String, String> {
+        let mut entries = BTreeMap::new();
+        for topic in self.all() {
+            let name = &topic.metadata.name;
+            let counts = [
+                (
+                    DROPPED_MESSAGES_KEY,
+                    topic.counters.dropped.load(Ordering::Relaxed),
+                ),
+                (
+                    DROPPED_BEFORE_CLOCK_KEY,
+                    topic.counters.dropped_before_clock.load(Ordering::Relaxed),
+                ),
+                (LOST_MESSAGES_KEY, lost(name)),
+                (
+                    SILENCES_KEY,
+                    topic.counters.silences.load(Ordering::Relaxed),
+                ),
+            ];
+            for (key, n) in counts.into_iter().filter(|(_, n)| *n > 0) {
+                entries.insert(format!("{key}{name}"), n.to_string());
+            }
+        }
+        entries
+    }
+
     /// Adds a topic.
     pub fn add(&self, topic: RecordedTopic) {
         self.topics.lock().push(topic);
@@ -126,6 +177,8 @@ pub struct TopicSummary {
     pub dropped_before_clock: u64,
     /// Snapshot mode: messages lost because the snapshot holding them failed to write.
     pub lost_in_failed_snapshots: u64,
+    /// Times the topic went silent for longer than 10 of its periods.
+    pub silences: u64,
     /// Messages the middleware lost before they reached the recorder (Zenoh: gaps in the
     /// publishers' sequence numbers); 0 where the middleware cannot tell.
     pub lost: u64,
@@ -166,6 +219,7 @@ impl RecordSummary {
                     .counters
                     .lost_in_failed_snapshots
                     .load(Ordering::Relaxed),
+                silences: t.counters.silences.load(Ordering::Relaxed),
                 lost: 0,
             })
             .collect();
@@ -198,7 +252,7 @@ impl RecordSummary {
         let mut out = String::new();
         for t in &self.topics {
             out.push_str(&format!(
-                "{}: received {}, written {}, dropped {}{}{}{}{}\n",
+                "{}: received {}, written {}, dropped {}{}{}{}{}{}\n",
                 t.topic,
                 t.received,
                 t.written,
@@ -223,6 +277,11 @@ impl RecordSummary {
                 },
                 if t.lost_in_failed_snapshots > 0 {
                     format!(", lost in failed snapshots {}", t.lost_in_failed_snapshots)
+                } else {
+                    String::new()
+                },
+                if t.silences > 0 {
+                    format!(", went silent {} times", t.silences)
                 } else {
                     String::new()
                 }

@@ -30,6 +30,19 @@ pub(crate) struct Target {
     pub counters: Arc<TopicCounters>,
 }
 
+impl Target {
+    /// Notes the receive time (for the silence watch) and stores the message.
+    fn store(&self, message: ReceivedMessage, recv: i64, send: i64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let c = &self.counters;
+        let _ = c
+            .first_received_ns
+            .compare_exchange(0, recv, Relaxed, Relaxed);
+        c.last_received_ns.store(recv, Relaxed);
+        (self.deliver)(message, recv, send)
+    }
+}
+
 /// Where receive timestamps come from.
 #[derive(Clone)]
 pub(crate) enum RecordTime {
@@ -46,7 +59,7 @@ impl RecordTime {
             Self::Receive => {
                 let recv = message.recv_timestamp;
                 let send = message.send_timestamp.unwrap_or(recv);
-                (target.deliver)(message, recv, send)
+                target.store(message, recv, send)
             }
             Self::Ros(sim) => sim.deliver(message, target),
         }
@@ -101,7 +114,7 @@ impl SimTime {
         if held.released {
             drop(held);
             let now = self.clock.now().nanos();
-            (target.deliver)(message, now, now);
+            target.store(message, now, now);
             return;
         }
         let size = message.data.len() as u64;
@@ -130,7 +143,7 @@ impl SimTime {
             );
         }
         for (message, target) in std::mem::take(&mut held.messages) {
-            (target.deliver)(message, now, now);
+            target.store(message, now, now);
         }
         held.bytes = 0;
     }

@@ -55,6 +55,19 @@ pub fn payload(len: usize, seed: u64) -> Bytes {
     out.into()
 }
 
+/// A `/clock` publisher (`rosgraph_msgs/msg/Clock`).
+pub fn clock_publisher(node: &InProcessNode) -> Box<dyn RawPublisher> {
+    publisher(node, "/clock", "rosgraph_msgs/msg/Clock")
+}
+
+/// `rosgraph_msgs/msg/Clock` CDR (little endian).
+pub fn clock_msg(sec: i32, nanosec: u32) -> Bytes {
+    let mut v = vec![0u8, 1, 0, 0];
+    v.extend_from_slice(&sec.to_le_bytes());
+    v.extend_from_slice(&nanosec.to_le_bytes());
+    v.into()
+}
+
 pub fn publisher(node: &InProcessNode, topic: &str, type_name: &str) -> Box<dyn RawPublisher> {
     node.create_publisher(topic, type_name, &QosProfile::default())
         .unwrap()
@@ -113,4 +126,20 @@ pub fn dirs_with_prefix(dir: &Path, prefix: &str) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// Waits (bounded: 20 s) until the running recorder's summary satisfies `done` (a thread of the
+/// recorder's acts on virtual time at its own pace); returns the last summary.
+pub fn wait_for_summary(
+    recorder: &Recorder,
+    done: impl Fn(&rosbag2_rs_transport::RecordSummary) -> bool,
+) -> rosbag2_rs_transport::RecordSummary {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let summary = recorder.summary();
+        if done(&summary) || std::time::Instant::now() > deadline {
+            return summary;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

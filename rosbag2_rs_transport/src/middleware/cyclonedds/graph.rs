@@ -13,6 +13,7 @@ use super::dispatcher::Drain;
 use super::raw;
 use super::sys::{EndpointData, Entity, Guid};
 use crate::middleware::dds_common::discovery_info::{NodeEntities, ParticipantEntities};
+use crate::middleware::dds_common::xtypes::TypeHash;
 use crate::middleware::names::ros_topic_from_dds;
 use crate::middleware::{group_by_topic, EndpointInfo, GraphEvent, TopicInfo};
 
@@ -64,6 +65,23 @@ impl Graph {
                 },
             ))
         }))
+    }
+
+    /// The complete type object hashes the writers of `topic` (a ROS name) announce for
+    /// `type_name`.
+    pub fn announced_type_hashes(&self, topic: &str, type_name: &str) -> Vec<TypeHash> {
+        let state = self.state.lock();
+        let mut hashes: Vec<TypeHash> = state
+            .endpoints
+            .values()
+            .filter(|(is_writer, _)| *is_writer)
+            .filter_map(|(_, ep)| {
+                let (t, ty) = ros_topic_from_dds(&ep.topic_name, &ep.type_name)?;
+                (t == topic && ty == type_name).then_some(ep.complete_type?)
+            })
+            .collect();
+        hashes.dedup();
+        hashes
     }
 
     fn endpoint_sample(

@@ -16,6 +16,7 @@ mod raw;
 mod service;
 mod sys;
 mod time;
+mod xtypes;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -55,6 +56,9 @@ use crate::middleware::*;
 /// unacknowledged samples are held, so a reader that keeps up costs nothing. Transient local
 /// writers keep their recorded depth (it decides what late joiners get).
 pub const MIN_RELIABLE_WRITER_DEPTH: u64 = 64;
+
+/// How long to wait for a type object from the writers that announce it.
+const TYPE_LOOKUP_WAIT: Duration = Duration::from_secs(2);
 
 /// How often the dispatcher runs periodic work (waiting service replies).
 const TICK: Duration = Duration::from_millis(10);
@@ -449,6 +453,26 @@ impl Middleware for DdsMiddleware {
         let (tx, rx) = crossbeam_channel::unbounded();
         self.graph.listen(tx);
         rx
+    }
+
+    fn announced_type_description(
+        &self,
+        topic: &str,
+        type_name: &str,
+    ) -> Option<rosbag2_rs_storage::type_hash::TypeDescription> {
+        use crate::middleware::dds_common::xtypes::{describe, StructType, TypeHash};
+        let participant = self.participant.entity.handle();
+        let mut resolve =
+            |hash: &TypeHash| xtypes::struct_type(participant, hash, TYPE_LOOKUP_WAIT);
+        for hash in self.graph.announced_type_hashes(topic, type_name) {
+            let described = resolve(&hash)
+                .and_then(|root: StructType| describe(type_name, &root, &mut resolve));
+            match described {
+                Ok(description) => return Some(description),
+                Err(e) => log::warn!("'{type_name}' on '{topic}': {e}"),
+            }
+        }
+        None
     }
 
     fn register_type_hash(&self, type_name: &str, hash: &str) {

@@ -150,6 +150,8 @@ pub struct EndpointData {
     pub service_id: Option<String>,
     /// `typehash=` from USER_DATA (RIHS01, Iron and later), if it holds one.
     pub type_hash: Option<String>,
+    /// The hash of the XTypes complete type object it announces, if any.
+    pub complete_type: Option<crate::middleware::dds_common::xtypes::TypeHash>,
 }
 
 impl EndpointData {
@@ -176,6 +178,7 @@ impl EndpointData {
                 .or_else(|| user_data_value(ep.qos, "serviceid")),
             type_hash: user_data_value(ep.qos, "typehash")
                 .and_then(|h| type_hash::announced(Some(&h)).map(str::to_string)),
+            complete_type: super::xtypes::complete_type_hash(ep),
         }
     }
 
