@@ -695,6 +695,15 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let err = read_extras(&path).unwrap_err().to_string();
         assert!(err.contains("'z.bin' fails its CRC check"), "{err}");
+        let report = crate::doctor(&path, &crate::DoctorOptions::default()).unwrap();
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.kind == crate::ProblemKind::Crc && p.message.contains("'z.bin'")),
+            "{:?}",
+            report.problems
+        );
     }
 
     #[test]
