@@ -130,7 +130,8 @@ impl BagSummary {
         } else {
             None
         };
-        let extras = rosbag2_rs_storage::bag_extras(path, false).unwrap_or_else(|e| {
+        let files: Vec<_> = reader.bags().iter().flat_map(|b| b.files.clone()).collect();
+        let extras = rosbag2_rs_storage::files_extras(&files, false).unwrap_or_else(|e| {
             log::warn!("attachments and metadata records not shown: {e}");
             Vec::new()
         });

@@ -107,8 +107,8 @@ pub use reader::SequentialReader;
 pub use recover::{FileRecovery, Loss, RecoveryAction};
 pub use reindex::{reindex, reindex_to, ReindexReport};
 pub use storage::mcap_extras::{
-    append_attachments, attach_to_bag, bag_extras, read_extras, Attachment, McapExtras,
-    MetadataRecord,
+    append_attachments, attach_to_bag, bag_extras, files_extras, read_extras, Attachment,
+    McapExtras, MetadataRecord,
 };
 pub use storage::{
     ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,

@@ -480,6 +480,9 @@ pub fn append_attachments(path: &Path, attachments: &[Attachment]) -> Result<()>
         .map_err(io)?;
     file.write_all(&data[..layout.data_end]).map_err(io)?;
     file.write_all(&tail).map_err(io)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        file.set_permissions(meta.permissions()).map_err(io)?;
+    }
     file.sync_all().map_err(io)?;
     drop(file);
     drop(data);
@@ -509,9 +512,13 @@ pub fn append_attachments(path: &Path, attachments: &[Attachment]) -> Result<()>
 /// file), by file. `strict`: a file of another storage (or compressed) is an error saying that
 /// attachments need MCAP; otherwise such files are left out.
 pub fn bag_extras(path: &Path, strict: bool) -> Result<Vec<(PathBuf, McapExtras)>> {
-    let bag = crate::Bag::locate(path)?;
+    files_extras(&crate::Bag::locate(path)?.files, strict)
+}
+
+/// [`bag_extras`] of a bag's storage files.
+pub fn files_extras(files: &[PathBuf], strict: bool) -> Result<Vec<(PathBuf, McapExtras)>> {
     let mut out = Vec::new();
-    for file in &bag.files {
+    for file in files {
         let mcap = !crate::compression::file_mode::is_compressed_file(file)?
             && super::StorageId::detect(file)? == super::StorageId::Mcap;
         if mcap {
@@ -597,6 +604,12 @@ mod tests {
                 ..WriterOptions::default()
             };
             write_file(&path, &options);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::Permissions::from_mode(0o640);
+                std::fs::set_permissions(&path, mode).unwrap();
+            }
             let before = messages(&path);
             let first = [attachment("calib.yaml", 3000)];
             append_attachments(&path, &first).unwrap();
@@ -617,6 +630,12 @@ mod tests {
             assert_eq!(summary.stats.unwrap().attachment_count, 3);
             let a = mcap::read::attachment(&data, &summary.attachment_indexes[2]).unwrap();
             assert_eq!(&*a.data, &*second[1].data);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+                assert_eq!(mode & 0o777, 0o640, "the file keeps its permissions");
+            }
             // No temporary file is left behind.
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         }
