@@ -30,8 +30,8 @@ pub struct AttachArgs {
 pub struct AttachmentsArgs {
     /// The bag (directory or .mcap file).
     pub bag: PathBuf,
-    /// Write each attachment to this directory (created if needed) under its name; existing
-    /// files are not overwritten.
+    /// Write each attachment to this directory (created if needed) under the last component
+    /// of its name (`calib/left.yaml` as `left.yaml`); existing files are not overwritten.
     #[arg(long, value_name = "DIR")]
     pub extract: Option<PathBuf>,
     /// Print JSON instead of a table.

@@ -31,6 +31,10 @@
 //!   with each topic, and CDR / ROS 1 (de)serialization from definitions parsed at run time.
 //! - **Type hashes** ([`type_hash`]): RIHS01 (REP-2011) computed from those definitions, as
 //!   ROS 2 Iron and later announce them and record them in bags.
+//! - **Typestores** ([`Typestore`]): message definitions per ROS 2 distribution (Humble to
+//!   Kilted) for bags recorded before Iron, which store none.
+//! - **MCAP attachments and metadata records** ([`storage::mcap_extras`]): read, written, and
+//!   added to a finished file without touching its messages ([`append_attachments`]).
 //!
 //! Errors are typed ([`StorageError`]) and name the file they concern; bad input is an error,
 //! never a panic.
