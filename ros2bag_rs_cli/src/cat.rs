@@ -39,6 +39,8 @@ pub struct CatOptions {
     pub end: Option<i64>,
     /// Stop after this many messages.
     pub limit: Option<u64>,
+    /// Definitions for bags that store none (`--typestore`).
+    pub typestore: Option<rosbag2_rs_storage::Typestore>,
 }
 
 /// A topic's decoder, or why it has none (its messages are then printed in hex).
@@ -94,7 +96,7 @@ pub fn run(options: &CatOptions) -> Result<()> {
         full: options.full,
         ..RenderOptions::default()
     };
-    let mut cache = MessageDefinitionCache::new();
+    let mut cache = MessageDefinitionCache::new().with_typestore(options.typestore);
     let mut decoders: HashMap<String, Decoder> = HashMap::new();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut printed = 0u64;

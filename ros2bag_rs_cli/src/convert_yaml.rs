@@ -228,6 +228,8 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             max_bag_size: entry.integer("max_bagfile_size")?.unwrap_or(0).max(0) as u64,
             max_bag_duration: entry.integer("max_bagfile_duration")?.unwrap_or(0).max(0) as f64,
             storage_config_file: entry.string("storage_config_uri")?.map(PathBuf::from),
+            metadata: Vec::new(),
+            metadata_name: String::new(),
         };
         out.push(ConvertOptions {
             inputs: inputs.to_vec(),
@@ -239,6 +241,7 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             start: entry.integer("start_time_ns")?.filter(|t| *t > 0),
             end: entry.integer("end_time_ns")?.filter(|t| *t > 0),
             skip_unknown: false,
+            typestore: None,
         });
     }
     anyhow::ensure!(!out.is_empty(), "{}: output_bags is empty", path.display());

@@ -45,6 +45,10 @@ pub struct ExportArgs {
     /// Up to this time: seconds since the epoch, or `+S` seconds after the bag start.
     #[arg(long, allow_hyphen_values = true)]
     pub end: Option<String>,
+    /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for bags
+    /// that store none (recorded before Iron).
+    #[arg(long, value_parser = crate::parse_typestore)]
+    pub typestore: Option<rosbag2_rs_storage::Typestore>,
 }
 
 /// Runs the export and says what it wrote.
@@ -62,6 +66,7 @@ pub fn run(args: ExportArgs, start: Option<i64>, end: Option<i64>) -> Result<()>
         start,
         end,
         video: args.video,
+        typestore: args.typestore,
     })?;
     if report.skipped > 0 {
         log::warn!(

@@ -60,12 +60,21 @@ pub struct BagSummary {
     definitions: Vec<MessageDefinition>,
     /// The recorded camera, when the bag is a RealSense recording.
     realsense: Option<realsense_bag_rs::Device>,
+    /// Types whose definition comes from `--typestore` (the bag stores none), and from which.
+    supplied: (Vec<String>, Option<rosbag2_rs_storage::Typestore>),
+    /// MCAP attachments and metadata records, by file.
+    extras: Vec<(std::path::PathBuf, rosbag2_rs_storage::McapExtras)>,
 }
 
 impl BagSummary {
     /// Opens the bag (reading its files when it has no metadata.yaml), checking its storage
     /// when one is named; `sizes` reads every message to add up each topic's bytes.
-    pub fn load(path: &Path, storage: Option<&str>, sizes: bool) -> Result<Self> {
+    pub fn load(
+        path: &Path,
+        storage: Option<&str>,
+        sizes: bool,
+        typestore: Option<rosbag2_rs_storage::Typestore>,
+    ) -> Result<Self> {
         if let Some(id) = storage {
             Bag::locate(path)?.check_storage(StorageId::parse(id)?)?;
         }
@@ -93,11 +102,20 @@ impl BagSummary {
             None
         };
         let mut definitions: Vec<MessageDefinition> = Vec::new();
+        let mut supplied = Vec::new();
+        let mut cache = rosbag2_rs_storage::MessageDefinitionCache::new().with_typestore(typestore);
         for topic in reader.topics() {
             let type_name = &topic.topic_metadata.type_name;
+            if definitions.iter().any(|d| d.topic_type == *type_name) {
+                continue;
+            }
             if let Some(def) = reader.stored_definition(type_name) {
-                if !definitions.iter().any(|d| d.topic_type == *type_name) {
-                    definitions.push(def.clone());
+                definitions.push(def.clone());
+            } else if typestore.is_some() {
+                let def = reader.message_definition(type_name, &mut cache);
+                if !def.encoded_message_definition.is_empty() {
+                    supplied.push(type_name.clone());
+                    definitions.push(def);
                 }
             }
         }
@@ -112,12 +130,19 @@ impl BagSummary {
         } else {
             None
         };
+        let files: Vec<_> = reader.bags().iter().flat_map(|b| b.files.clone()).collect();
+        let extras = rosbag2_rs_storage::files_extras(&files, false).unwrap_or_else(|e| {
+            log::warn!("attachments and metadata records not shown: {e}");
+            Vec::new()
+        });
         Ok(Self {
             metadata,
             sizes,
             arrivals,
             definitions,
             realsense,
+            supplied: (supplied, typestore),
+            extras,
         })
     }
 
@@ -238,8 +263,14 @@ impl BagSummary {
             out.push_str("(the bag stores no message definitions)\n");
         }
         for def in &self.definitions {
+            let from = match &self.supplied {
+                (types, Some(store)) if types.contains(&def.topic_type) => {
+                    format!(", not stored: from typestore {store}")
+                }
+                _ => String::new(),
+            };
             out += &format!(
-                "=== {} ({}{}) ===\n{}",
+                "=== {} ({}{}{from}) ===\n{}",
                 def.topic_type,
                 def.encoding,
                 if def.type_description_hash.is_empty() {
@@ -344,6 +375,38 @@ impl BagSummary {
         if let Some(device) = &self.realsense {
             out += &Self::realsense_text(device, &pad);
         }
+        out += &self.extras_text(&pad);
+        out
+    }
+
+    /// The MCAP metadata records (rosbag2's own left out) and attachments, when there are any.
+    fn extras_text(&self, pad: &str) -> String {
+        let mut out = String::new();
+        let mut records = Vec::new();
+        for (_, extras) in &self.extras {
+            for m in extras.user_metadata() {
+                let pairs: Vec<String> =
+                    m.metadata.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let line = format!("{}: {}", m.name, pairs.join(", "));
+                if !records.contains(&line) {
+                    records.push(line);
+                }
+            }
+        }
+        if !records.is_empty() {
+            out += &format!("Metadata records:  {}\n", records.join(&format!("\n{pad}")));
+        }
+        let attachments: Vec<String> = self
+            .extras
+            .iter()
+            .flat_map(|(file, e)| e.attachments.iter().map(|a| crate::attach::line(a, file)))
+            .collect();
+        if !attachments.is_empty() {
+            out += &format!(
+                "Attachments:       {}\n",
+                attachments.join(&format!("\n{pad}"))
+            );
+        }
         out
     }
 
@@ -385,6 +448,14 @@ impl BagSummary {
             "compression_mode": m.compression_mode,
             "custom_data": m.custom_data,
             "metadata_version": m.version,
+            "metadata_records": self.extras.iter().flat_map(|(_, e)| e.user_metadata()).map(|r| json!({
+                "name": r.name, "metadata": r.metadata,
+            })).collect::<Vec<_>>(),
+            "attachments": self.extras.iter().flat_map(|(f, e)| e.attachments.iter().map(move |a| json!({
+                "name": a.name, "media_type": a.media_type, "size": a.data.len(),
+                "log_time_ns": a.log_time, "create_time_ns": a.create_time,
+                "file": f.display().to_string(),
+            }))).collect::<Vec<_>>(),
             "definitions": self.definitions.iter().map(|d| json!({
                 "type": d.topic_type, "encoding": d.encoding,
                 "type_description_hash": d.type_description_hash,
@@ -447,6 +518,8 @@ mod tests {
             arrivals: HashMap::new(),
             definitions: Vec::new(),
             realsense: None,
+            supplied: (Vec::new(), None),
+            extras: Vec::new(),
         }
     }
 

@@ -2,6 +2,7 @@
 
 #![forbid(unsafe_code)]
 
+mod attach;
 mod cat;
 mod convert_yaml;
 mod doctor;
@@ -72,6 +73,10 @@ enum Command {
         /// Print at most this many messages.
         #[arg(short = 'n', long)]
         limit: Option<u64>,
+        /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for
+        /// bags that store none (recorded before Iron).
+        #[arg(long, value_parser = parse_typestore)]
+        typestore: Option<rosbag2_rs_storage::Typestore>,
     },
     /// Record topics to a bag (like `ros2 bag record`), or buffer them for snapshots.
     #[command(args_override_self = true)]
@@ -115,6 +120,11 @@ enum Command {
     /// metadata.yaml vs files, definitions vs payloads. Exit status 0 when clean, 1 with a line
     /// per problem.
     Doctor(doctor::DoctorArgs),
+    /// Add files (calibration, URDF, configuration) to an MCAP bag as MCAP attachments; the
+    /// bag is rewritten next to itself and replaced only once the copy reads back.
+    Attach(attach::AttachArgs),
+    /// List an MCAP bag's attachments (name, size, media type, log time), or extract them.
+    Attachments(attach::AttachmentsArgs),
     /// Run a Zenoh router configured as rmw_zenoh's `rmw_zenohd` (listens on tcp/[::]:7447;
     /// ZENOH_ROUTER_CONFIG_URI and ZENOH_CONFIG_OVERRIDE as for rmw_zenohd), until Ctrl-C.
     #[cfg(feature = "zenoh")]
@@ -178,6 +188,10 @@ struct InfoArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: InfoFormat,
+    /// With --schemas: for types the bag stores no definition of (bags recorded before Iron),
+    /// print this ROS 2 distribution's (humble, iron, jazzy, kilted).
+    #[arg(long, value_parser = parse_typestore)]
+    typestore: Option<rosbag2_rs_storage::Typestore>,
 }
 
 #[derive(clap::Args)]
@@ -216,6 +230,10 @@ struct ConvertArgs {
     /// Also keep the latest message of these topics from before --start, at its original time.
     #[arg(long, num_args = 1.., value_name = "TOPIC")]
     last_per_topic_before_start: Vec<String>,
+    /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for inputs
+    /// that store none (bags recorded before Iron); written into the output.
+    #[arg(long, value_parser = parse_typestore)]
+    typestore: Option<rosbag2_rs_storage::Typestore>,
     /// Write a topic under another name: `/a:=/b`; or a type, with the same definition:
     /// `old_pkg/msg/T:=new_pkg/msg/T`. Repeatable.
     #[arg(long, value_name = "FROM:=TO")]
@@ -275,6 +293,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 &args.bag,
                 args.storage.as_deref(),
                 args.verbose && !args.topic_name,
+                args.typestore,
             )?;
             if args.topic_name && args.verbose {
                 log::warn!("-t and -v together: -t is ignored");
@@ -309,7 +328,8 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         }
         Command::Convert(args) if convert_yaml::is_options_file(&args.output) => {
             let inputs = args.input.resolve(None)?;
-            for options in convert_yaml::read(&args.output, &inputs)? {
+            for mut options in convert_yaml::read(&args.output, &inputs)? {
+                options.typestore = args.typestore;
                 let progress =
                     progress::ConvertProgress::start(&options.inputs, &options.output.uri);
                 let metadata = rosbag2_rs_storage::convert(&options);
@@ -362,6 +382,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
             start,
             end,
             limit,
+            typestore,
         } => {
             let bag_start = relative_base(&bags, [&start, &end])?;
             let time =
@@ -374,6 +395,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 format,
                 full,
                 limit,
+                typestore,
             })?
         }
         Command::Record(args) => run_record(*args, namespace)?,
@@ -408,6 +430,8 @@ fn run(command: Command, namespace: &str) -> Result<()> {
             let (start, end) = (time(&args.start)?, time(&args.end)?);
             export::run(*args, start, end)?
         }
+        Command::Attach(args) => attach::attach(&args)?,
+        Command::Attachments(args) => attach::attachments(&args)?,
         Command::Doctor(args) => {
             if !doctor::run(&args)? {
                 std::process::exit(1);
@@ -548,6 +572,11 @@ impl Drop for TempDir {
     }
 }
 
+/// Parses `--typestore`.
+fn parse_typestore(name: &str) -> Result<rosbag2_rs_storage::Typestore> {
+    Ok(rosbag2_rs_storage::Typestore::parse(name)?)
+}
+
 /// The bag start (ns) when a `+S` time needs it, else 0.
 fn relative_base(bags: &[PathBuf], times: [&Option<String>; 2]) -> Result<i64> {
     Ok(
@@ -657,6 +686,7 @@ fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
         start: time(&args.start)?,
         end: time(&args.end)?,
         skip_unknown: args.skip_unknown,
+        typestore: args.typestore,
         inputs,
     })
 }

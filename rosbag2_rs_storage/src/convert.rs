@@ -33,6 +33,8 @@ pub struct ConvertOptions {
     pub end: Option<i64>,
     /// Leave out (with a warning) topics whose type cannot be converted, instead of failing.
     pub skip_unknown: bool,
+    /// Definitions for inputs that store none (`--typestore`, bags recorded before Iron).
+    pub typestore: Option<crate::Typestore>,
 }
 
 /// Message-level selection and rewriting for [`convert_filtered`] (`convert --where`,
@@ -219,7 +221,7 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
         None => Vec::new(),
     }
     .into_iter();
-    let mut cache = MessageDefinitionCache::new();
+    let mut cache = MessageDefinitionCache::new().with_typestore(options.typestore);
     let where_filter = WhereFilter::compile(&filters.where_clauses, &reader, &mut cache)?;
     let renamed: HashMap<&str, Arc<str>> = filters
         .rename
@@ -239,6 +241,7 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
                 .or_insert_with(|| v.clone());
         }
     }
+    keep_extras(&options.inputs, &mut output)?;
     let mut writer = Output::create(output)?;
     let mut created = std::collections::HashSet::new();
     loop {
@@ -293,6 +296,49 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
         log::warn!("no message lies in the selected time range: the output is empty");
     }
     writer.close()
+}
+
+/// Carries the inputs' MCAP attachments and metadata records (rosbag2's own left out: the
+/// writer writes its own) into an MCAP output, before those the options add; duplicates (a
+/// record repeated in every file of a split bag) are kept once. Another storage cannot hold
+/// them: a warning says what is left out.
+fn keep_extras(inputs: &[PathBuf], output: &mut BagWriterOptions) -> Result<()> {
+    let (mut attachments, mut records) = (Vec::new(), Vec::new());
+    for input in inputs {
+        for (_, extras) in crate::storage::mcap_extras::bag_extras(input, false)? {
+            for a in &extras.attachments {
+                if !attachments.contains(a) {
+                    attachments.push(a.clone());
+                }
+            }
+            for m in extras.user_metadata() {
+                if !records.contains(m) {
+                    records.push(m.clone());
+                }
+            }
+        }
+    }
+    if attachments.is_empty() && records.is_empty() {
+        return Ok(());
+    }
+    if output.storage.storage != StorageId::Mcap {
+        log::warn!(
+            "the input's {} attachments and {} metadata records are left out: only MCAP \
+             storage holds them",
+            attachments.len(),
+            records.len()
+        );
+        return Ok(());
+    }
+    for m in std::mem::take(&mut output.storage.metadata) {
+        if !records.contains(&m) {
+            records.push(m);
+        }
+    }
+    output.storage.metadata = records;
+    attachments.append(&mut output.attachments);
+    output.attachments = attachments;
+    Ok(())
 }
 
 /// The last message before `start` of every selected transient-local topic, in receive-time

@@ -31,6 +31,10 @@
 //!   with each topic, and CDR / ROS 1 (de)serialization from definitions parsed at run time.
 //! - **Type hashes** ([`type_hash`]): RIHS01 (REP-2011) computed from those definitions, as
 //!   ROS 2 Iron and later announce them and record them in bags.
+//! - **Typestores** ([`Typestore`]): message definitions per ROS 2 distribution (Humble to
+//!   Kilted) for bags recorded before Iron, which store none.
+//! - **MCAP attachments and metadata records** ([`storage::mcap_extras`]): read, written, and
+//!   added to a finished file without touching its messages ([`append_attachments`]).
 //!
 //! Errors are typed ([`StorageError`]) and name the file they concern; bad input is an error,
 //! never a panic.
@@ -88,6 +92,7 @@ pub mod rosbag1;
 pub mod storage;
 pub mod timing;
 pub mod type_hash;
+mod typestore;
 mod writer;
 mod yaml;
 
@@ -105,8 +110,13 @@ pub use qos::QosProfile;
 pub use reader::SequentialReader;
 pub use recover::{FileRecovery, Loss, RecoveryAction};
 pub use reindex::{reindex, reindex_to, ReindexReport};
+pub use storage::mcap_extras::{
+    append_attachments, attach_to_bag, bag_extras, files_extras, read_extras, Attachment,
+    McapExtras, MetadataRecord,
+};
 pub use storage::{
     ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
     StorageWriter, UnreadableTopic, WriterOptions,
 };
+pub use typestore::{Typestore, TYPESTORE_NAMES};
 pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, FILE_BEING_WRITTEN_KEY};

@@ -46,6 +46,10 @@ pub struct MessageDefinitionCache {
     texts: HashMap<String, Option<String>>,
     /// RIHS01 hashes computed so far, by type name as asked.
     hashes: HashMap<String, String>,
+    /// The distribution whose definitions come first (`--typestore`), if any.
+    typestore: Option<crate::typestore::Typestore>,
+    /// Types already warned about as missing from a bag.
+    warned: HashSet<String>,
 }
 
 /// The message of a service a type name stands for.
@@ -176,6 +180,67 @@ impl MessageDefinitionCache {
             ament_prefixes,
             texts: HashMap::new(),
             hashes: HashMap::new(),
+            typestore: None,
+            warned: HashSet::new(),
+        }
+    }
+
+    /// This cache with the messages of `typestore` (a ROS 2 distribution, see
+    /// [`crate::Typestore`]) looked up before install prefixes and the bundled set; services
+    /// still come from those.
+    pub fn with_typestore(mut self, typestore: Option<crate::typestore::Typestore>) -> Self {
+        self.typestore = typestore;
+        self.texts.clear();
+        self.hashes.clear();
+        self
+    }
+
+    /// The typestore given to [`Self::with_typestore`].
+    pub fn typestore(&self) -> Option<crate::typestore::Typestore> {
+        self.typestore
+    }
+
+    /// The definition for a topic of `type_name` in a bag that stores none (bags recorded
+    /// before Iron): from the typestore if one is set; otherwise from the install prefixes or
+    /// the bundled set, with a warning (once per type) that they may not be the recording's and
+    /// that `--typestore` names the distribution. An unknown type gives an empty definition
+    /// and a warning suggesting `--typestore`.
+    pub fn definition_for_bag(&mut self, type_name: &str) -> MessageDefinition {
+        let known = self.full_text(type_name);
+        let first = self.warned.insert(type_name.to_string());
+        match (&known, self.typestore) {
+            (Ok(_), Some(_)) => {}
+            (Ok(_), None) if first => log::warn!(
+                "'{type_name}': the bag stores no message definition (recorded before Iron?); \
+                 using the one installed or bundled here, which may differ from the recording's \
+                 distribution: pass --typestore ({}) to name it",
+                crate::typestore::TYPESTORE_NAMES
+            ),
+            (Err(missing), store) if first => log::warn!(
+                "'{type_name}': the bag stores no message definition and '{missing}' is not \
+                 known {}: {}",
+                store.map_or("here".to_string(), |s| format!("in typestore {s}")),
+                match store {
+                    Some(_) => "add its package to AMENT_PREFIX_PATH".to_string(),
+                    None => format!(
+                        "if the bag was recorded before Iron, pass --typestore ({})",
+                        crate::typestore::TYPESTORE_NAMES
+                    ),
+                }
+            ),
+            _ => {}
+        }
+        match known {
+            Ok(text) => MessageDefinition {
+                topic_type: type_name.to_string(),
+                encoding: "ros2msg".into(),
+                encoded_message_definition: text,
+                type_description_hash: String::new(),
+            },
+            Err(_) => MessageDefinition {
+                topic_type: type_name.to_string(),
+                ..Default::default()
+            },
         }
     }
 
@@ -206,6 +271,10 @@ impl MessageDefinitionCache {
         let key = format!("{package}/{kind}/{name}");
         if let Some(cached) = self.texts.get(&key) {
             return cached.clone();
+        }
+        if let Some(text) = self.typestore.and_then(|t| t.text(&key)) {
+            self.texts.insert(key, Some(text.to_string()));
+            return Some(text.to_string());
         }
         let from_ament = self.ament_prefixes.iter().find_map(|prefix| {
             std::fs::read_to_string(
@@ -380,6 +449,48 @@ mod tests {
             "{}",
             def.encoded_message_definition
         );
+    }
+
+    #[test]
+    fn every_typestore_type_resolves_and_parses() {
+        for store in crate::Typestore::ALL {
+            let mut cache =
+                MessageDefinitionCache::with_prefixes(vec![]).with_typestore(Some(store));
+            for name in store.types() {
+                let def = cache.definition_for_bag(name);
+                assert_eq!(def.encoding, "ros2msg", "{store}: {name}");
+                let mut reg = crate::msg::Registry::new();
+                reg.parse_concatenated(
+                    name,
+                    &def.encoded_message_definition,
+                    crate::msg::Dialect::Ros2,
+                )
+                .unwrap_or_else(|e| panic!("{store}: {name}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn the_typestore_comes_before_the_bundled_set_for_messages_only() {
+        let range = |store| {
+            MessageDefinitionCache::with_prefixes(vec![])
+                .with_typestore(store)
+                .definition_for_bag("sensor_msgs/msg/Range")
+                .encoded_message_definition
+        };
+        assert!(!range(Some(crate::Typestore::Humble)).contains("variance"));
+        assert!(range(Some(crate::Typestore::Jazzy)).contains("float32 variance"));
+        assert!(range(None).contains("float32 variance"), "bundled");
+        // Services are not in the typestores: still found in the bundled set.
+        let mut cache = MessageDefinitionCache::with_prefixes(vec![])
+            .with_typestore(Some(crate::Typestore::Humble));
+        assert_eq!(
+            cache
+                .definition_for_bag("std_srvs/srv/Trigger_Response")
+                .encoding,
+            "ros2msg"
+        );
+        assert_eq!(cache.definition_for_bag("nope_msgs/msg/X").encoding, "");
     }
 
     #[test]

@@ -163,7 +163,8 @@ impl SequentialReader {
             .find(|d| d.topic_type == type_name && !d.encoded_message_definition.is_empty())
     }
 
-    /// The stored definition of `type_name`, or one looked up in `cache` when the bag has none.
+    /// The stored definition of `type_name`, or one looked up in `cache` when the bag has none
+    /// (see [`MessageDefinitionCache::definition_for_bag`]: `--typestore`).
     pub fn message_definition(
         &self,
         type_name: &str,
@@ -173,7 +174,7 @@ impl SequentialReader {
             .iter()
             .find(|d| d.topic_type == type_name && !d.encoded_message_definition.is_empty())
             .cloned()
-            .unwrap_or_else(|| cache.definition(type_name))
+            .unwrap_or_else(|| cache.definition_for_bag(type_name))
     }
 
     /// The file the last message came from.

@@ -63,6 +63,14 @@ pub fn repair_mcap(path: &Path) -> Result<FileRecovery> {
     if let Some(embedded) = reader.embedded_metadata() {
         writer.update_metadata(&embedded)?;
     }
+    // Attachments and metadata records travel with the data: keep every intact one.
+    let extras = crate::storage::mcap_extras::salvage_extras(path)?;
+    for record in extras.user_metadata() {
+        writer.add_metadata(record)?;
+    }
+    for attachment in &extras.attachments {
+        writer.add_attachment(attachment)?;
+    }
     let mut report = FileRecovery::intact(path.to_path_buf(), StorageId::Mcap);
     report.action = RecoveryAction::Rewritten;
     while let Some(message) = reader.read_next()? {

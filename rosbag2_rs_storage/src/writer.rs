@@ -52,6 +52,8 @@ pub struct BagWriterOptions {
     pub custom_data: BTreeMap<String, String>,
     /// rosbag2 file or message compression (default: none).
     pub compression: CompressionOptions,
+    /// Attachments written in the first file (MCAP only; `convert` keeps the inputs').
+    pub attachments: Vec<crate::storage::mcap_extras::Attachment>,
 }
 
 /// The `custom_data` key that names the file being written, while the bag is open.
@@ -141,6 +143,15 @@ impl BagWriter {
                 "rosbag2 file or message compression needs an MCAP or SQLite3 bag, not a ROS 1 bag"
                     .into(),
             ));
+        }
+        if let (Some(a), false) = (
+            options.attachments.first(),
+            options.storage.storage == StorageId::Mcap,
+        ) {
+            return Err(StorageError::InvalidArgument(format!(
+                "attachment '{}': attachments need MCAP storage (-s mcap)",
+                a.name
+            )));
         }
         let dir = &options.uri;
         if dir.exists() {
@@ -287,6 +298,11 @@ impl BagWriter {
             .zip(&self.definitions)
         {
             storage.create_topic(&info.topic_metadata, def)?;
+        }
+        if self.files_opened == 1 {
+            for attachment in &self.options.attachments {
+                storage.add_attachment(attachment)?;
+            }
         }
         self.metadata.relative_file_paths.push(relative.clone());
         self.file = FileInformation {

@@ -313,6 +313,14 @@ pub(super) fn check_file(
                     return None;
                 }
             };
+            // Attachments (their CRCs) and metadata records must read too.
+            if let Err(e) = crate::storage::mcap_extras::read_extras(path) {
+                let kind = match e.to_string().contains("CRC") {
+                    true => ProblemKind::Crc,
+                    false => ProblemKind::Unreadable,
+                };
+                problems.push(Problem::file(path, kind, e.to_string()));
+            }
             if message_compression.is_none() {
                 read_all(&mut mcap, payloads, &mut scan, problems);
                 for chunk in &mcap.damage().skipped_chunks {

@@ -97,6 +97,8 @@ pub struct ExportOptions {
     pub end: Option<i64>,
     /// Also make this video file from the frames with `ffmpeg`.
     pub video: Option<PathBuf>,
+    /// Definitions for a bag that stores none (`--typestore`).
+    pub typestore: Option<crate::Typestore>,
 }
 
 /// What an export wrote.
@@ -177,7 +179,7 @@ pub fn export(options: &ExportOptions) -> Result<ExportReport, ExportError> {
         }
         video::find_ffmpeg()?;
     }
-    let mut cache = MessageDefinitionCache::new();
+    let mut cache = MessageDefinitionCache::new().with_typestore(options.typestore);
     let definition = reader.message_definition(&type_name, &mut cache);
     let decoder = TopicDecoder::new(&type_name, &definition)?;
     if options.output.is_dir()

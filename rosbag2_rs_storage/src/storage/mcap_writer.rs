@@ -112,7 +112,7 @@ impl McapWriter {
                 path: path.clone(),
                 source: e,
             })?;
-        Ok(Self {
+        let mut mcap = Self {
             path,
             writer: Some(writer),
             channels: HashMap::new(),
@@ -125,7 +125,11 @@ impl McapWriter {
             pending: 0,
             last_position: 0,
             metadata: None,
-        })
+        };
+        for record in &options.metadata {
+            mcap.add_metadata(record)?;
+        }
+        Ok(mcap)
     }
 
     fn mcap_err(&self, source: mcap::McapError) -> StorageError {
@@ -241,6 +245,33 @@ impl StorageWriter for McapWriter {
 
     fn update_metadata(&mut self, metadata: &BagMetadata) -> Result<()> {
         self.metadata = Some(metadata.to_yaml_string());
+        Ok(())
+    }
+
+    fn add_attachment(&mut self, attachment: &super::mcap_extras::Attachment) -> Result<()> {
+        let record = mcap::Attachment {
+            log_time: attachment.log_time,
+            create_time: attachment.create_time,
+            name: attachment.name.clone(),
+            media_type: attachment.media_type.clone(),
+            data: std::borrow::Cow::Borrowed(&attachment.data),
+        };
+        let result = self.sink()?.attach(&record);
+        result.map_err(|e| self.mcap_err(e))?;
+        self.last_position = self.file.position();
+        self.pending = 0;
+        Ok(())
+    }
+
+    fn add_metadata(&mut self, record: &super::mcap_extras::MetadataRecord) -> Result<()> {
+        let record = Metadata {
+            name: record.name.clone(),
+            metadata: record.metadata.clone(),
+        };
+        let result = self.sink()?.write_metadata(&record);
+        result.map_err(|e| self.mcap_err(e))?;
+        self.last_position = self.file.position();
+        self.pending = 0;
         Ok(())
     }
 

@@ -10,6 +10,7 @@ use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 pub mod blockfile;
 mod config_file;
 pub mod mapped_file;
+pub mod mcap_extras;
 pub mod mcap_reader;
 pub mod mcap_records;
 pub mod mcap_writer;
@@ -167,6 +168,22 @@ pub trait StorageWriter: Send {
     fn update_metadata(&mut self, metadata: &BagMetadata) -> Result<()>;
     /// Finishes the file (summary, indexes) and closes it.
     fn finish(self: Box<Self>) -> Result<()>;
+    /// Adds an attachment to the file (MCAP only: other storage refuses it).
+    fn add_attachment(&mut self, attachment: &mcap_extras::Attachment) -> Result<()> {
+        Err(needs_mcap(self.path(), &attachment.name))
+    }
+    /// Adds a metadata record to the file (MCAP only: other storage refuses it).
+    fn add_metadata(&mut self, record: &mcap_extras::MetadataRecord) -> Result<()> {
+        Err(needs_mcap(self.path(), &record.name))
+    }
+}
+
+/// The error for an attachment or metadata record given to a storage other than MCAP.
+fn needs_mcap(path: &Path, what: &str) -> StorageError {
+    StorageError::InvalidArgument(format!(
+        "{}: '{what}': attachments and metadata records need MCAP storage (-s mcap)",
+        path.display()
+    ))
 }
 
 /// A rosbag2 storage preset (`--storage-preset-profile`).
@@ -350,6 +367,8 @@ pub struct WriterOptions {
     pub chunk_size: u64,
     /// A storage configuration file's settings, over the preset's (`--storage-config-file`).
     pub config: StorageConfig,
+    /// Metadata records written at the start of every file (MCAP only; `--metadata`).
+    pub metadata: Vec<mcap_extras::MetadataRecord>,
 }
 
 impl WriterOptions {
@@ -377,6 +396,7 @@ impl Default for WriterOptions {
             compression: None,
             chunk_size: 768 * 1024,
             config: StorageConfig::default(),
+            metadata: Vec::new(),
         }
     }
 }
@@ -398,6 +418,9 @@ pub fn open_reader(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>
 pub fn create_writer(path: PathBuf, options: &WriterOptions) -> Result<Box<dyn StorageWriter>> {
     if path.exists() {
         return Err(StorageError::AlreadyExists(path));
+    }
+    if let (Some(record), false) = (options.metadata.first(), options.storage == StorageId::Mcap) {
+        return Err(needs_mcap(&path, &record.name));
     }
     Ok(match options.storage {
         StorageId::Mcap => Box::new(mcap_writer::McapWriter::create(path, options)?),

@@ -151,9 +151,40 @@ pub struct WriterArgs {
     /// Split files at this duration in seconds (0: no limit).
     #[arg(short = 'd', long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub max_bag_duration: f64,
+    /// A KEY=VALUE pair of an MCAP metadata record written in every file (repeatable; MCAP
+    /// only). The record is named by --metadata-name.
+    #[arg(long = "metadata", value_name = "KEY=VALUE")]
+    pub metadata: Vec<String>,
+    /// The name of the metadata record --metadata writes.
+    #[arg(long, default_value = rosbag2_rs_storage::storage::mcap_extras::USER_METADATA_NAME)]
+    pub metadata_name: String,
 }
 
 impl WriterArgs {
+    /// The metadata record of `--metadata KEY=VALUE ...`, if any pair is given.
+    pub fn metadata_record(&self) -> Result<Option<rosbag2_rs_storage::MetadataRecord>> {
+        if self.metadata.is_empty() {
+            return Ok(None);
+        }
+        anyhow::ensure!(
+            !self.metadata_name.is_empty() && self.metadata_name != "rosbag2",
+            "--metadata-name: '{}' is not a name of your own ('rosbag2' is rosbag2's record)",
+            self.metadata_name
+        );
+        let mut metadata = std::collections::BTreeMap::new();
+        for pair in &self.metadata {
+            let (key, value) = pair
+                .split_once('=')
+                .filter(|(k, _)| !k.is_empty())
+                .with_context(|| format!("--metadata expects KEY=VALUE, got '{pair}'"))?;
+            metadata.insert(key.to_string(), value.to_string());
+        }
+        Ok(Some(rosbag2_rs_storage::MetadataRecord {
+            name: self.metadata_name.clone(),
+            metadata,
+        }))
+    }
+
     /// The writer options for a bag at `uri`.
     pub fn options(&self, uri: PathBuf) -> Result<BagWriterOptions> {
         let mode = CompressionMode::parse(&self.compression_mode)?;
@@ -179,6 +210,13 @@ impl WriterArgs {
         )?;
         if let Some(file) = &self.storage_config_file {
             storage.config = StorageConfig::load(file, storage.storage)?;
+        }
+        if let Some(record) = self.metadata_record()? {
+            anyhow::ensure!(
+                storage.storage == StorageId::Mcap,
+                "--metadata writes an MCAP metadata record: it needs -s mcap"
+            );
+            storage.metadata.push(record);
         }
         Ok(BagWriterOptions {
             uri,
@@ -208,6 +246,52 @@ mod tests {
         topics: TopicArgs,
         #[command(flatten)]
         writer: WriterArgs,
+    }
+
+    #[test]
+    fn metadata_pairs_make_one_mcap_record() {
+        let cli = Cli::try_parse_from([
+            "x",
+            "--metadata",
+            "robot=r2",
+            "--metadata",
+            "eq=a=b",
+            "--metadata-name",
+            "site",
+        ])
+        .unwrap();
+        let options = cli.writer.options("bag".into()).unwrap();
+        assert_eq!(
+            options.storage.metadata,
+            [rosbag2_rs_storage::MetadataRecord {
+                name: "site".into(),
+                metadata: [
+                    ("robot".to_string(), "r2".to_string()),
+                    ("eq".to_string(), "a=b".to_string())
+                ]
+                .into(),
+            }]
+        );
+        let default_name = Cli::try_parse_from(["x", "--metadata", "k=v"]).unwrap();
+        assert_eq!(
+            default_name
+                .writer
+                .options("bag".into())
+                .unwrap()
+                .storage
+                .metadata[0]
+                .name,
+            "rosbag2_rs"
+        );
+        for bad in [
+            &["x", "--metadata", "novalue"][..],
+            &["x", "--metadata", "=v"],
+            &["x", "--metadata", "k=v", "-s", "sqlite3"],
+            &["x", "--metadata", "k=v", "--metadata-name", "rosbag2"],
+        ] {
+            let cli = Cli::try_parse_from(bad).unwrap();
+            assert!(cli.writer.options("bag".into()).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

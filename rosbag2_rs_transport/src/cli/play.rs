@@ -142,6 +142,16 @@ pub struct PlayArgs {
         default_value_t = ServiceRequestsSource::ServiceIntrospection
     )]
     pub service_requests_source: ServiceRequestsSource,
+    /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for bags
+    /// that store none (recorded before Iron): they give the type hashes and type descriptions
+    /// the player announces.
+    #[arg(long, value_parser = parse_typestore)]
+    pub typestore: Option<rosbag2_rs_storage::Typestore>,
+}
+
+/// Parses `--typestore`.
+pub fn parse_typestore(name: &str) -> Result<rosbag2_rs_storage::Typestore> {
+    Ok(rosbag2_rs_storage::Typestore::parse(name)?)
 }
 
 /// rosbag2's player node parameters (`ros2 launch` files for its composable player) and the
@@ -310,6 +320,7 @@ impl PlayArgs {
             service_introspection: self.service_introspection,
             publish_service_requests: self.publish_service_requests,
             service_requests_source: self.service_requests_source,
+            typestore: self.typestore,
         })
     }
 

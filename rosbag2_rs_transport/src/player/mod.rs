@@ -251,7 +251,7 @@ impl Player {
             source.clone(),
         )?;
         let publishers = create_publishers(middleware.as_ref(), &reader, &filter, &options);
-        let described = played_definitions(&reader, &filter);
+        let described = played_definitions(&reader, &filter, options.typestore);
         let clock_publisher = if options.publishes_clock() {
             Some(middleware.create_publisher(CLOCK_TOPIC, CLOCK_TYPE, &clock_qos())?)
         } else {
@@ -498,8 +498,9 @@ fn open_bags(options: &PlayOptions) -> Result<(SequentialReader, TopicFilter), P
 fn played_definitions(
     reader: &SequentialReader,
     filter: &TopicFilter,
+    typestore: Option<rosbag2_rs_storage::Typestore>,
 ) -> Vec<rosbag2_rs_storage::MessageDefinition> {
-    let mut cache = MessageDefinitionCache::new();
+    let mut cache = MessageDefinitionCache::new().with_typestore(typestore);
     let mut types: Vec<&str> = reader
         .topics()
         .iter()
@@ -525,7 +526,7 @@ fn create_publishers(
     options: &PlayOptions,
 ) -> HashMap<String, TopicPublisher> {
     let mut publishers = HashMap::new();
-    let mut definitions = MessageDefinitionCache::new();
+    let mut definitions = MessageDefinitionCache::new().with_typestore(options.typestore);
     let mut hashes = PlayedTypeHashes::new(reader);
     for topic in reader.topics() {
         let meta = &topic.topic_metadata;

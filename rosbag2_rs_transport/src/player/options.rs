@@ -66,6 +66,8 @@ pub struct PlayOptions {
     /// Which recorded events' requests [`publish_service_requests`](Self::publish_service_requests)
     /// sends.
     pub service_requests_source: ServiceRequestsSource,
+    /// Definitions for bags that store none (`--typestore`).
+    pub typestore: Option<rosbag2_rs_storage::Typestore>,
 }
 
 /// Where the replayed service requests come from (`ros2 bag play --service-requests-source`).
@@ -134,6 +136,7 @@ impl Default for PlayOptions {
             message_order: MessageOrder::Received,
             publish_service_requests: false,
             service_requests_source: ServiceRequestsSource::ServiceIntrospection,
+            typestore: None,
         }
     }
 }

@@ -172,6 +172,7 @@ impl Recorder {
             max_bagfile_duration: options.max_bagfile_duration,
             custom_data: options.custom_data.clone(),
             compression: options.compression,
+            attachments: Vec::new(),
         };
         let (sink, output) = match options.snapshot {
             None => open_bag(&middleware, bag_options, &options, &registry)?,
