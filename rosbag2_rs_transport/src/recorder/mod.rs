@@ -682,9 +682,11 @@ impl Inner {
         }
         for topic in self.registry.all() {
             let c = &topic.counters;
+            // Arrivals: a message the cache had no room for still shows the topic is alive.
+            let arrived = c.received.load(Ordering::Relaxed) + c.dropped.load(Ordering::Relaxed);
             let event = watch.observe(
                 &topic.metadata.name,
-                c.received.load(Ordering::Relaxed),
+                arrived,
                 [&c.first_received_ns, &c.last_received_ns].map(|t| t.load(Ordering::Relaxed)),
                 now,
             );
