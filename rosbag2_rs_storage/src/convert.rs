@@ -277,8 +277,15 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
                     topic.type_name = to.clone();
                     topic.type_description_hash.clear();
                     def.topic_type = to.clone();
-                    def.type_description_hash.clear();
                 }
+                // A type without a stored hash (renamed, a typestore's, a pre-Iron bag's) gets
+                // that of its definition, as rosbag2 records one.
+                if topic.type_description_hash.is_empty() {
+                    if let Ok(hash) = crate::type_hash::rihs01(&topic.type_name, &def) {
+                        topic.type_description_hash = hash;
+                    }
+                }
+                def.type_description_hash = topic.type_description_hash.clone();
                 writer.create_topic(&topic, def)?;
             }
             created.insert(message.topic.to_string());

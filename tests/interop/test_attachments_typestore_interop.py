@@ -330,10 +330,13 @@ def test_a_type_that_changed_between_distributions_gets_each_ones_definition(cli
     assert 'variance' not in own['humble']
     for distro in ('iron', 'jazzy', 'kilted'):
         assert own[distro].rstrip().endswith('float32 variance'), own[distro]
-    # Each matches rosbags' own typestore for that distribution.
+    # Each matches rosbags' own typestore for that distribution, and so does the type hash
+    # recorded for the topic.
     for distro, text in own.items():
         store = get_typestore(getattr(Stores, f'ROS2_{distro.upper()}'))
         assert text == store.generate_msgdef('sensor_msgs/msg/Range', ros_version=2)[0].split('=' * 80)[0]
+        meta = (tmp_path / f'as_{distro}' / 'metadata.yaml').read_text()
+        assert f'type_description_hash: {store.hash_rihs01("sensor_msgs/msg/Range")}' in meta, (distro, meta)
     # The Humble payload does not decode as Iron's Range: cat says so instead of inventing values.
     proc = cli.run('cat', bag, '--typestore', 'iron', '--format', 'json', '--topics', '/range', check=False)
     assert '"range":1.5' not in proc.stdout.replace(' ', '')
