@@ -42,6 +42,17 @@ pub enum StorageError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A topic's offered QoS profiles in `metadata.yaml` do not parse.
+    #[error("{path}: invalid metadata: topic '{topic}': {source}")]
+    MetadataQos {
+        /// The metadata file.
+        path: PathBuf,
+        /// The topic.
+        topic: String,
+        /// What is wrong with its profiles.
+        #[source]
+        source: crate::qos::QosError,
+    },
     /// An SQLite error while accessing a `.db3` file.
     #[error("{path}: sqlite: {source}")]
     Sqlite {

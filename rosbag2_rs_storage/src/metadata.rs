@@ -229,11 +229,12 @@ impl BagMetadata {
         {
             let t = &entry["topic_metadata"];
             let offered_qos_profiles = if version >= 4 {
-                qos::profiles_from_yaml(&t["offered_qos_profiles"]).map_err(|e| {
-                    err(format!(
-                        "topic '{}': {e}",
-                        yaml::get_str(t, "name").unwrap_or_default()
-                    ))
+                qos::profiles_from_yaml(&t["offered_qos_profiles"]).map_err(|source| {
+                    StorageError::MetadataQos {
+                        path: origin.to_path_buf(),
+                        topic: yaml::get_str(t, "name").unwrap_or_default().to_string(),
+                        source,
+                    }
                 })?
             } else {
                 Vec::new()

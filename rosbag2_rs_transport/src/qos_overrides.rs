@@ -19,11 +19,16 @@ use crate::middleware::error::{Result, TransportError};
 /// Reads an override file: fully qualified topic name → the profile to use instead of the
 /// recorded or adapted one.
 pub fn load_qos_overrides(path: &Path) -> Result<BTreeMap<String, QosProfile>> {
-    let bad = |reason: String| {
-        TransportError::InvalidArgument(format!("QoS overrides {}: {reason}", path.display()))
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
-    rosbag2_rs_storage::qos::parse_overrides(&text).map_err(|e| bad(e.to_string()))
+    let path_buf = || path.to_path_buf();
+    let text =
+        std::fs::read_to_string(path).map_err(|source| TransportError::QosOverridesFile {
+            path: path_buf(),
+            source,
+        })?;
+    rosbag2_rs_storage::qos::parse_overrides(&text).map_err(|source| TransportError::QosOverrides {
+        path: path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -44,5 +49,11 @@ mod tests {
         let bad = dir.path().join("bad.yaml");
         std::fs::write(&bad, "[1, 2").unwrap();
         assert!(load_qos_overrides(&bad).is_err());
+        // The parser's error is kept as the source.
+        std::fs::write(&bad, "/chatter:\n  reliability: sometimes\n").unwrap();
+        let err = load_qos_overrides(&bad).unwrap_err();
+        let source = std::error::Error::source(&err).expect("a source");
+        assert!(source.is::<rosbag2_rs_storage::qos::QosError>(), "{err}");
+        assert!(err.to_string().contains("reliability"), "{err}");
     }
 }

@@ -66,6 +66,24 @@ pub enum TransportError {
     /// An option value or option file that cannot be used.
     #[error("{0}")]
     InvalidArgument(String),
+    /// A QoS override file that cannot be read.
+    #[error("QoS overrides {path}: {source}")]
+    QosOverridesFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The read error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A QoS override file that does not parse.
+    #[error("QoS overrides {path}: {source}")]
+    QosOverrides {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong in it.
+        #[source]
+        source: rosbag2_rs_storage::qos::QosError,
+    },
     /// A thread of the middleware could not be started.
     #[error("cannot start the {what} thread")]
     Spawn {
