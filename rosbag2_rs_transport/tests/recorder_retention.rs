@@ -430,33 +430,45 @@ fn loss_counts_are_in_the_metadata_at_every_split_and_at_close() {
 fn a_topic_silent_for_ten_periods_is_warned_counted_and_in_the_metadata() {
     let r = retained(Retention::default());
     let (clock, a, bag, recorder) = (&r.clock, &r.a, &r.bag, &r.recorder);
+    // /b's publisher leaves once it has published: an orderly end, not a stall.
+    let b = publisher(&r._talker, "/b", STRING);
+    recorder.discover_now();
     // 10 Hz for 2 s of virtual time.
     for i in 0..20 {
         a.publish(&string_msg(&format!("{i}"))).unwrap();
+        b.publish(&string_msg(&format!("{i}"))).unwrap();
         clock.advance(S / 10);
     }
-    let summary = wait_for_summary(recorder, |s| s.received() == 20);
+    drop(b);
+    let summary = wait_for_summary(recorder, |s| s.received() == 40);
     assert_eq!(summary.topics[0].silences, 0, "publishing: not silent");
     // Silent for 5 s: more than 10 periods.
     clock.advance(5 * S);
     let summary = wait_for_summary(recorder, |s| s.topics[0].silences > 0);
     assert_eq!(summary.topics[0].silences, 1);
+    // Back, then silent again: a second silence, noticed two looks later (by then /b, looked
+    // at after /a, has long been seen silent).
+    a.publish(&string_msg("back")).unwrap();
+    clock.advance(5 * S);
+    let summary = wait_for_summary(recorder, |s| s.topics[0].silences > 1);
+    assert_eq!(summary.topics[0].silences, 2);
+    assert_eq!(summary.topics[1].silences, 0, "/b's publisher left");
     assert!(
-        summary.to_text().contains("went silent 1 times"),
+        summary.to_text().contains("went silent 2 times"),
         "{}",
         summary.to_text()
     );
-    a.publish(&string_msg("back")).unwrap();
+    a.publish(&string_msg("back again")).unwrap();
     assert!(recorder.split().unwrap());
     let key = format!("{SILENCES_KEY}/a");
-    assert_eq!(
-        metadata(bag).custom_data.get(&key).map(String::as_str),
-        Some("1")
-    );
+    let left = format!("{SILENCES_KEY}/b");
+    let live = metadata(bag).custom_data;
+    assert_eq!(live.get(&key).map(String::as_str), Some("2"));
+    assert_eq!(live.get(&left), None);
     let bag = bag.clone();
     r.recorder.stop().unwrap();
     assert_eq!(
         metadata(&bag).custom_data.get(&key).map(String::as_str),
-        Some("1")
+        Some("2")
     );
 }

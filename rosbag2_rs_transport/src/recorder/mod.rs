@@ -661,7 +661,8 @@ impl Inner {
         self.paused.load(Ordering::SeqCst)
     }
 
-    /// Looks for topics gone silent (or back) at `now`: a warning each, counted per topic.
+    /// Looks for topics gone silent (or back) at `now`: a warning each, counted per topic. A
+    /// topic whose publishers all left is no stall: it is only logged.
     fn watch_silence(&self, watch: &mut silence::SilenceWatch, now: i64) {
         if self.is_paused() {
             watch.pause(now);
@@ -678,6 +679,15 @@ impl Inner {
                 now,
             );
             match event {
+                Some(silence::SilenceEvent::Silent { silent_ns, .. })
+                    if !self.has_publishers(&topic.metadata.name) =>
+                {
+                    log::info!(
+                        "topic '{}': its publishers left the graph ({:.1} s after its last message)",
+                        topic.metadata.name,
+                        silent_ns as f64 / 1e9
+                    );
+                }
                 Some(silence::SilenceEvent::Silent {
                     period_ns,
                     silent_ns,
@@ -697,6 +707,14 @@ impl Inner {
                 None => {}
             }
         }
+    }
+
+    /// Whether `topic` has a publisher on the graph now.
+    fn has_publishers(&self, topic: &str) -> bool {
+        self.middleware
+            .topics()
+            .iter()
+            .any(|t| t.name == topic && !t.publishers.is_empty())
     }
 
     fn command(&self, command: Command) -> Result<()> {
