@@ -476,20 +476,17 @@ fn pause_and_resume_by_method_service_and_start_paused() {
 
 #[test]
 fn sim_time_stamps_messages_with_the_clock_topic() {
-    let dir = tempfile::tempdir().unwrap();
-    let (bus, clock) = virtual_bus();
-    let talker = bus.node("talker", "/").unwrap();
-    let p = publisher(&talker, "/t", STRING);
-    let clock_pub = clock_publisher(&talker);
-    let bag = dir.path().join("bag");
-    let recorder = start(
-        &bus,
-        "rec",
-        RecordOptions {
-            use_sim_time: true,
-            ..options(bag.clone(), TopicSelection::topics(["/t"]))
-        },
-    );
+    let SimTimeRecording {
+        clock,
+        t: p,
+        clock_pub,
+        bag,
+        recorder,
+        _dir,
+        _bus,
+        _talker,
+        ..
+    } = sim_time_recording(None);
     clock.set(555); // the receive time is not used
                     // Before the first /clock: held, then recorded at its time, in order.
     p.publish(&string_msg("early 1")).unwrap();
@@ -515,21 +512,16 @@ fn sim_time_stamps_messages_with_the_clock_topic() {
 
 #[test]
 fn sim_time_never_records_wall_time_what_no_clock_stamped_is_counted() {
-    let dir = tempfile::tempdir().unwrap();
-    let (bus, _clock) = virtual_bus();
-    let talker = bus.node("talker", "/").unwrap();
-    let p = publisher(&talker, "/t", STRING);
-    let bag = dir.path().join("bag");
-    let recorder = start(
-        &bus,
-        "rec",
-        RecordOptions {
-            use_sim_time: true,
-            // Room for two of the three messages held before /clock.
-            max_cache_size: 2 * string_msg("12345678").len() as u64,
-            ..options(bag.clone(), TopicSelection::topics(["/t"]))
-        },
-    );
+    // Room for two of the three messages held before /clock.
+    let SimTimeRecording {
+        t: p,
+        bag,
+        recorder,
+        _dir,
+        _bus,
+        _talker,
+        ..
+    } = sim_time_recording(Some(2 * string_msg("12345678").len() as u64));
     for _ in 0..3 {
         p.publish(&string_msg("12345678")).unwrap();
     }

@@ -389,22 +389,17 @@ fn min_free_space_stops_cleanly_on_a_small_disk() {
 
 #[test]
 fn loss_counts_are_in_the_metadata_at_every_split_and_at_close() {
-    let dir = tempfile::tempdir().unwrap();
-    let (bus, _clock) = virtual_bus();
-    let talker = bus.node("talker", "/").unwrap();
-    let p = publisher(&talker, "/t", STRING);
-    let clock_pub = clock_publisher(&talker);
-    let bag = dir.path().join("bag");
-    let recorder = start(
-        &bus,
-        "rec",
-        RecordOptions {
-            use_sim_time: true,
-            // Room for none of the messages held before /clock: all three are dropped.
-            max_cache_size: 4,
-            ..options(bag.clone(), TopicSelection::topics(["/t"]))
-        },
-    );
+    // Room for none of the messages held before /clock: all three are dropped.
+    let SimTimeRecording {
+        t: p,
+        clock_pub,
+        bag,
+        recorder,
+        _dir,
+        _bus,
+        _talker,
+        ..
+    } = sim_time_recording(Some(4));
     for _ in 0..3 {
         p.publish(&string_msg("before the clock")).unwrap();
     }

@@ -143,3 +143,46 @@ pub fn wait_for_summary(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A recorder of `/t` under sim time on a virtual bus, with a publisher of `/t` and of `/clock`.
+/// Bind `_dir`, `_bus` and `_talker` when destructuring: they must live as long as the
+/// recorder.
+pub struct SimTimeRecording {
+    pub _dir: tempfile::TempDir,
+    pub _bus: InProcessBus,
+    pub _talker: InProcessNode,
+    pub clock: VirtualClock,
+    pub t: Box<dyn RawPublisher>,
+    pub clock_pub: Box<dyn RawPublisher>,
+    pub bag: PathBuf,
+    pub recorder: Recorder,
+}
+
+/// See [`SimTimeRecording`]; `max_cache_size` also bounds what is held before the first
+/// `/clock` (`None`: the default).
+pub fn sim_time_recording(max_cache_size: Option<u64>) -> SimTimeRecording {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let t = publisher(&talker, "/t", STRING);
+    let clock_pub = clock_publisher(&talker);
+    let bag = dir.path().join("bag");
+    let mut options = RecordOptions {
+        use_sim_time: true,
+        ..options(bag.clone(), TopicSelection::topics(["/t"]))
+    };
+    if let Some(bytes) = max_cache_size {
+        options.max_cache_size = bytes;
+    }
+    let recorder = start(&bus, "rec", options);
+    SimTimeRecording {
+        _dir: dir,
+        _bus: bus,
+        _talker: talker,
+        clock,
+        t,
+        clock_pub,
+        bag,
+        recorder,
+    }
+}
