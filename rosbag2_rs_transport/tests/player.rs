@@ -636,6 +636,28 @@ fn stop_ends_playback_while_paused() {
 }
 
 #[test]
+fn a_stop_before_playback_starts_ends_it_at_once_and_only_it() {
+    let mut rig = Rig::new();
+    rig.subscribe("/a", STRING, QosProfile::default());
+    let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
+    let player = rig.player(opts(bag));
+    // As a `stop` request or a signal between the node's creation and `play`.
+    rig.client::<Stop>("stop")
+        .call(&Default::default(), GUARD)
+        .unwrap();
+    assert_eq!(
+        rig.drive(1, rig.start(&player)),
+        PlaybackSummary {
+            published: 0,
+            end: PlaybackEnd::Stopped
+        }
+    );
+    // That stop is spent: the next playback plays everything.
+    assert_eq!(rig.drive(1, rig.start(&player)).published, 10);
+    assert_eq!(rig.payloads(), (0..10).collect::<Vec<u8>>());
+}
+
+#[test]
 fn clock_is_published_at_its_frequency_and_scales_with_rate() {
     for rate in [1.0, 2.0] {
         let mut rig = Rig::new();

@@ -133,8 +133,11 @@ pub fn fail(e: anyhow::Error) -> ! {
 }
 
 /// The node of a command-line tool, on the middleware `RMW_IMPLEMENTATION` selects, configured
-/// from the ROS 2 environment variables.
+/// from the ROS 2 environment variables. SIGINT and SIGTERM are caught from before the node
+/// exists: a signal that comes while the tool still sets up is queued for it, never the end of
+/// a process whose node is on the graph.
 pub fn ros_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
+    shutdown::shutdown_requested()?;
     crate::create_node(name, namespace)
         .with_context(|| format!("cannot create the ROS 2 node {name}"))
 }

@@ -235,6 +235,11 @@ pub trait Middleware: Send + Sync {
     }
 }
 
+/// How long a service that is going away (its node ending, often on the `stop` request it just
+/// answered) keeps delivering what it owes: replies still waiting for their client's reader and
+/// the acknowledgement of those sent. Every backend waits at most this long.
+pub(crate) const REPLY_FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// Rejects bytes without a CDR encapsulation header.
 pub(crate) fn check_payload(data: &[u8]) -> Result<()> {
     match data {

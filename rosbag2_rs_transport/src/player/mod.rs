@@ -406,7 +406,9 @@ impl Player {
         self.core.set_clock_publish_frequency(hz)
     }
 
-    /// Ends the current playback (also while paused).
+    /// Ends the current playback (also while paused), or, when none runs, the next one as soon
+    /// as it starts: a stop that comes before [`play`](Self::play) (a signal or `stop` request
+    /// right after the node appeared) is not lost.
     pub fn stop(&self) {
         self.core.stop();
     }

@@ -21,6 +21,8 @@ struct PlayingGuard<'a>(&'a Core);
 
 impl Drop for PlayingGuard<'_> {
     fn drop(&mut self) {
+        // The stop that ended this playback is spent; the next playback starts afresh.
+        self.0.control.stop.store(false, Ordering::SeqCst);
         self.0.control.playing.store(false, Ordering::SeqCst);
         while let Ok(request) = self.0.control.requests.1.try_recv() {
             let ended = || PlayerError::Refused("playback ended".into());
@@ -39,8 +41,9 @@ impl Core {
         if self.control.playing.swap(true, Ordering::SeqCst) {
             return Err(PlayerError::Refused("already playing".into()));
         }
+        // A stop requested before this call (a signal or `stop` request right after the node
+        // appeared) is kept: this playback ends at once.
         let _playing = PlayingGuard(self);
-        self.control.stop.store(false, Ordering::SeqCst);
         self.control.finish.store(false, Ordering::SeqCst);
         self.control.published.store(0, Ordering::SeqCst);
         let mut reader = match self.reader.lock().take() {

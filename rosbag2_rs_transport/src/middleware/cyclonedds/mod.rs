@@ -304,9 +304,7 @@ impl RawPublisher for DdsPublisher {
     }
 
     fn wait_for_acks(&self, timeout: Duration) -> bool {
-        let nanos = i64::try_from(timeout.as_nanos()).unwrap_or(i64::MAX);
-        // SAFETY: a valid writer; the call only blocks.
-        unsafe { dds_wait_for_acks(self.writer.entity().handle(), nanos) == 0 }
+        self.writer.wait_for_acks(timeout)
     }
 }
 

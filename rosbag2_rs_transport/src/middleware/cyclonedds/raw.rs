@@ -55,6 +55,14 @@ impl RawWriter {
         &self.writer
     }
 
+    /// Waits until every matched reliable reader acknowledged every sample written so far, or
+    /// `timeout`; true when all were.
+    pub fn wait_for_acks(&self, timeout: std::time::Duration) -> bool {
+        let nanos = i64::try_from(timeout.as_nanos()).unwrap_or(i64::MAX);
+        // SAFETY: a valid writer; the call only blocks.
+        unsafe { dds_wait_for_acks(self.writer.handle(), nanos) == 0 }
+    }
+
     /// Writes `data` (CDR with its encapsulation header), stamped `send_timestamp` (ns since the
     /// epoch) or now.
     pub fn write(&self, data: &[u8], send_timestamp: Option<i64>) -> Result<()> {

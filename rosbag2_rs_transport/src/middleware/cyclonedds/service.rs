@@ -5,7 +5,8 @@
 //! (found by the `clientid=` USER_DATA rmw_cyclonedds clients put on both their endpoints, or
 //! else by the client's participant); until then it waits, bounded, without holding up other
 //! requests. Otherwise a client whose reader is discovered a moment after its request would
-//! never get the answer: the race every rmw implementation had to close.
+//! never get the answer: the race every rmw implementation had to close. A server that goes
+//! away first delivers what it owes (see [`REPLY_FLUSH_TIMEOUT`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -20,7 +21,7 @@ use super::dispatcher::{Dispatcher, Drain, Registration};
 use super::raw::{self, RawWriter};
 use super::sys::{self, Entity};
 use crate::middleware::error::{Result, TransportError};
-use crate::middleware::{RawClient, RequestId, ServiceHandler};
+use crate::middleware::{RawClient, RequestId, ServiceHandler, REPLY_FLUSH_TIMEOUT};
 
 /// Bytes of the rmw_cyclonedds request header (client id, sequence number).
 const HEADER: usize = 16;
@@ -222,15 +223,33 @@ impl Drain for ServerDrain {
                 ClientState::Gone => {}
                 ClientState::NotYet if now >= pending.deadline => {
                     log::warn!(
-                        "service '{}': the client's reply reader was not discovered within {:?}; replying anyway",
-                        self.service,
-                        REPLY_MATCH_TIMEOUT
+                        "service '{}': the client's reply reader was not discovered in time; replying anyway",
+                        self.service
                     );
                     self.send(&pending.reply);
                 }
                 ClientState::NotYet => self.waiting.push(pending),
             }
         }
+    }
+}
+
+impl Drop for ServerDrain {
+    /// The server is going away, often because its node ends on the request it just answered
+    /// (`stop`): replies still waiting for their client's reader are sent as soon as it is
+    /// matched, and every reply sent is acknowledged, before the writer (and then the
+    /// participant) goes; all within [`REPLY_FLUSH_TIMEOUT`].
+    fn drop(&mut self) {
+        let deadline = Instant::now() + REPLY_FLUSH_TIMEOUT;
+        for pending in &mut self.waiting {
+            pending.deadline = pending.deadline.min(deadline);
+        }
+        while !self.waiting.is_empty() {
+            std::thread::sleep(Duration::from_millis(2));
+            self.tick();
+        }
+        self.writer
+            .wait_for_acks(deadline.saturating_duration_since(Instant::now()));
     }
 }
 

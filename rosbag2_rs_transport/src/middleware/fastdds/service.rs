@@ -18,7 +18,7 @@ use super::sys::{Reader, Sample, SampleCallback, SampleIdentity, Writer};
 use crate::middleware::dds_common::announcer::Announced;
 use crate::middleware::dds_common::Guid;
 use crate::middleware::error::{Result, TransportError};
-use crate::middleware::{RawClient, RequestId, ServiceHandler};
+use crate::middleware::{RawClient, RequestId, ServiceHandler, REPLY_FLUSH_TIMEOUT};
 
 /// How long a server waits for its reply writer to match a client's reply reader before it
 /// replies anyway (rmw_fastrtps waits the writer's `max_blocking_time`, 100 ms, then drops the
@@ -85,6 +85,9 @@ impl ServerWorker {
                 for RequestParts(request) in requests {
                     self.serve(request);
                 }
+                // The server is going away (often on the `stop` it just answered): the last
+                // replies are acknowledged before the writer and the participant go.
+                self.writer.wait_for_acks(REPLY_FLUSH_TIMEOUT);
             })
             .map_err(|source| TransportError::Spawn {
                 what: "Fast DDS service",

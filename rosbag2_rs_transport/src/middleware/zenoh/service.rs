@@ -17,7 +17,7 @@ use super::keys::{self, ANY_TYPE_HASH, TYPE_HASH_NOT_SUPPORTED};
 use super::liveliness::{EntityKind, TopicInfo};
 use super::{now_nanos, qos, zenoh_error, Context};
 use crate::middleware::error::Result;
-use crate::middleware::{Handle, RequestId, ServiceHandler};
+use crate::middleware::{Handle, RequestId, ServiceHandler, REPLY_FLUSH_TIMEOUT};
 
 /// Serves `type_name` on the fully qualified `name`.
 pub fn serve(
@@ -61,13 +61,13 @@ pub fn serve(
     Ok(Handle::new((answering, token, queryable, ctx)))
 }
 
-/// The requests being answered; dropping it waits (up to a second) until none is.
+/// The requests being answered; dropping it waits (up to [`REPLY_FLUSH_TIMEOUT`]) until none is.
 #[derive(Default)]
 struct Answering(Arc<AtomicUsize>);
 
 impl Drop for Answering {
     fn drop(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(1);
+        let deadline = Instant::now() + REPLY_FLUSH_TIMEOUT;
         while self.0.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1));
         }
