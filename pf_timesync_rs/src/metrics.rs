@@ -1,10 +1,10 @@
 //! Error statistics of estimators over simulated runs.
 
 use crate::estimator::{EstimatorKind, Params};
+use crate::replay::{apply, Outcome, Record};
 use crate::sim::SimEvent;
 use crate::sync::Synchronizer;
 use crate::TimeSyncError;
-use rosbag2_rs_clock::Time;
 
 /// Statistics of stamp errors (ns).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -89,33 +89,26 @@ pub fn evaluate(
     let mut out = RunErrors::default();
     let mut previous: Option<i64> = None;
     for e in events {
-        match *e {
-            SimEvent::Passive { raw, ros_ns } => sync.add_passive(raw, Time::ros(ros_ns))?,
-            SimEvent::Active {
-                raw,
-                before_ns,
-                after_ns,
-            } => sync.add_active(raw, Time::ros(before_ns), Time::ros(after_ns))?,
-            SimEvent::Reset => {
-                sync.reset_passive();
-                previous = None;
-            }
-            SimEvent::Convert {
-                raw,
-                truth_ns,
-                after_reset,
-            } => match sync.to_ros(raw)? {
-                Some(t) => {
-                    let stamp = t.nanos();
-                    if previous.is_some_and(|p| stamp < p) {
-                        out.backward_jumps += 1;
-                    }
-                    previous = Some(stamp);
-                    out.all.push(stamp - truth_ns);
-                    out.after_reset.push(after_reset);
+        if e.record == Record::Reset {
+            previous = None;
+        }
+        let Outcome::Converted(answer) = apply(&mut sync, e.record)? else {
+            continue;
+        };
+        let Some(truth) = e.truth else {
+            continue;
+        };
+        match answer {
+            Some(t) => {
+                let stamp = t.nanos();
+                if previous.is_some_and(|p| stamp < p) {
+                    out.backward_jumps += 1;
                 }
-                None => out.unanswered += 1,
-            },
+                previous = Some(stamp);
+                out.all.push(stamp - truth.truth_ns);
+                out.after_reset.push(truth.after_reset);
+            }
+            None => out.unanswered += 1,
         }
     }
     Ok(out)

@@ -24,6 +24,7 @@
 //! The error of an estimator is the converted stamp of each scan's first
 //! point minus its true ROS time.
 
+use crate::replay::Record;
 use crate::sensor_time::{nanos_to_raw, WRAP_NANOS};
 use std::f64::consts::PI;
 
@@ -151,50 +152,30 @@ impl Default for SimConfig {
     }
 }
 
-/// One event as the host sees it, in order of host time.
+/// What the simulator knows about a conversion (`c` record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SimEvent {
-    /// Passive sample (`p` line).
-    Passive {
-        /// Raw sensor time of the packet's first point.
-        raw: u64,
-        /// Evaluation ROS time minus measuring duration, ns.
-        ros_ns: i64,
-    },
-    /// Active sample (`a` line).
-    Active {
-        /// Raw sensor time read.
-        raw: u64,
-        /// Request sent, ns.
-        before_ns: i64,
-        /// Answer received, ns.
-        after_ns: i64,
-    },
-    /// Non-zero `scan_status` (`r` line).
-    Reset,
-    /// Stamp of a scan's first point (`c` line) with the truth.
-    Convert {
-        /// Raw sensor time of the scan's first point.
-        raw: u64,
-        /// True ROS time of that point, ns.
-        truth_ns: i64,
-        /// Within `after_reset_s` of a reset or the start.
-        after_reset: bool,
-    },
+pub struct Truth {
+    /// True ROS time of the converted sensor time, ns.
+    pub truth_ns: i64,
+    /// Within `after_reset_s` of a reset or the start.
+    pub after_reset: bool,
+}
+
+/// One event as the host sees it, in order of host time: a replay record
+/// (see [`replay`](crate::replay)), with the truth of a conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimEvent {
+    /// The record, as `pf-timesync replay` reads it.
+    pub record: Record,
+    /// The truth, for `c` records only.
+    pub truth: Option<Truth>,
 }
 
 impl SimEvent {
-    /// The replay protocol line of this event.
-    pub fn to_line(&self) -> String {
-        match *self {
-            SimEvent::Passive { raw, ros_ns } => format!("p,{raw},{ros_ns}"),
-            SimEvent::Active {
-                raw,
-                before_ns,
-                after_ns,
-            } => format!("a,{raw},{before_ns},{after_ns}"),
-            SimEvent::Reset => "r".to_string(),
-            SimEvent::Convert { raw, .. } => format!("c,{raw}"),
+    fn of(record: Record) -> Self {
+        SimEvent {
+            record,
+            truth: None,
         }
     }
 }
@@ -324,25 +305,27 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
             last_eval = eval;
             let raw = clock.raw(sigma_first);
             if status {
-                push(eval, SimEvent::Reset, &mut timeline);
+                push(eval, SimEvent::of(Record::Reset), &mut timeline);
                 last_reset_ros = eval;
             }
             push(
                 eval,
-                SimEvent::Passive {
+                SimEvent::of(Record::Passive {
                     raw,
                     ros_ns: eval - measuring.round() as i64,
-                },
+                }),
                 &mut timeline,
             );
             if j == 0 {
                 let truth = clock.ros(sigma_first);
                 push(
                     eval,
-                    SimEvent::Convert {
-                        raw,
-                        truth_ns: truth,
-                        after_reset: (eval - last_reset_ros) as f64 <= cfg.after_reset_s * 1e9,
+                    SimEvent {
+                        record: Record::Convert { raw },
+                        truth: Some(Truth {
+                            truth_ns: truth,
+                            after_reset: (eval - last_reset_ros) as f64 <= cfg.after_reset_s * 1e9,
+                        }),
                     },
                     &mut timeline,
                 );
@@ -371,11 +354,11 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
             let raw = clock.raw(clock.sensor_at(read));
             push(
                 after,
-                SimEvent::Active {
+                SimEvent::of(Record::Active {
                     raw,
                     before_ns: before,
                     after_ns: after,
-                },
+                }),
                 &mut timeline,
             );
             t += interval;
@@ -407,15 +390,15 @@ mod tests {
         assert_ne!(a, other);
         let converts = a
             .iter()
-            .filter(|e| matches!(e, SimEvent::Convert { .. }))
+            .filter(|e| matches!(e.record, Record::Convert { .. }))
             .count();
         assert_eq!(converts, 100);
-        assert!(a.iter().any(|e| matches!(e, SimEvent::Active { .. })));
+        assert!(a.iter().any(|e| matches!(e.record, Record::Active { .. })));
         // The wrap happens: raw seconds go from near 2^31 to near 0.
         let secs: Vec<i64> = a
             .iter()
-            .filter_map(|e| match e {
-                SimEvent::Passive { raw, .. } => Some(raw_to_nanos(*raw) / 1_000_000_000),
+            .filter_map(|e| match e.record {
+                Record::Passive { raw, .. } => Some(raw_to_nanos(raw) / 1_000_000_000),
                 _ => None,
             })
             .collect();
@@ -423,14 +406,14 @@ mod tests {
         // Each scan's first passive sample is later than its truth.
         let truths: std::collections::HashMap<u64, i64> = a
             .iter()
-            .filter_map(|e| match *e {
-                SimEvent::Convert { raw, truth_ns, .. } => Some((raw, truth_ns)),
+            .filter_map(|e| match (e.record, e.truth) {
+                (Record::Convert { raw }, Some(t)) => Some((raw, t.truth_ns)),
                 _ => None,
             })
             .collect();
         let mut checked = 0;
         for e in &a {
-            if let SimEvent::Passive { raw, ros_ns } = *e {
+            if let Record::Passive { raw, ros_ns } = e.record {
                 if let Some(t) = truths.get(&raw) {
                     assert!(ros_ns - t >= 149_000, "{ros_ns} {t}");
                     checked += 1;
@@ -438,7 +421,6 @@ mod tests {
             }
         }
         assert_eq!(checked, 100);
-        assert_eq!(SimEvent::Reset.to_line(), "r");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use pf_timesync_rs::sim::{simulate, SimConfig, SimEvent};
+use pf_timesync_rs::replay::Record;
+use pf_timesync_rs::sim::{simulate, SimConfig};
 use pf_timesync_rs::{replay, EstimatorKind, Params, Synchronizer, ESTIMATOR_NAMES};
 use std::io::{BufRead, BufWriter, Write};
 
@@ -89,9 +90,11 @@ fn simulate_cmd(cfg: SimConfig, truth: Option<std::path::PathBuf>) -> anyhow::Re
         None => None,
     };
     for e in &events {
-        writeln!(out, "{}", e.to_line())?;
-        if let (Some(t), SimEvent::Convert { raw, truth_ns, .. }) = (truth_out.as_mut(), e) {
-            writeln!(t, "{raw},{truth_ns}")?;
+        writeln!(out, "{}", e.record.to_line())?;
+        if let (Some(out), Record::Convert { raw }, Some(truth)) =
+            (truth_out.as_mut(), e.record, e.truth)
+        {
+            writeln!(out, "{raw},{}", truth.truth_ns)?;
         }
     }
     out.flush()?;
