@@ -53,6 +53,9 @@ enum Command {
         /// HTTP request interval, ms (0: passive only).
         #[arg(long, default_value_t = 0)]
         http_ms: u32,
+        /// Simulated host: `light` or `loaded` (see `pf_timesync_rs::sim::SimConfig`).
+        #[arg(long, default_value = "light", value_parser = ["light", "loaded"])]
+        host: String,
         /// Also write `<raw>,<true ros ns>` of every `c` line to this file.
         #[arg(long)]
         truth: Option<std::path::PathBuf>,
@@ -125,17 +128,22 @@ fn main() {
             seed,
             duration_s,
             http_ms,
+            host,
             truth,
         } => {
             if !(duration_s.is_finite() && duration_s > 0.0 && duration_s <= 1e6) {
                 eprintln!("pf-timesync: --duration-s must be in (0, 1e6]");
                 std::process::exit(2);
             }
+            let Some(host) = SimConfig::host(&host) else {
+                eprintln!("pf-timesync: unknown --host {host}");
+                std::process::exit(2);
+            };
             let cfg = SimConfig {
                 seed,
                 duration_s,
                 http_interval_ms: http_ms,
-                ..SimConfig::default()
+                ..host
             };
             simulate_cmd(cfg, truth)
         }
