@@ -22,7 +22,14 @@ pub const BUCKET_NS: i64 = 10_000_000;
 pub const MIN_HULL_SPAN_NS: i64 = 1_000_000_000;
 /// From this span (ns) on a hull slope is trusted and remembered across
 /// soft resets (a `scan_status` reset does not change the crystal's rate).
+/// After a soft reset the remembered slope is kept until the new window
+/// spans [`PRIOR_SPAN_SHARE`] of the span it was learnt from: a slope from a
+/// short span of a loaded host's samples is far worse than one from a full
+/// window a few seconds old.
 pub const TRUSTED_SPAN_NS: i64 = 3_000_000_000;
+/// Share of the remembered slope's span a new window must span before its
+/// own hull slope replaces the remembered one.
+pub const PRIOR_SPAN_SHARE: f64 = 0.9;
 
 /// A sliding window of upper-bound points with its lower-envelope line.
 #[derive(Debug, Clone)]
@@ -32,6 +39,8 @@ pub struct LowerEnvelope {
     points: VecDeque<Point>,
     newest_x: Option<i64>,
     prior_skew: Option<f64>,
+    /// Span of the window `prior_skew` was learnt from.
+    prior_span: i64,
     prior_line: Option<Line>,
     cached: Option<Option<(Line, bool)>>,
 }
@@ -45,6 +54,7 @@ impl LowerEnvelope {
             points: VecDeque::new(),
             newest_x: None,
             prior_skew: None,
+            prior_span: 0,
             prior_line: None,
             cached: None,
         }
@@ -118,31 +128,44 @@ impl LowerEnvelope {
     pub fn clear_all(&mut self) {
         self.clear();
         self.prior_skew = None;
+        self.prior_span = 0;
         self.prior_line = None;
     }
 
-    /// The lower-envelope line and whether its skew comes from a trusted
-    /// span of this window; `None` without points.
+    /// The lower-envelope line and whether its skew is trusted (from a
+    /// trusted span of this window, or learnt before a soft reset); `None`
+    /// without points.
     pub fn fit(&mut self) -> Option<(Line, bool)> {
         if let Some(cached) = self.cached {
             return cached;
         }
-        let result = self.compute();
-        if let Some((line, true)) = result {
-            self.prior_skew = Some(line.skew);
-        }
+        let result = self.compute().map(|(line, trusted, own_slope)| {
+            if own_slope && trusted {
+                self.prior_skew = Some(line.skew);
+                self.prior_span = self.span_ns();
+            }
+            (line, trusted)
+        });
         self.cached = Some(result);
         result
     }
 
-    fn compute(&self) -> Option<(Line, bool)> {
+    /// The line, whether its skew is trusted, and whether the skew is this
+    /// window's own hull slope.
+    fn compute(&self) -> Option<(Line, bool, bool)> {
         let Some(&first) = self.points.front() else {
-            return self.prior_line.map(|l| (l, false));
+            return self.prior_line.map(|l| (l, false, false));
         };
         let span = self.span_ns();
         let pts: Vec<Point> = self.points.iter().copied().collect();
         let have_prior = self.prior_skew.is_some() || self.prior_line.is_some();
-        if span >= TRUSTED_SPAN_NS || (span >= MIN_HULL_SPAN_NS && !have_prior) {
+        let own_slope = match self.prior_skew {
+            Some(_) => {
+                span >= TRUSTED_SPAN_NS && span as f64 >= PRIOR_SPAN_SHARE * self.prior_span as f64
+            }
+            None => span >= TRUSTED_SPAN_NS || (span >= MIN_HULL_SPAN_NS && !have_prior),
+        };
+        if own_slope {
             let hull = lower_hull(&pts);
             let (skew, left) = edge_at(&hull, first.x + span / 2)?;
             let trusted = span >= TRUSTED_SPAN_NS;
@@ -154,23 +177,24 @@ impl LowerEnvelope {
                         skew,
                     },
                     trusted,
+                    true,
                 ));
             }
             let clamped = skew.clamp(-self.max_skew, self.max_skew);
-            return support_below(&hull, clamped).map(|l| (l, trusted));
+            return support_below(&hull, clamped).map(|l| (l, trusted, true));
         }
         // Short window: the known skew, and the lowest of this window's
         // support line and the line from before the last soft reset.
+        let trusted = self.prior_skew.is_some();
         let skew = self
-            .prior_line
-            .map(|l| l.skew)
-            .or(self.prior_skew)
+            .prior_skew
+            .or(self.prior_line.map(|l| l.skew))
             .unwrap_or(0.0);
         let own = support_below(&pts, skew)?;
         let newest = pts[pts.len() - 1].x;
         match self.prior_line {
-            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, false)),
-            _ => Some((own, false)),
+            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, trusted, false)),
+            _ => Some((own, trusted, false)),
         }
     }
 }

@@ -142,3 +142,34 @@ fn active_targets() {
     assert_eq!(bounds.backward_jumps, 0);
     assert_eq!(bounds.unanswered, 0);
 }
+
+#[test]
+fn envelope_keeps_the_learnt_skew_after_a_soft_reset_until_the_window_is_long() {
+    let mut est = EnvelopeEstimator::new(10_000_000_000, 200e-6);
+    // Ten seconds at the minimum delay: the skew is learnt exactly.
+    for i in 0..=1000 {
+        let x = i * 10_000_000;
+        est.add_passive(PassiveSample {
+            sensor_ns: x,
+            ros_ns: truth(x) + 80_000,
+        });
+    }
+    assert!((est.line().unwrap().skew - 40e-6).abs() < 1e-9);
+    est.reset_passive();
+    // Five seconds after the soft reset; from 2 s on every packet is 100 µs
+    // late (a loaded host): this window's own middle hull edge climbs by
+    // about 33 ppm too much.
+    let start = 10_050_000_000;
+    for i in 0..=500 {
+        let x = start + i * 10_000_000;
+        let late = if i >= 200 { 100_000 } else { 0 };
+        est.add_passive(PassiveSample {
+            sensor_ns: x,
+            ros_ns: truth(x) + 80_000 + late,
+        });
+    }
+    let line = est.line().unwrap();
+    assert!((line.skew - 40e-6).abs() < 1e-9, "{}", line.skew);
+    let x = start + 5_000_000_000;
+    assert!((est.convert(x).unwrap() - truth(x) - 80_000).abs() <= 2);
+}
