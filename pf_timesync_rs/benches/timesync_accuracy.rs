@@ -4,7 +4,7 @@
 //! `cargo bench -p pf_timesync_rs --bench timesync_accuracy`
 //! (optional arguments: number of seeds, seconds per run).
 
-use pf_timesync_rs::metrics::{evaluate, pooled, ErrorStats, RunErrors};
+use pf_timesync_rs::metrics::{evaluate, pooled, ErrorStats, Pooled, RunErrors};
 use pf_timesync_rs::sim::{simulate, SimConfig, SimEvent};
 use pf_timesync_rs::{EstimatorKind, Params};
 
@@ -31,19 +31,24 @@ fn cells(s: Option<ErrorStats>) -> String {
 
 /// Pooled statistics (all, after reset), backward jumps and unanswered
 /// conversions of `kind` over `runs`.
-fn measure(
-    kind: EstimatorKind,
-    params: Params,
-    runs: &[Vec<SimEvent>],
-) -> (Option<ErrorStats>, Option<ErrorStats>, usize, usize) {
+/// The rows of one estimator: every conversion, the start of each run, the
+/// time after each reset.
+fn rows(p: &Pooled) -> [(&'static str, Option<ErrorStats>); 3] {
+    [
+        ("all", p.all),
+        ("first 3 s of the run", p.start),
+        ("first 3 s after a reset", p.after_reset),
+    ]
+}
+
+fn measure(kind: EstimatorKind, params: Params, runs: &[Vec<SimEvent>]) -> (Pooled, usize, usize) {
     let results: Vec<RunErrors> = runs
         .iter()
         .map(|events| evaluate(kind, params, events).expect("simulated samples are valid"))
         .collect();
-    let (all, after) = pooled(&results);
     let backward = results.iter().map(|r| r.backward_jumps).sum();
     let none = results.iter().map(|r| r.unanswered).sum();
-    (all, after, backward, none)
+    (pooled(&results), backward, none)
 }
 
 fn main() {
@@ -87,21 +92,17 @@ fn main() {
         );
         println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for kind in EstimatorKind::ALL {
-            let (l_all, l_after, l_back, l_none) = measure(kind, params, &light);
-            let (h_all, h_after, h_back, h_none) = measure(kind, params, &loaded);
+            let (light_stats, l_back, l_none) = measure(kind, params, &light);
+            let (loaded_stats, h_back, h_none) = measure(kind, params, &loaded);
             let jumps = format!("{l_back}/{h_back} | {l_none}/{h_none}");
-            println!(
-                "| {} | all | {} | {} | {jumps} |",
-                kind.name(),
-                cells(l_all),
-                cells(h_all)
-            );
-            println!(
-                "| {} | first 3 s after reset | {} | {} | {jumps} |",
-                kind.name(),
-                cells(l_after),
-                cells(h_after)
-            );
+            for ((label, l), (_, h)) in rows(&light_stats).into_iter().zip(rows(&loaded_stats)) {
+                println!(
+                    "| {} | {label} | {} | {} | {jumps} |",
+                    kind.name(),
+                    cells(l),
+                    cells(h)
+                );
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The estimator interface and selection by name.
 
 use crate::bounds::BoundsEstimator;
+use crate::brackets::BracketsEstimator;
 use crate::envelope::EnvelopeEstimator;
 use crate::pf::PfEstimator;
 use crate::sample::{ActiveSample, PassiveSample};
@@ -38,18 +39,22 @@ pub enum EstimatorKind {
     Envelope,
     /// Lower envelope for the slope, active request brackets for the offset.
     Bounds,
+    /// Passive floor for the slope, the tightest request brackets relative
+    /// to it over an adaptive window for the offset.
+    Brackets,
 }
 
 /// The known estimator names, comma-separated.
-pub const ESTIMATOR_NAMES: &str = "pf-mean, pf-regression, envelope, bounds";
+pub const ESTIMATOR_NAMES: &str = "pf-mean, pf-regression, envelope, bounds, brackets";
 
 impl EstimatorKind {
     /// All estimators, in the order of [`ESTIMATOR_NAMES`].
-    pub const ALL: [EstimatorKind; 4] = [
+    pub const ALL: [EstimatorKind; 5] = [
         EstimatorKind::PfMean,
         EstimatorKind::PfRegression,
         EstimatorKind::Envelope,
         EstimatorKind::Bounds,
+        EstimatorKind::Brackets,
     ];
 
     /// The estimator's name.
@@ -59,6 +64,7 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => "pf-regression",
             EstimatorKind::Envelope => "envelope",
             EstimatorKind::Bounds => "bounds",
+            EstimatorKind::Brackets => "brackets",
         }
     }
 
@@ -71,6 +77,7 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => Box::new(PfEstimator::new(params.period_ms, true)),
             EstimatorKind::Envelope => Box::new(EnvelopeEstimator::new(window, skew)),
             EstimatorKind::Bounds => Box::new(BoundsEstimator::new(window, skew)),
+            EstimatorKind::Brackets => Box::new(BracketsEstimator::new(window, skew)),
         }
     }
 }

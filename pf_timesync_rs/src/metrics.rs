@@ -2,7 +2,7 @@
 
 use crate::estimator::{EstimatorKind, Params};
 use crate::replay::{apply, Outcome, Record};
-use crate::sim::SimEvent;
+use crate::sim::{Phase, SimEvent};
 use crate::sync::Synchronizer;
 use crate::TimeSyncError;
 
@@ -56,8 +56,8 @@ pub fn error_stats(errors: &[i64], deviations: &[i64]) -> Option<ErrorStats> {
 pub struct RunErrors {
     /// Error of every answered conversion, ns.
     pub all: Vec<i64>,
-    /// Whether each conversion was within the after-reset period.
-    pub after_reset: Vec<bool>,
+    /// The phase of the run of each conversion.
+    pub phase: Vec<Phase>,
     /// Conversions answered `none`.
     pub unanswered: usize,
     /// Converted stamps earlier than the previous scan's, with no reset between.
@@ -106,7 +106,7 @@ pub fn evaluate(
                 }
                 previous = Some(stamp);
                 out.all.push(stamp - truth.truth_ns);
-                out.after_reset.push(truth.after_reset);
+                out.phase.push(truth.phase);
             }
             None => out.unanswered += 1,
         }
@@ -114,21 +114,42 @@ pub fn evaluate(
     Ok(out)
 }
 
-/// Pooled statistics of several runs: `(overall, after reset)`.
-pub fn pooled(runs: &[RunErrors]) -> (Option<ErrorStats>, Option<ErrorStats>) {
-    let (mut all, mut all_dev, mut after, mut after_dev) = (vec![], vec![], vec![], vec![]);
+/// Statistics pooled over several runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pooled {
+    /// Every conversion.
+    pub all: Option<ErrorStats>,
+    /// The first seconds of each run ([`Phase::Start`]).
+    pub start: Option<ErrorStats>,
+    /// The first seconds after each `scan_status` reset ([`Phase::AfterReset`]).
+    pub after_reset: Option<ErrorStats>,
+}
+
+/// Pooled statistics of several runs (deviations from each run's median).
+pub fn pooled(runs: &[RunErrors]) -> Pooled {
+    let mut all = (vec![], vec![]);
+    let mut start = (vec![], vec![]);
+    let mut after = (vec![], vec![]);
     for r in runs {
         let dev = r.deviations();
-        for ((e, d), a) in r.all.iter().zip(&dev).zip(&r.after_reset) {
-            all.push(*e);
-            all_dev.push(*d);
-            if *a {
-                after.push(*e);
-                after_dev.push(*d);
+        for ((e, d), phase) in r.all.iter().zip(&dev).zip(&r.phase) {
+            let add = |pool: &mut (Vec<i64>, Vec<i64>)| {
+                pool.0.push(*e);
+                pool.1.push(*d);
+            };
+            add(&mut all);
+            match phase {
+                Phase::Start => add(&mut start),
+                Phase::AfterReset => add(&mut after),
+                Phase::Settled => {}
             }
         }
     }
-    (error_stats(&all, &all_dev), error_stats(&after, &after_dev))
+    Pooled {
+        all: error_stats(&all.0, &all.1),
+        start: error_stats(&start.0, &start.1),
+        after_reset: error_stats(&after.0, &after.1),
+    }
 }
 
 #[cfg(test)]

@@ -120,7 +120,8 @@ pub struct SimConfig {
     pub http_long_max_ms: f64,
     /// Interval of `scan_status` resets, s (0: none).
     pub reset_interval_s: f64,
-    /// Conversions this long after a reset (or the start) count as "after reset", s.
+    /// Conversions this long after the start or a reset are in [`Phase::Start`]
+    /// or [`Phase::AfterReset`], s.
     pub after_reset_s: f64,
     /// A second process competing for the host (`None`: none).
     pub competitor: Option<Competitor>,
@@ -283,13 +284,24 @@ pub struct Competitor {
     pub latency: Delay,
 }
 
+/// Where in a run a conversion falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Within `after_reset_s` of the start of the run.
+    Start,
+    /// Within `after_reset_s` of a `scan_status` reset.
+    AfterReset,
+    /// Any other time.
+    Settled,
+}
+
 /// What the simulator knows about a conversion (`c` record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Truth {
     /// True ROS time of the converted sensor time, ns.
     pub truth_ns: i64,
-    /// Within `after_reset_s` of a reset or the start.
-    pub after_reset: bool,
+    /// Where in the run it falls.
+    pub phase: Phase,
 }
 
 /// One event as the host sees it, in order of host time: a replay record
@@ -469,6 +481,7 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
     };
     let mut last_eval = i64::MIN;
     let mut last_reset_ros = cfg.ros_start_ns;
+    let mut reset_seen = false;
     for k in 0..scans {
         let sigma_scan = k as f64 * scan_period;
         let status = k > 0 && k % reset_every == 0;
@@ -486,6 +499,7 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
             if status {
                 push(eval, SimEvent::of(Record::Reset), &mut timeline);
                 last_reset_ros = eval;
+                reset_seen = true;
             }
             push(
                 eval,
@@ -497,13 +511,18 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
             );
             if j == 0 {
                 let truth = clock.ros(sigma_first);
+                let phase = match (eval - last_reset_ros) as f64 <= cfg.after_reset_s * 1e9 {
+                    false => Phase::Settled,
+                    true if reset_seen => Phase::AfterReset,
+                    true => Phase::Start,
+                };
                 push(
                     eval,
                     SimEvent {
                         record: Record::Convert { raw },
                         truth: Some(Truth {
                             truth_ns: truth,
-                            after_reset: (eval - last_reset_ros) as f64 <= cfg.after_reset_s * 1e9,
+                            phase,
                         }),
                     },
                     &mut timeline,

@@ -117,14 +117,12 @@ fn passive_only_targets() {
     let events = short_run(0);
     let params = Params::default();
     let env = evaluate(EstimatorKind::Envelope, params, &events).unwrap();
-    let (all, _) = pooled(std::slice::from_ref(&env));
-    let all = all.unwrap();
+    let all = pooled(std::slice::from_ref(&env)).all.unwrap();
     assert!(all.jitter_p99 <= 20_000, "envelope jitter {all:?}");
     assert_eq!(env.backward_jumps, 0);
     for kind in [EstimatorKind::PfMean, EstimatorKind::PfRegression] {
         let pf = evaluate(kind, params, &events).unwrap();
-        let (pf_all, _) = pooled(std::slice::from_ref(&pf));
-        let pf_all = pf_all.unwrap();
+        let pf_all = pooled(std::slice::from_ref(&pf)).all.unwrap();
         assert!(pf_all.jitter_p99 > 5 * all.jitter_p99, "{kind}: {pf_all:?}");
     }
 }

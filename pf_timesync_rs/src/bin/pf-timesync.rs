@@ -29,13 +29,13 @@ enum Command {
     /// Input lines: `p,<raw>,<ros_ns>` passive sample; `a,<raw>,<ros_before_ns>,<ros_after_ns>`
     /// active sample; `r` reset (non-zero scan_status); `c,<raw>` convert (answers ns or `none`).
     Replay {
-        /// Estimator: pf-mean, pf-regression (the PF driver's TimeSync), envelope, bounds.
+        /// Estimator: pf-mean, pf-regression (the PF driver's TimeSync), envelope, bounds, brackets.
         #[arg(long, value_parser = parse_kind)]
         estimator: EstimatorKind,
-        /// The driver's `timesync_period` (ms); window of envelope/bounds when positive.
+        /// The driver's `timesync_period` (ms); window of envelope/bounds/brackets when positive.
         #[arg(long, default_value_t = Params::default().period_ms, allow_negative_numbers = true)]
         period_ms: i32,
-        /// Skew limit of the scanner clock, ppm (envelope, bounds).
+        /// Skew limit of the scanner clock, ppm (envelope, bounds, brackets).
         #[arg(long, default_value_t = Params::default().max_skew_ppm)]
         max_ppm: f64,
         /// Sensor/ROS disagreement that counts as a clock jump, ms.
