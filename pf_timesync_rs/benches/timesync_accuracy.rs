@@ -32,12 +32,13 @@ fn cells(s: Option<ErrorStats>) -> String {
 /// Pooled statistics (all, after reset), backward jumps and unanswered
 /// conversions of `kind` over `runs`.
 /// The rows of one estimator: every conversion, the start of each run, the
-/// time after each reset.
-fn rows(p: &Pooled) -> [(&'static str, Option<ErrorStats>); 3] {
+/// time after each reset, the rest.
+fn rows(p: &Pooled) -> [(&'static str, Option<ErrorStats>); 4] {
     [
         ("all", p.all),
         ("first 3 s of the run", p.start),
         ("first 3 s after a reset", p.after_reset),
+        ("settled (neither)", p.settled),
     ]
 }
 

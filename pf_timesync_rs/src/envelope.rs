@@ -8,6 +8,16 @@
 //! bursts) only lie higher and never touch the hull: they are rejected by
 //! construction, with no threshold to tune. The skew is limited to a
 //! physical bound (crystal tolerance, default ±200 ppm).
+//!
+//! The line is anchored at the hull's point at the middle of the window,
+//! where the hull is supported from both sides. Its skew is that of the
+//! middle edge only until a window ago; from then on it is the slope from
+//! the middle of the window one window earlier to the middle now
+//! ([`ANCHOR_BASELINE_FACTOR`]): on a loaded host, where few packets reach
+//! the minimum delay, a single hull edge can be a second long and a few
+//! microseconds off at each end, while a ten-second baseline divides the
+//! same error by ten. The skew so measured is centred half a window back,
+//! which the wander of a crystal does not change measurably.
 
 use crate::estimator::Estimator;
 use crate::hull::{edge_at, lower_hull, support_below, Line, Point};
@@ -27,6 +37,11 @@ pub const MIN_HULL_SPAN_NS: i64 = 1_000_000_000;
 /// short span of a loaded host's samples is far worse than one from a full
 /// window a few seconds old.
 pub const TRUSTED_SPAN_NS: i64 = 3_000_000_000;
+/// Anchors (hull points at a window's middle) are kept this far apart, ns.
+pub const ANCHOR_SPACING_NS: i64 = 100_000_000;
+/// The skew is taken between the current anchor and one this many windows
+/// older.
+pub const ANCHOR_BASELINE_FACTOR: i64 = 1;
 /// Share of the remembered slope's span a new window must span before its
 /// own hull slope replaces the remembered one.
 pub const PRIOR_SPAN_SHARE: f64 = 0.9;
@@ -42,6 +57,9 @@ pub struct LowerEnvelope {
     /// Span of the window `prior_skew` was learnt from.
     prior_span: i64,
     prior_line: Option<Line>,
+    /// Points of the hull at the middle of past windows (one per
+    /// [`ANCHOR_SPACING_NS`]), for the long-baseline skew.
+    anchors: VecDeque<Point>,
     cached: Option<Option<(Line, bool)>>,
 }
 
@@ -56,6 +74,7 @@ impl LowerEnvelope {
             prior_skew: None,
             prior_span: 0,
             prior_line: None,
+            anchors: VecDeque::new(),
             cached: None,
         }
     }
@@ -111,7 +130,8 @@ impl LowerEnvelope {
         self.prior_skew
     }
 
-    /// Drop the points; keep the skew learnt so far and the last line as an
+    /// Drop the points (and the anchors of the long-baseline skew); keep the
+    /// skew learnt so far and the last line as an
     /// upper bound until the new window spans [`TRUSTED_SPAN_NS`] (the
     /// scanner's clock does not change with its `scan_status`; only the
     /// packets' measuring-duration correction may).
@@ -120,6 +140,10 @@ impl LowerEnvelope {
             self.prior_line = Some(line);
         }
         self.points.clear();
+        // The anchors are points of the old floor: if the packets' delay
+        // changed with the scanner's status, a baseline across the reset
+        // would turn that step into skew.
+        self.anchors.clear();
         self.newest_x = None;
         self.cached = None;
     }
@@ -130,6 +154,7 @@ impl LowerEnvelope {
         self.prior_skew = None;
         self.prior_span = 0;
         self.prior_line = None;
+        self.anchors.clear();
     }
 
     /// The lower-envelope line and whether its skew is trusted (from a
@@ -143,11 +168,33 @@ impl LowerEnvelope {
             if own_slope && trusted {
                 self.prior_skew = Some(line.skew);
                 self.prior_span = self.span_ns();
+                self.remember_anchor(Point {
+                    x: line.x0,
+                    y: line.y0,
+                });
             }
             (line, trusted)
         });
         self.cached = Some(result);
         result
+    }
+
+    fn remember_anchor(&mut self, p: Point) {
+        if self
+            .anchors
+            .back()
+            .is_some_and(|a| p.x < a.x + ANCHOR_SPACING_NS)
+        {
+            return;
+        }
+        self.anchors.push_back(p);
+        while self
+            .anchors
+            .front()
+            .is_some_and(|a| a.x < p.x - ANCHOR_BASELINE_FACTOR * self.window_ns - self.window_ns)
+        {
+            self.anchors.pop_front();
+        }
     }
 
     /// The line, whether its skew is trusted, and whether the skew is this
@@ -167,13 +214,33 @@ impl LowerEnvelope {
         };
         if own_slope {
             let hull = lower_hull(&pts);
-            let (skew, left) = edge_at(&hull, first.x + span / 2)?;
+            let mid = first.x + span / 2;
+            let (edge_skew, left) = edge_at(&hull, mid)?;
             let trusted = span >= TRUSTED_SPAN_NS;
+            // The hull at the middle of the window, where it is best supported.
+            let anchor = Point {
+                x: mid,
+                y: Line {
+                    x0: left.x,
+                    y0: left.y,
+                    skew: edge_skew,
+                }
+                .eval(mid),
+            };
+            // The skew over a long baseline from an anchor of an earlier window.
+            let baseline = ANCHOR_BASELINE_FACTOR * self.window_ns;
+            let skew = match self.anchors.iter().rev().find(|a| a.x <= mid - baseline) {
+                Some(old) if trusted => {
+                    let dx = anchor.x - old.x;
+                    ((anchor.y - old.y) - dx) as f64 / dx as f64
+                }
+                _ => edge_skew,
+            };
             if skew.abs() <= self.max_skew {
                 return Some((
                     Line {
-                        x0: left.x,
-                        y0: left.y,
+                        x0: anchor.x,
+                        y0: anchor.y,
                         skew,
                     },
                     trusted,

@@ -123,6 +123,8 @@ pub struct Pooled {
     pub start: Option<ErrorStats>,
     /// The first seconds after each `scan_status` reset ([`Phase::AfterReset`]).
     pub after_reset: Option<ErrorStats>,
+    /// Neither ([`Phase::Settled`]).
+    pub settled: Option<ErrorStats>,
 }
 
 /// Pooled statistics of several runs (deviations from each run's median).
@@ -130,6 +132,7 @@ pub fn pooled(runs: &[RunErrors]) -> Pooled {
     let mut all = (vec![], vec![]);
     let mut start = (vec![], vec![]);
     let mut after = (vec![], vec![]);
+    let mut settled = (vec![], vec![]);
     for r in runs {
         let dev = r.deviations();
         for ((e, d), phase) in r.all.iter().zip(&dev).zip(&r.phase) {
@@ -141,7 +144,7 @@ pub fn pooled(runs: &[RunErrors]) -> Pooled {
             match phase {
                 Phase::Start => add(&mut start),
                 Phase::AfterReset => add(&mut after),
-                Phase::Settled => {}
+                Phase::Settled => add(&mut settled),
             }
         }
     }
@@ -149,6 +152,7 @@ pub fn pooled(runs: &[RunErrors]) -> Pooled {
         all: error_stats(&all.0, &all.1),
         start: error_stats(&start.0, &start.1),
         after_reset: error_stats(&after.0, &after.1),
+        settled: error_stats(&settled.0, &settled.1),
     }
 }
 

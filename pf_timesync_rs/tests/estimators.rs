@@ -171,3 +171,34 @@ fn envelope_keeps_the_learnt_skew_after_a_soft_reset_until_the_window_is_long() 
     let x = start + 5_000_000_000;
     assert!((est.convert(x).unwrap() - truth(x) - 80_000).abs() <= 2);
 }
+
+#[test]
+fn envelope_skew_over_a_long_baseline() {
+    let mut est = EnvelopeEstimator::new(10_000_000_000, 200e-6);
+    // 20 s of packets every 10 ms, converted every 50 ms. From 14.5 s on a
+    // loaded host: a stall until 15.5 s, then every packet at least 20 µs
+    // late. The hull edge spanning the window's middle runs from 14.5 s to
+    // the end and climbs 3.6 ppm too steeply.
+    for i in 0..=2_000 {
+        let x = i * 10_000_000;
+        let late = match i {
+            ..=1_450 => 0,
+            1_451..=1_549 => 500_000,
+            _ => 20_000,
+        };
+        est.add_passive(PassiveSample {
+            sensor_ns: x,
+            ros_ns: truth(x) + 80_000 + late,
+        });
+        if i % 5 == 0 {
+            est.convert(x);
+        }
+    }
+    // The skew between the hull's middle now and ten seconds ago is right
+    // to 0.2 ppm, the stamp at the newest packet to a few µs.
+    let line = est.line().unwrap();
+    assert!((line.skew - 40e-6).abs() < 0.2e-6, "{}", line.skew);
+    let x = 20_000_000_000;
+    let err = est.convert(x).unwrap() - truth(x) - 80_000;
+    assert!(err.abs() <= 4_000, "{err}");
+}
