@@ -102,14 +102,15 @@ impl FromStr for EstimatorKind {
     }
 }
 
-/// Window used by the envelope and bounds estimators when `period_ms` is not positive.
+/// Window of the envelope, bounds and brackets estimators (the base window
+/// of brackets) when `period_ms` is not positive.
 pub const DEFAULT_WINDOW_MS: i32 = 10_000;
 
 /// Parameters of the estimators and the synchronizer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
     /// The driver's `timesync_period` (ms): the PF methods' window; the
-    /// window of the envelope and bounds estimators when positive.
+    /// window of the envelope, bounds and brackets estimators when positive.
     pub period_ms: i32,
     /// Physical skew limit of the scanner's clock, in ppm.
     pub max_skew_ppm: f64,
@@ -156,7 +157,7 @@ impl Params {
         Ok(())
     }
 
-    /// Window of the envelope and bounds estimators, in nanoseconds.
+    /// Window of the envelope, bounds and brackets estimators, in nanoseconds.
     pub fn window_ns(&self) -> i64 {
         let ms = if self.period_ms > 0 {
             self.period_ms
