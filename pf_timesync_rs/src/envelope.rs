@@ -17,7 +17,11 @@
 //! the minimum delay, a single hull edge can be a second long and a few
 //! microseconds off at each end, while a ten-second baseline divides the
 //! same error by ten. The skew so measured is centred half a window back,
-//! which the wander of a crystal does not change measurably. Such a line can
+//! which the wander of a crystal does not change measurably. Across a
+//! `scan_status` reset the anchors are kept, shifted by the step of the
+//! floor (the new window's middle against the line from before the reset,
+//! measured once the new window is long again), so a change of the packets'
+//! delay with the scanner's status does not turn into skew. Such a line can
 //! pass a few microseconds above a hull vertex far from the middle; lowering
 //! it onto the hull would pivot it on that vertex and raise the jitter
 //! (loaded host of the benchmark: 7.7 to 8.8 µs p99), so it is not: the
@@ -51,6 +55,24 @@ pub const ANCHOR_BASELINE_FACTOR: i64 = 1;
 /// own hull slope replaces the remembered one.
 pub const PRIOR_SPAN_SHARE: f64 = 0.9;
 
+/// The point of a lower hull (left to right) at `x` and the skew of the
+/// edge spanning it; `None` with fewer than two vertices.
+fn hull_middle(hull: &[Point], x: i64) -> Option<(Point, f64)> {
+    let (skew, left) = edge_at(hull, x)?;
+    let on_edge = Line {
+        x0: left.x,
+        y0: left.y,
+        skew,
+    };
+    Some((
+        Point {
+            x,
+            y: on_edge.eval(x),
+        },
+        skew,
+    ))
+}
+
 /// A sliding window of upper-bound points with its lower-envelope line.
 #[derive(Debug, Clone)]
 pub struct LowerEnvelope {
@@ -65,6 +87,9 @@ pub struct LowerEnvelope {
     /// Points of the hull at the middle of past windows (one per
     /// [`ANCHOR_SPACING_NS`]), for the long-baseline skew.
     anchors: VecDeque<Point>,
+    /// A soft reset happened and the step of the floor across it is not
+    /// measured yet: the anchors are not usable.
+    step_pending: bool,
     cached: Option<Option<(Line, bool)>>,
 }
 
@@ -80,6 +105,7 @@ impl LowerEnvelope {
             prior_span: 0,
             prior_line: None,
             anchors: VecDeque::new(),
+            step_pending: false,
             cached: None,
         }
     }
@@ -135,20 +161,22 @@ impl LowerEnvelope {
         self.prior_skew
     }
 
-    /// Drop the points (and the anchors of the long-baseline skew); keep the
-    /// skew learnt so far and the last line as an
-    /// upper bound until the new window spans [`TRUSTED_SPAN_NS`] (the
-    /// scanner's clock does not change with its `scan_status`; only the
-    /// packets' measuring-duration correction may).
+    /// Drop the points; keep the skew learnt so far, the anchors of the
+    /// long-baseline skew (to be shifted by the floor's step) and the last
+    /// line as an upper bound until the new window spans
+    /// [`TRUSTED_SPAN_NS`] (the scanner's clock does not change with its
+    /// `scan_status`; only the packets' measuring-duration correction may).
     pub fn clear(&mut self) {
         if let Some((line, _)) = self.fit() {
             self.prior_line = Some(line);
         }
         self.points.clear();
-        // The anchors are points of the old floor: if the packets' delay
-        // changed with the scanner's status, a baseline across the reset
-        // would turn that step into skew.
-        self.anchors.clear();
+        // The anchors are points of the old floor; if the packets' delay
+        // changed with the scanner's status, the floor stepped. The step is
+        // measured once the new window spans `PRIOR_SPAN_SHARE` of the old
+        // one (a shorter window's middle is too poorly supported), and the
+        // anchors are shifted by it.
+        self.step_pending = !self.anchors.is_empty();
         self.newest_x = None;
         self.cached = None;
     }
@@ -160,6 +188,7 @@ impl LowerEnvelope {
         self.prior_span = 0;
         self.prior_line = None;
         self.anchors.clear();
+        self.step_pending = false;
     }
 
     /// The lower-envelope line and whether its skew is trusted (from a
@@ -169,19 +198,40 @@ impl LowerEnvelope {
         if let Some(cached) = self.cached {
             return cached;
         }
-        let result = self.compute().map(|(line, trusted, own_slope)| {
-            if own_slope && trusted {
+        if self.step_pending && self.span_ns() as f64 >= PRIOR_SPAN_SHARE * self.prior_span as f64 {
+            self.measure_step();
+        }
+        let result = self.compute().map(|(line, trusted, own_anchor)| {
+            if let (Some(anchor), true) = (own_anchor, trusted) {
                 self.prior_skew = Some(line.skew);
                 self.prior_span = self.span_ns();
-                self.remember_anchor(Point {
-                    x: line.x0,
-                    y: line.y0,
-                });
+                self.remember_anchor(anchor);
             }
             (line, trusted)
         });
         self.cached = Some(result);
         result
+    }
+
+    /// Shift the anchors from before the last soft reset by the step of the
+    /// floor across it: the new window's middle minus the line from before.
+    fn measure_step(&mut self) {
+        self.step_pending = false;
+        let pts: Vec<Point> = self.points.iter().copied().collect();
+        let hull = lower_hull(&pts);
+        let mid = match (self.points.front(), self.points.back()) {
+            (Some(a), Some(b)) => a.x + (b.x - a.x) / 2,
+            _ => return self.anchors.clear(),
+        };
+        match (hull_middle(&hull, mid), self.prior_line) {
+            (Some((middle, _)), Some(prior)) => {
+                let step = middle.y - prior.eval(middle.x);
+                for a in &mut self.anchors {
+                    a.y += step;
+                }
+            }
+            _ => self.anchors.clear(),
+        }
     }
 
     fn remember_anchor(&mut self, p: Point) {
@@ -202,58 +252,53 @@ impl LowerEnvelope {
         }
     }
 
-    /// The line, whether its skew is trusted, and whether the skew is this
-    /// window's own hull slope.
-    fn compute(&self) -> Option<(Line, bool, bool)> {
+    /// The line, whether its skew is trusted, and the hull's middle point
+    /// when the skew is this window's own.
+    fn compute(&self) -> Option<(Line, bool, Option<Point>)> {
         let Some(&first) = self.points.front() else {
-            return self.prior_line.map(|l| (l, false, false));
+            return self.prior_line.map(|l| (l, false, None));
         };
         let span = self.span_ns();
         let pts: Vec<Point> = self.points.iter().copied().collect();
         let have_prior = self.prior_skew.is_some() || self.prior_line.is_some();
-        let own_slope = match self.prior_skew {
-            Some(_) => {
-                span >= TRUSTED_SPAN_NS && span as f64 >= PRIOR_SPAN_SHARE * self.prior_span as f64
-            }
-            None => span >= TRUSTED_SPAN_NS || (span >= MIN_HULL_SPAN_NS && !have_prior),
-        };
-        if own_slope {
+        let trusted = span >= TRUSTED_SPAN_NS;
+        if span >= MIN_HULL_SPAN_NS {
             let hull = lower_hull(&pts);
-            let mid = first.x + span / 2;
-            let (edge_skew, left) = edge_at(&hull, mid)?;
-            let trusted = span >= TRUSTED_SPAN_NS;
             // The hull at the middle of the window, where it is best supported.
-            let anchor = Point {
-                x: mid,
-                y: Line {
-                    x0: left.x,
-                    y0: left.y,
-                    skew: edge_skew,
-                }
-                .eval(mid),
-            };
+            let (anchor, edge_skew) = hull_middle(&hull, first.x + span / 2)?;
             // The skew over a long baseline from an anchor of an earlier window.
             let baseline = ANCHOR_BASELINE_FACTOR * self.window_ns;
-            let skew = match self.anchors.iter().rev().find(|a| a.x <= mid - baseline) {
-                Some(old) if trusted => {
+            let long_skew = self
+                .anchors
+                .iter()
+                .rev()
+                .find(|a| a.x <= anchor.x - baseline)
+                .filter(|_| trusted && !self.step_pending)
+                .map(|old| {
                     let dx = anchor.x - old.x;
                     ((anchor.y - old.y) - dx) as f64 / dx as f64
+                });
+            let own_slope = match self.prior_skew {
+                Some(_) => {
+                    trusted
+                        && (long_skew.is_some()
+                            || span as f64 >= PRIOR_SPAN_SHARE * self.prior_span as f64)
                 }
-                _ => edge_skew,
+                None => trusted || !have_prior,
             };
-            if skew.abs() <= self.max_skew {
-                return Some((
-                    Line {
+            if own_slope {
+                let skew = long_skew.unwrap_or(edge_skew);
+                if skew.abs() <= self.max_skew {
+                    let line = Line {
                         x0: anchor.x,
                         y0: anchor.y,
                         skew,
-                    },
-                    trusted,
-                    true,
-                ));
+                    };
+                    return Some((line, trusted, Some(anchor)));
+                }
+                let clamped = skew.clamp(-self.max_skew, self.max_skew);
+                return support_below(&hull, clamped).map(|l| (l, trusted, Some(anchor)));
             }
-            let clamped = skew.clamp(-self.max_skew, self.max_skew);
-            return support_below(&hull, clamped).map(|l| (l, trusted, true));
         }
         // Short window: the known skew, and the lowest of this window's
         // support line and the line from before the last soft reset.
@@ -265,8 +310,8 @@ impl LowerEnvelope {
         let own = support_below(&pts, skew)?;
         let newest = pts[pts.len() - 1].x;
         match self.prior_line {
-            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, trusted, false)),
-            _ => Some((own, trusted, false)),
+            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, trusted, None)),
+            _ => Some((own, trusted, None)),
         }
     }
 }

@@ -202,3 +202,31 @@ fn envelope_skew_over_a_long_baseline() {
     let err = est.convert(x).unwrap() - truth(x) - 80_000;
     assert!(err.abs() <= 4_000, "{err}");
 }
+
+#[test]
+fn envelope_long_baseline_across_a_soft_reset_corrects_the_floor_step() {
+    let mut est = EnvelopeEstimator::new(10_000_000_000, 200e-6);
+    let feed = |est: &mut EnvelopeEstimator, from: i64, to: i64, delay: i64| {
+        for i in from..to {
+            let x = i * 10_000_000;
+            est.add_passive(PassiveSample {
+                sensor_ns: x,
+                ros_ns: truth(x) + delay,
+            });
+            if i % 5 == 0 {
+                est.convert(x);
+            }
+        }
+    };
+    feed(&mut est, 0, 2_000, 80_000);
+    est.reset_passive();
+    // After the reset every packet is 50 µs later (the scanner changed its
+    // packets): the floor steps up. Fifteen seconds later the skew comes
+    // from the middle of the window and a middle from before the reset,
+    // which must be shifted by the step.
+    feed(&mut est, 2_000, 3_500, 130_000);
+    let line = est.line().unwrap();
+    assert!((line.skew - 40e-6).abs() < 0.1e-6, "{}", line.skew);
+    let x = 35_000_000_000;
+    assert!((est.convert(x).unwrap() - truth(x) - 130_000).abs() <= 2);
+}
