@@ -20,13 +20,15 @@
 //! which the wander of a crystal does not change measurably. Across a
 //! `scan_status` reset the anchors are kept, shifted by the step of the
 //! floor (the new window's middle against the line from before the reset,
-//! measured once the new window is long again), so a change of the packets'
-//! delay with the scanner's status does not turn into skew. Such a line can
-//! pass a few microseconds above a hull vertex far from the middle; lowering
-//! it onto the hull would pivot it on that vertex and raise the jitter
-//! (loaded host of the benchmark: 7.7 to 8.8 µs p99), so it is not: the
-//! estimators that use hard bounds
-//! ([`brackets`](crate::brackets)) clamp their result into them.
+//! measured once the new window spans half the old one,
+//! [`STEP_SPAN_SHARE`]), so a change of the packets' delay with the
+//! scanner's status does not turn into skew.
+//!
+//! Such a line can pass a few microseconds above a hull vertex far from the
+//! middle. Lowering it onto the hull would pivot it on that vertex and raise
+//! the jitter (measured on the benchmark's hosts), so it is not: the
+//! estimators that use hard bounds ([`brackets`](crate::brackets)) clamp
+//! their result into them.
 
 use crate::estimator::Estimator;
 use crate::hull::{edge_at, lower_hull, support_below, Line, Point};
@@ -54,6 +56,14 @@ pub const ANCHOR_BASELINE_FACTOR: i64 = 1;
 /// Share of the remembered slope's span a new window must span before its
 /// own hull slope replaces the remembered one.
 pub const PRIOR_SPAN_SHARE: f64 = 0.9;
+/// Share of the old window's span the new window must span after a soft
+/// reset before the floor's step is measured at its middle and the
+/// long-baseline skew (anchors from before the reset, shifted by the step)
+/// is used. Chosen on the benchmark's loaded host: its jitter p99 was 9.6,
+/// 7.1, 5.3, 5.4, 5.8 and 6.9 µs with 0.3, 0.4, 0.5, 0.6, 0.7 and 0.9 (each
+/// measured with [`PRIOR_SPAN_SHARE`] set to the same value); the light
+/// host hardly depends on it.
+pub const STEP_SPAN_SHARE: f64 = 0.5;
 
 /// The point of a lower hull (left to right) at `x` and the skew of the
 /// edge spanning it; `None` with fewer than two vertices.
@@ -173,7 +183,7 @@ impl LowerEnvelope {
         self.points.clear();
         // The anchors are points of the old floor; if the packets' delay
         // changed with the scanner's status, the floor stepped. The step is
-        // measured once the new window spans `PRIOR_SPAN_SHARE` of the old
+        // measured once the new window spans `STEP_SPAN_SHARE` of the old
         // one (a shorter window's middle is too poorly supported), and the
         // anchors are shifted by it.
         self.step_pending = !self.anchors.is_empty();
@@ -198,7 +208,7 @@ impl LowerEnvelope {
         if let Some(cached) = self.cached {
             return cached;
         }
-        if self.step_pending && self.span_ns() as f64 >= PRIOR_SPAN_SHARE * self.prior_span as f64 {
+        if self.step_pending && self.span_ns() as f64 >= STEP_SPAN_SHARE * self.prior_span as f64 {
             self.measure_step();
         }
         let result = self.compute().map(|(line, trusted, own_anchor)| {
