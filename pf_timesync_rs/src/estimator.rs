@@ -82,6 +82,15 @@ impl EstimatorKind {
     }
 }
 
+/// `brackets`: the most accurate on the benchmark's light and loaded hosts,
+/// with requests and without (then it is the lower envelope, clamped into
+/// the hard band).
+impl Default for EstimatorKind {
+    fn default() -> Self {
+        EstimatorKind::Brackets
+    }
+}
+
 impl fmt::Display for EstimatorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -179,6 +188,7 @@ mod tests {
             assert_eq!(k.build(&Params::default()).name(), k.name());
             assert!(ESTIMATOR_NAMES.contains(k.name()));
         }
+        assert_eq!(EstimatorKind::default(), EstimatorKind::Brackets);
         let err = "kalman".parse::<EstimatorKind>().unwrap_err();
         assert!(err.to_string().contains("unknown estimator `kalman`"));
     }

@@ -91,6 +91,16 @@ fn regression_and_estimator_names() {
         assert!(out.status.success());
         assert_eq!(stdout(&out).len(), 1);
     }
+    // Without --estimator: brackets.
+    let default = run(&["replay"], &(lines.join("\n") + "\n"));
+    let brackets = run(
+        &["replay", "--estimator", "brackets"],
+        &(lines.join("\n") + "\n"),
+    );
+    assert!(default.status.success());
+    assert_eq!(stdout(&default), stdout(&brackets));
+    let help = run(&["replay", "--help"], "");
+    assert!(String::from_utf8_lossy(&help.stdout).contains("[default: brackets]"));
     let out = run(&["replay", "--estimator", "kalman"], "");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

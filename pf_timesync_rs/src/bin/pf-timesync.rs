@@ -1,6 +1,6 @@
 //! `pf-timesync`: offline tuning of the laser scanner time sync.
 //!
-//! `pf-timesync replay --estimator NAME [--period-ms N] ...` reads the
+//! `pf-timesync replay [--estimator NAME] [--period-ms N] ...` reads the
 //! replay protocol (see `pf_timesync_rs::replay`) on stdin and answers on
 //! stdout; `pf-timesync simulate` writes a simulated sample log.
 
@@ -30,7 +30,7 @@ enum Command {
     /// active sample; `r` reset (non-zero scan_status); `c,<raw>` convert (answers ns or `none`).
     Replay {
         /// Estimator: pf-mean, pf-regression (the PF driver's TimeSync), envelope, bounds, brackets.
-        #[arg(long, value_parser = parse_kind)]
+        #[arg(long, value_parser = parse_kind, default_value_t = EstimatorKind::default())]
         estimator: EstimatorKind,
         /// The driver's `timesync_period` (ms); window of envelope/bounds/brackets when positive.
         #[arg(long, default_value_t = Params::default().period_ms, allow_negative_numbers = true)]
