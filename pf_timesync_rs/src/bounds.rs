@@ -73,6 +73,12 @@ impl BoundsEstimator {
         self.passive.fit()
     }
 
+    /// The step of the passive floor across the last soft reset, once
+    /// measured (see [`LowerEnvelope::take_step`]).
+    pub fn take_floor_step(&mut self) -> Option<i64> {
+        self.passive.take_step()
+    }
+
     /// The hard limits at `skew`: the highest line of that slope at or
     /// below every upper bound (passive samples and answer times of the
     /// window) and the lowest one at or above every lower bound (request

@@ -36,6 +36,11 @@
 //!   and times are on the synchronizer's unwrapped timeline. Before the
 //!   floor's skew is trusted (the first seconds of a run, or passive samples
 //!   missing), the result is that of [`BoundsEstimator`].
+//! - **Soft resets** (`scan_status`): the brackets are kept; once the
+//!   envelope has measured the step of the floor across the reset
+//!   ([`LowerEnvelope::take_step`](crate::envelope::LowerEnvelope::take_step)),
+//!   the brackets of before it are shifted by the step and the later ones
+//!   taken anew against the new floor.
 
 use crate::bounds::BoundsEstimator;
 use crate::endpoint::{lower_endpoint, upper_endpoint, Endpoint};
@@ -103,6 +108,9 @@ pub struct BracketsEstimator {
     bounds: BoundsEstimator,
     brackets: VecDeque<Bracket>,
     newest_x: Option<i64>,
+    /// Newest sensor time at the last soft reset: older brackets are
+    /// relative to the floor of before it.
+    reset_x: Option<i64>,
     cached: Option<Option<Cached>>,
 }
 
@@ -114,6 +122,7 @@ impl BracketsEstimator {
             bounds: BoundsEstimator::new(window_ns, max_skew),
             brackets: VecDeque::new(),
             newest_x: None,
+            reset_x: None,
             cached: None,
         }
     }
@@ -140,7 +149,11 @@ impl BracketsEstimator {
 
     fn compute(&mut self) -> Option<Cached> {
         let fallback = self.bounds.line()?;
-        let estimate = match self.bounds.envelope_fit() {
+        let fit = self.bounds.envelope_fit();
+        if let Some(step) = self.bounds.take_floor_step() {
+            self.follow_step(step);
+        }
+        let estimate = match fit {
             Some((floor, true)) => {
                 self.reference(floor);
                 self.offset(floor)
@@ -164,6 +177,21 @@ impl BracketsEstimator {
         })
     }
 
+    /// The floor stepped by `step` across the last soft reset: brackets
+    /// from before it are shifted, those after it taken anew.
+    fn follow_step(&mut self, step: i64) {
+        let Some(reset_x) = self.reset_x.take() else {
+            return;
+        };
+        for b in &mut self.brackets {
+            if b.sample.sensor_ns <= reset_x {
+                b.rel = b.rel.map(|(lo, hi)| (lo - step, hi - step));
+            } else {
+                b.frozen = false;
+            }
+        }
+    }
+
     /// Take the not yet frozen brackets relative to `floor`; freeze those
     /// at or past the middle of the floor's window.
     fn reference(&mut self, floor: Line) {
@@ -174,7 +202,7 @@ impl BracketsEstimator {
         let oldest = newest - self.window_ns;
         for b in self.brackets.iter_mut().rev() {
             if b.frozen {
-                break;
+                continue;
             }
             let x = b.sample.sensor_ns;
             if x < oldest {
@@ -262,10 +290,6 @@ impl Estimator for BracketsEstimator {
         let pos = self
             .brackets
             .partition_point(|b| b.sample.sensor_ns <= sample.sensor_ns);
-        // Brackets after the insertion point must be re-referenced with it.
-        for b in self.brackets.iter_mut().skip(pos) {
-            b.frozen = false;
-        }
         // Referenced now if the floor is trusted (refined while it is young).
         let rel = match self.bounds.envelope_fit() {
             Some((floor, true)) => {
@@ -286,9 +310,10 @@ impl Estimator for BracketsEstimator {
     }
 
     fn reset_passive(&mut self) {
-        // The floor continues from the line learnt before (same clock, same
-        // minimum delay): the brackets keep their offsets.
+        // The floor continues from the line learnt before; once the new
+        // floor's step against it is measured, the brackets follow it.
         self.bounds.reset_passive();
+        self.reset_x = self.newest_x;
         self.cached = None;
     }
 
@@ -296,6 +321,7 @@ impl Estimator for BracketsEstimator {
         self.bounds.reset();
         self.brackets.clear();
         self.newest_x = None;
+        self.reset_x = None;
         self.cached = None;
     }
 

@@ -100,6 +100,8 @@ pub struct LowerEnvelope {
     /// A soft reset happened and the step of the floor across it is not
     /// measured yet: the anchors are not usable.
     step_pending: bool,
+    /// The last step measured, until taken ([`LowerEnvelope::take_step`]).
+    measured_step: Option<i64>,
     cached: Option<Option<(Line, bool)>>,
 }
 
@@ -116,6 +118,7 @@ impl LowerEnvelope {
             prior_line: None,
             anchors: VecDeque::new(),
             step_pending: false,
+            measured_step: None,
             cached: None,
         }
     }
@@ -186,7 +189,7 @@ impl LowerEnvelope {
         // measured once the new window spans `STEP_SPAN_SHARE` of the old
         // one (a shorter window's middle is too poorly supported), and the
         // anchors are shifted by it.
-        self.step_pending = !self.anchors.is_empty();
+        self.step_pending = self.prior_line.is_some();
         self.newest_x = None;
         self.cached = None;
     }
@@ -199,6 +202,7 @@ impl LowerEnvelope {
         self.prior_line = None;
         self.anchors.clear();
         self.step_pending = false;
+        self.measured_step = None;
     }
 
     /// The lower-envelope line and whether its skew is trusted (from a
@@ -239,9 +243,17 @@ impl LowerEnvelope {
                 for a in &mut self.anchors {
                     a.y += step;
                 }
+                self.measured_step = Some(step);
             }
             _ => self.anchors.clear(),
         }
+    }
+
+    /// The step of the floor across the last soft reset (ns, new minus old),
+    /// once measured; returned once. Whoever keeps offsets from the floor
+    /// of before the reset shifts them by it.
+    pub fn take_step(&mut self) -> Option<i64> {
+        self.measured_step.take()
     }
 
     fn remember_anchor(&mut self, p: Point) {

@@ -206,3 +206,35 @@ fn targets_on_the_simulated_hosts() {
         assert_eq!(run.unanswered, 0);
     }
 }
+
+#[test]
+fn brackets_follow_a_step_of_the_floor_at_a_soft_reset() {
+    let mut est = settled();
+    est.reset_passive();
+    // From 20 s on every packet is 50 µs later (the scanner changed its
+    // packets) and the requests are loose (1–2 ms up leg): the brackets of
+    // before the reset, relative to the old floor, are still the tightest
+    // and must follow the step.
+    for i in 4_000..8_000 {
+        let x = i * 5_000_000;
+        let extra = if i % 10 == 0 {
+            0
+        } else {
+            (i * 7_919) % 300_000
+        };
+        est.add_passive(PassiveSample {
+            sensor_ns: x,
+            ros_ns: truth(x) + FLOOR + 50_000 + extra,
+        });
+        if i % 50 == 0 {
+            let x = x + 1_000_000;
+            est.add_active(bracket(x, 1_000_000 + (i * 7_919) % 997 * 1_000, 150_000));
+            est.convert(x);
+        }
+    }
+    // The middle between the tightest request time (truth − 100 µs) and the
+    // new floor (truth + 130 µs): truth + 15 µs.
+    let x = 39_990_000_000;
+    let err = est.convert(x).unwrap() - truth(x);
+    assert!((err - 15_000).abs() <= 2_000, "{err} {:?}", est.estimate());
+}
