@@ -16,8 +16,10 @@
 //! - **Per-sample quality**: a bracket counts by where it lies against the
 //!   edges: only the [`EDGE_SAMPLES`] tightest lower bounds (and upper
 //!   bounds) enter an edge, so a loose bracket, however many, never moves the
-//!   estimate. The round trip alone does not decide: a request that waited
-//!   long on one leg is still a tight bound on the other.
+//!   estimate. A bracket's round trip is the sum of its slacks against the
+//!   two edges plus the band's width, so the slack per edge is the round
+//!   trip split by leg: a request that waited long on one leg is still a
+//!   tight bound on the other, and is used there.
 //! - **Adaptive window**: the brackets are taken over the base window; while
 //!   the lower edge is loose (its estimated shortfall, the mean spacing of
 //!   its tightest values, above [`TIGHT_SHORTFALL_NS`]) the window doubles,
