@@ -15,7 +15,7 @@
 
 use crate::envelope::{LowerEnvelope, MIN_HULL_SPAN_NS};
 use crate::estimator::Estimator;
-use crate::hull::{lower_hull, offset_from, upper_hull, Line, Point};
+use crate::hull::{lower_hull, offset_from, support_above, support_below, upper_hull, Line, Point};
 use crate::sample::{ActiveSample, PassiveSample};
 use std::collections::VecDeque;
 
@@ -65,6 +65,27 @@ impl BoundsEstimator {
         let line = self.compute();
         self.cached = Some(line);
         line
+    }
+
+    /// The lower envelope of the passive samples: its line and whether its
+    /// skew is trusted (see [`LowerEnvelope::fit`]).
+    pub fn envelope_fit(&mut self) -> Option<(Line, bool)> {
+        self.passive.fit()
+    }
+
+    /// The step of the passive floor across the last soft reset, once
+    /// measured (see [`LowerEnvelope::take_step`]).
+    pub fn take_floor_step(&mut self) -> Option<i64> {
+        self.passive.take_step()
+    }
+
+    /// The hard limits at `skew`: the highest line of that slope at or
+    /// below every upper bound (passive samples and answer times of the
+    /// window) and the lowest one at or above every lower bound (request
+    /// times); `None` for a side without bounds.
+    pub fn limits(&self, skew: f64) -> (Option<Line>, Option<Line>) {
+        let (upper, lower) = self.bounds();
+        (support_below(&upper, skew), support_above(&lower, skew))
     }
 
     /// Width of the feasible band (ns) at the current line's skew, when

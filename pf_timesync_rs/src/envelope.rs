@@ -8,6 +8,27 @@
 //! bursts) only lie higher and never touch the hull: they are rejected by
 //! construction, with no threshold to tune. The skew is limited to a
 //! physical bound (crystal tolerance, default ±200 ppm).
+//!
+//! The line is anchored at the hull's point at the middle of the window,
+//! where the hull is supported from both sides. Its skew is that of the
+//! middle edge only until a window ago; from then on it is the slope from
+//! the middle of the window one window earlier to the middle now
+//! ([`ANCHOR_BASELINE_FACTOR`]): on a loaded host, where few packets reach
+//! the minimum delay, a single hull edge can be a second long and a few
+//! microseconds off at each end, while a ten-second baseline divides the
+//! same error by ten. The skew so measured is centred half a window back,
+//! which the wander of a crystal does not change measurably. Across a
+//! `scan_status` reset the anchors are kept, shifted by the step of the
+//! floor (the new window's middle against the line from before the reset,
+//! measured once the new window spans half the old one,
+//! [`STEP_SPAN_SHARE`]), so a change of the packets' delay with the
+//! scanner's status does not turn into skew.
+//!
+//! Such a line can pass a few microseconds above a hull vertex far from the
+//! middle. Lowering it onto the hull would pivot it on that vertex and raise
+//! the jitter (measured on the benchmark's hosts), so it is not: the
+//! estimators that use hard bounds ([`brackets`](crate::brackets)) clamp
+//! their result into them.
 
 use crate::estimator::Estimator;
 use crate::hull::{edge_at, lower_hull, support_below, Line, Point};
@@ -22,7 +43,45 @@ pub const BUCKET_NS: i64 = 10_000_000;
 pub const MIN_HULL_SPAN_NS: i64 = 1_000_000_000;
 /// From this span (ns) on a hull slope is trusted and remembered across
 /// soft resets (a `scan_status` reset does not change the crystal's rate).
+/// After a soft reset the remembered slope is kept until the new window
+/// spans [`PRIOR_SPAN_SHARE`] of the span it was learnt from: a slope from a
+/// short span of a loaded host's samples is far worse than one from a full
+/// window a few seconds old.
 pub const TRUSTED_SPAN_NS: i64 = 3_000_000_000;
+/// Anchors (hull points at a window's middle) are kept this far apart, ns.
+pub const ANCHOR_SPACING_NS: i64 = 100_000_000;
+/// The skew is taken between the current anchor and one this many windows
+/// older.
+pub const ANCHOR_BASELINE_FACTOR: i64 = 1;
+/// Share of the remembered slope's span a new window must span before its
+/// own hull slope replaces the remembered one.
+pub const PRIOR_SPAN_SHARE: f64 = 0.9;
+/// Share of the old window's span the new window must span after a soft
+/// reset before the floor's step is measured at its middle and the
+/// long-baseline skew (anchors from before the reset, shifted by the step)
+/// is used. Chosen on the benchmark's loaded host: its jitter p99 was 9.6,
+/// 7.1, 5.3, 5.4, 5.8 and 6.9 µs with 0.3, 0.4, 0.5, 0.6, 0.7 and 0.9 (each
+/// measured with [`PRIOR_SPAN_SHARE`] set to the same value); the light
+/// host hardly depends on it.
+pub const STEP_SPAN_SHARE: f64 = 0.5;
+
+/// The point of a lower hull (left to right) at `x` and the skew of the
+/// edge spanning it; `None` with fewer than two vertices.
+fn hull_middle(hull: &[Point], x: i64) -> Option<(Point, f64)> {
+    let (skew, left) = edge_at(hull, x)?;
+    let on_edge = Line {
+        x0: left.x,
+        y0: left.y,
+        skew,
+    };
+    Some((
+        Point {
+            x,
+            y: on_edge.eval(x),
+        },
+        skew,
+    ))
+}
 
 /// A sliding window of upper-bound points with its lower-envelope line.
 #[derive(Debug, Clone)]
@@ -32,7 +91,17 @@ pub struct LowerEnvelope {
     points: VecDeque<Point>,
     newest_x: Option<i64>,
     prior_skew: Option<f64>,
+    /// Span of the window `prior_skew` was learnt from.
+    prior_span: i64,
     prior_line: Option<Line>,
+    /// Points of the hull at the middle of past windows (one per
+    /// [`ANCHOR_SPACING_NS`]), for the long-baseline skew.
+    anchors: VecDeque<Point>,
+    /// A soft reset happened and the step of the floor across it is not
+    /// measured yet: the anchors are not usable.
+    step_pending: bool,
+    /// The last step measured, until taken ([`LowerEnvelope::take_step`]).
+    measured_step: Option<i64>,
     cached: Option<Option<(Line, bool)>>,
 }
 
@@ -45,7 +114,11 @@ impl LowerEnvelope {
             points: VecDeque::new(),
             newest_x: None,
             prior_skew: None,
+            prior_span: 0,
             prior_line: None,
+            anchors: VecDeque::new(),
+            step_pending: false,
+            measured_step: None,
             cached: None,
         }
     }
@@ -101,15 +174,22 @@ impl LowerEnvelope {
         self.prior_skew
     }
 
-    /// Drop the points; keep the skew learnt so far and the last line as an
-    /// upper bound until the new window spans [`TRUSTED_SPAN_NS`] (the
-    /// scanner's clock does not change with its `scan_status`; only the
-    /// packets' measuring-duration correction may).
+    /// Drop the points; keep the skew learnt so far, the anchors of the
+    /// long-baseline skew (to be shifted by the floor's step) and the last
+    /// line as an upper bound until the new window spans
+    /// [`TRUSTED_SPAN_NS`] (the scanner's clock does not change with its
+    /// `scan_status`; only the packets' measuring-duration correction may).
     pub fn clear(&mut self) {
         if let Some((line, _)) = self.fit() {
             self.prior_line = Some(line);
         }
         self.points.clear();
+        // The anchors are points of the old floor; if the packets' delay
+        // changed with the scanner's status, the floor stepped. The step is
+        // measured once the new window spans `STEP_SPAN_SHARE` of the old
+        // one (a shorter window's middle is too poorly supported), and the
+        // anchors are shifted by it.
+        self.step_pending = self.prior_line.is_some();
         self.newest_x = None;
         self.cached = None;
     }
@@ -118,59 +198,142 @@ impl LowerEnvelope {
     pub fn clear_all(&mut self) {
         self.clear();
         self.prior_skew = None;
+        self.prior_span = 0;
         self.prior_line = None;
+        self.anchors.clear();
+        self.step_pending = false;
+        self.measured_step = None;
     }
 
-    /// The lower-envelope line and whether its skew comes from a trusted
-    /// span of this window; `None` without points.
+    /// The lower-envelope line and whether its skew is trusted (from a
+    /// trusted span of this window, or learnt before a soft reset); `None`
+    /// without points.
     pub fn fit(&mut self) -> Option<(Line, bool)> {
         if let Some(cached) = self.cached {
             return cached;
         }
-        let result = self.compute();
-        if let Some((line, true)) = result {
-            self.prior_skew = Some(line.skew);
+        if self.step_pending && self.span_ns() as f64 >= STEP_SPAN_SHARE * self.prior_span as f64 {
+            self.measure_step();
         }
+        let result = self.compute().map(|(line, trusted, own_anchor)| {
+            if let (Some(anchor), true) = (own_anchor, trusted) {
+                self.prior_skew = Some(line.skew);
+                self.prior_span = self.span_ns();
+                self.remember_anchor(anchor);
+            }
+            (line, trusted)
+        });
         self.cached = Some(result);
         result
     }
 
-    fn compute(&self) -> Option<(Line, bool)> {
+    /// Shift the anchors from before the last soft reset by the step of the
+    /// floor across it: the new window's middle minus the line from before.
+    fn measure_step(&mut self) {
+        self.step_pending = false;
+        let pts: Vec<Point> = self.points.iter().copied().collect();
+        let hull = lower_hull(&pts);
+        let mid = match (self.points.front(), self.points.back()) {
+            (Some(a), Some(b)) => a.x + (b.x - a.x) / 2,
+            _ => return self.anchors.clear(),
+        };
+        match (hull_middle(&hull, mid), self.prior_line) {
+            (Some((middle, _)), Some(prior)) => {
+                let step = middle.y - prior.eval(middle.x);
+                for a in &mut self.anchors {
+                    a.y += step;
+                }
+                self.measured_step = Some(step);
+            }
+            _ => self.anchors.clear(),
+        }
+    }
+
+    /// The step of the floor across the last soft reset (ns, new minus old),
+    /// once measured; returned once. Whoever keeps offsets from the floor
+    /// of before the reset shifts them by it.
+    pub fn take_step(&mut self) -> Option<i64> {
+        self.measured_step.take()
+    }
+
+    fn remember_anchor(&mut self, p: Point) {
+        if self
+            .anchors
+            .back()
+            .is_some_and(|a| p.x < a.x + ANCHOR_SPACING_NS)
+        {
+            return;
+        }
+        self.anchors.push_back(p);
+        while self
+            .anchors
+            .front()
+            .is_some_and(|a| a.x < p.x - ANCHOR_BASELINE_FACTOR * self.window_ns - self.window_ns)
+        {
+            self.anchors.pop_front();
+        }
+    }
+
+    /// The line, whether its skew is trusted, and the hull's middle point
+    /// when the skew is this window's own.
+    fn compute(&self) -> Option<(Line, bool, Option<Point>)> {
         let Some(&first) = self.points.front() else {
-            return self.prior_line.map(|l| (l, false));
+            return self.prior_line.map(|l| (l, false, None));
         };
         let span = self.span_ns();
         let pts: Vec<Point> = self.points.iter().copied().collect();
         let have_prior = self.prior_skew.is_some() || self.prior_line.is_some();
-        if span >= TRUSTED_SPAN_NS || (span >= MIN_HULL_SPAN_NS && !have_prior) {
+        let trusted = span >= TRUSTED_SPAN_NS;
+        if span >= MIN_HULL_SPAN_NS {
             let hull = lower_hull(&pts);
-            let (skew, left) = edge_at(&hull, first.x + span / 2)?;
-            let trusted = span >= TRUSTED_SPAN_NS;
-            if skew.abs() <= self.max_skew {
-                return Some((
-                    Line {
-                        x0: left.x,
-                        y0: left.y,
+            // The hull at the middle of the window, where it is best supported.
+            let (anchor, edge_skew) = hull_middle(&hull, first.x + span / 2)?;
+            // The skew over a long baseline from an anchor of an earlier window.
+            let baseline = ANCHOR_BASELINE_FACTOR * self.window_ns;
+            let long_skew = self
+                .anchors
+                .iter()
+                .rev()
+                .find(|a| a.x <= anchor.x - baseline)
+                .filter(|_| trusted && !self.step_pending)
+                .map(|old| {
+                    let dx = anchor.x - old.x;
+                    ((anchor.y - old.y) - dx) as f64 / dx as f64
+                });
+            let own_slope = match self.prior_skew {
+                Some(_) => {
+                    trusted
+                        && (long_skew.is_some()
+                            || span as f64 >= PRIOR_SPAN_SHARE * self.prior_span as f64)
+                }
+                None => trusted || !have_prior,
+            };
+            if own_slope {
+                let skew = long_skew.unwrap_or(edge_skew);
+                if skew.abs() <= self.max_skew {
+                    let line = Line {
+                        x0: anchor.x,
+                        y0: anchor.y,
                         skew,
-                    },
-                    trusted,
-                ));
+                    };
+                    return Some((line, trusted, Some(anchor)));
+                }
+                let clamped = skew.clamp(-self.max_skew, self.max_skew);
+                return support_below(&hull, clamped).map(|l| (l, trusted, Some(anchor)));
             }
-            let clamped = skew.clamp(-self.max_skew, self.max_skew);
-            return support_below(&hull, clamped).map(|l| (l, trusted));
         }
         // Short window: the known skew, and the lowest of this window's
         // support line and the line from before the last soft reset.
+        let trusted = self.prior_skew.is_some();
         let skew = self
-            .prior_line
-            .map(|l| l.skew)
-            .or(self.prior_skew)
+            .prior_skew
+            .or(self.prior_line.map(|l| l.skew))
             .unwrap_or(0.0);
         let own = support_below(&pts, skew)?;
         let newest = pts[pts.len() - 1].x;
         match self.prior_line {
-            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, false)),
-            _ => Some((own, false)),
+            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, trusted, None)),
+            _ => Some((own, trusted, None)),
         }
     }
 }

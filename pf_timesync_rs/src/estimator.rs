@@ -1,6 +1,7 @@
 //! The estimator interface and selection by name.
 
 use crate::bounds::BoundsEstimator;
+use crate::brackets::BracketsEstimator;
 use crate::envelope::EnvelopeEstimator;
 use crate::pf::PfEstimator;
 use crate::sample::{ActiveSample, PassiveSample};
@@ -38,18 +39,22 @@ pub enum EstimatorKind {
     Envelope,
     /// Lower envelope for the slope, active request brackets for the offset.
     Bounds,
+    /// Passive floor for the slope, the tightest request brackets relative
+    /// to it over an adaptive window for the offset.
+    Brackets,
 }
 
 /// The known estimator names, comma-separated.
-pub const ESTIMATOR_NAMES: &str = "pf-mean, pf-regression, envelope, bounds";
+pub const ESTIMATOR_NAMES: &str = "pf-mean, pf-regression, envelope, bounds, brackets";
 
 impl EstimatorKind {
     /// All estimators, in the order of [`ESTIMATOR_NAMES`].
-    pub const ALL: [EstimatorKind; 4] = [
+    pub const ALL: [EstimatorKind; 5] = [
         EstimatorKind::PfMean,
         EstimatorKind::PfRegression,
         EstimatorKind::Envelope,
         EstimatorKind::Bounds,
+        EstimatorKind::Brackets,
     ];
 
     /// The estimator's name.
@@ -59,6 +64,7 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => "pf-regression",
             EstimatorKind::Envelope => "envelope",
             EstimatorKind::Bounds => "bounds",
+            EstimatorKind::Brackets => "brackets",
         }
     }
 
@@ -71,7 +77,17 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => Box::new(PfEstimator::new(params.period_ms, true)),
             EstimatorKind::Envelope => Box::new(EnvelopeEstimator::new(window, skew)),
             EstimatorKind::Bounds => Box::new(BoundsEstimator::new(window, skew)),
+            EstimatorKind::Brackets => Box::new(BracketsEstimator::new(window, skew)),
         }
+    }
+}
+
+/// `brackets`: the most accurate on the benchmark's light and loaded hosts,
+/// with requests and without (then it is the lower envelope, clamped into
+/// the hard band).
+impl Default for EstimatorKind {
+    fn default() -> Self {
+        EstimatorKind::Brackets
     }
 }
 
@@ -95,14 +111,15 @@ impl FromStr for EstimatorKind {
     }
 }
 
-/// Window used by the envelope and bounds estimators when `period_ms` is not positive.
+/// Window of the envelope, bounds and brackets estimators (the base window
+/// of brackets) when `period_ms` is not positive.
 pub const DEFAULT_WINDOW_MS: i32 = 10_000;
 
 /// Parameters of the estimators and the synchronizer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
     /// The driver's `timesync_period` (ms): the PF methods' window; the
-    /// window of the envelope and bounds estimators when positive.
+    /// window of the envelope, bounds and brackets estimators when positive.
     pub period_ms: i32,
     /// Physical skew limit of the scanner's clock, in ppm.
     pub max_skew_ppm: f64,
@@ -149,7 +166,7 @@ impl Params {
         Ok(())
     }
 
-    /// Window of the envelope and bounds estimators, in nanoseconds.
+    /// Window of the envelope, bounds and brackets estimators, in nanoseconds.
     pub fn window_ns(&self) -> i64 {
         let ms = if self.period_ms > 0 {
             self.period_ms
@@ -171,6 +188,7 @@ mod tests {
             assert_eq!(k.build(&Params::default()).name(), k.name());
             assert!(ESTIMATOR_NAMES.contains(k.name()));
         }
+        assert_eq!(EstimatorKind::default(), EstimatorKind::Brackets);
         let err = "kalman".parse::<EstimatorKind>().unwrap_err();
         assert!(err.to_string().contains("unknown estimator `kalman`"));
     }

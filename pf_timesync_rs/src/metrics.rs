@@ -1,10 +1,10 @@
 //! Error statistics of estimators over simulated runs.
 
 use crate::estimator::{EstimatorKind, Params};
-use crate::sim::SimEvent;
+use crate::replay::{apply, Outcome, Record};
+use crate::sim::{Phase, SimEvent};
 use crate::sync::Synchronizer;
 use crate::TimeSyncError;
-use rosbag2_rs_clock::Time;
 
 /// Statistics of stamp errors (ns).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,8 +56,8 @@ pub fn error_stats(errors: &[i64], deviations: &[i64]) -> Option<ErrorStats> {
 pub struct RunErrors {
     /// Error of every answered conversion, ns.
     pub all: Vec<i64>,
-    /// Whether each conversion was within the after-reset period.
-    pub after_reset: Vec<bool>,
+    /// The phase of the run of each conversion.
+    pub phase: Vec<Phase>,
     /// Conversions answered `none`.
     pub unanswered: usize,
     /// Converted stamps earlier than the previous scan's, with no reset between.
@@ -89,53 +89,71 @@ pub fn evaluate(
     let mut out = RunErrors::default();
     let mut previous: Option<i64> = None;
     for e in events {
-        match *e {
-            SimEvent::Passive { raw, ros_ns } => sync.add_passive(raw, Time::ros(ros_ns))?,
-            SimEvent::Active {
-                raw,
-                before_ns,
-                after_ns,
-            } => sync.add_active(raw, Time::ros(before_ns), Time::ros(after_ns))?,
-            SimEvent::Reset => {
-                sync.reset_passive();
-                previous = None;
-            }
-            SimEvent::Convert {
-                raw,
-                truth_ns,
-                after_reset,
-            } => match sync.to_ros(raw)? {
-                Some(t) => {
-                    let stamp = t.nanos();
-                    if previous.is_some_and(|p| stamp < p) {
-                        out.backward_jumps += 1;
-                    }
-                    previous = Some(stamp);
-                    out.all.push(stamp - truth_ns);
-                    out.after_reset.push(after_reset);
+        if e.record == Record::Reset {
+            previous = None;
+        }
+        let Outcome::Converted(answer) = apply(&mut sync, e.record)? else {
+            continue;
+        };
+        let Some(truth) = e.truth else {
+            continue;
+        };
+        match answer {
+            Some(t) => {
+                let stamp = t.nanos();
+                if previous.is_some_and(|p| stamp < p) {
+                    out.backward_jumps += 1;
                 }
-                None => out.unanswered += 1,
-            },
+                previous = Some(stamp);
+                out.all.push(stamp - truth.truth_ns);
+                out.phase.push(truth.phase);
+            }
+            None => out.unanswered += 1,
         }
     }
     Ok(out)
 }
 
-/// Pooled statistics of several runs: `(overall, after reset)`.
-pub fn pooled(runs: &[RunErrors]) -> (Option<ErrorStats>, Option<ErrorStats>) {
-    let (mut all, mut all_dev, mut after, mut after_dev) = (vec![], vec![], vec![], vec![]);
+/// Statistics pooled over several runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pooled {
+    /// Every conversion.
+    pub all: Option<ErrorStats>,
+    /// The first seconds of each run ([`Phase::Start`]).
+    pub start: Option<ErrorStats>,
+    /// The first seconds after each `scan_status` reset ([`Phase::AfterReset`]).
+    pub after_reset: Option<ErrorStats>,
+    /// Neither ([`Phase::Settled`]).
+    pub settled: Option<ErrorStats>,
+}
+
+/// Pooled statistics of several runs (deviations from each run's median).
+pub fn pooled(runs: &[RunErrors]) -> Pooled {
+    let mut all = (vec![], vec![]);
+    let mut start = (vec![], vec![]);
+    let mut after = (vec![], vec![]);
+    let mut settled = (vec![], vec![]);
     for r in runs {
         let dev = r.deviations();
-        for ((e, d), a) in r.all.iter().zip(&dev).zip(&r.after_reset) {
-            all.push(*e);
-            all_dev.push(*d);
-            if *a {
-                after.push(*e);
-                after_dev.push(*d);
+        for ((e, d), phase) in r.all.iter().zip(&dev).zip(&r.phase) {
+            let add = |pool: &mut (Vec<i64>, Vec<i64>)| {
+                pool.0.push(*e);
+                pool.1.push(*d);
+            };
+            add(&mut all);
+            match phase {
+                Phase::Start => add(&mut start),
+                Phase::AfterReset => add(&mut after),
+                Phase::Settled => add(&mut settled),
             }
         }
     }
-    (error_stats(&all, &all_dev), error_stats(&after, &after_dev))
+    Pooled {
+        all: error_stats(&all.0, &all.1),
+        start: error_stats(&start.0, &start.1),
+        after_reset: error_stats(&after.0, &after.1),
+        settled: error_stats(&settled.0, &settled.1),
+    }
 }
 
 #[cfg(test)]

@@ -168,8 +168,33 @@ pub fn parse_line(line: &str) -> Result<Option<Record>, LineFault> {
     Ok(Some(record))
 }
 
-/// Apply one record; returns the answer line of a `c` record.
-pub fn apply(sync: &mut Synchronizer, record: Record) -> Result<Option<String>, TimeSyncError> {
+impl Record {
+    /// The protocol line of this record (without the newline).
+    pub fn to_line(&self) -> String {
+        match *self {
+            Record::Passive { raw, ros_ns } => format!("p,{raw},{ros_ns}"),
+            Record::Active {
+                raw,
+                before_ns,
+                after_ns,
+            } => format!("a,{raw},{before_ns},{after_ns}"),
+            Record::Reset => "r".to_string(),
+            Record::Convert { raw } => format!("c,{raw}"),
+        }
+    }
+}
+
+/// What applying a record gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A sample or reset was fed.
+    Fed,
+    /// A `c` record: the ROS time, or `None` before the estimator can answer.
+    Converted(Option<Time>),
+}
+
+/// Apply one record to `sync`.
+pub fn apply(sync: &mut Synchronizer, record: Record) -> Result<Outcome, TimeSyncError> {
     match record {
         Record::Passive { raw, ros_ns } => sync.add_passive(raw, Time::ros(ros_ns))?,
         Record::Active {
@@ -178,14 +203,9 @@ pub fn apply(sync: &mut Synchronizer, record: Record) -> Result<Option<String>, 
             after_ns,
         } => sync.add_active(raw, Time::ros(before_ns), Time::ros(after_ns))?,
         Record::Reset => sync.reset_passive(),
-        Record::Convert { raw } => {
-            return Ok(Some(match sync.to_ros(raw)? {
-                Some(t) => t.nanos().to_string(),
-                None => "none".to_string(),
-            }))
-        }
+        Record::Convert { raw } => return Ok(Outcome::Converted(sync.to_ros(raw)?)),
     }
-    Ok(None)
+    Ok(Outcome::Fed)
 }
 
 fn shorten(line: &str) -> String {
@@ -231,14 +251,17 @@ pub fn run<R: BufRead, W: Write>(
         let Some(record) = parse_line(text).map_err(|f| fail(shorten(text), f))? else {
             continue;
         };
-        let answer =
+        let outcome =
             apply(sync, record).map_err(|e| fail(shorten(text), LineFault::Rejected(e)))?;
-        if let Some(answer) = answer {
+        if let Outcome::Converted(answer) = outcome {
             summary.conversions += 1;
-            if answer == "none" {
-                summary.unanswered += 1;
+            match answer {
+                Some(t) => writeln!(output, "{}", t.nanos())?,
+                None => {
+                    summary.unanswered += 1;
+                    writeln!(output, "none")?;
+                }
             }
-            writeln!(output, "{answer}")?;
             output.flush()?;
         }
     }
@@ -271,6 +294,10 @@ mod tests {
         assert_eq!(parse_line("c,7\r\n"), Ok(Some(Record::Convert { raw: 7 })));
         assert_eq!(parse_line(""), Ok(None));
         assert_eq!(parse_line("# comment"), Ok(None));
+        for line in ["p,4294967296,1000", "a,1,-2,3", "r", "c,7"] {
+            let record = parse_line(line).unwrap().unwrap();
+            assert_eq!(record.to_line(), line);
+        }
         assert_eq!(parse_line("x,1"), Err(LineFault::UnknownRecord));
         assert_eq!(
             parse_line("c"),

@@ -8,22 +8,32 @@
 //! - **Scans and packets**: `scan_frequency_hz` revolutions of
 //!   `samples_per_scan` samples, paced by the sensor clock, sent in packets of
 //!   `points_per_packet` once their last point is measured.
-//! - **Packet delays** (one-sided): `net_min_us` plus an exponential of mean
-//!   `net_mean_us`, with probability `tail_prob` a Pareto tail (scale
-//!   `tail_scale_us`, α 1.5, capped at 50 ms); host stalls (Poisson, rate
-//!   `stall_rate_hz`, 5–50 ms) hold every packet arriving meanwhile until the
-//!   stall ends, then the queue is evaluated in order, 20 µs apart.
+//! - **Delays** ([`Delay`], one-sided): a minimum plus an exponential,
+//!   with some probability plus a capped Pareto tail.
+//! - **Packets**: delayed by `packet`; host stalls (Poisson, rate
+//!   `stall_rate_hz`, `stall_min_ms`–`stall_max_ms` long) hold every packet
+//!   arriving meanwhile until the stall ends, then the queue is evaluated in
+//!   order, 20 µs apart.
 //! - **HTTP requests** every `http_interval_ms` (0: none): the clock is read
-//!   `http_up_min_us` + Exp(`http_up_mean_us`) after sending, the answer
-//!   arrives `http_down_min_us` + Exp(`http_down_mean_us`) later, with
+//!   `http_up` after sending, the answer arrives `http_down` later, with
 //!   probability `http_long_prob` one side takes 5–`http_long_max_ms` ms
 //!   longer; stalls delay sending and noticing the answer.
+//! - **A competing process** (`competitor`, optional): alternating busy and
+//!   idle periods (exponential lengths); while it is busy every wakeup of the
+//!   driver (evaluating a packet, sending a request after taking its time,
+//!   noticing an answer) is late by a draw of its `latency`. This makes the
+//!   delay tails of packets and of both HTTP legs come in bursts.
 //! - **Resets**: every `reset_interval_s` one scan's packets carry a
 //!   non-zero `scan_status`.
 //!
 //! The error of an estimator is the converted stamp of each scan's first
 //! point minus its true ROS time.
+//!
+//! Two hosts: [`SimConfig::light`] (the default) and [`SimConfig::loaded`],
+//! whose parameters were chosen separately (see there), not scaled from the
+//! light ones.
 
+use crate::replay::Record;
 use crate::sensor_time::{nanos_to_raw, WRAP_NANOS};
 use std::f64::consts::PI;
 
@@ -90,34 +100,31 @@ pub struct SimConfig {
     pub wander_period_s: f64,
     /// Time of the run at which the 31-bit seconds wrap (`None`: no wrap).
     pub wrap_at_s: Option<f64>,
-    /// Minimum packet delay (transmission, stacks), µs.
-    pub net_min_us: f64,
-    /// Mean of the exponential part of the packet delay, µs.
-    pub net_mean_us: f64,
-    /// Probability of a heavy-tail delay.
-    pub tail_prob: f64,
-    /// Scale of the Pareto tail, µs.
-    pub tail_scale_us: f64,
+    /// Packet delay (transmission, stacks, host wakeup).
+    pub packet: Delay,
     /// Host stalls per second.
     pub stall_rate_hz: f64,
+    /// Shortest host stall, ms.
+    pub stall_min_ms: f64,
+    /// Longest host stall, ms.
+    pub stall_max_ms: f64,
     /// Interval of HTTP `system_time_raw` requests, ms (0: none).
     pub http_interval_ms: u32,
-    /// Minimum time from sending to the clock read, µs.
-    pub http_up_min_us: f64,
-    /// Mean exponential part of it, µs.
-    pub http_up_mean_us: f64,
-    /// Minimum time from the clock read to the answer, µs.
-    pub http_down_min_us: f64,
-    /// Mean exponential part of it, µs.
-    pub http_down_mean_us: f64,
+    /// Time from sending a request to the scanner's clock read.
+    pub http_up: Delay,
+    /// Time from the clock read to the answer's arrival.
+    pub http_down: Delay,
     /// Probability of a long request.
     pub http_long_prob: f64,
     /// Longest extra duration of a long request, ms.
     pub http_long_max_ms: f64,
     /// Interval of `scan_status` resets, s (0: none).
     pub reset_interval_s: f64,
-    /// Conversions this long after a reset (or the start) count as "after reset", s.
+    /// Conversions this long after the start or a reset are in [`Phase::Start`]
+    /// or [`Phase::AfterReset`], s.
     pub after_reset_s: f64,
+    /// A second process competing for the host (`None`: none).
+    pub competitor: Option<Competitor>,
 }
 
 impl Default for SimConfig {
@@ -133,68 +140,185 @@ impl Default for SimConfig {
             wander_ppm: 1.0,
             wander_period_s: 400.0,
             wrap_at_s: Some(100.0),
-            net_min_us: 150.0,
-            net_mean_us: 200.0,
-            tail_prob: 0.01,
-            tail_scale_us: 500.0,
+            packet: Delay {
+                min_us: 150.0,
+                mean_us: 200.0,
+                tail_prob: 0.01,
+                tail_scale_us: 500.0,
+                tail_alpha: 1.5,
+                tail_cap_us: 50_000.0,
+            },
             stall_rate_hz: 0.2,
+            stall_min_ms: 5.0,
+            stall_max_ms: 50.0,
             http_interval_ms: 0,
-            http_up_min_us: 200.0,
-            http_up_mean_us: 150.0,
-            http_down_min_us: 300.0,
-            http_down_mean_us: 400.0,
+            http_up: Delay::exponential(200.0, 150.0),
+            http_down: Delay::exponential(300.0, 400.0),
             http_long_prob: 0.03,
             http_long_max_ms: 80.0,
             reset_interval_s: 60.0,
             after_reset_s: 3.0,
+            competitor: None,
         }
     }
 }
 
-/// One event as the host sees it, in order of host time.
+impl SimConfig {
+    /// The light host: [`SimConfig::default`] (issue 13's benchmark).
+    pub fn light() -> Self {
+        SimConfig::default()
+    }
+
+    /// The loaded host. Its parameters were set once, before any estimator
+    /// was tuned on it, and are not derived from the light ones: a busier
+    /// receive path (packets 230 µs + Exp(450 µs), 4 % Pareto tail α 1.2
+    /// from 1 ms, capped at 100 ms), stalls of 20–200 ms at 0.5/s, HTTP legs
+    /// 260 µs + Exp(600 µs) up and 380 µs + Exp(900 µs) down, each with a
+    /// 5 % Pareto tail (α 1.3 from 1 ms, capped at 100 ms), 8 % of requests
+    /// 5–200 ms longer on one side, and a competing process busy 40 % of the
+    /// time (busy periods Exp(400 ms), idle Exp(600 ms)) that delays every
+    /// wakeup by Exp(800 µs) with a 10 % Pareto tail (α 1.3 from 2 ms, capped
+    /// at 30 ms). Also another clock: skew within ±80 ppm, 2 ppm wander over
+    /// 240 s, the wrap 37 s into the run, a `scan_status` reset every 45 s.
+    pub fn loaded() -> Self {
+        let tail = |min_us, mean_us, tail_prob, tail_alpha| Delay {
+            min_us,
+            mean_us,
+            tail_prob,
+            tail_scale_us: 1_000.0,
+            tail_alpha,
+            tail_cap_us: 100_000.0,
+        };
+        SimConfig {
+            skew_ppm_max: 80.0,
+            wander_ppm: 2.0,
+            wander_period_s: 240.0,
+            wrap_at_s: Some(37.0),
+            packet: tail(230.0, 450.0, 0.04, 1.2),
+            stall_rate_hz: 0.5,
+            stall_min_ms: 20.0,
+            stall_max_ms: 200.0,
+            http_up: tail(260.0, 600.0, 0.05, 1.3),
+            http_down: tail(380.0, 900.0, 0.05, 1.3),
+            http_long_prob: 0.08,
+            http_long_max_ms: 200.0,
+            reset_interval_s: 45.0,
+            competitor: Some(Competitor {
+                busy_mean_ms: 400.0,
+                idle_mean_ms: 600.0,
+                latency: Delay {
+                    min_us: 0.0,
+                    mean_us: 800.0,
+                    tail_prob: 0.1,
+                    tail_scale_us: 2_000.0,
+                    tail_alpha: 1.3,
+                    tail_cap_us: 30_000.0,
+                },
+            }),
+            ..SimConfig::default()
+        }
+    }
+
+    /// The named hosts of the benchmark: `light` and `loaded`.
+    pub fn host(name: &str) -> Option<Self> {
+        match name {
+            "light" => Some(SimConfig::light()),
+            "loaded" => Some(SimConfig::loaded()),
+            _ => None,
+        }
+    }
+}
+
+/// A one-sided delay: `min_us` + Exp(`mean_us`), and with probability
+/// `tail_prob` a Pareto draw (scale `tail_scale_us`, shape `tail_alpha`)
+/// capped at `tail_cap_us` on top.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Delay {
+    /// Minimum, µs.
+    pub min_us: f64,
+    /// Mean of the exponential part, µs.
+    pub mean_us: f64,
+    /// Probability of a tail draw.
+    pub tail_prob: f64,
+    /// Scale (smallest value) of the Pareto tail, µs.
+    pub tail_scale_us: f64,
+    /// Shape of the Pareto tail (smaller: heavier).
+    pub tail_alpha: f64,
+    /// Largest tail draw, µs.
+    pub tail_cap_us: f64,
+}
+
+impl Delay {
+    /// `min_us` + Exp(`mean_us`), no tail.
+    pub fn exponential(min_us: f64, mean_us: f64) -> Self {
+        Delay {
+            min_us,
+            mean_us,
+            tail_prob: 0.0,
+            tail_scale_us: 0.0,
+            tail_alpha: 1.0,
+            tail_cap_us: 0.0,
+        }
+    }
+
+    /// One draw, µs (draws no tail randomness when `tail_prob` is 0).
+    pub fn draw(&self, rng: &mut SplitMix64) -> f64 {
+        let mut d = self.min_us + rng.exp(self.mean_us);
+        if self.tail_prob > 0.0 && rng.chance(self.tail_prob) {
+            let pareto = self.tail_scale_us / (1.0 - rng.unit()).powf(1.0 / self.tail_alpha);
+            d += pareto.min(self.tail_cap_us);
+        }
+        d
+    }
+}
+
+/// A second process competing for the host: alternating busy and idle
+/// periods; while busy, each wakeup of the driver is late by `latency`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Competitor {
+    /// Mean length of a busy period, ms.
+    pub busy_mean_ms: f64,
+    /// Mean length of an idle period, ms.
+    pub idle_mean_ms: f64,
+    /// Extra wakeup latency while busy.
+    pub latency: Delay,
+}
+
+/// Where in a run a conversion falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Within `after_reset_s` of the start of the run.
+    Start,
+    /// Within `after_reset_s` of a `scan_status` reset.
+    AfterReset,
+    /// Any other time.
+    Settled,
+}
+
+/// What the simulator knows about a conversion (`c` record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SimEvent {
-    /// Passive sample (`p` line).
-    Passive {
-        /// Raw sensor time of the packet's first point.
-        raw: u64,
-        /// Evaluation ROS time minus measuring duration, ns.
-        ros_ns: i64,
-    },
-    /// Active sample (`a` line).
-    Active {
-        /// Raw sensor time read.
-        raw: u64,
-        /// Request sent, ns.
-        before_ns: i64,
-        /// Answer received, ns.
-        after_ns: i64,
-    },
-    /// Non-zero `scan_status` (`r` line).
-    Reset,
-    /// Stamp of a scan's first point (`c` line) with the truth.
-    Convert {
-        /// Raw sensor time of the scan's first point.
-        raw: u64,
-        /// True ROS time of that point, ns.
-        truth_ns: i64,
-        /// Within `after_reset_s` of a reset or the start.
-        after_reset: bool,
-    },
+pub struct Truth {
+    /// True ROS time of the converted sensor time, ns.
+    pub truth_ns: i64,
+    /// Where in the run it falls.
+    pub phase: Phase,
+}
+
+/// One event as the host sees it, in order of host time: a replay record
+/// (see [`replay`](crate::replay)), with the truth of a conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimEvent {
+    /// The record, as `pf-timesync replay` reads it.
+    pub record: Record,
+    /// The truth, for `c` records only.
+    pub truth: Option<Truth>,
 }
 
 impl SimEvent {
-    /// The replay protocol line of this event.
-    pub fn to_line(&self) -> String {
-        match *self {
-            SimEvent::Passive { raw, ros_ns } => format!("p,{raw},{ros_ns}"),
-            SimEvent::Active {
-                raw,
-                before_ns,
-                after_ns,
-            } => format!("a,{raw},{before_ns},{after_ns}"),
-            SimEvent::Reset => "r".to_string(),
-            SimEvent::Convert { raw, .. } => format!("c,{raw}"),
+    fn of(record: Record) -> Self {
+        SimEvent {
+            record,
+            truth: None,
         }
     }
 }
@@ -240,15 +364,56 @@ impl TrueClock {
     }
 }
 
-/// Host stalls: sorted, disjoint `[start, end)` intervals of ROS ns.
-struct Stalls(Vec<(i64, i64)>);
+/// Sorted, disjoint `[start, end)` intervals of ROS ns (host stalls, busy
+/// periods of the competitor).
+struct Intervals(Vec<(i64, i64)>);
 
-impl Stalls {
-    /// End of the stall covering `t`, or `t`.
+impl Intervals {
+    /// Alternating gaps of Exp(`gap_mean_ns`) and intervals of `length()`
+    /// from `start` until `end`.
+    fn draw(
+        rng: &mut SplitMix64,
+        start: i64,
+        end: f64,
+        gap_mean_ns: f64,
+        mut length: impl FnMut(&mut SplitMix64) -> f64,
+    ) -> Self {
+        let mut v = Vec::new();
+        let mut t = rng.exp(gap_mean_ns);
+        while t < end {
+            let len = length(rng);
+            v.push((start + t as i64, start + (t + len) as i64));
+            t += len + rng.exp(gap_mean_ns);
+        }
+        Intervals(v)
+    }
+
+    /// End of the interval covering `t`, or `t`.
     fn release(&self, t: i64) -> i64 {
         let i = self.0.partition_point(|s| s.1 <= t);
         match self.0.get(i) {
             Some(&(start, end)) if start <= t => end,
+            _ => t,
+        }
+    }
+
+    /// Whether an interval covers `t`.
+    fn covers(&self, t: i64) -> bool {
+        self.release(t) != t
+    }
+}
+
+/// The competitor's busy periods and latency.
+struct Busy {
+    periods: Intervals,
+    latency: Delay,
+}
+
+impl Busy {
+    /// `t` plus the competitor's latency if it is busy at `t`.
+    fn wake(busy: &Option<Busy>, t: i64, rng: &mut SplitMix64) -> i64 {
+        match busy {
+            Some(b) if b.periods.covers(t) => t + (b.latency.draw(rng) * 1e3) as i64,
             _ => t,
         }
     }
@@ -270,19 +435,31 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
         wander_period_ns: cfg.wander_period_s.max(1.0) * 1e9,
     };
     // Host stalls.
-    let mut stalls = Vec::new();
-    if cfg.stall_rate_hz > 0.0 {
-        let mut t = rng.exp(1e9 / cfg.stall_rate_hz);
-        while t < duration_ns + 1e9 {
-            let len = rng.uniform(5e6, 50e6);
-            stalls.push((
-                cfg.ros_start_ns + t as i64,
-                cfg.ros_start_ns + (t + len) as i64,
-            ));
-            t += len + rng.exp(1e9 / cfg.stall_rate_hz);
-        }
-    }
-    let stalls = Stalls(stalls);
+    let stalls = if cfg.stall_rate_hz > 0.0 {
+        let (lo, hi) = (
+            cfg.stall_min_ms * 1e6,
+            cfg.stall_max_ms.max(cfg.stall_min_ms) * 1e6,
+        );
+        Intervals::draw(
+            &mut rng,
+            cfg.ros_start_ns,
+            duration_ns + 1e9,
+            1e9 / cfg.stall_rate_hz,
+            |rng| rng.uniform(lo, hi),
+        )
+    } else {
+        Intervals(Vec::new())
+    };
+    let busy = cfg.competitor.map(|c| Busy {
+        periods: Intervals::draw(
+            &mut rng,
+            cfg.ros_start_ns,
+            duration_ns + 1e9,
+            c.idle_mean_ms * 1e6,
+            |rng| rng.exp(c.busy_mean_ms * 1e6),
+        ),
+        latency: c.latency,
+    });
     // (host time, sequence, event)
     let mut timeline: Vec<(i64, usize, SimEvent)> = Vec::new();
     let push = |t: i64, e: SimEvent, timeline: &mut Vec<(i64, usize, SimEvent)>| {
@@ -304,6 +481,7 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
     };
     let mut last_eval = i64::MIN;
     let mut last_reset_ros = cfg.ros_start_ns;
+    let mut reset_seen = false;
     for k in 0..scans {
         let sigma_scan = k as f64 * scan_period;
         let status = k > 0 && k % reset_every == 0;
@@ -313,36 +491,39 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
             let sigma_first = sigma_scan + f64::from(first) * t_pt;
             let measuring = f64::from(n) * t_pt;
             let sent = clock.ros(sigma_first + measuring);
-            let mut delay = cfg.net_min_us + rng.exp(cfg.net_mean_us);
-            if rng.chance(cfg.tail_prob) {
-                let pareto = cfg.tail_scale_us / (1.0 - rng.unit()).powf(1.0 / 1.5);
-                delay += pareto.min(50_000.0);
-            }
-            let arrival = sent + (delay * 1e3) as i64;
-            let held = stalls.release(arrival);
-            let eval = if held != arrival { held } else { arrival }.max(last_eval + 20_000);
+            let arrival = sent + (cfg.packet.draw(&mut rng) * 1e3) as i64;
+            let woken = Busy::wake(&busy, stalls.release(arrival), &mut rng);
+            let eval = woken.max(last_eval + 20_000);
             last_eval = eval;
             let raw = clock.raw(sigma_first);
             if status {
-                push(eval, SimEvent::Reset, &mut timeline);
+                push(eval, SimEvent::of(Record::Reset), &mut timeline);
                 last_reset_ros = eval;
+                reset_seen = true;
             }
             push(
                 eval,
-                SimEvent::Passive {
+                SimEvent::of(Record::Passive {
                     raw,
                     ros_ns: eval - measuring.round() as i64,
-                },
+                }),
                 &mut timeline,
             );
             if j == 0 {
                 let truth = clock.ros(sigma_first);
+                let phase = match (eval - last_reset_ros) as f64 <= cfg.after_reset_s * 1e9 {
+                    false => Phase::Settled,
+                    true if reset_seen => Phase::AfterReset,
+                    true => Phase::Start,
+                };
                 push(
                     eval,
-                    SimEvent::Convert {
-                        raw,
-                        truth_ns: truth,
-                        after_reset: (eval - last_reset_ros) as f64 <= cfg.after_reset_s * 1e9,
+                    SimEvent {
+                        record: Record::Convert { raw },
+                        truth: Some(Truth {
+                            truth_ns: truth,
+                            phase,
+                        }),
                     },
                     &mut timeline,
                 );
@@ -355,8 +536,10 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
         while t < duration_ns {
             let planned = cfg.ros_start_ns + (t + rng.uniform(0.0, 2e6)) as i64;
             let before = stalls.release(planned);
-            let mut up = cfg.http_up_min_us + rng.exp(cfg.http_up_mean_us);
-            let mut down = cfg.http_down_min_us + rng.exp(cfg.http_down_mean_us);
+            // Sent once the driver runs again after taking `before`.
+            let sent = Busy::wake(&busy, before, &mut rng);
+            let mut up = cfg.http_up.draw(&mut rng);
+            let mut down = cfg.http_down.draw(&mut rng);
             if rng.chance(cfg.http_long_prob) {
                 let extra = rng.uniform(5_000.0, cfg.http_long_max_ms.max(5.0) * 1e3);
                 if rng.chance(0.5) {
@@ -365,17 +548,17 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
                     down += extra;
                 }
             }
-            let read = before + (up * 1e3) as i64;
+            let read = sent + (up * 1e3) as i64;
             let answered = read + (down * 1e3) as i64;
-            let after = stalls.release(answered);
+            let after = Busy::wake(&busy, stalls.release(answered), &mut rng);
             let raw = clock.raw(clock.sensor_at(read));
             push(
                 after,
-                SimEvent::Active {
+                SimEvent::of(Record::Active {
                     raw,
                     before_ns: before,
                     after_ns: after,
-                },
+                }),
                 &mut timeline,
             );
             t += interval;
@@ -407,15 +590,15 @@ mod tests {
         assert_ne!(a, other);
         let converts = a
             .iter()
-            .filter(|e| matches!(e, SimEvent::Convert { .. }))
+            .filter(|e| matches!(e.record, Record::Convert { .. }))
             .count();
         assert_eq!(converts, 100);
-        assert!(a.iter().any(|e| matches!(e, SimEvent::Active { .. })));
+        assert!(a.iter().any(|e| matches!(e.record, Record::Active { .. })));
         // The wrap happens: raw seconds go from near 2^31 to near 0.
         let secs: Vec<i64> = a
             .iter()
-            .filter_map(|e| match e {
-                SimEvent::Passive { raw, .. } => Some(raw_to_nanos(*raw) / 1_000_000_000),
+            .filter_map(|e| match e.record {
+                Record::Passive { raw, .. } => Some(raw_to_nanos(raw) / 1_000_000_000),
                 _ => None,
             })
             .collect();
@@ -423,14 +606,14 @@ mod tests {
         // Each scan's first passive sample is later than its truth.
         let truths: std::collections::HashMap<u64, i64> = a
             .iter()
-            .filter_map(|e| match *e {
-                SimEvent::Convert { raw, truth_ns, .. } => Some((raw, truth_ns)),
+            .filter_map(|e| match (e.record, e.truth) {
+                (Record::Convert { raw }, Some(t)) => Some((raw, t.truth_ns)),
                 _ => None,
             })
             .collect();
         let mut checked = 0;
         for e in &a {
-            if let SimEvent::Passive { raw, ros_ns } = *e {
+            if let Record::Passive { raw, ros_ns } = e.record {
                 if let Some(t) = truths.get(&raw) {
                     assert!(ros_ns - t >= 149_000, "{ros_ns} {t}");
                     checked += 1;
@@ -438,7 +621,59 @@ mod tests {
             }
         }
         assert_eq!(checked, 100);
-        assert_eq!(SimEvent::Reset.to_line(), "r");
+    }
+
+    /// Delay of each scan's first packet over the truth, ns.
+    fn first_packet_delays(events: &[SimEvent]) -> Vec<i64> {
+        let truths: std::collections::HashMap<u64, i64> = events
+            .iter()
+            .filter_map(|e| match (e.record, e.truth) {
+                (Record::Convert { raw }, Some(t)) => Some((raw, t.truth_ns)),
+                _ => None,
+            })
+            .collect();
+        events
+            .iter()
+            .filter_map(|e| match e.record {
+                Record::Passive { raw, ros_ns } => truths.get(&raw).map(|t| ros_ns - t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn loaded_host_is_one_sided_and_heavier() {
+        let run = |cfg: SimConfig| {
+            simulate(&SimConfig {
+                duration_s: 60.0,
+                http_interval_ms: 250,
+                ..cfg
+            })
+        };
+        let (light, loaded) = (run(SimConfig::light()), run(SimConfig::loaded()));
+        let (dl, dh) = (first_packet_delays(&light), first_packet_delays(&loaded));
+        assert_eq!((dl.len(), dh.len()), (1200, 1200));
+        assert!(dh.iter().all(|&d| d >= 229_000), "{:?}", dh.iter().min());
+        let mean = |d: &[i64]| d.iter().sum::<i64>() as f64 / d.len() as f64;
+        assert!(mean(&dh) > 2.0 * mean(&dl), "{} {}", mean(&dh), mean(&dl));
+        let round_trips = |events: &[SimEvent]| -> Vec<i64> {
+            events
+                .iter()
+                .filter_map(|e| match e.record {
+                    Record::Active {
+                        before_ns,
+                        after_ns,
+                        ..
+                    } => Some(after_ns - before_ns),
+                    _ => None,
+                })
+                .collect()
+        };
+        let slow =
+            |rt: Vec<i64>| rt.iter().filter(|&&r| r > 3_000_000).count() as f64 / rt.len() as f64;
+        assert!(slow(round_trips(&loaded)) > 2.0 * slow(round_trips(&light)));
+        assert_eq!(SimConfig::host("loaded"), Some(SimConfig::loaded()));
+        assert_eq!(SimConfig::host("idle"), None);
     }
 
     #[test]

@@ -117,14 +117,12 @@ fn passive_only_targets() {
     let events = short_run(0);
     let params = Params::default();
     let env = evaluate(EstimatorKind::Envelope, params, &events).unwrap();
-    let (all, _) = pooled(std::slice::from_ref(&env));
-    let all = all.unwrap();
+    let all = pooled(std::slice::from_ref(&env)).all.unwrap();
     assert!(all.jitter_p99 <= 20_000, "envelope jitter {all:?}");
     assert_eq!(env.backward_jumps, 0);
     for kind in [EstimatorKind::PfMean, EstimatorKind::PfRegression] {
         let pf = evaluate(kind, params, &events).unwrap();
-        let (pf_all, _) = pooled(std::slice::from_ref(&pf));
-        let pf_all = pf_all.unwrap();
+        let pf_all = pooled(std::slice::from_ref(&pf)).all.unwrap();
         assert!(pf_all.jitter_p99 > 5 * all.jitter_p99, "{kind}: {pf_all:?}");
     }
 }
@@ -141,4 +139,94 @@ fn active_targets() {
     assert!(p99 <= 150_000, "bounds p99 {p99}");
     assert_eq!(bounds.backward_jumps, 0);
     assert_eq!(bounds.unanswered, 0);
+}
+
+#[test]
+fn envelope_keeps_the_learnt_skew_after_a_soft_reset_until_the_window_is_long() {
+    let mut est = EnvelopeEstimator::new(10_000_000_000, 200e-6);
+    // Ten seconds at the minimum delay: the skew is learnt exactly.
+    for i in 0..=1000 {
+        let x = i * 10_000_000;
+        est.add_passive(PassiveSample {
+            sensor_ns: x,
+            ros_ns: truth(x) + 80_000,
+        });
+    }
+    assert!((est.line().unwrap().skew - 40e-6).abs() < 1e-9);
+    est.reset_passive();
+    // Five seconds after the soft reset; from 2 s on every packet is 100 µs
+    // late (a loaded host): this window's own middle hull edge climbs by
+    // about 33 ppm too much.
+    let start = 10_050_000_000;
+    for i in 0..=500 {
+        let x = start + i * 10_000_000;
+        let late = if i >= 200 { 100_000 } else { 0 };
+        est.add_passive(PassiveSample {
+            sensor_ns: x,
+            ros_ns: truth(x) + 80_000 + late,
+        });
+    }
+    let line = est.line().unwrap();
+    assert!((line.skew - 40e-6).abs() < 1e-9, "{}", line.skew);
+    let x = start + 5_000_000_000;
+    assert!((est.convert(x).unwrap() - truth(x) - 80_000).abs() <= 2);
+}
+
+#[test]
+fn envelope_skew_over_a_long_baseline() {
+    let mut est = EnvelopeEstimator::new(10_000_000_000, 200e-6);
+    // 20 s of packets every 10 ms, converted every 50 ms. From 14.5 s on a
+    // loaded host: a stall until 15.5 s, then every packet at least 20 µs
+    // late. The hull edge spanning the window's middle runs from 14.5 s to
+    // the end and climbs 3.6 ppm too steeply.
+    for i in 0..=2_000 {
+        let x = i * 10_000_000;
+        let late = match i {
+            ..=1_450 => 0,
+            1_451..=1_549 => 500_000,
+            _ => 20_000,
+        };
+        est.add_passive(PassiveSample {
+            sensor_ns: x,
+            ros_ns: truth(x) + 80_000 + late,
+        });
+        if i % 5 == 0 {
+            est.convert(x);
+        }
+    }
+    // The skew between the hull's middle now and ten seconds ago is right
+    // to 0.2 ppm, the stamp at the newest packet to a few µs.
+    let line = est.line().unwrap();
+    assert!((line.skew - 40e-6).abs() < 0.2e-6, "{}", line.skew);
+    let x = 20_000_000_000;
+    let err = est.convert(x).unwrap() - truth(x) - 80_000;
+    assert!(err.abs() <= 4_000, "{err}");
+}
+
+#[test]
+fn envelope_long_baseline_across_a_soft_reset_corrects_the_floor_step() {
+    let mut est = EnvelopeEstimator::new(10_000_000_000, 200e-6);
+    let feed = |est: &mut EnvelopeEstimator, from: i64, to: i64, delay: i64| {
+        for i in from..to {
+            let x = i * 10_000_000;
+            est.add_passive(PassiveSample {
+                sensor_ns: x,
+                ros_ns: truth(x) + delay,
+            });
+            if i % 5 == 0 {
+                est.convert(x);
+            }
+        }
+    };
+    feed(&mut est, 0, 2_000, 80_000);
+    est.reset_passive();
+    // After the reset every packet is 50 µs later (the scanner changed its
+    // packets): the floor steps up. Fifteen seconds later the skew comes
+    // from the middle of the window and a middle from before the reset,
+    // which must be shifted by the step.
+    feed(&mut est, 2_000, 3_500, 130_000);
+    let line = est.line().unwrap();
+    assert!((line.skew - 40e-6).abs() < 0.1e-6, "{}", line.skew);
+    let x = 35_000_000_000;
+    assert!((est.convert(x).unwrap() - truth(x) - 130_000).abs() <= 2);
 }

@@ -86,16 +86,26 @@ fn regression_and_estimator_names() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(stdout(&out), vec!["100466666666"]);
-    for name in ["envelope", "bounds"] {
+    for name in ["envelope", "bounds", "brackets"] {
         let out = run(&["replay", "--estimator", name], &(lines.join("\n") + "\n"));
         assert!(out.status.success());
         assert_eq!(stdout(&out).len(), 1);
     }
+    // Without --estimator: brackets.
+    let default = run(&["replay"], &(lines.join("\n") + "\n"));
+    let brackets = run(
+        &["replay", "--estimator", "brackets"],
+        &(lines.join("\n") + "\n"),
+    );
+    assert!(default.status.success());
+    assert_eq!(stdout(&default), stdout(&brackets));
+    let help = run(&["replay", "--help"], "");
+    assert!(String::from_utf8_lossy(&help.stdout).contains("[default: brackets]"));
     let out = run(&["replay", "--estimator", "kalman"], "");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("pf-mean, pf-regression, envelope, bounds"),
+        err.contains("pf-mean, pf-regression, envelope, bounds, brackets"),
         "{err}"
     );
 }
@@ -170,4 +180,36 @@ fn simulate_then_replay() {
     let answers = stdout(&out);
     assert_eq!(answers.len(), converts);
     assert!(answers.iter().all(|a| a.parse::<i64>().is_ok()));
+}
+
+#[test]
+fn loaded_host_log_replays_with_brackets() {
+    let truth_path = std::env::temp_dir().join(format!(
+        "pf_timesync_loaded_truth_{}.csv",
+        std::process::id()
+    ));
+    let sim = Command::new(env!("CARGO_BIN_EXE_pf-timesync"))
+        .args(["simulate", "--host", "loaded", "--seed", "4"])
+        .args(["--duration-s", "20", "--http-ms", "250", "--truth"])
+        .arg(&truth_path)
+        .output()
+        .unwrap();
+    assert!(sim.status.success());
+    let truth = std::fs::read_to_string(&truth_path).unwrap();
+    std::fs::remove_file(&truth_path).unwrap();
+    let log = String::from_utf8(sim.stdout).unwrap();
+    let out = run(&["replay", "--estimator", "brackets"], &log);
+    assert!(out.status.success());
+    let answers = stdout(&out);
+    let truths: Vec<i64> = truth
+        .lines()
+        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(answers.len(), 400);
+    assert_eq!(truths.len(), 400);
+    // After the first 3 s every stamp is within 120 µs of the truth.
+    for (a, t) in answers.iter().zip(&truths).skip(60) {
+        let err = a.parse::<i64>().unwrap() - t;
+        assert!(err.abs() <= 120_000, "{err}");
+    }
 }

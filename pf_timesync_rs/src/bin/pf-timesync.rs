@@ -1,12 +1,13 @@
 //! `pf-timesync`: offline tuning of the laser scanner time sync.
 //!
-//! `pf-timesync replay --estimator NAME [--period-ms N] ...` reads the
+//! `pf-timesync replay [--estimator NAME] [--period-ms N] ...` reads the
 //! replay protocol (see `pf_timesync_rs::replay`) on stdin and answers on
 //! stdout; `pf-timesync simulate` writes a simulated sample log.
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use pf_timesync_rs::sim::{simulate, SimConfig, SimEvent};
+use pf_timesync_rs::replay::Record;
+use pf_timesync_rs::sim::{simulate, SimConfig};
 use pf_timesync_rs::{replay, EstimatorKind, Params, Synchronizer, ESTIMATOR_NAMES};
 use std::io::{BufRead, BufWriter, Write};
 
@@ -28,13 +29,13 @@ enum Command {
     /// Input lines: `p,<raw>,<ros_ns>` passive sample; `a,<raw>,<ros_before_ns>,<ros_after_ns>`
     /// active sample; `r` reset (non-zero scan_status); `c,<raw>` convert (answers ns or `none`).
     Replay {
-        /// Estimator: pf-mean, pf-regression (the PF driver's TimeSync), envelope, bounds.
-        #[arg(long, value_parser = parse_kind)]
+        /// Estimator: pf-mean, pf-regression (the PF driver's TimeSync), envelope, bounds, brackets.
+        #[arg(long, value_parser = parse_kind, default_value_t = EstimatorKind::default())]
         estimator: EstimatorKind,
-        /// The driver's `timesync_period` (ms); window of envelope/bounds when positive.
+        /// The driver's `timesync_period` (ms); window of envelope/bounds/brackets when positive.
         #[arg(long, default_value_t = Params::default().period_ms, allow_negative_numbers = true)]
         period_ms: i32,
-        /// Skew limit of the scanner clock, ppm (envelope, bounds).
+        /// Skew limit of the scanner clock, ppm (envelope, bounds, brackets).
         #[arg(long, default_value_t = Params::default().max_skew_ppm)]
         max_ppm: f64,
         /// Sensor/ROS disagreement that counts as a clock jump, ms.
@@ -52,6 +53,9 @@ enum Command {
         /// HTTP request interval, ms (0: passive only).
         #[arg(long, default_value_t = 0)]
         http_ms: u32,
+        /// Simulated host: `light` or `loaded` (see `pf_timesync_rs::sim::SimConfig`).
+        #[arg(long, default_value = "light", value_parser = ["light", "loaded"])]
+        host: String,
         /// Also write `<raw>,<true ros ns>` of every `c` line to this file.
         #[arg(long)]
         truth: Option<std::path::PathBuf>,
@@ -89,9 +93,11 @@ fn simulate_cmd(cfg: SimConfig, truth: Option<std::path::PathBuf>) -> anyhow::Re
         None => None,
     };
     for e in &events {
-        writeln!(out, "{}", e.to_line())?;
-        if let (Some(t), SimEvent::Convert { raw, truth_ns, .. }) = (truth_out.as_mut(), e) {
-            writeln!(t, "{raw},{truth_ns}")?;
+        writeln!(out, "{}", e.record.to_line())?;
+        if let (Some(out), Record::Convert { raw }, Some(truth)) =
+            (truth_out.as_mut(), e.record, e.truth)
+        {
+            writeln!(out, "{raw},{}", truth.truth_ns)?;
         }
     }
     out.flush()?;
@@ -122,17 +128,22 @@ fn main() {
             seed,
             duration_s,
             http_ms,
+            host,
             truth,
         } => {
             if !(duration_s.is_finite() && duration_s > 0.0 && duration_s <= 1e6) {
                 eprintln!("pf-timesync: --duration-s must be in (0, 1e6]");
                 std::process::exit(2);
             }
+            let Some(host) = SimConfig::host(&host) else {
+                eprintln!("pf-timesync: unknown --host {host}");
+                std::process::exit(2);
+            };
             let cfg = SimConfig {
                 seed,
                 duration_s,
                 http_interval_ms: http_ms,
-                ..SimConfig::default()
+                ..host
             };
             simulate_cmd(cfg, truth)
         }
