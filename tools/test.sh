@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+# .cargo/config.toml keeps intermediate artifacts in one build directory (for colcon's per-package
+# target directories); each target directory of this script keeps its own.
+export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
 export CARGO_TERM_COLOR=never
 
 step() { printf '\n== %s ==\n' "$*"; }
@@ -56,28 +59,28 @@ cargo fmt --all -- --check
 if grep -rnE 'Result<[^;{]*, *String>' --include=*.rs --exclude-dir=bin */src | grep -v '^ros2bag_rs_cli/'; then echo "library code returns Result<_, String>: use a typed error"; exit 1; fi
 cargo clippy --workspace --all-targets -q -- -D warnings
 cargo clippy --workspace --all-targets -q "${features[@]}" -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 
 # DDS tests put themselves in private network namespaces (needs root, as in CI).
 step "cargo tests"
 cargo test --workspace -q "${features[@]}" 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
 
-# rosbag2_rs_interfaces is a rosidl (ament_cmake) package: it needs a ROS 2 installation.
-step "colcon build (ament_cargo packages, release, shared target dir)"
+# The README's workspace path: `colcon build` as a user runs it (colcon.meta builds every package
+# in release mode; .cargo/config.toml shares the intermediate artifacts between colcon's
+# per-package target directories). rosbag2_rs_interfaces is a rosidl (ament_cmake) package: it
+# needs a sourced ROS 2, which this venv is not.
+step "colcon build (ament_cargo packages, as the README builds them)"
 ws=$(mktemp -d)
 trap 'rm -rf "$ws"' EXIT
-# colcon-ros-cargo gives cargo `--target-dir <build-base>/<package>`: point every package's build
-# directory at the one shared target directory so that nothing is compiled twice.
-mkdir -p "$ws/build"
-for manifest in */package.xml; do
-  ln -s "$CARGO_TARGET_DIR" "$ws/build/$(dirname "$manifest")"
-done
-(cd "$ws" && "$root/.venv/bin/colcon" --log-base "$ws/log" build --base-paths "$root" \
-   --build-base "$ws/build" --install-base "$ws/install" \
-   --packages-skip rosbag2_rs_interfaces --cargo-args --release >"$ws/colcon.log" 2>&1) \
-  || { tail -n 50 "$ws/colcon.log"; exit 1; }
-test -x "$CARGO_TARGET_DIR/release/ros2bag-rs" || { echo "colcon's build did not land in $CARGO_TARGET_DIR"; exit 1; }
+colcon_start=$SECONDS
+(cd "$ws" && "$root/.venv/bin/colcon" build --base-paths "$root" --packages-skip rosbag2_rs_interfaces \
+   >"$ws/colcon.log" 2>&1) || { tail -n 50 "$ws/colcon.log"; exit 1; }
+echo "colcon build: $((SECONDS - colcon_start)) s"
 for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib/rosbag2_rs_transport/player rosbag2_rs_transport/lib/rosbag2_rs_transport/recorder pf_timesync_rs/lib/pf_timesync_rs/pf-timesync; do
   test -x "$ws/install/$exe" || { echo "colcon did not install $exe"; exit 1; }
+  # A release build, as colcon.meta asks: cargo-ament-build installs from build/<package>/release.
+  pkg=${exe%%/*}
+  cmp -s "$ws/install/$exe" "$ws/build/$pkg/release/${exe##*/}" || { echo "$exe is not a release build"; exit 1; }
   echo "installed: $exe"
 done
 
@@ -122,6 +125,7 @@ if [ ! -x "$kilted/bin/python" ]; then python3 -m venv "$kilted"; fi
 test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws"
 (
   export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted ROSBAG2_RS_FASTDDS_PREFIX=$kilted
+  export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
   cargo build -q -p rosbag2_rs_transport -p ros2bag_rs_cli --bins "${features[@]}"
   cargo build -q -p rosbag2_rs_transport --example dds_probe --features fastdds
   links 'libfastdds\.so\.3' "$CARGO_TARGET_DIR"/debug/{player,recorder,ros2bag-rs} \
@@ -138,6 +142,7 @@ step "Fast DDS 2.9 (Debian's libfastrtps-dev): Rust DDS suite"
 (
   unset ROSBAG2_RS_FASTDDS_PREFIX AMENT_PREFIX_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH
   export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/debian-fastrtps
+  export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
   deb=(-p rosbag2_rs_transport --no-default-features --features cli,fastdds)
   links 'libfastrtps\.so\.2\.9' "$(dds_test_exe "${deb[@]}")"
   cargo test -q "${deb[@]}" --test dds
