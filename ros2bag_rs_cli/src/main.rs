@@ -125,7 +125,7 @@ enum Command {
     Attach(attach::AttachArgs),
     /// List an MCAP bag's attachments (name, size, media type, log time), or extract them.
     Attachments(attach::AttachmentsArgs),
-    /// Run a Zenoh router configured as rmw_zenoh's `rmw_zenohd` (listens on tcp/[::]:7447;
+    /// Run a Zenoh router configured as rmw_zenoh's `rmw_zenohd` (listens on `tcp/[::]:7447`;
     /// ZENOH_ROUTER_CONFIG_URI and ZENOH_CONFIG_OVERRIDE as for rmw_zenohd), until Ctrl-C.
     #[cfg(feature = "zenoh")]
     ZenohRouter,
@@ -223,7 +223,7 @@ struct ConvertArgs {
     end: Option<String>,
     /// Keep a topic's messages only where a condition on their fields holds:
     /// `'/odom: pose.pose.position.x > 3 and child_frame_id == "base"'` (comparisons, and/or/not,
-    /// numbers, strings, field paths with [i] indexes; see README). Repeatable; topics without a
+    /// numbers, strings, field paths with `[i]` indexes; see README). Repeatable; topics without a
     /// clause are not filtered.
     #[arg(long = "where", value_name = "TOPIC: EXPR", allow_hyphen_values = true)]
     where_clauses: Vec<String>,

@@ -29,7 +29,7 @@ pub struct TopicCounters {
     pub first_received_ns: AtomicI64,
     /// The receive time of the newest message that arrived while recording (ns).
     pub last_received_ns: AtomicI64,
-    /// Times the topic went silent (see [`super::silence`]).
+    /// Times the topic went silent: no message for ten of its periods (and at least a second).
     pub silences: AtomicU64,
 }
 
