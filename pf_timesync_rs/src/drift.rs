@@ -16,7 +16,9 @@ use crate::hull::{Line, Point};
 use std::collections::VecDeque;
 
 /// A line from sensor to ROS time whose skew changes linearly with sensor
-/// time: `skew(x) = skew + drift · (x − anchor.x)`.
+/// time within `horizon_ns` of its anchor and stays constant beyond:
+/// `skew(x) = skew + drift · clamp(x − anchor.x, ±horizon_ns)` (a drift
+/// measured over a few windows says nothing about the next hour).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DriftingLine {
     /// A point of the line.
@@ -25,6 +27,8 @@ pub struct DriftingLine {
     pub skew: f64,
     /// Change of the skew per nanosecond of sensor time.
     pub drift: f64,
+    /// How far from the anchor the skew follows the drift, ns.
+    pub horizon_ns: i64,
 }
 
 impl DriftingLine {
@@ -37,32 +41,51 @@ impl DriftingLine {
             },
             skew: line.skew,
             drift: 0.0,
+            horizon_ns: 0,
         }
+    }
+
+    /// Distance from the anchor to `x`, and the part of it within the
+    /// horizon.
+    fn spans(&self, x: i64) -> (i64, f64) {
+        let dx = x.saturating_sub(self.anchor.x);
+        let h = self.horizon_ns.max(0);
+        (dx, dx.clamp(-h, h) as f64)
     }
 
     /// Skew at sensor time `x`.
     pub fn skew_at(&self, x: i64) -> f64 {
-        self.skew + self.drift * (x - self.anchor.x) as f64
+        let (_, within) = self.spans(x);
+        self.skew + self.drift * within
+    }
+
+    /// The part of `eval(x) − anchor.y` beyond the sensor time elapsed
+    /// (the integral of the skew from the anchor), unrounded, ns.
+    fn gained(&self, x: i64) -> f64 {
+        let (dx, within) = self.spans(x);
+        self.skew * dx as f64 + self.drift * within * (dx as f64 - 0.5 * within)
     }
 
     /// ROS time at sensor time `x` (the integral of the drifting rate).
     pub fn eval(&self, x: i64) -> i64 {
-        let dx = x.saturating_sub(self.anchor.x);
-        let mean_skew = self.skew + 0.5 * self.drift * dx as f64;
         self.anchor
             .y
-            .saturating_add(dx)
-            .saturating_add((mean_skew * dx as f64).round() as i64)
+            .saturating_add(x.saturating_sub(self.anchor.x))
+            .saturating_add(self.gained(x).round() as i64)
     }
 
     /// The straight line through this one at `a` and at `b` (its mean skew
-    /// between them); between `a` and `b` it is off by at most
+    /// between them); between them it is off by at most
     /// `drift · (b − a)² / 8`.
     pub fn chord(&self, a: i64, b: i64) -> Line {
+        let skew = match b.saturating_sub(a) {
+            0 => self.skew_at(a),
+            dx => (self.gained(b) - self.gained(a)) / dx as f64,
+        };
         Line {
             x0: a,
             y0: self.eval(a),
-            skew: self.skew_at(a + (b - a) / 2),
+            skew,
         }
     }
 }
@@ -102,6 +125,11 @@ impl SkewHistory {
             self.samples.pop_front();
         }
         self.drift = self.slope().unwrap_or(0.0);
+    }
+
+    /// The span of sensor time the history covers, ns.
+    pub fn span_ns(&self) -> i64 {
+        self.span_ns
     }
 
     /// Drop every sample.
@@ -149,6 +177,7 @@ mod tests {
             anchor: Point { x: 0, y: 1_000 },
             skew: 10e-6,
             drift: 1e-6 / 1e9, // 1 ppm per second
+            horizon_ns: 20_000_000_000,
         };
         // Over 10 s: 10 s + 10 ppm · 10 s + ½ · 1 ppm/s · (10 s)².
         assert_eq!(
@@ -159,6 +188,18 @@ mod tests {
         let c = l.chord(0, 10_000_000_000);
         assert_eq!(c.eval(0), l.eval(0));
         assert_eq!(c.eval(10_000_000_000), l.eval(10_000_000_000));
+        // Beyond the horizon (20 s) the skew stays at 30 ppm (−10 ppm
+        // before it): 10 ppm · 30 s ± ½ · 1 ppm/s · (20 s)² ± 20 ppm · 10 s.
+        assert!((l.skew_at(30_000_000_000) - 30e-6).abs() < 1e-12);
+        assert!((l.skew_at(-30_000_000_000) + 10e-6).abs() < 1e-12);
+        assert_eq!(
+            l.eval(30_000_000_000),
+            1_000 + 30_000_000_000 + 300_000 + 200_000 + 200_000
+        );
+        assert_eq!(
+            l.eval(-30_000_000_000),
+            1_000 - 30_000_000_000 - 300_000 + 200_000 + 200_000
+        );
     }
 
     #[test]

@@ -418,6 +418,7 @@ impl LowerEnvelope {
                         anchor,
                         skew,
                         drift,
+                        horizon_ns: self.history.span_ns(),
                     };
                     return Some(fit(line, trusted, Some(anchor), long_skew));
                 }
@@ -446,6 +447,7 @@ impl LowerEnvelope {
             },
             skew: skew + drift * (support.x0 - at) as f64,
             drift,
+            horizon_ns: self.history.span_ns(),
         };
         match self.prior_line {
             Some(prior) if prior.eval(newest) < own.eval(newest) => {
