@@ -16,13 +16,22 @@
 //! ([`ANCHOR_BASELINE_FACTOR`]): on a loaded host, where few packets reach
 //! the minimum delay, a single hull edge can be a second long and a few
 //! microseconds off at each end, while a ten-second baseline divides the
-//! same error by ten. The skew so measured is centred half a window back,
-//! which the wander of a crystal does not change measurably. Across a
-//! `scan_status` reset the anchors are kept, shifted by the step of the
-//! floor (the new window's middle against the line from before the reset,
-//! measured once the new window spans half the old one,
-//! [`STEP_SPAN_SHARE`]), so a change of the packets' delay with the
-//! scanner's status does not turn into skew.
+//! same error by ten. Across a `scan_status` reset the anchors are kept,
+//! shifted by the step of the floor (the new window's middle against the
+//! line from before the reset, measured once the new window spans
+//! [`STEP_SPAN_SHARE`] of the old one), so a change of the packets' delay
+//! with the scanner's status does not turn into skew.
+//!
+//! The skew so measured holds at the centre of its baseline, about a window
+//! before the newest sample it is applied to, and the crystal's rate
+//! drifts (on the loaded simulated host by up to 0.05 ppm/s: about 2 µs at
+//! the newest sample, and several times that on a line carried across a
+//! reset). The drift is the least-squares slope of the skews measured over
+//! the last [`DRIFT_HISTORY_WINDOWS`] windows ([`crate::drift`]; skews over
+//! a baseline across a soft reset are left out, they carry the step's
+//! measurement error); the line follows it ([`DriftingLine`]), also when it
+//! is carried across a soft reset. [`LowerEnvelope::fit`] gives the chord
+//! of that line from its anchor to the newest sample.
 //!
 //! Such a line can pass a few microseconds above a hull vertex far from the
 //! middle. Lowering it onto the hull would pivot it on that vertex and raise
@@ -30,6 +39,7 @@
 //! estimators that use hard bounds ([`brackets`](crate::brackets)) clamp
 //! their result into them.
 
+use crate::drift::{DriftingLine, SkewHistory};
 use crate::estimator::Estimator;
 use crate::hull::{edge_at, lower_hull, support_below, Line, Point};
 use crate::sample::{ActiveSample, PassiveSample};
@@ -59,11 +69,26 @@ pub const PRIOR_SPAN_SHARE: f64 = 0.9;
 /// Share of the old window's span the new window must span after a soft
 /// reset before the floor's step is measured at its middle and the
 /// long-baseline skew (anchors from before the reset, shifted by the step)
-/// is used. Chosen on the benchmark's loaded host: its jitter p99 was 9.6,
-/// 7.1, 5.3, 5.4, 5.8 and 6.9 µs with 0.3, 0.4, 0.5, 0.6, 0.7 and 0.9 (each
-/// measured with [`PRIOR_SPAN_SHARE`] set to the same value); the light
-/// host hardly depends on it.
-pub const STEP_SPAN_SHARE: f64 = 0.5;
+/// is used. A later measurement has a better supported middle but reaches
+/// further from the line before the reset; following the skew's drift
+/// makes that line good further out, so the share is larger than without
+/// it (0.5 then).
+///
+/// Chosen together with [`DRIFT_HISTORY_WINDOWS`] on *tuning* seeds, not
+/// on the benchmark's: the loaded host (`SimConfig::loaded`) with seeds
+/// 100–119, passive only, counting conversions more than 5 µs off their
+/// run's median outside the first 10 s of each run (1470 of 120 000 with
+/// no drift and 0.5). With four windows of drift history: 753, 744, 715,
+/// 840 and 856 with 0.6, 0.7, 0.8, 0.9 and 0.99; 0.7 is the middle of the
+/// flat range. The light host hardly depends on it.
+pub const STEP_SPAN_SHARE: f64 = 0.7;
+/// The drift of the skew is the least-squares slope of the skews measured
+/// over the last this many windows. Chosen on the tuning seeds of
+/// [`STEP_SPAN_SHARE`] (counts there with 0.5: 1051, 951 and 1781 with
+/// three, four and six windows; with 0.7: 809, 744 (four) and 1034 (five)):
+/// a longer history averages more noise, a shorter one follows a changing
+/// drift better.
+pub const DRIFT_HISTORY_WINDOWS: i64 = 4;
 
 /// The point of a lower hull (left to right) at `x` and the skew of the
 /// edge spanning it; `None` with fewer than two vertices.
@@ -90,10 +115,15 @@ pub struct LowerEnvelope {
     max_skew: f64,
     points: VecDeque<Point>,
     newest_x: Option<i64>,
-    prior_skew: Option<f64>,
+    /// Skew of the last trusted fit and the sensor time it holds at.
+    prior_skew: Option<(f64, i64)>,
     /// Span of the window `prior_skew` was learnt from.
     prior_span: i64,
-    prior_line: Option<Line>,
+    prior_line: Option<DriftingLine>,
+    /// Skews over long baselines, for their drift (kept across soft resets).
+    history: SkewHistory,
+    /// Sensor time of the first point since the last reset.
+    segment_start: i64,
     /// Points of the hull at the middle of past windows (one per
     /// [`ANCHOR_SPACING_NS`]), for the long-baseline skew.
     anchors: VecDeque<Point>,
@@ -102,7 +132,38 @@ pub struct LowerEnvelope {
     step_pending: bool,
     /// The last step measured, until taken ([`LowerEnvelope::take_step`]).
     measured_step: Option<i64>,
-    cached: Option<Option<(Line, bool)>>,
+    cached: Option<Option<Fitted>>,
+}
+
+/// What [`LowerEnvelope::compute`] finds.
+#[derive(Debug, Clone, Copy)]
+struct Fit {
+    line: DriftingLine,
+    /// The skew is trusted.
+    trusted: bool,
+    /// The hull's middle, when the skew is this window's own.
+    own_anchor: Option<Point>,
+    /// The long-baseline skew, when measured.
+    long_skew: Option<Baseline>,
+}
+
+/// A skew measured between two anchors.
+#[derive(Debug, Clone, Copy)]
+struct Baseline {
+    skew: f64,
+    /// Sensor time of the baseline's centre, where the skew holds.
+    centre: i64,
+    /// The older anchor is from before the last soft reset (shifted by the
+    /// floor's step, whose measurement error the skew carries).
+    across_reset: bool,
+}
+
+/// A fit and its chord up to the newest sample.
+#[derive(Debug, Clone, Copy)]
+struct Fitted {
+    floor: DriftingLine,
+    chord: Line,
+    trusted: bool,
 }
 
 impl LowerEnvelope {
@@ -116,6 +177,8 @@ impl LowerEnvelope {
             prior_skew: None,
             prior_span: 0,
             prior_line: None,
+            segment_start: i64::MIN,
+            history: SkewHistory::new(DRIFT_HISTORY_WINDOWS * window_ns.max(BUCKET_NS)),
             anchors: VecDeque::new(),
             step_pending: false,
             measured_step: None,
@@ -130,7 +193,10 @@ impl LowerEnvelope {
                 return;
             }
         }
-        let skew = self.prior_skew.unwrap_or(0.0);
+        if self.newest_x.is_none() {
+            self.segment_start = p.x;
+        }
+        let skew = self.prior_skew().unwrap_or(0.0);
         let bucket = p.x.div_euclid(BUCKET_NS);
         let pos = self
             .points
@@ -169,9 +235,13 @@ impl LowerEnvelope {
         }
     }
 
-    /// Skew of the last trusted fit, kept across soft resets.
+    /// Skew of the last trusted fit, kept across soft resets, followed by
+    /// its drift up to the newest sample.
     pub fn prior_skew(&self) -> Option<f64> {
-        self.prior_skew
+        self.prior_skew.map(|(skew, at)| {
+            let newest = self.newest_x.unwrap_or(at);
+            skew + self.history.drift() * (newest - at) as f64
+        })
     }
 
     /// Drop the points; keep the skew learnt so far, the anchors of the
@@ -180,8 +250,9 @@ impl LowerEnvelope {
     /// [`TRUSTED_SPAN_NS`] (the scanner's clock does not change with its
     /// `scan_status`; only the packets' measuring-duration correction may).
     pub fn clear(&mut self) {
-        if let Some((line, _)) = self.fit() {
-            self.prior_line = Some(line);
+        self.fit();
+        if let Some(Some(f)) = self.cached {
+            self.prior_line = Some(f.floor);
         }
         self.points.clear();
         // The anchors are points of the old floor; if the packets' delay
@@ -200,6 +271,7 @@ impl LowerEnvelope {
         self.prior_skew = None;
         self.prior_span = 0;
         self.prior_line = None;
+        self.history.clear();
         self.anchors.clear();
         self.step_pending = false;
         self.measured_step = None;
@@ -210,21 +282,35 @@ impl LowerEnvelope {
     /// without points.
     pub fn fit(&mut self) -> Option<(Line, bool)> {
         if let Some(cached) = self.cached {
-            return cached;
+            return cached.map(|f| (f.chord, f.trusted));
         }
         if self.step_pending && self.span_ns() as f64 >= STEP_SPAN_SHARE * self.prior_span as f64 {
             self.measure_step();
         }
-        let result = self.compute().map(|(line, trusted, own_anchor)| {
-            if let (Some(anchor), true) = (own_anchor, trusted) {
-                self.prior_skew = Some(line.skew);
+        let result = self.compute().map(|fit| {
+            if let (Some(anchor), true) = (fit.own_anchor, fit.trusted) {
+                self.prior_skew = Some((fit.line.skew, fit.line.anchor.x));
                 self.prior_span = self.span_ns();
-                self.remember_anchor(anchor);
+                if self.remember_anchor(anchor) {
+                    if let Some(Baseline {
+                        skew,
+                        centre,
+                        across_reset: false,
+                    }) = fit.long_skew
+                    {
+                        self.history.push(centre, skew);
+                    }
+                }
             }
-            (line, trusted)
+            let newest = self.newest_x.unwrap_or(fit.line.anchor.x);
+            Fitted {
+                floor: fit.line,
+                chord: fit.line.chord(fit.line.anchor.x, newest),
+                trusted: fit.trusted,
+            }
         });
         self.cached = Some(result);
-        result
+        result.map(|f| (f.chord, f.trusted))
     }
 
     /// Shift the anchors from before the last soft reset by the step of the
@@ -256,13 +342,14 @@ impl LowerEnvelope {
         self.measured_step.take()
     }
 
-    fn remember_anchor(&mut self, p: Point) {
+    /// Keep `p` as an anchor unless the last one is too close; whether kept.
+    fn remember_anchor(&mut self, p: Point) -> bool {
         if self
             .anchors
             .back()
             .is_some_and(|a| p.x < a.x + ANCHOR_SPACING_NS)
         {
-            return;
+            return false;
         }
         self.anchors.push_back(p);
         while self
@@ -272,13 +359,21 @@ impl LowerEnvelope {
         {
             self.anchors.pop_front();
         }
+        true
     }
 
-    /// The line, whether its skew is trusted, and the hull's middle point
-    /// when the skew is this window's own.
-    fn compute(&self) -> Option<(Line, bool, Option<Point>)> {
+    /// The line, whether its skew is trusted, the hull's middle point when
+    /// the skew is this window's own, and the long-baseline skew.
+    fn compute(&self) -> Option<Fit> {
+        let fit = |line, trusted, own_anchor, long_skew| Fit {
+            line,
+            trusted,
+            own_anchor,
+            long_skew,
+        };
+        let drift = self.history.drift();
         let Some(&first) = self.points.front() else {
-            return self.prior_line.map(|l| (l, false, None));
+            return self.prior_line.map(|l| fit(l, false, None, None));
         };
         let span = self.span_ns();
         let pts: Vec<Point> = self.points.iter().copied().collect();
@@ -298,7 +393,11 @@ impl LowerEnvelope {
                 .filter(|_| trusted && !self.step_pending)
                 .map(|old| {
                     let dx = anchor.x - old.x;
-                    ((anchor.y - old.y) - dx) as f64 / dx as f64
+                    Baseline {
+                        skew: ((anchor.y - old.y) - dx) as f64 / dx as f64,
+                        centre: old.x + dx / 2,
+                        across_reset: old.x < self.segment_start,
+                    }
                 });
             let own_slope = match self.prior_skew {
                 Some(_) => {
@@ -309,31 +408,52 @@ impl LowerEnvelope {
                 None => trusted || !have_prior,
             };
             if own_slope {
-                let skew = long_skew.unwrap_or(edge_skew);
+                // The long-baseline skew holds at its baseline's centre.
+                let skew = match long_skew {
+                    Some(b) => b.skew + drift * (anchor.x - b.centre) as f64,
+                    None => edge_skew,
+                };
                 if skew.abs() <= self.max_skew {
-                    let line = Line {
-                        x0: anchor.x,
-                        y0: anchor.y,
+                    let line = DriftingLine {
+                        anchor,
                         skew,
+                        drift,
+                        horizon_ns: self.history.span_ns(),
                     };
-                    return Some((line, trusted, Some(anchor)));
+                    return Some(fit(line, trusted, Some(anchor), long_skew));
                 }
                 let clamped = skew.clamp(-self.max_skew, self.max_skew);
-                return support_below(&hull, clamped).map(|l| (l, trusted, Some(anchor)));
+                return support_below(&hull, clamped)
+                    .map(|l| fit(DriftingLine::constant(l), trusted, Some(anchor), None));
             }
         }
-        // Short window: the known skew, and the lowest of this window's
-        // support line and the line from before the last soft reset.
+        // Short window: the known skew (where the line is used: between
+        // the window's middle and its newest point), and the lowest of this
+        // window's support line and the line from before the last soft reset.
         let trusted = self.prior_skew.is_some();
-        let skew = self
-            .prior_skew
-            .or(self.prior_line.map(|l| l.skew))
-            .unwrap_or(0.0);
-        let own = support_below(&pts, skew)?;
         let newest = pts[pts.len() - 1].x;
+        let middle = first.x + span / 2;
+        let at = middle + (newest - middle) / 2;
+        let skew = match (self.prior_skew, self.prior_line) {
+            (Some((skew, x)), _) => skew + drift * (at - x) as f64,
+            (None, Some(prior)) => prior.skew_at(at),
+            (None, None) => 0.0,
+        };
+        let support = support_below(&pts, skew)?;
+        let own = DriftingLine {
+            anchor: Point {
+                x: support.x0,
+                y: support.y0,
+            },
+            skew: skew + drift * (support.x0 - at) as f64,
+            drift,
+            horizon_ns: self.history.span_ns(),
+        };
         match self.prior_line {
-            Some(prior) if prior.eval(newest) < own.eval(newest) => Some((prior, trusted, None)),
-            _ => Some((own, trusted, None)),
+            Some(prior) if prior.eval(newest) < own.eval(newest) => {
+                Some(fit(prior, trusted, None, None))
+            }
+            _ => Some(fit(own, trusted, None, None)),
         }
     }
 }

@@ -27,7 +27,7 @@
 //!   under every passive point. The lower convex hull over a sliding window
 //!   gives it, up to the minimum delay; late packets, bursts after host
 //!   stalls and network hiccups never touch the hull. Skew is bounded by a
-//!   physical ppm limit.
+//!   physical ppm limit and follows the crystal's drift ([`drift`]).
 //! - `bounds` ([`bounds`]): with active samples the true line also lies
 //!   above every request time and under every answer time; the estimate is
 //!   the middle of that feasible band (maximum-separation line, as TICSync),
@@ -56,6 +56,7 @@
 
 pub mod bounds;
 pub mod brackets;
+pub mod drift;
 pub mod endpoint;
 pub mod envelope;
 mod error;
