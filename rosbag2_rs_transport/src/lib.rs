@@ -52,7 +52,7 @@ pub use middleware::{
 };
 pub use player::{
     adapt_to_recorded, MessageOrder, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,
-    PlayerError, ServiceRequestsSource,
+    PlayerError, ServiceRequestsSource, StopHandle,
 };
 pub use qos_overrides::load_qos_overrides;
 pub use recorder::{

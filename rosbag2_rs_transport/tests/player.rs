@@ -658,6 +658,26 @@ fn a_stop_before_playback_starts_ends_it_at_once_and_only_it() {
 }
 
 #[test]
+fn a_stop_handle_stops_playback_and_keeps_nothing_alive() {
+    let mut rig = Rig::new();
+    rig.subscribe("/a", STRING, QosProfile::default());
+    let bag = write_bag(&rig.dir, "bag", &ten(), &[]);
+    let node: Arc<dyn Middleware> = Arc::new(rig.bus.node("rosbag2_player", "/").unwrap());
+    let node_alive = Arc::downgrade(&node);
+    let player = Arc::new(Player::with_time_source(node, opts(bag), rig.time.as_source()).unwrap());
+    let stopper = player.stop_handle();
+    stopper.stop();
+    assert_eq!(rig.drive(1, rig.start(&player)).end, PlaybackEnd::Stopped);
+    // The handle outlives the player (as a signal thread does) without holding its node.
+    drop(player);
+    assert!(
+        node_alive.upgrade().is_none(),
+        "the stop handle kept the node alive"
+    );
+    stopper.stop();
+}
+
+#[test]
 fn clock_is_published_at_its_frequency_and_scales_with_rate() {
     for rate in [1.0, 2.0] {
         let mut rig = Rig::new();

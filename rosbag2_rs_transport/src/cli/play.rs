@@ -450,15 +450,13 @@ fn attach(
     progress_every: Option<StdDuration>,
 ) -> Result<Attached> {
     let signals = super::shutdown::shutdown_requested()?;
-    // Weak: the thread outlives playback (it waits for a signal that may never come), and a
-    // strong reference would keep the node, and its participant on the graph, alive until the
-    // process ends.
-    let on_signal = Arc::downgrade(player);
+    // Not the player: the thread outlives playback (it waits for a signal that may never come),
+    // and the player it held, even for a moment, could be dropped there, with its node (and its
+    // participant's goodbye to the graph) cut short by the main thread's exit.
+    let on_signal = player.stop_handle();
     std::thread::spawn(move || {
         if signals.recv().is_ok() {
-            if let Some(player) = on_signal.upgrade() {
-                player.stop();
-            }
+            on_signal.stop();
         }
         // A second signal while stopping: leave at once.
         if signals.recv().is_ok() {

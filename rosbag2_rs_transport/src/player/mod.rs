@@ -20,7 +20,7 @@ mod type_hashes;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration as StdDuration;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -185,6 +185,30 @@ pub struct Player {
     _handles: Vec<Handle>,
     _jumps: JumpHandle,
     _clock_watch: ClockWatch,
+}
+
+/// Stops playback without owning the player: see [`Player::stop_handle`]. Once the player is
+/// gone, [`stop`](Self::stop) does nothing.
+#[derive(Clone)]
+pub struct StopHandle {
+    control: Weak<Control>,
+    clock: Weak<dyn PlayerClock>,
+}
+
+impl StopHandle {
+    /// As [`Player::stop`], while the player exists.
+    pub fn stop(&self) {
+        if let (Some(control), Some(clock)) = (self.control.upgrade(), self.clock.upgrade()) {
+            request_stop(&control, clock.as_ref());
+        }
+    }
+}
+
+/// Ends the current playback, or the next one when none runs (the flag is cleared when the
+/// playback it ended finishes), and wakes the playback thread from its wait.
+fn request_stop(control: &Control, clock: &dyn PlayerClock) {
+    control.stop.store(true, Ordering::SeqCst);
+    clock.wakeup();
 }
 
 /// What the player does with what it sees of `/clock`: under sim time or while publishing
@@ -411,6 +435,16 @@ impl Player {
     /// right after the node appeared) is not lost.
     pub fn stop(&self) {
         self.core.stop();
+    }
+
+    /// A handle that stops playback as [`stop`](Self::stop) does, for threads that may outlive
+    /// the player (a signal handler): it keeps neither the player nor its node alive, so the
+    /// node always goes with the player, on the thread that drops it.
+    pub fn stop_handle(&self) -> StopHandle {
+        StopHandle {
+            control: Arc::downgrade(&self.core.control),
+            clock: Arc::downgrade(&self.core.clock),
+        }
     }
 
     /// Whether a playback is running.
@@ -757,8 +791,7 @@ impl Core {
     }
 
     fn stop(&self) {
-        self.control.stop.store(true, Ordering::SeqCst);
-        self.clock.wakeup();
+        request_stop(&self.control, self.clock.as_ref());
     }
 
     /// Hands a request to the playback thread and waits for its answer.
