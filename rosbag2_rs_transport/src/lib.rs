@@ -41,7 +41,9 @@ pub use middleware::error::{Result, TransportError};
 pub use middleware::fastdds::{FastDdsConfig, FastDdsMiddleware};
 pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;
-pub use middleware::select::{create_node, Rmw};
+#[cfg(rosbag2_rs_rcl)]
+pub use middleware::rcl::RclMiddleware;
+pub use middleware::select::{create_node, Layer, Rmw};
 pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
 /// The rmw_zenoh_cpp-compatible backend and the `rmw_zenohd`-like router.
 #[cfg(feature = "zenoh")]

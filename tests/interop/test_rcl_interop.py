@@ -1,0 +1,312 @@
+"""Our binaries on the rcl backend against real ROS 2: our `player` and `recorder` built in a sourced
+ROS 2 Jazzy (PyPI's wheels, AMENT_PREFIX_PATH set: the build script finds rcl and compiles the rcl
+backend, the default of such a build), talking through rcl and rmw_fastrtps_cpp to rclpy nodes on the
+same rmw, with rosbag2_interfaces built by colcon (tools/build_ros2_interfaces.sh).
+
+Run with tools/test_rcl.sh (it builds the binaries into its own target directory and runs this file
+with the ROS 2 venv's Python inside a private network namespace)."""
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+rclpy = pytest.importorskip('rclpy', reason='needs the ROS 2 venv (tools/test_rcl.sh runs this file with it)')
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from rosbag2_interfaces.srv import IsPaused, Pause, Resume, SetRate  # noqa: E402
+from rosbags.rosbag2 import Reader, StoragePlugin, Writer  # noqa: E402
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+from conftest import binary  # noqa: E402
+
+T0 = 1_700_000_000_000_000_000
+MS = 1_000_000
+START_LINE = 'middleware: rcl (rmw_fastrtps_cpp, jazzy)'
+TIMEOUT = 20.0
+
+
+def private_network() -> bool:
+    return sorted(name for _, name in socket.if_nameindex()) == ['lo']
+
+
+pytestmark = pytest.mark.skipif(not private_network(),
+                                reason='rcl interop tests run only inside a private network namespace')
+
+
+@pytest.fixture(autouse=True)
+def _refuse_real_interfaces():
+    assert private_network(), 'refusing to send DDS traffic: not in a private network namespace'
+    assert os.environ.get('AMENT_PREFIX_PATH'), 'needs the sourced ROS 2 environment'
+
+
+def ours_env(domain):
+    """Our binaries: the rcl backend (the default of a build that found rcl), in the sourced ROS 2's
+    environment (AMENT_PREFIX_PATH for the type supports, LD_LIBRARY_PATH for the colcon-built
+    ones' dependencies), Python's own path left out."""
+    env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'ROSBAG2_RS_MIDDLEWARE')}
+    return {**env, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1', 'RUST_LOG': 'info'}
+
+
+def wait_until(predicate, what, timeout=TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f'timed out after {timeout} s waiting for {what}')
+
+
+class Ros:
+    """An rclpy context with one node on the default rmw, spun on a thread."""
+
+    def __init__(self, domain, name='peer'):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.node = rclpy.create_node(name, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def call(self, srv_type, name, request=None):
+        client = self.node.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=TIMEOUT), f'{name} not available'
+            future = client.call_async(request or srv_type.Request())
+            wait_until(future.done, f'the reply of {name}')
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def close(self):
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def ros():
+    made = []
+
+    def make(domain, name='peer'):
+        made.append(Ros(domain, name))
+        return made[-1]
+    yield make
+    for r in made:
+        r.close()
+
+
+def string_cdr(text):
+    body = text.encode() + b'\0'
+    return b'\0\1\0\0' + len(body).to_bytes(4, 'little') + body
+
+
+def write_bag(path, topics, extra_types=None):
+    """topics: {topic: (type, [(offset_ms, cdr bytes)])}; extra_types: {type: msg definition} for
+    types the typestore lacks."""
+    store = get_typestore(Stores.ROS2_JAZZY)
+    for name, definition in (extra_types or {}).items():
+        store.register(get_types_from_msg(definition, name))
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        rows = []
+        for topic, (msgtype, messages) in topics.items():
+            conn = writer.add_connection(topic, msgtype, typestore=store)
+            rows += [(offset, conn, data) for offset, data in messages]
+        for offset, conn, data in sorted(rows, key=lambda r: r[0]):
+            writer.write(conn, T0 + offset * MS, data)
+
+
+class Ours:
+    """One of our binaries, its stderr collected on a thread (so that a test can wait for a line)."""
+
+    def __init__(self, args, domain):
+        self.proc = subprocess.Popen([str(a) for a in args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, env=ours_env(domain))
+        self.lines = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.append(line)
+
+    @property
+    def err(self):
+        return ''.join(self.lines)
+
+    def wait_for_line(self, text):
+        wait_until(lambda: text in self.err or self.proc.poll() is not None, repr(text))
+        assert text in self.err, self.err
+
+    def finish(self, timeout=60, interrupt=False):
+        if interrupt and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=timeout)
+        finally:
+            self.kill()
+        self.reader.join(timeout=5)
+        assert 'panicked' not in self.err, self.err
+        assert self.proc.returncode == 0, self.err
+        return self.err
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def player(bag, *args, domain):
+    return Ours([binary('player'), bag, '--disable-keyboard-controls', *args], domain)
+
+
+def recorder(*args, domain):
+    return Ours([binary('recorder'), '--disable-keyboard-controls', *args], domain)
+
+
+RELIABLE_ALL = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def test_a_default_rclpy_subscriber_receives_what_our_rcl_player_plays(tmp_path, ros):
+    texts = [f'hello {i}' for i in range(50)]
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(t)) for i, t in enumerate(texts)])})
+    peer = ros(71)
+    got = []
+    peer.node.create_subscription(String, '/chatter', lambda m: got.append(m.data), RELIABLE_ALL)
+    ours = player(tmp_path / 'bag', '--start-paused', '--wait-for-all-acked', '5000', domain=71)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: peer.node.count_publishers('/chatter') == 1, 'our publisher on /chatter')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        peer.call(Resume, '/rosbag2_player/resume')
+        ours.finish()
+        wait_until(lambda: len(got) == len(texts), f'{len(texts)} messages (got {len(got)})')
+    finally:
+        ours.kill()
+    assert got == texts
+
+
+def test_an_rclpy_publisher_is_recorded_by_our_rcl_recorder_byte_for_byte(tmp_path, ros):
+    peer = ros(72, 'talker')
+    pub = peer.node.create_publisher(String, '/chatter', RELIABLE_ALL)
+    expected_hash = str(peer.node.get_publishers_info_by_topic('/chatter')[0].topic_type_hash)
+    out = tmp_path / 'rec'
+    ours = recorder('--topics', '/chatter', '-o', out, domain=72)
+    texts = [f'message {i}' * (i + 1) for i in range(40)]
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our subscription on /chatter')
+        for t in texts:
+            pub.publish(String(data=t))
+        # The recorder counts what it received: wait until every message is in before stopping.
+        before = time.time_ns()
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(out) as reader:
+        rows = [(conn.topic, conn.msgtype, ts, data) for conn, ts, data in reader.messages()]
+    # The bytes rcl_take_serialized_message gave, as they were (what rosbag2 records): rclpy's
+    # serialization, padded by Fast DDS to a multiple of 4 bytes.
+    assert [deserialize_message(r[3], String).data for r in rows] == texts
+    for (_, _, _, data), t in zip(rows, texts):
+        expected = serialize_message(String(data=t))
+        assert data[:len(expected)] == expected and len(data) % 4 == 0 and len(data) - len(expected) < 4
+    assert {(r[0], r[1]) for r in rows} == {('/chatter', 'std_msgs/msg/String')}
+    # Receive timestamps from the rmw's message info: on this host's clock, in order.
+    stamps = [r[2] for r in rows]
+    assert stamps == sorted(stamps) and all(0 < s <= before + 10**9 for s in stamps)
+    assert f'type_description_hash: {expected_hash}' in (out / 'metadata.yaml').read_text()
+
+
+def test_an_rclpy_client_drives_our_rcl_players_services(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(20)])})
+    peer = ros(73)
+    ours = player(tmp_path / 'bag', '--start-paused', domain=73)
+    try:
+        ours.wait_for_line(START_LINE)
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=2.0)).success is True
+        assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=-1.0)).success is False
+        peer.call(Resume, '/rosbag2_player/resume')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is False
+        peer.call(Pause, '/rosbag2_player/pause')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        peer.call(Resume, '/rosbag2_player/resume')
+        ours.finish()
+    finally:
+        ours.kill()
+
+
+def test_a_type_that_is_not_installed_is_named_and_the_other_topics_play(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {
+        '/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(10)]),
+        '/custom': ('not_installed_msgs/msg/Thing', [(i * 10, b'\0\1\0\0' + i.to_bytes(4, 'little')) for i in range(10)]),
+    }, extra_types={'not_installed_msgs/msg/Thing': 'int32 value'})
+    peer = ros(74)
+    got = []
+    peer.node.create_subscription(String, '/chatter', lambda m: got.append(m.data), RELIABLE_ALL)
+    ours = player(tmp_path / 'bag', '--start-paused', '--wait-for-all-acked', '5000', domain=74)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: peer.node.count_publishers('/chatter') == 1, 'our publisher on /chatter')
+        peer.call(Resume, '/rosbag2_player/resume')
+        err = ours.finish()
+        wait_until(lambda: len(got) == 10, f'10 messages on /chatter (got {len(got)})')
+    finally:
+        ours.kill()
+    assert "not playing /custom: type 'not_installed_msgs/msg/Thing' is not installed: " \
+           "install the ROS 2 package 'not_installed_msgs'" in err, err
+    assert got == [f'x {i}' for i in range(10)]
+
+
+def test_rclpy_sees_our_rcl_node_and_its_endpoints(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    peer = ros(75)
+    ours = player(tmp_path / 'bag', '--start-paused', domain=75)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: ('rosbag2_player', '/') in peer.node.get_node_names_and_namespaces(), 'our node')
+        wait_until(lambda: peer.node.get_publishers_info_by_topic('/chatter'), 'our publisher')
+        [info] = peer.node.get_publishers_info_by_topic('/chatter')
+        assert (info.node_name, info.node_namespace, info.topic_type) == ('rosbag2_player', '/', 'std_msgs/msg/String')
+        assert ('/rosbag2_player/is_paused', ['rosbag2_interfaces/srv/IsPaused']) in \
+            peer.node.get_service_names_and_types_by_node('rosbag2_player', '/')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    # Node and context finalised on SIGINT: gone at once, not after the DDS lease.
+    wait_until(lambda: ('rosbag2_player', '/') not in peer.node.get_node_names_and_namespaces(),
+               'our node to leave the graph', timeout=5)
+
+
+def test_our_rcl_recorder_discovers_a_late_rclpy_publisher_with_its_qos(tmp_path, ros):
+    """--all: the topic appears after the recorder started (the graph guard condition wakes it),
+    and the recorder stores the QoS the publisher offers (rcl_get_publishers_info_by_topic)."""
+    peer = ros(76, 'late')
+    out = tmp_path / 'rec'
+    ours = recorder('-a', '-o', out, domain=76)
+    latched = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    try:
+        ours.wait_for_line(START_LINE)
+        pub = peer.node.create_publisher(String, '/late', latched)
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our recorder to subscribe to /late')
+        pub.publish(String(data='late'))
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(out) as reader:
+        rows = [(conn.topic, data) for conn, _, data in reader.messages() if conn.topic == '/late']
+        [conn] = [c for c in reader.connections if c.topic == '/late']
+    assert [(t, deserialize_message(d, String).data) for t, d in rows] == [('/late', 'late')]
+    [offered] = conn.ext.offered_qos_profiles
+    assert (offered.reliability.name, offered.durability.name) == ('RELIABLE', 'TRANSIENT_LOCAL'), offered
