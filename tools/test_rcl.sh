@@ -6,19 +6,22 @@
 # (tests/interop/test_rcl_interop.py: rclpy peers on rmw_fastrtps_cpp) in a private network
 # namespace. Its own target directory: the builds without ROS 2 stay valid.
 #
-#   tools/test_rcl.sh [VENV]       (default: .venv-ros2; CARGO_TARGET_DIR as tools/test.sh's)
+#   tools/test_rcl.sh [VENV [PYTEST ARGS...]]   (VENV default: .venv-ros2)
+#
+# Target directory: ROSBAG2_RS_RCL_TARGET_DIR, else $CARGO_TARGET_DIR/rcl (tools/test.sh's
+# CARGO_TARGET_DIR, else target/rcl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 ros2=$(cd "${1:-$root/.venv-ros2}" && pwd)
 test -d "$ros2/ws/lib" || { echo "$ros2/ws/lib missing: run tools/build_ros2_interfaces.sh $ros2 $ros2/ws"; exit 1; }
 site=$(echo "$ros2"/ws/lib/python3*/site-packages)
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}/rcl
+export CARGO_TARGET_DIR=${ROSBAG2_RS_RCL_TARGET_DIR:-${CARGO_TARGET_DIR:-$root/target}/rcl}
 # The sourced environment (what `source install/setup.bash` would set for these prefixes).
 export AMENT_PREFIX_PATH="$ros2/ws:$ros2" LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib"
 export RMW_IMPLEMENTATION=rmw_fastrtps_cpp
 
-cargo build -q -p rosbag2_rs_transport --bins
+cargo build -q -p rosbag2_rs_transport --bins --example dds_probe
 for exe in player recorder; do
   readelf -d "$CARGO_TARGET_DIR/debug/$exe" | grep -q 'librcl\.so' \
     || { echo "$exe does not link librcl: the build script did not find rcl under AMENT_PREFIX_PATH"; exit 1; }

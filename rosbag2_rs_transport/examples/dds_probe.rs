@@ -6,6 +6,7 @@
 //! dds_probe echo TOPIC TYPE COUNT [latched] # prints COUNT received messages as hex lines
 //! dds_probe serve NODE                      # serves /NODE/set_rate and /NODE/is_paused until stdin closes
 //! dds_probe topics TOPIC [node]             # waits for TOPIC (and its node's name), prints "name type reliability durability node typehash" lines
+//! dds_probe call NODE RATE                  # calls /NODE/set_rate (RATE) and /NODE/is_paused, prints "set_rate SUCCESS" and "paused PAUSED"
 //! ```
 
 use std::io::BufRead;
@@ -14,11 +15,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{
-    IsPaused, IsPausedResponse, SetRate, SetRateResponse,
+    IsPaused, IsPausedRequest, IsPausedResponse, SetRate, SetRateRequest, SetRateResponse,
 };
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::{create_node, serve};
+use rosbag2_rs_transport::{create_node, serve, Client};
 
 fn qos(latched: bool) -> QosProfile {
     if latched {
@@ -126,6 +127,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     );
                 }
             }
+        }
+        "call" => {
+            let name = arg(1)?;
+            let rate: f64 = arg(2)?.parse()?;
+            let timeout = Duration::from_secs(20);
+            let set_rate = Client::<SetRate>::new(node, &format!("/{name}/set_rate"))?;
+            if !set_rate.wait_for_service(timeout) {
+                return Err("set_rate not available".into());
+            }
+            let reply = set_rate.call(&SetRateRequest { rate }, timeout)?;
+            println!("set_rate {}", reply.success);
+            let is_paused = Client::<IsPaused>::new(node, &format!("/{name}/is_paused"))?;
+            if !is_paused.wait_for_service(timeout) {
+                return Err("is_paused not available".into());
+            }
+            let reply = is_paused.call(&IsPausedRequest::default(), timeout)?;
+            println!("paused {}", reply.paused);
         }
         other => return Err(format!("unknown command '{other}'").into()),
     }

@@ -310,3 +310,46 @@ def test_our_rcl_recorder_discovers_a_late_rclpy_publisher_with_its_qos(tmp_path
     assert [(t, deserialize_message(d, String).data) for t, d in rows] == [('/late', 'late')]
     [offered] = conn.ext.offered_qos_profiles
     assert (offered.reliability.name, offered.durability.name) == ('RELIABLE', 'TRANSIENT_LOCAL'), offered
+
+
+def probe():
+    """examples/dds_probe built with the rcl backend (tools/test_rcl.sh builds it)."""
+    path = binary('player').parent / 'examples' / 'dds_probe'
+    if not path.exists():
+        pytest.fail(f'{path} is missing: build with `cargo build -p rosbag2_rs_transport --example dds_probe`')
+    return path
+
+
+def test_our_rcl_client_calls_an_rclpy_service(ros):
+    peer = ros(77, 'peer_player')
+    rates = []
+
+    def set_rate(request, response):
+        rates.append(request.rate)
+        response.success = request.rate > 0
+        return response
+
+    def is_paused(_request, response):
+        response.paused = True
+        return response
+    peer.node.create_service(SetRate, '/peer_player/set_rate', set_rate)
+    peer.node.create_service(IsPaused, '/peer_player/is_paused', is_paused)
+    proc = subprocess.run([str(probe()), 'call', 'peer_player', '2.5'], capture_output=True, text=True,
+                          env=ours_env(77), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ['set_rate true', 'paused true'], proc.stdout + proc.stderr
+    assert rates == [2.5]
+
+
+def test_our_rcl_graph_lists_an_rclpy_publisher_with_node_qos_and_type_hash(ros):
+    peer = ros(78, 'talker')
+    latched = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    peer.node.create_publisher(String, '/chatter', latched)
+    expected = str(peer.node.get_publishers_info_by_topic('/chatter')[0].topic_type_hash)
+    assert expected.startswith('RIHS01_')
+    proc = subprocess.run([str(probe()), 'topics', '/chatter', 'node'], capture_output=True, text=True,
+                          env=ours_env(78), timeout=60)
+    lines = [line.split() for line in proc.stdout.splitlines()]
+    assert ['/chatter', 'std_msgs/msg/String', 'reliable', 'transient_local', '/talker', expected] in lines, \
+        proc.stdout + proc.stderr

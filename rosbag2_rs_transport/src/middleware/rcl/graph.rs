@@ -59,12 +59,19 @@ impl Graph {
     }
 }
 
-/// `/namespace/name`.
-fn node_name(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() || namespace == "/" {
-        format!("/{name}")
+/// What rmw_dds_common reports for an endpoint whose node is not known (yet).
+const UNKNOWN_NAME: &str = "_NODE_NAME_UNKNOWN_";
+/// The same for the namespace.
+const UNKNOWN_NAMESPACE: &str = "_NODE_NAMESPACE_UNKNOWN_";
+
+/// `/namespace/name`, or none while the graph does not know the endpoint's node.
+fn node_name(namespace: &str, name: &str) -> Option<String> {
+    if name.is_empty() || name == UNKNOWN_NAME || namespace == UNKNOWN_NAMESPACE {
+        None
+    } else if namespace.is_empty() || namespace == "/" {
+        Some(format!("/{name}"))
     } else {
-        format!("{}/{name}", namespace.trim_end_matches('/'))
+        Some(format!("{}/{name}", namespace.trim_end_matches('/')))
     }
 }
 
@@ -121,10 +128,10 @@ fn endpoints(node: &NodeHandle, topic: &str, publishers: bool) -> Result<Vec<End
             .map(|info| EndpointInfo {
                 type_name: ffi::string(info.topic_type),
                 qos: qos::from_rmw(&info.qos_profile),
-                node: Some(node_name(
+                node: node_name(
                     &ffi::string(info.node_namespace),
                     &ffi::string(info.node_name),
-                )),
+                ),
                 type_hash: type_hash(info),
             })
             .collect();
@@ -192,5 +199,17 @@ pub(crate) fn node_names(node: &NodeHandle) -> Result<Vec<(String, String, Strin
         let _ = sys::rcutils_string_array_fini(&mut namespaces);
         let _ = sys::rcutils_string_array_fini(&mut enclaves);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_are_fully_qualified_and_unknown_ones_none() {
+        assert_eq!(node_name("/", "talker").as_deref(), Some("/talker"));
+        assert_eq!(node_name("/a/b", "talker").as_deref(), Some("/a/b/talker"));
+        assert_eq!(node_name(UNKNOWN_NAMESPACE, UNKNOWN_NAME), None);
     }
 }
