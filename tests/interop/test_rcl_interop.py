@@ -353,3 +353,28 @@ def test_our_rcl_graph_lists_an_rclpy_publisher_with_node_qos_and_type_hash(ros)
     lines = [line.split() for line in proc.stdout.splitlines()]
     assert ['/chatter', 'std_msgs/msg/String', 'reliable', 'transient_local', '/talker', expected] in lines, \
         proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize('ending', ['player: end of bag', 'player: SIGTERM', 'recorder: SIGINT'])
+def test_our_rcl_nodes_leave_the_graph_at_once(tmp_path, ros, ending):
+    """Node and context finalised on every way out: rclpy stops listing the node at once, not
+    after the DDS participant's lease."""
+    peer = ros(79)
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(20)])})
+    if ending.startswith('player'):
+        name = 'rosbag2_player'
+        ours = player(tmp_path / 'bag', '--start-paused', domain=79)
+    else:
+        name = 'rosbag2_recorder'
+        ours = recorder('-a', '-o', tmp_path / 'rec', domain=79)
+    try:
+        wait_until(lambda: (name, '/') in peer.node.get_node_names_and_namespaces(), 'our node')
+        if ending == 'player: end of bag':
+            peer.call(Resume, '/rosbag2_player/resume')
+        else:
+            ours.proc.send_signal(signal.SIGTERM if 'SIGTERM' in ending else signal.SIGINT)
+        ours.finish()
+    finally:
+        ours.kill()
+    wait_until(lambda: (name, '/') not in peer.node.get_node_names_and_namespaces(),
+               f'{name} to leave the graph', timeout=3)
