@@ -50,7 +50,7 @@ def ours_env(domain):
     environment (AMENT_PREFIX_PATH for the type supports, LD_LIBRARY_PATH for the colcon-built
     ones' dependencies), Python's own path left out."""
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'ROSBAG2_RS_MIDDLEWARE')}
-    return {**env, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1', 'RUST_LOG': 'info'}
+    return {**env, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1', 'RUST_LOG': os.environ.get('ROSBAG2_RS_TEST_LOG', 'info')}
 
 
 def wait_until(predicate, what, timeout=TIMEOUT):
@@ -378,3 +378,83 @@ def test_our_rcl_nodes_leave_the_graph_at_once(tmp_path, ros, ending):
         ours.kill()
     wait_until(lambda: (name, '/') not in peer.node.get_node_names_and_namespaces(),
                f'{name} to leave the graph', timeout=3)
+
+
+def image_cdr(index, size):
+    """A serialized sensor_msgs/Image with `size` bytes of data, different for each frame."""
+    import hashlib
+
+    import numpy as np
+    store = get_typestore(Stores.ROS2_JAZZY)
+    types = store.types
+    pixels = np.frombuffer(hashlib.sha256(index.to_bytes(4, 'little')).digest() * (size // 32), dtype=np.uint8)
+    msg = types['sensor_msgs/msg/Image'](
+        header=types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](sec=index, nanosec=0),
+                                            frame_id='cam'),
+        height=1, width=len(pixels), encoding='mono8', is_bigendian=0, step=len(pixels), data=pixels)
+    return bytes(store.serialize_cdr(msg, 'sensor_msgs/msg/Image'))
+
+
+@pytest.mark.parametrize('size,count', [(1 << 20, 60), (6 << 20, 10)], ids=['1MB', '6MB'])
+def test_our_rcl_player_reaches_an_rclpy_reader_with_large_frames_byte_for_byte(tmp_path, ros, size, count):
+    from sensor_msgs.msg import Image
+    frames = [image_cdr(i, size) for i in range(count)]
+    write_bag(tmp_path / 'bag', {'/camera/image': ('sensor_msgs/msg/Image', [(i * 33, f) for i, f in enumerate(frames)])})
+    peer = ros(80)
+    got = []
+    peer.node.create_subscription(Image, '/camera/image', got.append, RELIABLE_ALL, raw=True)
+    ours = player(tmp_path / 'bag', '--start-paused', '--wait-for-all-acked', '20000', domain=80)
+    try:
+        wait_until(lambda: peer.node.count_publishers('/camera/image') == 1, 'our publisher')
+        start = time.monotonic()
+        peer.call(Resume, '/rosbag2_player/resume')
+        ours.finish()
+        wait_until(lambda: len(got) == count, f'{count} frames (got {len(got)})', timeout=60)
+        print(f'\n{count} x {size >> 20} MiB played and received in {time.monotonic() - start:.2f} s')
+    finally:
+        ours.kill()
+    assert [bytes(g) for g in got] == frames
+
+
+@pytest.mark.parametrize('size,count', [(100, 50), (1 << 20, 30), (6 << 20, 10)], ids=['100B', '1MB', '6MB'])
+def test_an_rclpy_publisher_of_large_frames_is_recorded_by_our_rcl_recorder_byte_for_byte(tmp_path, ros, size, count):
+    from sensor_msgs.msg import Image
+    peer = ros(81, 'camera')
+    pub = peer.node.create_publisher(Image, '/camera/image', RELIABLE_ALL)
+    frames = [image_cdr(i, size) for i in range(count)]
+    out = tmp_path / 'rec'
+    ours = recorder('--topics', '/camera/image', '-o', out, domain=81)
+    try:
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our subscription')
+        start = time.monotonic()
+        for f in frames:
+            pub.publish(f)  # serialized bytes, published as they are
+            time.sleep(1 / 30)  # a camera's rate (the recorder's reader keeps the last 10)
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements', timeout=60)
+        print(f'\n{count} x {size} B published and acknowledged in {time.monotonic() - start:.2f} s')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(out) as reader:
+        got = [bytes(data) for _, _, data in reader.messages()]
+    assert len(got) == count and got == frames
+
+
+def test_fresh_rclpy_clients_are_all_answered_by_our_rcl_player(tmp_path):
+    """Each client is new (its reply reader not yet matched by our reply writer when it calls):
+    every call must still be answered."""
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    ours = player(tmp_path / 'bag', '--start-paused', domain=82)
+    answered = 0
+    try:
+        ours.wait_for_line(START_LINE)
+        for i in range(30):
+            peer = Ros(82, f'client_{i}')
+            try:
+                assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+                answered += 1
+            finally:
+                peer.close()
+    finally:
+        ours.kill()
+    assert answered == 30

@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 
 use super::service::{from_cdr, to_cdr};
 use super::typesupport::{CMessage, ServiceType};
-use super::{ffi, sys, Entity, Executor, NodeHandle, Registration};
+use super::{exit, ffi, sys, Entity, Executor, NodeHandle, Registration};
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::RawClient;
 
@@ -148,13 +148,13 @@ impl Drop for ClientInner {
     fn drop(&mut self) {
         // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it any
         // more; finalised once.
-        unsafe {
+        exit::teardown(|| unsafe {
             let ret = sys::rcl_client_fini(self.handle, self.node.node());
             if ret != ffi::RET_OK {
                 log::debug!("{}", ffi::error(ret, format!("client of {}", self.name)));
             }
             drop(Box::from_raw(self.handle));
-        }
+        });
     }
 }
 

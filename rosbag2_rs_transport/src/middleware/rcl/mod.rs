@@ -14,6 +14,7 @@
 //! when entities come or go, and the node's graph guard condition (graph changes, [`graph`]).
 
 mod client;
+mod exit;
 mod ffi;
 mod graph;
 mod publisher;
@@ -80,6 +81,7 @@ impl NodeHandle {
                 drop(Box::from_raw(context));
                 return Err(e);
             }
+            exit::node_alive();
             let node = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_node()));
             let node_options = sys::rcl_node_get_default_options();
             let ret = sys::rcl_node_init(
@@ -102,6 +104,9 @@ impl NodeHandle {
                 drop(handle);
                 return Err(e);
             }
+            // After the node: the rmw creates its middleware's singletons (and registers their
+            // destructors) with its first node, and the exit handler must run before them.
+            exit::register();
             Ok(handle)
         }
     }
@@ -121,8 +126,8 @@ impl Drop for NodeHandle {
     fn drop(&mut self) {
         // SAFETY: every entity of the node holds this handle, so none is left; the node and
         // context were initialised in `new` (a null node: its init failed) and are finalised
-        // once, node first.
-        unsafe {
+        // once, node first. At exit they are left to the process's end.
+        exit::teardown(|| unsafe {
             if !self.node.is_null() {
                 let ret = sys::rcl_node_fini(self.node);
                 if ret != ffi::RET_OK {
@@ -139,7 +144,8 @@ impl Drop for NodeHandle {
                 log::debug!("{}", ffi::error(ret, "rcl_context_fini".into()));
             }
             drop(Box::from_raw(self.context));
-        }
+        });
+        exit::node_gone();
     }
 }
 
@@ -183,6 +189,11 @@ impl GuardCondition {
     }
 
     fn trigger(&self) {
+        exit::teardown(|| self.trigger_unguarded());
+    }
+
+    /// Triggers without the exit guard (the exit handler's own call).
+    fn trigger_unguarded(&self) {
         // SAFETY: initialised in `new`, finalised only in Drop.
         let ret = unsafe { sys::rcl_trigger_guard_condition(self.handle) };
         if ret != ffi::RET_OK {
@@ -197,10 +208,10 @@ impl GuardCondition {
 impl Drop for GuardCondition {
     fn drop(&mut self) {
         // SAFETY: initialised in `new`; the context is still alive (`_node` drops after).
-        unsafe {
+        exit::teardown(|| unsafe {
             let _ = sys::rcl_guard_condition_fini(self.handle);
             drop(Box::from_raw(self.handle));
-        }
+        });
     }
 }
 
@@ -273,7 +284,7 @@ impl Executor {
                 return;
             }
             let graph_guard = sys::rcl_node_get_graph_guard_condition(self.node.node());
-            while !self.stop.load(Ordering::Acquire) {
+            while !self.stop.load(Ordering::Acquire) && !exit::exiting() {
                 let go_on = self.round(&mut ws, graph_guard);
                 // The round's snapshot is gone: registrations dropped meanwhile may finalise
                 // their entities now.
@@ -283,7 +294,7 @@ impl Executor {
                     break;
                 }
             }
-            let _ = sys::rcl_wait_set_fini(&mut ws);
+            exit::teardown(|| sys::rcl_wait_set_fini(&mut ws));
         }
     }
 
@@ -298,6 +309,9 @@ impl Executor {
         ws: &mut sys::rcl_wait_set_t,
         graph_guard: *const sys::rcl_guard_condition_t,
     ) -> bool {
+        let Some(hold) = exit::round() else {
+            return false;
+        };
         // Keeps every entity in the wait set alive until after rcl_wait returned and what was
         // ready was served (a registration dropped meanwhile waits for the end of the round).
         let snapshot: Vec<Arc<Registered>> = self.entities.lock().clone();
@@ -340,7 +354,14 @@ impl Executor {
                 }
                 indexes.push(index);
             }
-            let ret = sys::rcl_wait(ws, WAIT_TIMEOUT_NS);
+            drop(hold);
+            let ret = {
+                let _in_wait = exit::InWait::enter();
+                sys::rcl_wait(ws, WAIT_TIMEOUT_NS)
+            };
+            let Some(_hold) = exit::round() else {
+                return false;
+            };
             if ret == ffi::RET_TIMEOUT {
                 return true;
             }
@@ -409,7 +430,7 @@ impl Drop for Registration {
             .lock()
             .retain(|e| !Arc::ptr_eq(e, &self.entry));
         self.executor.wake.trigger();
-        if self.executor.thread.get() == Some(&std::thread::current().id()) {
+        if self.executor.thread.get() == Some(&std::thread::current().id()) || exit::exiting() {
             return;
         }
         let deadline = std::time::Instant::now() + RELEASE_TIMEOUT;
@@ -455,6 +476,7 @@ impl RclMiddleware {
             node: node.clone(),
         });
         executor.graph.refresh(&node);
+        exit::track(Arc::downgrade(&executor));
         let runner = executor.clone();
         let thread = std::thread::Builder::new()
             .name("rcl-wait".into())

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use rosbag2_rs_storage::QosProfile;
 
 use super::typesupport::MessageType;
-use super::{ffi, qos, sys, NodeHandle};
+use super::{exit, ffi, qos, sys, NodeHandle};
 use crate::middleware::error::Result;
 use crate::middleware::{check_payload, RawPublisher};
 
@@ -108,7 +108,7 @@ impl RawPublisher for RclPublisher {
 impl Drop for RclPublisher {
     fn drop(&mut self) {
         // SAFETY: initialised in `new` on `node`, which is still alive; finalised once.
-        unsafe {
+        exit::teardown(|| unsafe {
             let ret = sys::rcl_publisher_fini(self.handle, self.node.node());
             if ret != ffi::RET_OK {
                 log::debug!(
@@ -117,6 +117,6 @@ impl Drop for RclPublisher {
                 );
             }
             drop(Box::from_raw(self.handle));
-        }
+        });
     }
 }

@@ -9,9 +9,12 @@ use parking_lot::Mutex;
 
 use super::ffi::{self, SerializedBuffer};
 use super::typesupport::{CMessage, Introspected, ServiceType};
-use super::{sys, NodeHandle};
+use super::{exit, sys, NodeHandle};
 use crate::middleware::error::Result;
 use crate::middleware::{RequestId, ServiceHandler};
+
+/// How many times a response is sent while the client's reply reader is not matched.
+const SEND_ATTEMPTS: u32 = 10;
 
 /// A C message struct as CDR bytes (encapsulation header included).
 pub(crate) fn to_cdr(message: &CMessage, introspected: &Introspected) -> Result<SerializedBuffer> {
@@ -152,13 +155,26 @@ impl Service {
             }
         };
         let mut response = from_cdr(&reply, &self.type_support.response)?;
-        // SAFETY: the service is valid; the request id is the one rcl gave with the request;
-        // `response` is an initialised struct of the response type.
-        let ret = unsafe {
-            sys::rcl_send_response(self.handle, &mut header.request_id, response.as_mut_ptr())
-        };
-        ffi::check(ret, || "cannot send the response".into())?;
-        Ok(true)
+        // A fresh client's reply reader may not be matched yet (discovery is not symmetric):
+        // rmw_fastrtps waits 100 ms for it, then gives up with RMW_RET_TIMEOUT. Try for up to
+        // SEND_ATTEMPTS of those, as our native backends wait (at most 1 s) for the match.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            // SAFETY: the service is valid; the request id is the one rcl gave with the request;
+            // `response` is an initialised struct of the response type.
+            let ret = unsafe {
+                sys::rcl_send_response(self.handle, &mut header.request_id, response.as_mut_ptr())
+            };
+            if ret == ffi::RET_TIMEOUT && attempts < SEND_ATTEMPTS {
+                let _ = ffi::error(ret, String::new()); // resets rcl's error state
+                continue;
+            }
+            ffi::check(ret, || {
+                format!("cannot send the response ({attempts} attempts)")
+            })?;
+            return Ok(true);
+        }
     }
 }
 
@@ -166,12 +182,12 @@ impl Drop for Service {
     fn drop(&mut self) {
         // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it any
         // more; finalised once.
-        unsafe {
+        exit::teardown(|| unsafe {
             let ret = sys::rcl_service_fini(self.handle, self.node.node());
             if ret != ffi::RET_OK {
                 log::debug!("{}", ffi::error(ret, format!("service {}", self.name)));
             }
             drop(Box::from_raw(self.handle));
-        }
+        });
     }
 }

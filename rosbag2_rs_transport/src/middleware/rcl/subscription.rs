@@ -11,7 +11,7 @@ use rosbag2_rs_storage::QosProfile;
 
 use super::ffi::{self, SerializedBuffer};
 use super::typesupport::MessageType;
-use super::{qos, sys, NodeHandle};
+use super::{exit, qos, sys, NodeHandle};
 use crate::middleware::error::Result;
 use crate::middleware::{MessageCallback, ReceivedMessage};
 
@@ -125,7 +125,7 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it
         // any more (the wait thread dropped its last reference); finalised once.
-        unsafe {
+        exit::teardown(|| unsafe {
             let ret = sys::rcl_subscription_fini(self.handle, self.node.node());
             if ret != ffi::RET_OK {
                 log::debug!(
@@ -134,6 +134,6 @@ impl Drop for Subscription {
                 );
             }
             drop(Box::from_raw(self.handle));
-        }
+        });
     }
 }
