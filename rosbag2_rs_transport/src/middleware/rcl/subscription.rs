@@ -122,7 +122,13 @@ impl Subscription {
 }
 
 impl Drop for Subscription {
+    /// Hands the messages still in the rmw's reader cache to the callback (they were received,
+    /// and acknowledged to reliable writers: a DDS listener would have delivered them already),
+    /// then finalises the subscription.
     fn drop(&mut self) {
+        if !exit::exiting() {
+            let _ = exit::teardown(|| self.take_all(&AtomicBool::new(false)));
+        }
         // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it
         // any more (the wait thread dropped its last reference); finalised once.
         exit::teardown(|| unsafe {
