@@ -458,3 +458,40 @@ def test_fresh_rclpy_clients_are_all_answered_by_our_rcl_player(tmp_path):
     finally:
         ours.kill()
     assert answered == 30
+
+
+def test_our_rcl_player_describes_its_types_as_an_rclpy_node_does(tmp_path, ros):
+    """A service with nested sequences and strings both ways (type_description_interfaces): the
+    request and response structs built through introspection and rmw_(de)serialize."""
+    from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
+    from builtin_interfaces.msg import Time
+    from type_description_interfaces.srv import GetTypeDescription
+    from unique_identifier_msgs.msg import UUID
+    type_name = 'action_msgs/msg/GoalStatusArray'
+    message = GoalStatusArray(status_list=[
+        GoalStatus(goal_info=GoalInfo(goal_id=UUID(uuid=list(range(i, i + 16))), stamp=Time(sec=i, nanosec=7)),
+                   status=GoalStatus.STATUS_SUCCEEDED) for i in range(3)])
+    peer = ros(83, 'status_talker')
+    peer.node.create_publisher(GoalStatusArray, '/goal_status', 10)
+    hash_ = str(peer.node.get_publishers_info_by_topic('/goal_status')[0].topic_type_hash)
+    request = GetTypeDescription.Request(type_name=type_name, type_hash=hash_, include_type_sources=True)
+    reference = peer.call(GetTypeDescription, '/status_talker/get_type_description', request)
+    assert reference.successful, reference.failure_reason
+    store = get_typestore(Stores.ROS2_JAZZY)
+    with Writer(tmp_path / 'bag', version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conn = writer.add_connection('/goal_status', type_name, typestore=store)
+        writer.write(conn, T0, bytes(serialize_message(message)))
+    ours = player(tmp_path / 'bag', '--start-paused', domain=83)
+    try:
+        ours.wait_for_line(START_LINE)
+        service = '/rosbag2_player/get_type_description'
+        answer = peer.call(GetTypeDescription, service, request)
+        assert answer.successful, answer.failure_reason
+        assert answer.type_description == reference.type_description
+        assert {s.type_name for s in answer.type_sources} >= {type_name, 'action_msgs/msg/GoalStatus',
+                                                              'unique_identifier_msgs/msg/UUID'}
+        wrong = peer.call(GetTypeDescription, service,
+                          GetTypeDescription.Request(type_name=type_name, type_hash='RIHS01_' + '0' * 64))
+        assert not wrong.successful and wrong.failure_reason
+    finally:
+        ours.kill()
