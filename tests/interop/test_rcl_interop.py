@@ -495,3 +495,21 @@ def test_our_rcl_player_describes_its_types_as_an_rclpy_node_does(tmp_path, ros)
         assert not wrong.successful and wrong.failure_reason
     finally:
         ours.kill()
+
+
+def test_an_rcl_build_runs_on_a_native_backend_on_request(tmp_path):
+    """ROSBAG2_RS_MIDDLEWARE=native: today's backends. RMW_IMPLEMENTATION is left unset (the native
+    default of a build without the `fastdds` feature is Cyclone DDS): with PyPI's wheels, librcl's
+    load-time check exits the process when RMW_IMPLEMENTATION names another rmw than the one it
+    links (there is no rmw_implementation to load it)."""
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    env = {k: v for k, v in ours_env(84).items() if k != 'RMW_IMPLEMENTATION'}
+    env['ROSBAG2_RS_MIDDLEWARE'] = 'native'
+    proc = subprocess.run([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls'],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert 'middleware: Cyclone DDS (rmw_cyclonedds_cpp)' in proc.stderr and 'middleware: rcl' not in proc.stderr, \
+        proc.stderr
+    bad = subprocess.run([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls'],
+                         capture_output=True, text=True, env={**env, 'ROSBAG2_RS_MIDDLEWARE': 'rmw'}, timeout=60)
+    assert bad.returncode != 0 and "ROSBAG2_RS_MIDDLEWARE='rmw'" in bad.stderr, bad.stderr
