@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! dds_probe publish TOPIC TYPE [latched]   # publishes each stdin line (hex CDR) once a reader matches
-//! dds_probe echo TOPIC TYPE COUNT [latched] # prints COUNT received messages as hex lines
+//! dds_probe echo TOPIC TYPE COUNT [latched|gid] # prints COUNT received messages as hex lines (gid: "<hex> <publisher gid hex or ->")
 //! dds_probe serve NODE                      # serves /NODE/set_rate and /NODE/is_paused until stdin closes
 //! dds_probe topics TOPIC [node]             # waits for TOPIC (and its node's name), prints "name type reliability durability node typehash" lines
 //! dds_probe call NODE RATE                  # calls /NODE/set_rate (RATE) and /NODE/is_paused, prints "set_rate SUCCESS" and "paused PAUSED"
@@ -72,6 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "echo" => {
             let count: usize = arg(3)?.parse()?;
             let latched = args.get(4).is_some_and(|a| a == "latched");
+            let with_gid = args.get(4).is_some_and(|a| a == "gid");
             let (tx, rx) = crossbeam_channel::unbounded();
             let _sub = node.create_subscription(
                 arg(1)?,
@@ -81,8 +82,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )?;
             println!("ready");
             for _ in 0..count {
-                let m = rx.recv_timeout(Duration::from_secs(30))?;
-                println!("{}", hex(&m.data));
+                let m: rosbag2_rs_transport::ReceivedMessage =
+                    rx.recv_timeout(Duration::from_secs(30))?;
+                if with_gid {
+                    let gid = m.publisher_gid.map_or("-".into(), |g| hex(&g));
+                    println!("{} {gid}", hex(&m.data));
+                } else {
+                    println!("{}", hex(&m.data));
+                }
             }
         }
         "serve" => {

@@ -513,3 +513,26 @@ def test_an_rcl_build_runs_on_a_native_backend_on_request(tmp_path):
     bad = subprocess.run([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls'],
                          capture_output=True, text=True, env={**env, 'ROSBAG2_RS_MIDDLEWARE': 'rmw'}, timeout=60)
     assert bad.returncode != 0 and "ROSBAG2_RS_MIDDLEWARE='rmw'" in bad.stderr, bad.stderr
+
+
+def test_our_rcl_subscription_reports_the_rclpy_publishers_gid(ros):
+    """The message info's publisher GID reaches ReceivedMessage::publisher_gid: the GID rclpy's
+    graph reports for its publisher."""
+    peer = ros(85, 'talker')
+    pub = peer.node.create_publisher(String, '/gid_topic', RELIABLE_ALL)
+    [info] = peer.node.get_publishers_info_by_topic('/gid_topic')
+    expected = bytes(info.endpoint_gid[:16]).hex()
+    proc = subprocess.Popen([str(probe()), 'echo', '/gid_topic', 'std_msgs/msg/String', '1', 'gid'],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ours_env(85))
+    try:
+        assert proc.stdout.readline().strip() == 'ready'
+        wait_until(lambda: pub.get_subscription_count() == 1, 'the probe to subscribe')
+        pub.publish(String(data='who'))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    [line] = out.splitlines()
+    data, gid = line.split()
+    assert deserialize_message(bytes.fromhex(data), String).data == 'who'
+    assert gid == expected, (gid, expected, err)

@@ -41,6 +41,9 @@ pub struct ReceivedMessage {
     pub recv_timestamp: i64,
     /// When its publisher sent it, ns since the epoch, if the middleware carries it.
     pub send_timestamp: Option<i64>,
+    /// Its publisher's GID (the first 16 bytes, as rmw reports it), where the backend gives it
+    /// (rcl: the message info; Zenoh: the attachment).
+    pub publisher_gid: Option<[u8; 16]>,
 }
 
 /// Called for every message of a subscription, on a backend thread (DDS) or on the publishing

@@ -115,6 +115,7 @@ impl Subscription {
                 data: Bytes::from_owner(buffer),
                 recv_timestamp,
                 send_timestamp: (info.source_timestamp > 0).then_some(info.source_timestamp),
+                publisher_gid: Some(super::service::gid16(&info.publisher_gid.data)),
             };
             (self.callback.lock())(message);
         }
