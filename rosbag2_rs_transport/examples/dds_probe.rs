@@ -6,6 +6,7 @@
 //! dds_probe echo TOPIC TYPE COUNT [latched|gid] # prints COUNT received messages as hex lines (gid: "<hex> <publisher gid hex or ->")
 //! dds_probe serve NODE                      # serves /NODE/set_rate and /NODE/is_paused until stdin closes
 //! dds_probe topics TOPIC [node]             # waits for TOPIC (and its node's name), prints "name type reliability durability node typehash" lines
+//! dds_probe nodes NAME                      # rcl builds: waits for node NAME, prints "namespace name enclave" lines
 //! dds_probe call NODE RATE                  # calls /NODE/set_rate (RATE) and /NODE/is_paused, prints "set_rate SUCCESS" and "paused PAUSED"
 //! ```
 
@@ -133,6 +134,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         p.type_hash.as_deref().unwrap_or("-")
                     );
                 }
+            }
+        }
+        #[cfg(rosbag2_rs_rcl)]
+        "nodes" => {
+            // The graph's node list is rcl's (rcl_get_node_names_with_enclaves): its own node.
+            let rcl = rosbag2_rs_transport::RclMiddleware::new("dds_probe_nodes", "/")?;
+            let wanted = arg(1)?;
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let mut nodes = rcl.node_names()?;
+            while !nodes.iter().any(|(_, name, _)| name == wanted) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+                nodes = rcl.node_names()?;
+            }
+            for (namespace, name, enclave) in nodes {
+                println!("{namespace} {name} {enclave}");
             }
         }
         "call" => {

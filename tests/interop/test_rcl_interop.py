@@ -536,3 +536,16 @@ def test_our_rcl_subscription_reports_the_rclpy_publishers_gid(ros):
     data, gid = line.split()
     assert deserialize_message(bytes.fromhex(data), String).data == 'who'
     assert gid == expected, (gid, expected, err)
+
+
+def test_our_rcl_graph_lists_rclpy_nodes_with_namespaces_and_enclaves(ros):
+    peer = ros(86, 'lister_target')
+    other = rclpy.create_node('inner', namespace='/robot', context=peer.context)
+    try:
+        proc = subprocess.run([str(probe()), 'nodes', 'inner'], capture_output=True, text=True, env=ours_env(86),
+                              timeout=60)
+    finally:
+        other.destroy_node()
+    lines = {tuple(line.split()) for line in proc.stdout.splitlines()}
+    assert {('/', 'lister_target', '/'), ('/robot', 'inner', '/'), ('/', 'dds_probe_nodes', '/')} <= lines, \
+        proc.stdout + proc.stderr
