@@ -549,3 +549,32 @@ def test_our_rcl_graph_lists_rclpy_nodes_with_namespaces_and_enclaves(ros):
     lines = {tuple(line.split()) for line in proc.stdout.splitlines()}
     assert {('/', 'lister_target', '/'), ('/robot', 'inner', '/'), ('/', 'dds_probe_nodes', '/')} <= lines, \
         proc.stdout + proc.stderr
+
+
+def test_an_rclpy_client_triggers_a_snapshot_of_our_rcl_recorder(tmp_path, ros):
+    """rosbag2_rs_interfaces/srv/TriggerSnapshot, from the colcon overlay's type supports (strings,
+    a string sequence, nested times in the request)."""
+    from rosbag2_rs_interfaces.srv import TriggerSnapshot
+    peer = ros(87, 'talker')
+    pub = peer.node.create_publisher(String, '/snap', RELIABLE_ALL)
+    noise = peer.node.create_publisher(String, '/noise', RELIABLE_ALL)
+    ours = recorder('--snapshot', '--topics', '/snap', '/noise', '-o', tmp_path / 'buffer', domain=87)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: pub.get_subscription_count() == 1 and noise.get_subscription_count() == 1,
+                   'our subscriptions')
+        for i in range(10):
+            pub.publish(String(data=f'snap {i}'))
+            noise.publish(String(data=f'noise {i}'))
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        # A round trip through our node's wait thread: what arrived before is taken by then.
+        assert peer.call(IsPaused, '/rosbag2_recorder/is_paused').paused is False
+        request = TriggerSnapshot.Request(filename=str(tmp_path / 'snap'), topics=['/snap'])
+        reply = peer.call(TriggerSnapshot, '/rosbag2_recorder/snapshot/trigger', request)
+        assert reply.success is True, reply.message
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(tmp_path / 'snap') as reader:
+        rows = [(c.topic, deserialize_message(bytes(d), String).data) for c, _, d in reader.messages()]
+    assert rows == [('/snap', f'snap {i}') for i in range(10)]
