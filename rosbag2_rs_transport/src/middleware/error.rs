@@ -105,6 +105,15 @@ pub enum TransportError {
         #[source]
         source: RclError,
     },
+    /// An rmw function the rcl backend looks up in the process and did not find.
+    #[error("rcl: the rmw's {symbol} is not in the process")]
+    RmwSymbol {
+        /// The function.
+        symbol: &'static str,
+        /// What the dynamic loader said.
+        #[source]
+        source: libloading::Error,
+    },
     /// A type whose type support is not installed (the rcl backend loads it at run time).
     #[error(
         "type '{type_name}' is not installed: install the ROS 2 package '{package}' \

@@ -166,37 +166,33 @@ pub(crate) struct Rmw {
     pub identifier: String,
 }
 
-/// Looks the rmw functions up in the process once: rcl's rmw (through `rmw_implementation`, or
-/// linked directly as in PyPI's wheels) is loaded with rcl and exports them.
+/// Looks the rmw functions up in the process (once found, kept): rcl's rmw (through
+/// `rmw_implementation`, or linked directly as in PyPI's wheels) is loaded with rcl and exports
+/// them.
 pub(crate) fn rmw() -> Result<&'static Rmw> {
-    static RMW: OnceLock<std::result::Result<Rmw, String>> = OnceLock::new();
-    RMW.get_or_init(|| {
-        let this = libloading::os::unix::Library::this();
-        // SAFETY: the symbols have these C signatures in every rmw (rmw/rmw.h), and the rmw
-        // library stays loaded for the process's life (rcl links it).
-        unsafe {
-            let serialize = *this
-                .get::<SerializeFn>(b"rmw_serialize\0")
-                .map_err(|e| e.to_string())?;
-            let deserialize = *this
-                .get::<DeserializeFn>(b"rmw_deserialize\0")
-                .map_err(|e| e.to_string())?;
-            let identifier = *this
-                .get::<IdentifierFn>(b"rmw_get_implementation_identifier\0")
-                .map_err(|e| e.to_string())?;
-            Ok(Rmw {
-                serialize,
-                deserialize,
-                identifier: string(identifier()),
-            })
+    static RMW: OnceLock<Rmw> = OnceLock::new();
+    if let Some(rmw) = RMW.get() {
+        return Ok(rmw);
+    }
+    let this = libloading::os::unix::Library::this();
+    let missing = |symbol: &'static str| move |source| TransportError::RmwSymbol { symbol, source };
+    // SAFETY: the symbols have these C signatures in every rmw (rmw/rmw.h), and the rmw library
+    // stays loaded for the process's life (rcl links it).
+    let rmw = unsafe {
+        let serialize = *this
+            .get::<SerializeFn>(b"rmw_serialize\0")
+            .map_err(missing("rmw_serialize"))?;
+        let deserialize = *this
+            .get::<DeserializeFn>(b"rmw_deserialize\0")
+            .map_err(missing("rmw_deserialize"))?;
+        let identifier = *this
+            .get::<IdentifierFn>(b"rmw_get_implementation_identifier\0")
+            .map_err(missing("rmw_get_implementation_identifier"))?;
+        Rmw {
+            serialize,
+            deserialize,
+            identifier: string(identifier()),
         }
-    })
-    .as_ref()
-    .map_err(|e| TransportError::Rcl {
-        what: "cannot find the rmw's functions in the process".into(),
-        source: RclError {
-            code: sys::RCL_RET_ERROR,
-            message: e.clone(),
-        },
-    })
+    };
+    Ok(RMW.get_or_init(|| rmw))
 }
