@@ -355,7 +355,7 @@ def test_our_rcl_graph_lists_an_rclpy_publisher_with_node_qos_and_type_hash(ros)
         proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize('ending', ['player: end of bag', 'player: SIGTERM', 'recorder: SIGINT'])
+@pytest.mark.parametrize('ending', ['player: end of bag', 'player: SIGTERM', 'player: stop service', 'recorder: SIGINT'])
 def test_our_rcl_nodes_leave_the_graph_at_once(tmp_path, ros, ending):
     """Node and context finalised on every way out: rclpy stops listing the node at once, not
     after the DDS participant's lease."""
@@ -371,6 +371,9 @@ def test_our_rcl_nodes_leave_the_graph_at_once(tmp_path, ros, ending):
         wait_until(lambda: (name, '/') in peer.node.get_node_names_and_namespaces(), 'our node')
         if ending == 'player: end of bag':
             peer.call(Resume, '/rosbag2_player/resume')
+        elif ending == 'player: stop service':
+            from rosbag2_interfaces.srv import Stop
+            peer.call(Stop, '/rosbag2_player/stop')
         else:
             ours.proc.send_signal(signal.SIGTERM if 'SIGTERM' in ending else signal.SIGINT)
         ours.finish()
