@@ -1,9 +1,15 @@
-//! Build script: gives the executables the RPATH of the Fast DDS that rosbag2_rs_transport links
-//! (feature `fastdds`) when it is outside the system's library directories.
+//! Build script: gives the executables the RPATH of the Fast DDS (feature `fastdds`) or the ROS 2
+//! (the rcl backend) that rosbag2_rs_transport links when it is outside the system's library
+//! directories, and the link arguments it asks executables to add (libpython, for the rcl backend
+//! in a venv of PyPI's ROS 2 wheels).
 
 fn main() {
     println!("cargo:rerun-if-env-changed=DEP_ROSBAG2_RS_FASTDDS_RPATH");
+    println!("cargo:rerun-if-env-changed=DEP_ROSBAG2_RS_FASTDDS_LINK_ARGS");
     if let Ok(lib) = std::env::var("DEP_ROSBAG2_RS_FASTDDS_RPATH") {
         println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{lib}");
+    }
+    if let Ok(args) = std::env::var("DEP_ROSBAG2_RS_FASTDDS_LINK_ARGS") {
+        println!("cargo:rustc-link-arg={args}");
     }
 }

@@ -12,6 +12,11 @@
 //!   `include/x86_64-linux-gnu`), and `libfastrtps.so`.
 //!
 //! Both link `libfastcdr.so` beside it.
+//!
+//! Independently of features: when `AMENT_PREFIX_PATH` names a ROS 2 with rcl (a sourced
+//! `/opt/ros/<distro>`, or a venv of PyPI's ROS 2 wheels), compiles the rcl backend
+//! (`src/middleware/rcl/`) with bindings that bindgen generates here from that ROS 2's own
+//! headers, and sets the cfg `rosbag2_rs_rcl` (see [`rcl`]). Without it, nothing changes.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -111,6 +116,9 @@ fn prefixes() -> Vec<PathBuf> {
     out
 }
 
+#[path = "build/rcl.rs"]
+mod rcl;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     for var in [
@@ -120,9 +128,30 @@ fn main() {
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
-    if env::var_os("CARGO_FEATURE_FASTDDS").is_none() {
-        return;
+    let mut rpath_dirs: Vec<PathBuf> = rcl::configure();
+    if env::var_os("CARGO_FEATURE_FASTDDS").is_some() {
+        rpath_dirs.extend(fastdds());
     }
+    // Libraries outside the system's library directories (a ROS 2 install, a venv of ROS 2
+    // wheels) are found at run time through the executables' RPATH (DT_RPATH, which also serves
+    // those libraries' own dependencies): this package's executables here, ros2bag_rs_cli's
+    // through the `rpath` metadata (DEP_ROSBAG2_RS_FASTDDS_RPATH).
+    let mut unique: Vec<PathBuf> = Vec::new();
+    for d in rpath_dirs {
+        if !unique.contains(&d) {
+            unique.push(d);
+        }
+    }
+    if !unique.is_empty() {
+        let rpath = env::join_paths(&unique).expect("library paths without ':'");
+        let rpath = rpath.to_string_lossy();
+        println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{rpath}");
+        println!("cargo:rpath={rpath}");
+    }
+}
+
+/// Compiles and links the Fast DDS shim; returns the directories the executables' RPATH needs.
+fn fastdds() -> Vec<PathBuf> {
     let shim = Path::new("src/middleware/fastdds");
     println!("cargo:rerun-if-changed={}", shim.join("shim.cpp").display());
     println!("cargo:rerun-if-changed={}", shim.join("shim.hpp").display());
@@ -149,17 +178,12 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", fastdds.lib.display());
     println!("cargo:rustc-link-lib=dylib={}", fastdds.lib_name);
     println!("cargo:rustc-link-lib=dylib=fastcdr");
-    // A Fast DDS outside the system's library directories (a ROS 2 install, a venv of ROS 2
-    // wheels) is found at run time through the executables' RPATH (DT_RPATH, which also serves
-    // Fast DDS's own dependencies): this package's executables here, ros2bag_rs_cli's through
-    // the `rpath` metadata (DEP_ROSBAG2_RS_FASTDDS_RPATH).
     if !fastdds.lib.starts_with("/usr/lib") && !fastdds.lib.starts_with("/lib") {
         let mut dirs = vec![fastdds.lib.clone()];
         dirs.extend(wheel_libs(&fastdds.lib));
-        let rpath = env::join_paths(&dirs).expect("library paths without ':'");
-        let rpath = rpath.to_string_lossy();
-        println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{rpath}");
-        println!("cargo:rpath={rpath}");
+        dirs
+    } else {
+        Vec::new()
     }
 }
 

@@ -3,9 +3,11 @@
 //!
 //! ```text
 //! dds_probe publish TOPIC TYPE [latched]   # publishes each stdin line (hex CDR) once a reader matches
-//! dds_probe echo TOPIC TYPE COUNT [latched] # prints COUNT received messages as hex lines
+//! dds_probe echo TOPIC TYPE COUNT [latched|gid] # prints COUNT received messages as hex lines (gid: "<hex> <publisher gid hex or ->")
 //! dds_probe serve NODE                      # serves /NODE/set_rate and /NODE/is_paused until stdin closes
 //! dds_probe topics TOPIC [node]             # waits for TOPIC (and its node's name), prints "name type reliability durability node typehash" lines
+//! dds_probe nodes NAME                      # rcl builds: waits for node NAME, prints "namespace name enclave" lines
+//! dds_probe call NODE RATE                  # calls /NODE/set_rate (RATE) and /NODE/is_paused, prints "set_rate SUCCESS" and "paused PAUSED"
 //! ```
 
 use std::io::BufRead;
@@ -14,11 +16,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{
-    IsPaused, IsPausedResponse, SetRate, SetRateResponse,
+    IsPaused, IsPausedRequest, IsPausedResponse, SetRate, SetRateRequest, SetRateResponse,
 };
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport::{create_node, serve};
+use rosbag2_rs_transport::{create_node, serve, Client};
 
 fn qos(latched: bool) -> QosProfile {
     if latched {
@@ -71,6 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "echo" => {
             let count: usize = arg(3)?.parse()?;
             let latched = args.get(4).is_some_and(|a| a == "latched");
+            let with_gid = args.get(4).is_some_and(|a| a == "gid");
             let (tx, rx) = crossbeam_channel::unbounded();
             let _sub = node.create_subscription(
                 arg(1)?,
@@ -80,8 +83,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )?;
             println!("ready");
             for _ in 0..count {
-                let m = rx.recv_timeout(Duration::from_secs(30))?;
-                println!("{}", hex(&m.data));
+                let m: rosbag2_rs_transport::ReceivedMessage =
+                    rx.recv_timeout(Duration::from_secs(30))?;
+                if with_gid {
+                    let gid = m.publisher_gid.map_or("-".into(), |g| hex(&g));
+                    println!("{} {gid}", hex(&m.data));
+                } else {
+                    println!("{}", hex(&m.data));
+                }
             }
         }
         "serve" => {
@@ -126,6 +135,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     );
                 }
             }
+        }
+        #[cfg(rosbag2_rs_rcl)]
+        "nodes" => {
+            // The graph's node list is rcl's (rcl_get_node_names_with_enclaves): its own node.
+            let rcl = rosbag2_rs_transport::RclMiddleware::new("dds_probe_nodes", "/")?;
+            let wanted = arg(1)?;
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let mut nodes = rcl.node_names()?;
+            while !nodes.iter().any(|(_, name, _)| name == wanted) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+                nodes = rcl.node_names()?;
+            }
+            for (namespace, name, enclave) in nodes {
+                println!("{namespace} {name} {enclave}");
+            }
+        }
+        "call" => {
+            let name = arg(1)?;
+            let rate: f64 = arg(2)?.parse()?;
+            let timeout = Duration::from_secs(20);
+            let set_rate = Client::<SetRate>::new(node, &format!("/{name}/set_rate"))?;
+            if !set_rate.wait_for_service(timeout) {
+                return Err("set_rate not available".into());
+            }
+            let reply = set_rate.call(&SetRateRequest { rate }, timeout)?;
+            println!("set_rate {}", reply.success);
+            let is_paused = Client::<IsPaused>::new(node, &format!("/{name}/is_paused"))?;
+            if !is_paused.wait_for_service(timeout) {
+                return Err("is_paused not available".into());
+            }
+            let reply = is_paused.call(&IsPausedRequest::default(), timeout)?;
+            println!("paused {}", reply.paused);
         }
         other => return Err(format!("unknown command '{other}'").into()),
     }

@@ -5,8 +5,10 @@
 //! - **The middleware**: one narrow [`Middleware`] interface over serialized messages (publish,
 //!   subscribe, services, graph queries), with a Cyclone DDS backend ([`DdsMiddleware`], the
 //!   default: the DDS under rmw_cyclonedds_cpp, no ROS 2 installation needed) and a
-//!   deterministic in-process backend ([`InProcessBus`]) for tests and benchmarks. Typed
-//!   services ([`serve`], [`Client`]) sit on top.
+//!   deterministic in-process backend ([`InProcessBus`]) for tests and benchmarks. Built in a
+//!   sourced ROS 2 (`AMENT_PREFIX_PATH` naming rcl), an rcl backend (`RclMiddleware`: rcl and
+//!   the rmw ROS 2 selects) is compiled too and is the default ([`Layer`]). Typed services
+//!   ([`serve`], [`Client`]) sit on top.
 //! - **The player** ([`Player`]): plays bags onto the graph under full time control (pause,
 //!   rate, seek, play-next, burst, `/clock`, sim time), with rosbag2's services. All time logic
 //!   is the [`PlayerClock`](rosbag2_rs_clock::PlayerClock)'s.
@@ -41,7 +43,9 @@ pub use middleware::error::{Result, TransportError};
 pub use middleware::fastdds::{FastDdsConfig, FastDdsMiddleware};
 pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;
-pub use middleware::select::{create_node, Rmw};
+#[cfg(rosbag2_rs_rcl)]
+pub use middleware::rcl::RclMiddleware;
+pub use middleware::select::{create_node, Layer, Rmw};
 pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
 /// The rmw_zenoh_cpp-compatible backend and the `rmw_zenohd`-like router.
 #[cfg(feature = "zenoh")]

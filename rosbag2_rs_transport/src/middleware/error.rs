@@ -96,6 +96,58 @@ pub enum TransportError {
     /// The middleware itself failed (DDS entity creation, sockets, ...).
     #[error("middleware: {0}")]
     Middleware(String),
+    /// An rcl or rmw call of the rcl backend that failed.
+    #[error("rcl: {what}")]
+    Rcl {
+        /// What was being done.
+        what: String,
+        /// The return code and rcl's error string.
+        #[source]
+        source: RclError,
+    },
+    /// An rmw function the rcl backend looks up in the process and did not find.
+    #[error("rcl: the rmw's {symbol} is not in the process")]
+    RmwSymbol {
+        /// The function.
+        symbol: &'static str,
+        /// What the dynamic loader said.
+        #[source]
+        source: libloading::Error,
+    },
+    /// A type whose type support is not installed (the rcl backend loads it at run time).
+    #[error(
+        "type '{type_name}' is not installed: install the ROS 2 package '{package}' \
+         (no {library} in the ament index of AMENT_PREFIX_PATH)"
+    )]
+    TypeSupportMissing {
+        /// The type, `pkg/msg/Type` or `pkg/srv/Type`.
+        type_name: String,
+        /// The package to install.
+        package: String,
+        /// The library looked for.
+        library: String,
+    },
+    /// A type support library that does not load, or lacks the type's symbol.
+    #[error("type support of '{type_name}' in {}", library.display())]
+    TypeSupportLoad {
+        /// The type.
+        type_name: String,
+        /// The library.
+        library: std::path::PathBuf,
+        /// What the dynamic loader said.
+        #[source]
+        source: libloading::Error,
+    },
+}
+
+/// A failed rcl or rmw call: its return code and the error string rcl set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (return code {code})")]
+pub struct RclError {
+    /// The `rcl_ret_t` / `rmw_ret_t`.
+    pub code: i32,
+    /// rcl's error string (`rcl_get_error_string`), or a description of the code.
+    pub message: String,
 }
 
 impl TransportError {

@@ -185,6 +185,7 @@ impl RawPublisher for InProcessPublisher {
                 data: data.clone(),
                 recv_timestamp,
                 send_timestamp: Some(send_timestamp),
+                publisher_gid: None,
             });
         }
         Ok(())
@@ -347,6 +348,7 @@ impl Middleware for InProcessNode {
                 data,
                 recv_timestamp: now,
                 send_timestamp: None,
+                publisher_gid: None,
             });
         }
         Ok(Handle::new(Remover {

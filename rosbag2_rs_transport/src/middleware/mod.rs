@@ -5,7 +5,9 @@
 //! in [`select`]: `fastdds::FastDdsMiddleware` (Fast DDS, feature `fastdds`),
 //! [`crate::middleware::cyclonedds::DdsMiddleware`] (Cyclone DDS) and
 //! [`crate::middleware::inprocess::InProcessBus`] (deterministic, for tests and benchmarks); what
-//! both DDS backends share is in `dds_common`.
+//! both DDS backends share is in `dds_common`. Built in a sourced ROS 2 (the build script finds
+//! rcl under `AMENT_PREFIX_PATH`), `rcl::RclMiddleware` is the default: rcl and the rmw the
+//! sourced ROS 2 selects; `ROSBAG2_RS_MIDDLEWARE=native` picks the backends above.
 
 use std::time::Duration;
 
@@ -19,6 +21,8 @@ pub(crate) mod error;
 pub(crate) mod fastdds;
 pub(crate) mod inprocess;
 pub(crate) mod names;
+#[cfg(rosbag2_rs_rcl)]
+pub mod rcl;
 pub(crate) mod select;
 pub(crate) mod services;
 pub(crate) mod type_hashes;
@@ -37,6 +41,9 @@ pub struct ReceivedMessage {
     pub recv_timestamp: i64,
     /// When its publisher sent it, ns since the epoch, if the middleware carries it.
     pub send_timestamp: Option<i64>,
+    /// Its publisher's GID (the first 16 bytes, as rmw reports it), where the backend gives it
+    /// (rcl: the message info; Zenoh: the attachment).
+    pub publisher_gid: Option<[u8; 16]>,
 }
 
 /// Called for every message of a subscription, on a backend thread (DDS) or on the publishing

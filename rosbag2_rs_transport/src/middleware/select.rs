@@ -132,8 +132,60 @@ impl std::fmt::Display for Rmw {
     }
 }
 
-/// Creates a node on the middleware `RMW_IMPLEMENTATION` selects and logs which one it is.
+/// Which layer a node talks through, as `ROSBAG2_RS_MIDDLEWARE` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// rcl and the rmw the sourced ROS 2 selects (builds that found rcl; their default).
+    Rcl,
+    /// Our own backends, chosen by `RMW_IMPLEMENTATION` ([`Rmw`]); the default of builds without
+    /// rcl.
+    Native,
+}
+
+impl Layer {
+    /// Whether this build has the rcl backend (built with a sourced ROS 2).
+    pub const RCL_BUILT: bool = cfg!(rosbag2_rs_rcl);
+
+    /// The layer `ROSBAG2_RS_MIDDLEWARE` names (`rcl` or `native`; unset or empty: rcl where
+    /// built, native otherwise).
+    pub fn parse(value: Option<&str>) -> Result<Layer> {
+        match value.map(str::trim).unwrap_or_default() {
+            "" if Self::RCL_BUILT => Ok(Layer::Rcl),
+            "" | "native" => Ok(Layer::Native),
+            "rcl" if Self::RCL_BUILT => Ok(Layer::Rcl),
+            "rcl" => Err(TransportError::InvalidArgument(
+                "ROSBAG2_RS_MIDDLEWARE=rcl: this build has no rcl backend (build it with a \
+                 sourced ROS 2: AMENT_PREFIX_PATH naming rcl)"
+                    .into(),
+            )),
+            other => Err(TransportError::InvalidArgument(format!(
+                "ROSBAG2_RS_MIDDLEWARE='{other}': expected 'rcl' or 'native'"
+            ))),
+        }
+    }
+
+    /// The layer the process environment selects.
+    pub fn from_env() -> Result<Layer> {
+        Layer::parse(std::env::var("ROSBAG2_RS_MIDDLEWARE").ok().as_deref())
+    }
+}
+
+/// Creates a node on the middleware the environment selects and logs which one it is: rcl in a
+/// build that found it (unless `ROSBAG2_RS_MIDDLEWARE=native`), else the backend
+/// `RMW_IMPLEMENTATION` selects.
 pub fn create_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
+    #[cfg(rosbag2_rs_rcl)]
+    if Layer::from_env()? == Layer::Rcl {
+        let node = crate::middleware::rcl::RclMiddleware::new(name, namespace)?;
+        log::info!(
+            "middleware: rcl ({}, {})",
+            node.rmw_identifier(),
+            crate::middleware::rcl::ROS_DISTRO
+        );
+        return Ok(Arc::new(node));
+    }
+    #[cfg(not(rosbag2_rs_rcl))]
+    Layer::from_env()?;
     let rmw = Rmw::from_env()?;
     let node = rmw.create_node(name, namespace)?;
     log::info!("middleware: {} ({})", rmw.vendor(), rmw.rmw_name());
@@ -159,6 +211,21 @@ mod tests {
             err.contains("rmw_connextdds") && err.contains("rmw_zenoh_cpp"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_layer_is_rcl_where_built_and_native_on_request() {
+        assert_eq!(Layer::parse(Some("native")).unwrap(), Layer::Native);
+        let default = if Layer::RCL_BUILT {
+            Layer::Rcl
+        } else {
+            Layer::Native
+        };
+        assert_eq!(Layer::parse(None).unwrap(), default);
+        assert_eq!(Layer::parse(Some(" ")).unwrap(), default);
+        assert_eq!(Layer::parse(Some("rcl")).is_ok(), Layer::RCL_BUILT);
+        let err = Layer::parse(Some("rmw")).unwrap_err().to_string();
+        assert!(err.contains("native"), "{err}");
     }
 
     #[test]

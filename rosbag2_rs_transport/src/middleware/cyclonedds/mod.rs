@@ -326,6 +326,7 @@ impl Drain for SubscriptionDrain {
                     data: sample.data,
                     recv_timestamp,
                     send_timestamp: Some(sample.source_timestamp),
+                    publisher_gid: None,
                 });
             }
         }

@@ -224,6 +224,7 @@ impl Middleware for FastDdsMiddleware {
                     data: Bytes::copy_from_slice(sample.data),
                     recv_timestamp: now_nanos(),
                     send_timestamp: Some(sample.source_timestamp),
+                    publisher_gid: None,
                 })
             }),
         )?;

@@ -108,8 +108,10 @@ pub fn subscribe(
         let data = payload_bytes(sample.payload());
         let mut state = state.lock();
         let (callback, tracker) = &mut *state;
+        let mut publisher_gid = None;
         let send_timestamp = match attachment {
             Some(Ok(a)) => {
+                publisher_gid = Some(a.source_gid);
                 let lost = tracker.record(a.source_gid, a.sequence_number);
                 if lost > 0 {
                     *lost_ctx.lost.lock().entry(topic_name.clone()).or_default() += lost;
@@ -127,6 +129,7 @@ pub fn subscribe(
             data,
             recv_timestamp,
             send_timestamp,
+            publisher_gid,
         });
     };
     let mut builder = ctx.session.declare_subscriber(key.clone()).advanced();

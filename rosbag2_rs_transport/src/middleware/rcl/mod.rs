@@ -1,0 +1,599 @@
+//! ROS 2 through rcl and the rmw the sourced ROS 2 selects (rcl's `rmw_implementation` reads
+//! `RMW_IMPLEMENTATION`, exactly as for rosbag2 itself): built when the build script finds rcl
+//! under `AMENT_PREFIX_PATH` (cfg `rosbag2_rs_rcl`, bindings generated from that ROS 2's
+//! headers, see `build/rcl.rs`).
+//!
+//! Topics move serialized bytes as rclcpp's generic publisher and subscription do
+//! (`rcl_publish_serialized_message`, `rcl_take_serialized_message`), with each type's C type
+//! support loaded at run time ([`typesupport`]). Services and clients use the type's C structs,
+//! allocated through its introspection type support and converted to and from CDR with
+//! `rmw_serialize` / `rmw_deserialize` ([`service`], [`client`]).
+//!
+//! Each [`RclMiddleware`] is one rcl context with one node, and one thread that waits on the
+//! node's one wait set: its subscriptions, services and clients, a guard condition that wakes it
+//! when entities come or go, and the node's graph guard condition (graph changes, [`graph`]).
+
+mod client;
+mod exit;
+mod ffi;
+mod graph;
+mod publisher;
+mod qos;
+mod service;
+mod subscription;
+mod sys;
+mod typesupport;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::Receiver;
+use parking_lot::Mutex;
+use rosbag2_rs_storage::QosProfile;
+
+use crate::middleware::error::{Result, TransportError};
+use crate::middleware::names::{expand_name, NodeIdentity};
+use crate::middleware::*;
+use ffi::check;
+
+/// The ROS 2 distribution the backend was built against (`ROS_DISTRO`, or rcl's version).
+pub const ROS_DISTRO: &str = env!("ROSBAG2_RS_ROS_DISTRO");
+
+/// How long the wait thread waits at most before looking at its stop flag again (it is woken
+/// at once by the guard condition; this bounds a lost wake-up).
+const WAIT_TIMEOUT_NS: i64 = 1_000_000_000;
+
+/// How long dropping a subscription, service or client waits for the wait thread to let go of
+/// it (the thread is woken at once; a callback running long delays it).
+const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// An rcl context with its node; finalised (node, then shutdown and context) when the last
+/// entity of the node is gone.
+pub(crate) struct NodeHandle {
+    context: *mut sys::rcl_context_t,
+    node: *mut sys::rcl_node_t,
+}
+
+// SAFETY: rcl's node and context may be used from any thread (rclcpp does: entities are created
+// on user threads while the executor waits); they are freed only in Drop, after every user.
+unsafe impl Send for NodeHandle {}
+// SAFETY: as above.
+unsafe impl Sync for NodeHandle {}
+
+impl NodeHandle {
+    fn new(identity: &NodeIdentity) -> Result<Self> {
+        let name = ffi::cstring(&identity.name)?;
+        let namespace = ffi::cstring(&identity.namespace)?;
+        // SAFETY: each rcl object is zero-initialised before its init; the init options are
+        // finalised once rcl_init has copied them; on failure what was initialised is
+        // finalised and freed.
+        unsafe {
+            let mut options = sys::rcl_get_zero_initialized_init_options();
+            check(
+                sys::rcl_init_options_init(&mut options, ffi::allocator()),
+                || "cannot initialise the init options".into(),
+            )?;
+            let context = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_context()));
+            let ret = sys::rcl_init(0, std::ptr::null(), &options, context);
+            let _ = sys::rcl_init_options_fini(&mut options);
+            if let Err(e) = check(ret, || "rcl_init failed".into()) {
+                drop(Box::from_raw(context));
+                return Err(e);
+            }
+            exit::node_alive();
+            let node = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_node()));
+            let node_options = sys::rcl_node_get_default_options();
+            let ret = sys::rcl_node_init(
+                node,
+                name.as_ptr(),
+                namespace.as_ptr(),
+                context,
+                &node_options,
+            );
+            let handle = Self { context, node };
+            if let Err(e) = check(ret, || {
+                format!("cannot create node {}", identity.fully_qualified_name())
+            }) {
+                // Drop finalises the context; the node was never initialised.
+                drop(Box::from_raw(handle.node));
+                let handle = Self {
+                    node: std::ptr::null_mut(),
+                    ..handle
+                };
+                drop(handle);
+                return Err(e);
+            }
+            // After the node: the rmw creates its middleware's singletons (and registers their
+            // destructors) with its first node, and the exit handler must run before them.
+            exit::register();
+            Ok(handle)
+        }
+    }
+
+    /// The rcl node.
+    pub fn node(&self) -> *mut sys::rcl_node_t {
+        self.node
+    }
+
+    /// The rcl context.
+    pub fn context(&self) -> *mut sys::rcl_context_t {
+        self.context
+    }
+}
+
+impl Drop for NodeHandle {
+    fn drop(&mut self) {
+        // SAFETY: every entity of the node holds this handle, so none is left; the node and
+        // context were initialised in `new` (a null node: its init failed) and are finalised
+        // once, node first. At exit they are left to the process's end.
+        exit::teardown(|| unsafe {
+            if !self.node.is_null() {
+                let ret = sys::rcl_node_fini(self.node);
+                if ret != ffi::RET_OK {
+                    log::warn!("{}", ffi::error(ret, "cannot finalise the node".into()));
+                }
+                drop(Box::from_raw(self.node));
+            }
+            let ret = sys::rcl_shutdown(self.context);
+            if ret != ffi::RET_OK {
+                log::debug!("{}", ffi::error(ret, "rcl_shutdown".into()));
+            }
+            let ret = sys::rcl_context_fini(self.context);
+            if ret != ffi::RET_OK {
+                log::debug!("{}", ffi::error(ret, "rcl_context_fini".into()));
+            }
+            drop(Box::from_raw(self.context));
+        });
+        exit::node_gone();
+    }
+}
+
+/// Nanoseconds since the epoch, now.
+pub(crate) fn now_nanos() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// A guard condition of the node's context (wakes the wait thread).
+struct GuardCondition {
+    handle: *mut sys::rcl_guard_condition_t,
+    _node: Arc<NodeHandle>,
+}
+
+// SAFETY: triggering a guard condition is thread-safe in rcl; it is finalised only in Drop.
+unsafe impl Send for GuardCondition {}
+// SAFETY: as above.
+unsafe impl Sync for GuardCondition {}
+
+impl GuardCondition {
+    fn new(node: Arc<NodeHandle>) -> Result<Self> {
+        // SAFETY: zero-initialised, then initialised with the node's live context.
+        unsafe {
+            let handle = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_guard_condition()));
+            let ret = sys::rcl_guard_condition_init(
+                handle,
+                node.context(),
+                sys::rcl_guard_condition_get_default_options(),
+            );
+            if let Err(e) = check(ret, || "cannot create a guard condition".into()) {
+                drop(Box::from_raw(handle));
+                return Err(e);
+            }
+            Ok(Self {
+                handle,
+                _node: node,
+            })
+        }
+    }
+
+    fn trigger(&self) {
+        exit::teardown(|| self.trigger_unguarded());
+    }
+
+    /// Triggers without the exit guard (the exit handler's own call).
+    fn trigger_unguarded(&self) {
+        // SAFETY: initialised in `new`, finalised only in Drop.
+        let ret = unsafe { sys::rcl_trigger_guard_condition(self.handle) };
+        if ret != ffi::RET_OK {
+            log::debug!(
+                "{}",
+                ffi::error(ret, "cannot trigger a guard condition".into())
+            );
+        }
+    }
+}
+
+impl Drop for GuardCondition {
+    fn drop(&mut self) {
+        // SAFETY: initialised in `new`; the context is still alive (`_node` drops after).
+        exit::teardown(|| unsafe {
+            let _ = sys::rcl_guard_condition_fini(self.handle);
+            drop(Box::from_raw(self.handle));
+        });
+    }
+}
+
+/// What the wait thread waits on.
+pub(crate) enum Entity {
+    /// A subscription: take its messages.
+    Subscription(subscription::Subscription),
+    /// A service: answer its requests.
+    Service(service::Service),
+    /// A client: hand on its responses.
+    Client(Arc<client::ClientInner>),
+}
+
+/// An entity in the wait set, until its handle is dropped.
+pub(crate) struct Registered {
+    entity: Entity,
+    removed: AtomicBool,
+}
+
+/// The node's wait set's side: what the wait thread waits on, and how it is woken.
+pub(crate) struct Executor {
+    // Field order is drop order: the guard condition before the node's last reference.
+    wake: GuardCondition,
+    entities: Mutex<Vec<Arc<Registered>>>,
+    stop: AtomicBool,
+    graph: graph::Graph,
+    /// The wait thread, once started.
+    thread: std::sync::OnceLock<std::thread::ThreadId>,
+    /// Rounds of the wait thread finished (each released its snapshot of the entities).
+    rounds: Mutex<u64>,
+    released: parking_lot::Condvar,
+    node: Arc<NodeHandle>,
+}
+
+impl Executor {
+    /// Adds `entity` to the wait set; it stays until the returned registration is dropped.
+    fn register(self: &Arc<Self>, entity: Entity) -> Registration {
+        let entry = Arc::new(Registered {
+            entity,
+            removed: AtomicBool::new(false),
+        });
+        self.entities.lock().push(entry.clone());
+        self.wake.trigger();
+        Registration {
+            executor: self.clone(),
+            entry,
+        }
+    }
+
+    /// The wait thread: waits, then serves whatever is ready, until stopped.
+    fn run(self: Arc<Self>) {
+        let _ = self.thread.set(std::thread::current().id());
+        // SAFETY: a zero-initialised wait set, initialised with the node's live context and
+        // finalised before the thread ends; the graph guard condition is the node's.
+        unsafe {
+            let mut ws = sys::rcl_get_zero_initialized_wait_set();
+            let ret = sys::rcl_wait_set_init(
+                &mut ws,
+                0,
+                2,
+                0,
+                0,
+                0,
+                0,
+                self.node.context(),
+                ffi::allocator(),
+            );
+            if let Err(e) = check(ret, || "cannot create the wait set".into()) {
+                log::error!("{e}");
+                return;
+            }
+            let graph_guard = sys::rcl_node_get_graph_guard_condition(self.node.node());
+            while !self.stop.load(Ordering::Acquire) && !exit::exiting() {
+                let go_on = self.round(&mut ws, graph_guard);
+                // The round's snapshot is gone: registrations dropped meanwhile may finalise
+                // their entities now.
+                *self.rounds.lock() += 1;
+                self.released.notify_all();
+                if !go_on {
+                    break;
+                }
+            }
+            exit::teardown(|| sys::rcl_wait_set_fini(&mut ws));
+        }
+    }
+
+    /// One round: fills the wait set with the entities registered now, waits, serves what is
+    /// ready. False when the thread should end.
+    ///
+    /// # Safety
+    /// `ws` is an initialised wait set of the node's context; `graph_guard` is null or the
+    /// node's graph guard condition.
+    unsafe fn round(
+        &self,
+        ws: &mut sys::rcl_wait_set_t,
+        graph_guard: *const sys::rcl_guard_condition_t,
+    ) -> bool {
+        let Some(hold) = exit::round() else {
+            return false;
+        };
+        // Keeps every entity in the wait set alive until after rcl_wait returned and what was
+        // ready was served (a registration dropped meanwhile waits for the end of the round).
+        let snapshot: Vec<Arc<Registered>> = self.entities.lock().clone();
+        let count = |f: fn(&Entity) -> bool| snapshot.iter().filter(|e| f(&e.entity)).count();
+        let subs = count(|e| matches!(e, Entity::Subscription(_)));
+        let services = count(|e| matches!(e, Entity::Service(_)));
+        let clients = count(|e| matches!(e, Entity::Client(_)));
+        // SAFETY: the wait set is initialised (caller); every pointer added is an initialised
+        // entity of the node that `snapshot` keeps alive until the end of this function; the
+        // arrays rcl_wait leaves are read within their sizes.
+        unsafe {
+            let ret = sys::rcl_wait_set_resize(ws, subs, 2, 0, clients, services, 0);
+            if let Err(e) = check(ret, || "cannot resize the wait set".into()) {
+                log::error!("{e}");
+                return false;
+            }
+            let _ = sys::rcl_wait_set_clear(ws);
+            let mut wake_index = 0usize;
+            let mut graph_index = usize::MAX;
+            let _ = sys::rcl_wait_set_add_guard_condition(ws, self.wake.handle, &mut wake_index);
+            if !graph_guard.is_null() {
+                let _ = sys::rcl_wait_set_add_guard_condition(ws, graph_guard, &mut graph_index);
+            }
+            let mut indexes = Vec::with_capacity(snapshot.len());
+            for e in &snapshot {
+                let mut index = usize::MAX;
+                let ret = match &e.entity {
+                    Entity::Subscription(s) => {
+                        sys::rcl_wait_set_add_subscription(ws, s.handle(), &mut index)
+                    }
+                    Entity::Service(s) => sys::rcl_wait_set_add_service(ws, s.handle(), &mut index),
+                    Entity::Client(c) => sys::rcl_wait_set_add_client(ws, c.handle(), &mut index),
+                };
+                if ret != ffi::RET_OK {
+                    log::warn!(
+                        "{}",
+                        ffi::error(ret, "cannot add an entity to the wait set".into())
+                    );
+                    index = usize::MAX;
+                }
+                indexes.push(index);
+            }
+            drop(hold);
+            let ret = {
+                let _in_wait = exit::InWait::enter();
+                sys::rcl_wait(ws, WAIT_TIMEOUT_NS)
+            };
+            let Some(_hold) = exit::round() else {
+                return false;
+            };
+            if ret == ffi::RET_TIMEOUT {
+                return true;
+            }
+            if ret != ffi::RET_OK {
+                log::warn!("{}", ffi::error(ret, "rcl_wait failed".into()));
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                return true;
+            }
+            if self.stop.load(Ordering::Acquire) {
+                return false;
+            }
+            let ready = |array: *mut *const std::ffi::c_void, size: usize, index: usize| {
+                index < size && !array.is_null() && !(*array.add(index)).is_null()
+            };
+            if graph_index != usize::MAX
+                && ready(
+                    ws.guard_conditions.cast(),
+                    ws.size_of_guard_conditions,
+                    graph_index,
+                )
+            {
+                self.graph.refresh(&self.node);
+            }
+            for (e, &index) in snapshot.iter().zip(&indexes) {
+                if index == usize::MAX || e.removed.load(Ordering::Acquire) {
+                    continue;
+                }
+                match &e.entity {
+                    Entity::Subscription(s) => {
+                        if ready(ws.subscriptions.cast(), ws.size_of_subscriptions, index) {
+                            s.take_all(&e.removed);
+                        }
+                    }
+                    Entity::Service(s) => {
+                        if ready(ws.services.cast(), ws.size_of_services, index) {
+                            s.serve_all();
+                        }
+                    }
+                    Entity::Client(c) => {
+                        if ready(ws.clients.cast(), ws.size_of_clients, index) {
+                            c.take_all();
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Keeps an entity in the wait set; dropping it removes the entity (finalised once the wait
+/// thread no longer waits on it).
+pub(crate) struct Registration {
+    executor: Arc<Executor>,
+    entry: Arc<Registered>,
+}
+
+impl Drop for Registration {
+    /// Takes the entity out of the wait set and, off the wait thread, waits (bounded) for the
+    /// wait thread's round to let go of it, so that the entity (and whatever its callback holds)
+    /// is finalised here and now, not later on the wait thread.
+    fn drop(&mut self) {
+        self.entry.removed.store(true, Ordering::Release);
+        self.executor
+            .entities
+            .lock()
+            .retain(|e| !Arc::ptr_eq(e, &self.entry));
+        self.executor.wake.trigger();
+        if self.executor.thread.get() == Some(&std::thread::current().id()) || exit::exiting() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + RELEASE_TIMEOUT;
+        let mut rounds = self.executor.rounds.lock();
+        while Arc::strong_count(&self.entry) > 1 {
+            if self
+                .executor
+                .released
+                .wait_until(&mut rounds, deadline)
+                .timed_out()
+            {
+                log::warn!("rcl: the wait thread did not release an entity in time");
+                break;
+            }
+        }
+    }
+}
+
+/// A node on the ROS 2 graph through rcl.
+pub struct RclMiddleware {
+    identity: NodeIdentity,
+    node: Arc<NodeHandle>,
+    executor: Arc<Executor>,
+    thread: Option<JoinHandle<()>>,
+    types: typesupport::TypeSupports,
+    rmw: String,
+}
+
+impl RclMiddleware {
+    /// Initialises rcl (a context of its own) and creates node `name` in `namespace`.
+    pub fn new(name: &str, namespace: &str) -> Result<Self> {
+        let identity = NodeIdentity::new(name, namespace)?;
+        let node = Arc::new(NodeHandle::new(&identity)?);
+        let rmw = ffi::rmw()?.identifier.clone();
+        let executor = Arc::new(Executor {
+            wake: GuardCondition::new(node.clone())?,
+            entities: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+            graph: graph::Graph::default(),
+            thread: std::sync::OnceLock::new(),
+            rounds: Mutex::new(0),
+            released: parking_lot::Condvar::new(),
+            node: node.clone(),
+        });
+        executor.graph.refresh(&node);
+        exit::track(Arc::downgrade(&executor));
+        let runner = executor.clone();
+        let thread = std::thread::Builder::new()
+            .name("rcl-wait".into())
+            .spawn(move || runner.run())
+            .map_err(|source| TransportError::Spawn {
+                what: "rcl wait set",
+                source,
+            })?;
+        log::debug!(
+            "rcl node {} on {rmw} ({ROS_DISTRO})",
+            identity.fully_qualified_name()
+        );
+        Ok(Self {
+            identity,
+            node,
+            executor,
+            thread: Some(thread),
+            types: typesupport::TypeSupports::default(),
+            rmw,
+        })
+    }
+
+    /// The rmw rcl runs on (`rmw_get_implementation_identifier`: `rmw_fastrtps_cpp`, ...).
+    pub fn rmw_identifier(&self) -> &str {
+        &self.rmw
+    }
+
+    /// Every node on the graph: `(namespace, name, enclave)`.
+    pub fn node_names(&self) -> Result<Vec<(String, String, String)>> {
+        graph::node_names(&self.node)
+    }
+}
+
+impl Drop for RclMiddleware {
+    fn drop(&mut self) {
+        self.executor.stop.store(true, Ordering::Release);
+        self.executor.wake.trigger();
+        if let Some(thread) = self.thread.take() {
+            // The last reference may go on the wait thread itself (a service handler holding
+            // the node): it ends on its own after this round.
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
+        }
+        // Entities whose handles are still held stay valid (they hold the node); the rest go.
+        self.executor.entities.lock().clear();
+    }
+}
+
+impl Middleware for RclMiddleware {
+    fn node(&self) -> &NodeIdentity {
+        &self.identity
+    }
+
+    fn create_publisher(
+        &self,
+        topic: &str,
+        type_name: &str,
+        qos: &QosProfile,
+    ) -> Result<Box<dyn RawPublisher>> {
+        let name = expand_name(topic, &self.identity)?;
+        let ts = self.types.message(type_name)?;
+        Ok(Box::new(publisher::RclPublisher::new(
+            self.node.clone(),
+            ts,
+            &name,
+            qos,
+        )?))
+    }
+
+    fn create_subscription(
+        &self,
+        topic: &str,
+        type_name: &str,
+        qos: &QosProfile,
+        callback: MessageCallback,
+    ) -> Result<Handle> {
+        let name = expand_name(topic, &self.identity)?;
+        let ts = self.types.message(type_name)?;
+        let sub = subscription::Subscription::new(self.node.clone(), ts, &name, qos, callback)?;
+        Ok(Handle::new(
+            self.executor.register(Entity::Subscription(sub)),
+        ))
+    }
+
+    fn create_service(
+        &self,
+        service: &str,
+        type_name: &str,
+        handler: ServiceHandler,
+    ) -> Result<Handle> {
+        let name = expand_name(service, &self.identity)?;
+        let ts = self.types.service(type_name)?;
+        let srv = service::Service::new(self.node.clone(), ts, &name, handler)?;
+        Ok(Handle::new(self.executor.register(Entity::Service(srv))))
+    }
+
+    fn create_client(&self, service: &str, type_name: &str) -> Result<Box<dyn RawClient>> {
+        let name = expand_name(service, &self.identity)?;
+        let ts = self.types.service(type_name)?;
+        let inner = client::ClientInner::new(self.node.clone(), ts, &name)?;
+        Ok(Box::new(client::RclClient::new(&self.executor, inner)))
+    }
+
+    fn topics(&self) -> Vec<TopicInfo> {
+        match graph::topics(&self.node) {
+            Ok(topics) => topics,
+            Err(e) => {
+                log::warn!("{e}");
+                Vec::new()
+            }
+        }
+    }
+
+    fn graph_events(&self) -> Receiver<GraphEvent> {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        self.executor.graph.listen(tx);
+        rx
+    }
+}

@@ -1,0 +1,193 @@
+//! Services: rcl has no serialized take for requests, so a request is taken into its C struct
+//! (allocated through the introspection type support), converted to CDR with `rmw_serialize`
+//! for our handler, and the handler's CDR response converted back with `rmw_deserialize` into
+//! the response struct that `rcl_send_response` sends. No hand-written C layouts.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::ffi::{self, SerializedBuffer};
+use super::typesupport::{CMessage, Introspected, ServiceType};
+use super::{exit, sys, NodeHandle};
+use crate::middleware::error::Result;
+use crate::middleware::{RequestId, ServiceHandler};
+
+/// How many times a response is sent while the client's reply reader is not matched.
+const SEND_ATTEMPTS: u32 = 10;
+
+/// A C message struct as CDR bytes (encapsulation header included).
+pub(crate) fn to_cdr(message: &CMessage, introspected: &Introspected) -> Result<SerializedBuffer> {
+    let rmw = ffi::rmw()?;
+    let mut buffer = SerializedBuffer::new(64)?;
+    // SAFETY: `message` is an initialised struct of the type `introspected` describes, whose C
+    // type support handle it holds; rmw grows `buffer` with its allocator.
+    let ret = unsafe {
+        (rmw.serialize)(
+            message.as_ptr(),
+            introspected.message.handle,
+            buffer.as_mut_ptr(),
+        )
+    };
+    ffi::check(ret, || "rmw_serialize failed".into())?;
+    Ok(buffer)
+}
+
+/// CDR bytes as a C message struct of the introspected type.
+pub(crate) fn from_cdr(data: &[u8], introspected: &Introspected) -> Result<CMessage> {
+    crate::middleware::check_payload(data)?;
+    let rmw = ffi::rmw()?;
+    let mut message = CMessage::new(introspected)?;
+    let serialized = ffi::borrowed_serialized(data);
+    // SAFETY: `message` is an initialised struct of the type whose C type support is passed;
+    // rmw only reads `serialized` (bytes borrowed for the call) and fills the struct's members
+    // with its allocator (freed by the struct's fini).
+    let ret = unsafe {
+        (rmw.deserialize)(
+            &serialized,
+            introspected.message.handle,
+            message.as_mut_ptr(),
+        )
+    };
+    ffi::check(ret, || {
+        "rmw_deserialize failed: the bytes are not the type's CDR".into()
+    })?;
+    Ok(message)
+}
+
+/// The first 16 bytes of a GID as rmw gives it.
+pub(crate) fn gid16<T: Copy + Into<i16>>(bytes: &[T]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    for (o, b) in out.iter_mut().zip(bytes) {
+        *o = (*b).into() as u8;
+    }
+    out
+}
+
+/// An rcl service with its handler.
+pub(crate) struct Service {
+    handle: *mut sys::rcl_service_t,
+    name: String,
+    type_support: ServiceType,
+    handler: Mutex<ServiceHandler>,
+    node: Arc<NodeHandle>,
+}
+
+// SAFETY: requests are taken and answered only on the wait thread; the service is finalised
+// only in Drop; the handler is Send and behind a mutex.
+unsafe impl Send for Service {}
+// SAFETY: as above.
+unsafe impl Sync for Service {}
+
+impl Service {
+    pub fn new(
+        node: Arc<NodeHandle>,
+        type_support: ServiceType,
+        name: &str,
+        handler: ServiceHandler,
+    ) -> Result<Self> {
+        let c_name = ffi::cstring(name)?;
+        // SAFETY: a zero-initialised service initialised on the live node with a type support
+        // its library keeps valid; freed if the init fails.
+        unsafe {
+            let handle = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_service()));
+            let options = sys::rcl_service_get_default_options();
+            let ret = sys::rcl_service_init(
+                handle,
+                node.node(),
+                type_support.handle,
+                c_name.as_ptr(),
+                &options,
+            );
+            if let Err(e) = ffi::check(ret, || format!("cannot serve {name}")) {
+                drop(Box::from_raw(handle));
+                return Err(e);
+            }
+            Ok(Self {
+                handle,
+                name: name.to_string(),
+                type_support,
+                handler: Mutex::new(handler),
+                node,
+            })
+        }
+    }
+
+    pub fn handle(&self) -> *const sys::rcl_service_t {
+        self.handle
+    }
+
+    /// Answers every request waiting.
+    pub fn serve_all(&self) {
+        loop {
+            match self.serve_one() {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(e) => log::warn!("service {}: {e}", self.name),
+            }
+        }
+    }
+
+    /// Takes and answers one request; false when none was waiting.
+    fn serve_one(&self) -> Result<bool> {
+        let mut request = CMessage::new(&self.type_support.request)?;
+        let mut header = sys::rmw_service_info_t::default();
+        // SAFETY: the service is valid (registered, not finalised); `request` is an
+        // initialised struct of the service's request type.
+        let ret = unsafe {
+            sys::rcl_take_request_with_info(self.handle, &mut header, request.as_mut_ptr())
+        };
+        match ret {
+            ffi::RET_OK => {}
+            ffi::RET_SERVICE_TAKE_FAILED => return Ok(false),
+            code => return Err(ffi::error(code, "cannot take a request".into())),
+        }
+        let cdr = to_cdr(&request, &self.type_support.request)?;
+        let id = RequestId {
+            client_gid: gid16(&header.request_id.writer_guid),
+            sequence_number: header.request_id.sequence_number,
+        };
+        let reply = match (self.handler.lock())(&id, cdr.as_ref()) {
+            Ok(reply) => reply,
+            Err(e) => {
+                log::warn!("service {}: request refused: {e}", self.name);
+                return Ok(true);
+            }
+        };
+        let mut response = from_cdr(&reply, &self.type_support.response)?;
+        // A fresh client's reply reader may not be matched yet (discovery is not symmetric):
+        // rmw_fastrtps waits 100 ms for it, then gives up with RMW_RET_TIMEOUT. Try for up to
+        // SEND_ATTEMPTS of those, as our native backends wait (at most 1 s) for the match.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            // SAFETY: the service is valid; the request id is the one rcl gave with the request;
+            // `response` is an initialised struct of the response type.
+            let ret = unsafe {
+                sys::rcl_send_response(self.handle, &mut header.request_id, response.as_mut_ptr())
+            };
+            if ret == ffi::RET_TIMEOUT && attempts < SEND_ATTEMPTS {
+                let _ = ffi::error(ret, String::new()); // resets rcl's error state
+                continue;
+            }
+            ffi::check(ret, || {
+                format!("cannot send the response ({attempts} attempts)")
+            })?;
+            return Ok(true);
+        }
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it any
+        // more; finalised once.
+        exit::teardown(|| unsafe {
+            let ret = sys::rcl_service_fini(self.handle, self.node.node());
+            if ret != ffi::RET_OK {
+                log::debug!("{}", ffi::error(ret, format!("service {}", self.name)));
+            }
+            drop(Box::from_raw(self.handle));
+        });
+    }
+}

@@ -1,0 +1,583 @@
+"""Our binaries on the rcl backend against real ROS 2: our `player` and `recorder` built in a sourced
+ROS 2 Jazzy (PyPI's wheels, AMENT_PREFIX_PATH set: the build script finds rcl and compiles the rcl
+backend, the default of such a build), talking through rcl and rmw_fastrtps_cpp to rclpy nodes on the
+same rmw, with rosbag2_interfaces built by colcon (tools/build_ros2_interfaces.sh).
+
+Run with tools/test_rcl.sh (it builds the binaries into its own target directory and runs this file
+with the ROS 2 venv's Python inside a private network namespace)."""
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+rclpy = pytest.importorskip('rclpy', reason='needs the ROS 2 venv (tools/test_rcl.sh runs this file with it)')
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from rosbag2_interfaces.srv import IsPaused, Pause, Resume, SetRate  # noqa: E402
+from rosbags.rosbag2 import Reader, StoragePlugin, Writer  # noqa: E402
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+from conftest import binary  # noqa: E402
+
+T0 = 1_700_000_000_000_000_000
+MS = 1_000_000
+START_LINE = 'middleware: rcl (rmw_fastrtps_cpp, jazzy)'
+TIMEOUT = 20.0
+
+
+def private_network() -> bool:
+    return sorted(name for _, name in socket.if_nameindex()) == ['lo']
+
+
+pytestmark = pytest.mark.skipif(not private_network(),
+                                reason='rcl interop tests run only inside a private network namespace')
+
+
+@pytest.fixture(autouse=True)
+def _refuse_real_interfaces():
+    assert private_network(), 'refusing to send DDS traffic: not in a private network namespace'
+    assert os.environ.get('AMENT_PREFIX_PATH'), 'needs the sourced ROS 2 environment'
+
+
+def ours_env(domain):
+    """Our binaries: the rcl backend (the default of a build that found rcl), in the sourced ROS 2's
+    environment (AMENT_PREFIX_PATH for the type supports, LD_LIBRARY_PATH for the colcon-built
+    ones' dependencies), Python's own path left out."""
+    env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'ROSBAG2_RS_MIDDLEWARE')}
+    return {**env, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1', 'RUST_LOG': os.environ.get('ROSBAG2_RS_TEST_LOG', 'info')}
+
+
+def wait_until(predicate, what, timeout=TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f'timed out after {timeout} s waiting for {what}')
+
+
+class Ros:
+    """An rclpy context with one node on the default rmw, spun on a thread."""
+
+    def __init__(self, domain, name='peer'):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.node = rclpy.create_node(name, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def call(self, srv_type, name, request=None):
+        client = self.node.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=TIMEOUT), f'{name} not available'
+            future = client.call_async(request or srv_type.Request())
+            wait_until(future.done, f'the reply of {name}')
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def close(self):
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def ros():
+    made = []
+
+    def make(domain, name='peer'):
+        made.append(Ros(domain, name))
+        return made[-1]
+    yield make
+    for r in made:
+        r.close()
+
+
+def string_cdr(text):
+    body = text.encode() + b'\0'
+    return b'\0\1\0\0' + len(body).to_bytes(4, 'little') + body
+
+
+def write_bag(path, topics, extra_types=None):
+    """topics: {topic: (type, [(offset_ms, cdr bytes)])}; extra_types: {type: msg definition} for
+    types the typestore lacks."""
+    store = get_typestore(Stores.ROS2_JAZZY)
+    for name, definition in (extra_types or {}).items():
+        store.register(get_types_from_msg(definition, name))
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        rows = []
+        for topic, (msgtype, messages) in topics.items():
+            conn = writer.add_connection(topic, msgtype, typestore=store)
+            rows += [(offset, conn, data) for offset, data in messages]
+        for offset, conn, data in sorted(rows, key=lambda r: r[0]):
+            writer.write(conn, T0 + offset * MS, data)
+
+
+class Ours:
+    """One of our binaries, its stderr collected on a thread (so that a test can wait for a line)."""
+
+    def __init__(self, args, domain):
+        self.proc = subprocess.Popen([str(a) for a in args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, env=ours_env(domain))
+        self.lines = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.append(line)
+
+    @property
+    def err(self):
+        return ''.join(self.lines)
+
+    def wait_for_line(self, text):
+        wait_until(lambda: text in self.err or self.proc.poll() is not None, repr(text))
+        assert text in self.err, self.err
+
+    def finish(self, timeout=60, interrupt=False):
+        if interrupt and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=timeout)
+        finally:
+            self.kill()
+        self.reader.join(timeout=5)
+        assert 'panicked' not in self.err, self.err
+        assert self.proc.returncode == 0, self.err
+        return self.err
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def player(bag, *args, domain):
+    return Ours([binary('player'), bag, '--disable-keyboard-controls', *args], domain)
+
+
+def recorder(*args, domain):
+    return Ours([binary('recorder'), '--disable-keyboard-controls', *args], domain)
+
+
+RELIABLE_ALL = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def test_a_default_rclpy_subscriber_receives_what_our_rcl_player_plays(tmp_path, ros):
+    texts = [f'hello {i}' for i in range(50)]
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(t)) for i, t in enumerate(texts)])})
+    peer = ros(71)
+    got = []
+    peer.node.create_subscription(String, '/chatter', lambda m: got.append(m.data), RELIABLE_ALL)
+    ours = player(tmp_path / 'bag', '--start-paused', '--wait-for-all-acked', '5000', domain=71)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: peer.node.count_publishers('/chatter') == 1, 'our publisher on /chatter')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        peer.call(Resume, '/rosbag2_player/resume')
+        ours.finish()
+        wait_until(lambda: len(got) == len(texts), f'{len(texts)} messages (got {len(got)})')
+    finally:
+        ours.kill()
+    assert got == texts
+
+
+def test_an_rclpy_publisher_is_recorded_by_our_rcl_recorder_byte_for_byte(tmp_path, ros):
+    peer = ros(72, 'talker')
+    pub = peer.node.create_publisher(String, '/chatter', RELIABLE_ALL)
+    expected_hash = str(peer.node.get_publishers_info_by_topic('/chatter')[0].topic_type_hash)
+    out = tmp_path / 'rec'
+    ours = recorder('--topics', '/chatter', '-o', out, domain=72)
+    texts = [f'message {i}' * (i + 1) for i in range(40)]
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our subscription on /chatter')
+        for t in texts:
+            pub.publish(String(data=t))
+        # The recorder counts what it received: wait until every message is in before stopping.
+        before = time.time_ns()
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(out) as reader:
+        rows = [(conn.topic, conn.msgtype, ts, data) for conn, ts, data in reader.messages()]
+    # The bytes rcl_take_serialized_message gave, as they were (what rosbag2 records): rclpy's
+    # serialization, padded by Fast DDS to a multiple of 4 bytes.
+    assert [deserialize_message(r[3], String).data for r in rows] == texts
+    for (_, _, _, data), t in zip(rows, texts):
+        expected = serialize_message(String(data=t))
+        assert data[:len(expected)] == expected and len(data) % 4 == 0 and len(data) - len(expected) < 4
+    assert {(r[0], r[1]) for r in rows} == {('/chatter', 'std_msgs/msg/String')}
+    # Receive timestamps from the rmw's message info: on this host's clock, in order.
+    stamps = [r[2] for r in rows]
+    assert stamps == sorted(stamps) and all(0 < s <= before + 10**9 for s in stamps)
+    assert f'type_description_hash: {expected_hash}' in (out / 'metadata.yaml').read_text()
+
+
+def test_an_rclpy_client_drives_our_rcl_players_services(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(20)])})
+    peer = ros(73)
+    ours = player(tmp_path / 'bag', '--start-paused', domain=73)
+    try:
+        ours.wait_for_line(START_LINE)
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=2.0)).success is True
+        assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=-1.0)).success is False
+        peer.call(Resume, '/rosbag2_player/resume')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is False
+        peer.call(Pause, '/rosbag2_player/pause')
+        assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+        peer.call(Resume, '/rosbag2_player/resume')
+        ours.finish()
+    finally:
+        ours.kill()
+
+
+def test_a_type_that_is_not_installed_is_named_and_the_other_topics_play(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {
+        '/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(10)]),
+        '/custom': ('not_installed_msgs/msg/Thing', [(i * 10, b'\0\1\0\0' + i.to_bytes(4, 'little')) for i in range(10)]),
+    }, extra_types={'not_installed_msgs/msg/Thing': 'int32 value'})
+    peer = ros(74)
+    got = []
+    peer.node.create_subscription(String, '/chatter', lambda m: got.append(m.data), RELIABLE_ALL)
+    ours = player(tmp_path / 'bag', '--start-paused', '--wait-for-all-acked', '5000', domain=74)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: peer.node.count_publishers('/chatter') == 1, 'our publisher on /chatter')
+        peer.call(Resume, '/rosbag2_player/resume')
+        err = ours.finish()
+        wait_until(lambda: len(got) == 10, f'10 messages on /chatter (got {len(got)})')
+    finally:
+        ours.kill()
+    assert "not playing /custom: type 'not_installed_msgs/msg/Thing' is not installed: " \
+           "install the ROS 2 package 'not_installed_msgs'" in err, err
+    assert got == [f'x {i}' for i in range(10)]
+
+
+def test_rclpy_sees_our_rcl_node_and_its_endpoints(tmp_path, ros):
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    peer = ros(75)
+    ours = player(tmp_path / 'bag', '--start-paused', domain=75)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: ('rosbag2_player', '/') in peer.node.get_node_names_and_namespaces(), 'our node')
+        wait_until(lambda: peer.node.get_publishers_info_by_topic('/chatter'), 'our publisher')
+        [info] = peer.node.get_publishers_info_by_topic('/chatter')
+        assert (info.node_name, info.node_namespace, info.topic_type) == ('rosbag2_player', '/', 'std_msgs/msg/String')
+        assert ('/rosbag2_player/is_paused', ['rosbag2_interfaces/srv/IsPaused']) in \
+            peer.node.get_service_names_and_types_by_node('rosbag2_player', '/')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    # Node and context finalised on SIGINT: gone at once, not after the DDS lease.
+    wait_until(lambda: ('rosbag2_player', '/') not in peer.node.get_node_names_and_namespaces(),
+               'our node to leave the graph', timeout=5)
+
+
+def test_our_rcl_recorder_discovers_a_late_rclpy_publisher_with_its_qos(tmp_path, ros):
+    """--all: the topic appears after the recorder started (the graph guard condition wakes it),
+    and the recorder stores the QoS the publisher offers (rcl_get_publishers_info_by_topic)."""
+    peer = ros(76, 'late')
+    out = tmp_path / 'rec'
+    ours = recorder('-a', '-o', out, domain=76)
+    latched = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    try:
+        ours.wait_for_line(START_LINE)
+        pub = peer.node.create_publisher(String, '/late', latched)
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our recorder to subscribe to /late')
+        pub.publish(String(data='late'))
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(out) as reader:
+        rows = [(conn.topic, data) for conn, _, data in reader.messages() if conn.topic == '/late']
+        [conn] = [c for c in reader.connections if c.topic == '/late']
+    assert [(t, deserialize_message(d, String).data) for t, d in rows] == [('/late', 'late')]
+    [offered] = conn.ext.offered_qos_profiles
+    assert (offered.reliability.name, offered.durability.name) == ('RELIABLE', 'TRANSIENT_LOCAL'), offered
+
+
+def probe():
+    """examples/dds_probe built with the rcl backend (tools/test_rcl.sh builds it)."""
+    path = binary('player').parent / 'examples' / 'dds_probe'
+    if not path.exists():
+        pytest.fail(f'{path} is missing: build with `cargo build -p rosbag2_rs_transport --example dds_probe`')
+    return path
+
+
+def test_our_rcl_client_calls_an_rclpy_service(ros):
+    peer = ros(77, 'peer_player')
+    rates = []
+
+    def set_rate(request, response):
+        rates.append(request.rate)
+        response.success = request.rate > 0
+        return response
+
+    def is_paused(_request, response):
+        response.paused = True
+        return response
+    peer.node.create_service(SetRate, '/peer_player/set_rate', set_rate)
+    peer.node.create_service(IsPaused, '/peer_player/is_paused', is_paused)
+    proc = subprocess.run([str(probe()), 'call', 'peer_player', '2.5'], capture_output=True, text=True,
+                          env=ours_env(77), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ['set_rate true', 'paused true'], proc.stdout + proc.stderr
+    assert rates == [2.5]
+
+
+def test_our_rcl_graph_lists_an_rclpy_publisher_with_node_qos_and_type_hash(ros):
+    peer = ros(78, 'talker')
+    latched = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    peer.node.create_publisher(String, '/chatter', latched)
+    expected = str(peer.node.get_publishers_info_by_topic('/chatter')[0].topic_type_hash)
+    assert expected.startswith('RIHS01_')
+    proc = subprocess.run([str(probe()), 'topics', '/chatter', 'node'], capture_output=True, text=True,
+                          env=ours_env(78), timeout=60)
+    lines = [line.split() for line in proc.stdout.splitlines()]
+    assert ['/chatter', 'std_msgs/msg/String', 'reliable', 'transient_local', '/talker', expected] in lines, \
+        proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize('ending', ['player: end of bag', 'player: SIGTERM', 'player: stop service', 'recorder: SIGINT'])
+def test_our_rcl_nodes_leave_the_graph_at_once(tmp_path, ros, ending):
+    """Node and context finalised on every way out: rclpy stops listing the node at once, not
+    after the DDS participant's lease."""
+    peer = ros(79)
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(20)])})
+    if ending.startswith('player'):
+        name = 'rosbag2_player'
+        ours = player(tmp_path / 'bag', '--start-paused', domain=79)
+    else:
+        name = 'rosbag2_recorder'
+        ours = recorder('-a', '-o', tmp_path / 'rec', domain=79)
+    try:
+        wait_until(lambda: (name, '/') in peer.node.get_node_names_and_namespaces(), 'our node')
+        if ending == 'player: end of bag':
+            peer.call(Resume, '/rosbag2_player/resume')
+        elif ending == 'player: stop service':
+            from rosbag2_interfaces.srv import Stop
+            peer.call(Stop, '/rosbag2_player/stop')
+        else:
+            ours.proc.send_signal(signal.SIGTERM if 'SIGTERM' in ending else signal.SIGINT)
+        ours.finish()
+    finally:
+        ours.kill()
+    wait_until(lambda: (name, '/') not in peer.node.get_node_names_and_namespaces(),
+               f'{name} to leave the graph', timeout=3)
+
+
+def image_cdr(index, size):
+    """A serialized sensor_msgs/Image with `size` bytes of data, different for each frame."""
+    import hashlib
+
+    import numpy as np
+    store = get_typestore(Stores.ROS2_JAZZY)
+    types = store.types
+    pixels = np.frombuffer(hashlib.sha256(index.to_bytes(4, 'little')).digest() * (size // 32), dtype=np.uint8)
+    msg = types['sensor_msgs/msg/Image'](
+        header=types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](sec=index, nanosec=0),
+                                            frame_id='cam'),
+        height=1, width=len(pixels), encoding='mono8', is_bigendian=0, step=len(pixels), data=pixels)
+    return bytes(store.serialize_cdr(msg, 'sensor_msgs/msg/Image'))
+
+
+@pytest.mark.parametrize('size,count', [(1 << 20, 60), (6 << 20, 10)], ids=['1MB', '6MB'])
+def test_our_rcl_player_reaches_an_rclpy_reader_with_large_frames_byte_for_byte(tmp_path, ros, size, count):
+    from sensor_msgs.msg import Image
+    frames = [image_cdr(i, size) for i in range(count)]
+    write_bag(tmp_path / 'bag', {'/camera/image': ('sensor_msgs/msg/Image', [(i * 33, f) for i, f in enumerate(frames)])})
+    peer = ros(80)
+    got = []
+    peer.node.create_subscription(Image, '/camera/image', got.append, RELIABLE_ALL, raw=True)
+    ours = player(tmp_path / 'bag', '--start-paused', '--wait-for-all-acked', '20000', domain=80)
+    try:
+        wait_until(lambda: peer.node.count_publishers('/camera/image') == 1, 'our publisher')
+        start = time.monotonic()
+        peer.call(Resume, '/rosbag2_player/resume')
+        ours.finish()
+        wait_until(lambda: len(got) == count, f'{count} frames (got {len(got)})', timeout=60)
+        print(f'\n{count} x {size >> 20} MiB played and received in {time.monotonic() - start:.2f} s')
+    finally:
+        ours.kill()
+    assert [bytes(g) for g in got] == frames
+
+
+@pytest.mark.parametrize('size,count', [(100, 50), (1 << 20, 30), (6 << 20, 10)], ids=['100B', '1MB', '6MB'])
+def test_an_rclpy_publisher_of_large_frames_is_recorded_by_our_rcl_recorder_byte_for_byte(tmp_path, ros, size, count):
+    from sensor_msgs.msg import Image
+    peer = ros(81, 'camera')
+    pub = peer.node.create_publisher(Image, '/camera/image', RELIABLE_ALL)
+    frames = [image_cdr(i, size) for i in range(count)]
+    out = tmp_path / 'rec'
+    ours = recorder('--topics', '/camera/image', '-o', out, domain=81)
+    try:
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our subscription')
+        start = time.monotonic()
+        for f in frames:
+            pub.publish(f)  # serialized bytes, published as they are, as fast as they go
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements', timeout=60)
+        print(f'\n{count} x {size} B published and acknowledged in {time.monotonic() - start:.2f} s')
+        # At once: what was acknowledged but not yet taken is taken when the subscription goes.
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(out) as reader:
+        got = [bytes(data) for _, _, data in reader.messages()]
+    assert len(got) == count and got == frames
+
+
+def test_fresh_rclpy_clients_are_all_answered_by_our_rcl_player(tmp_path):
+    """Each client is new (its reply reader not yet matched by our reply writer when it calls):
+    every call must still be answered."""
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    ours = player(tmp_path / 'bag', '--start-paused', domain=82)
+    answered = 0
+    try:
+        ours.wait_for_line(START_LINE)
+        for i in range(30):
+            peer = Ros(82, f'client_{i}')
+            try:
+                assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
+                answered += 1
+            finally:
+                peer.close()
+    finally:
+        ours.kill()
+    assert answered == 30
+
+
+def test_our_rcl_player_describes_its_types_as_an_rclpy_node_does(tmp_path, ros):
+    """A service with nested sequences and strings both ways (type_description_interfaces): the
+    request and response structs built through introspection and rmw_(de)serialize."""
+    from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
+    from builtin_interfaces.msg import Time
+    from type_description_interfaces.srv import GetTypeDescription
+    from unique_identifier_msgs.msg import UUID
+    type_name = 'action_msgs/msg/GoalStatusArray'
+    message = GoalStatusArray(status_list=[
+        GoalStatus(goal_info=GoalInfo(goal_id=UUID(uuid=list(range(i, i + 16))), stamp=Time(sec=i, nanosec=7)),
+                   status=GoalStatus.STATUS_SUCCEEDED) for i in range(3)])
+    peer = ros(83, 'status_talker')
+    peer.node.create_publisher(GoalStatusArray, '/goal_status', 10)
+    hash_ = str(peer.node.get_publishers_info_by_topic('/goal_status')[0].topic_type_hash)
+    request = GetTypeDescription.Request(type_name=type_name, type_hash=hash_, include_type_sources=True)
+    reference = peer.call(GetTypeDescription, '/status_talker/get_type_description', request)
+    assert reference.successful, reference.failure_reason
+    store = get_typestore(Stores.ROS2_JAZZY)
+    with Writer(tmp_path / 'bag', version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conn = writer.add_connection('/goal_status', type_name, typestore=store)
+        writer.write(conn, T0, bytes(serialize_message(message)))
+    ours = player(tmp_path / 'bag', '--start-paused', domain=83)
+    try:
+        ours.wait_for_line(START_LINE)
+        service = '/rosbag2_player/get_type_description'
+        answer = peer.call(GetTypeDescription, service, request)
+        assert answer.successful, answer.failure_reason
+        assert answer.type_description == reference.type_description
+        assert {s.type_name for s in answer.type_sources} >= {type_name, 'action_msgs/msg/GoalStatus',
+                                                              'unique_identifier_msgs/msg/UUID'}
+        wrong = peer.call(GetTypeDescription, service,
+                          GetTypeDescription.Request(type_name=type_name, type_hash='RIHS01_' + '0' * 64))
+        assert not wrong.successful and wrong.failure_reason
+    finally:
+        ours.kill()
+
+
+def test_an_rcl_build_runs_on_a_native_backend_on_request(tmp_path):
+    """ROSBAG2_RS_MIDDLEWARE=native: today's backends. RMW_IMPLEMENTATION is left unset (the native
+    default of a build without the `fastdds` feature is Cyclone DDS): with PyPI's wheels, librcl's
+    load-time check exits the process when RMW_IMPLEMENTATION names another rmw than the one it
+    links (there is no rmw_implementation to load it)."""
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    env = {k: v for k, v in ours_env(84).items() if k != 'RMW_IMPLEMENTATION'}
+    env['ROSBAG2_RS_MIDDLEWARE'] = 'native'
+    proc = subprocess.run([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls'],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert 'middleware: Cyclone DDS (rmw_cyclonedds_cpp)' in proc.stderr and 'middleware: rcl' not in proc.stderr, \
+        proc.stderr
+    bad = subprocess.run([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls'],
+                         capture_output=True, text=True, env={**env, 'ROSBAG2_RS_MIDDLEWARE': 'rmw'}, timeout=60)
+    assert bad.returncode != 0 and "ROSBAG2_RS_MIDDLEWARE='rmw'" in bad.stderr, bad.stderr
+
+
+def test_our_rcl_subscription_reports_the_rclpy_publishers_gid(ros):
+    """The message info's publisher GID reaches ReceivedMessage::publisher_gid: the GID rclpy's
+    graph reports for its publisher."""
+    peer = ros(85, 'talker')
+    pub = peer.node.create_publisher(String, '/gid_topic', RELIABLE_ALL)
+    [info] = peer.node.get_publishers_info_by_topic('/gid_topic')
+    expected = bytes(info.endpoint_gid[:16]).hex()
+    proc = subprocess.Popen([str(probe()), 'echo', '/gid_topic', 'std_msgs/msg/String', '1', 'gid'],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ours_env(85))
+    try:
+        assert proc.stdout.readline().strip() == 'ready'
+        wait_until(lambda: pub.get_subscription_count() == 1, 'the probe to subscribe')
+        pub.publish(String(data='who'))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    [line] = out.splitlines()
+    data, gid = line.split()
+    assert deserialize_message(bytes.fromhex(data), String).data == 'who'
+    assert gid == expected, (gid, expected, err)
+
+
+def test_our_rcl_graph_lists_rclpy_nodes_with_namespaces_and_enclaves(ros):
+    peer = ros(86, 'lister_target')
+    other = rclpy.create_node('inner', namespace='/robot', context=peer.context)
+    try:
+        proc = subprocess.run([str(probe()), 'nodes', 'inner'], capture_output=True, text=True, env=ours_env(86),
+                              timeout=60)
+    finally:
+        other.destroy_node()
+    lines = {tuple(line.split()) for line in proc.stdout.splitlines()}
+    assert {('/', 'lister_target', '/'), ('/robot', 'inner', '/'), ('/', 'dds_probe_nodes', '/')} <= lines, \
+        proc.stdout + proc.stderr
+
+
+def test_an_rclpy_client_triggers_a_snapshot_of_our_rcl_recorder(tmp_path, ros):
+    """rosbag2_rs_interfaces/srv/TriggerSnapshot, from the colcon overlay's type supports (strings,
+    a string sequence, nested times in the request)."""
+    from rosbag2_rs_interfaces.srv import TriggerSnapshot
+    peer = ros(87, 'talker')
+    pub = peer.node.create_publisher(String, '/snap', RELIABLE_ALL)
+    noise = peer.node.create_publisher(String, '/noise', RELIABLE_ALL)
+    ours = recorder('--snapshot', '--topics', '/snap', '/noise', '-o', tmp_path / 'buffer', domain=87)
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: pub.get_subscription_count() == 1 and noise.get_subscription_count() == 1,
+                   'our subscriptions')
+        for i in range(10):
+            pub.publish(String(data=f'snap {i}'))
+            noise.publish(String(data=f'noise {i}'))
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        # A round trip through our node's wait thread: what arrived before is taken by then.
+        assert peer.call(IsPaused, '/rosbag2_recorder/is_paused').paused is False
+        request = TriggerSnapshot.Request(filename=str(tmp_path / 'snap'), topics=['/snap'])
+        reply = peer.call(TriggerSnapshot, '/rosbag2_recorder/snapshot/trigger', request)
+        assert reply.success is True, reply.message
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(tmp_path / 'snap') as reader:
+        rows = [(c.topic, deserialize_message(bytes(d), String).data) for c, _, d in reader.messages()]
+    assert rows == [('/snap', f'snap {i}') for i in range(10)]
