@@ -110,6 +110,11 @@ unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip
   PYTHONPATH="$(echo "$ros2"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
   ROSBAG2_RS_PROFILE=release "$ros2/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py
 
+# The rcl backend: player and recorder built in the sourced Jazzy (the build script finds rcl and
+# makes it the default), against rclpy on ROS 2's default middleware, in a private network namespace.
+step "rcl backend (sourced ROS 2 Jazzy): interop with rclpy in a private network namespace"
+tools/test_rcl.sh "$ros2"
+
 # The Fast DDS backend on the other Fast DDS versions, each in a target directory of its own (the
 # builds above stay valid): ROS 2 Kilted's Fast DDS 3 from PyPI's wheels, with Kilted's rclpy as
 # the peer, and Debian's Fast DDS 2.9. Debug builds; never two Fast DDS versions in one process.

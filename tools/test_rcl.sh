@@ -17,9 +17,11 @@ ros2=$(cd "${1:-$root/.venv-ros2}" && pwd)
 test -d "$ros2/ws/lib" || { echo "$ros2/ws/lib missing: run tools/build_ros2_interfaces.sh $ros2 $ros2/ws"; exit 1; }
 site=$(echo "$ros2"/ws/lib/python3*/site-packages)
 export CARGO_TARGET_DIR=${ROSBAG2_RS_RCL_TARGET_DIR:-${CARGO_TARGET_DIR:-$root/target}/rcl}
-# The sourced environment (what `source install/setup.bash` would set for these prefixes).
+export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
+# The sourced environment (what `source install/setup.bash` would set for these prefixes), with
+# the middleware left to ROS 2's default, as in a default install.
 export AMENT_PREFIX_PATH="$ros2/ws:$ros2" LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib"
-export RMW_IMPLEMENTATION=rmw_fastrtps_cpp
+unset RMW_IMPLEMENTATION
 
 cargo build -q -p rosbag2_rs_transport --bins --example dds_probe
 for exe in player recorder; do

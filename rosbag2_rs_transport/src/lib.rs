@@ -36,7 +36,6 @@ pub mod cli;
 pub use clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 pub use middleware::cyclonedds::{
     DdsConfig, DdsMiddleware, DiscoveryRange, NodeEntities, ParticipantEntities,
-    MIN_RELIABLE_WRITER_DEPTH,
 };
 pub use middleware::error::{Result, TransportError};
 #[cfg(feature = "fastdds")]
@@ -52,7 +51,7 @@ pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrosp
 pub use middleware::zenoh;
 pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
-    ReceivedMessage, RequestId, ServiceHandler, TopicInfo,
+    ReceivedMessage, RequestId, ServiceHandler, TopicInfo, MIN_RELIABLE_WRITER_DEPTH,
 };
 pub use player::{
     adapt_to_recorded, MessageOrder, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,

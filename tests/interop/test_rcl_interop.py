@@ -227,22 +227,38 @@ def test_an_rclpy_publisher_is_recorded_by_our_rcl_recorder_byte_for_byte(tmp_pa
 
 
 def test_an_rclpy_client_drives_our_rcl_players_services(tmp_path, ros):
-    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(20)])})
+    from builtin_interfaces.msg import Time
+    from rosbag2_interfaces.srv import PlayNext, Seek, Stop
+    # 60 s of messages at rate 2: the bag cannot end while the test drives the player.
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 100, string_cdr(f'x {i}')) for i in range(600)])})
     peer = ros(73)
+    got = []
+    peer.node.create_subscription(String, '/chatter', lambda m: got.append(m.data), RELIABLE_ALL)
     ours = player(tmp_path / 'bag', '--start-paused', domain=73)
     try:
         ours.wait_for_line(START_LINE)
+        wait_until(lambda: peer.node.count_publishers('/chatter') == 1, 'our publisher on /chatter')
         assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
         assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=2.0)).success is True
         assert peer.call(SetRate, '/rosbag2_player/set_rate', SetRate.Request(rate=-1.0)).success is False
+        assert peer.call(PlayNext, '/rosbag2_player/play_next').success is True
+        wait_until(lambda: got == ['x 0'], f'the first message alone (got {got})')
+        at = T0 + 300 * MS
+        seek = Seek.Request(time=Time(sec=at // 10**9, nanosec=at % 10**9))
+        assert peer.call(Seek, '/rosbag2_player/seek', seek).success is True
+        assert peer.call(PlayNext, '/rosbag2_player/play_next').success is True
+        wait_until(lambda: got[-1:] == ['x 3'], f'the message at the seek position next (got {got})')
         peer.call(Resume, '/rosbag2_player/resume')
         assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is False
+        wait_until(lambda: len(got) > 3, 'playback after resume')
         peer.call(Pause, '/rosbag2_player/pause')
         assert peer.call(IsPaused, '/rosbag2_player/is_paused').paused is True
-        peer.call(Resume, '/rosbag2_player/resume')
+        peer.call(Stop, '/rosbag2_player/stop')
         ours.finish()
     finally:
         ours.kill()
+    numbers = [int(m.split()[1]) for m in got]
+    assert numbers[:2] == [0, 3] and numbers[1:] == list(range(3, 3 + len(numbers) - 1)), numbers
 
 
 def test_a_type_that_is_not_installed_is_named_and_the_other_topics_play(tmp_path, ros):

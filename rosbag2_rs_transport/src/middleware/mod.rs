@@ -242,6 +242,25 @@ pub trait Middleware: Send + Sync {
     }
 }
 
+/// Keep-last depth a reliable volatile writer keeps at least (every backend), so that a reader
+/// that falls behind on large samples is repaired from the writer's history rather than skipped:
+/// a keep-last writer overwrites the oldest sample when its history is full, whether or not
+/// every reader has acknowledged it. 64 is about 2 s of camera frames at 30 Hz: with 16, 6 MB
+/// frames at 30 Hz went missing mid-stream while a reader was repairing fragments. Only
+/// unacknowledged samples are held, so a reader that keeps up costs nothing. Transient local
+/// writers keep their recorded depth (it decides what late joiners get).
+pub const MIN_RELIABLE_WRITER_DEPTH: u64 = 64;
+
+/// The least keep-last depth of a writer created with `qos` (see
+/// [`MIN_RELIABLE_WRITER_DEPTH`]): 0 for best-effort and transient local writers.
+pub(crate) fn min_writer_depth(qos: &QosProfile) -> u64 {
+    use rosbag2_rs_storage::qos::{Durability, Reliability};
+    match (qos.reliability, qos.durability) {
+        (Reliability::BestEffort, _) | (_, Durability::TransientLocal) => 0,
+        _ => MIN_RELIABLE_WRITER_DEPTH,
+    }
+}
+
 /// How long a service that is going away (its node ending, often on the `stop` request it just
 /// answered) keeps delivering what it owes: replies still waiting for their client's reader and
 /// the acknowledgement of those sent. Every backend waits at most this long.

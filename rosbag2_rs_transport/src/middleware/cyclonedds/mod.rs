@@ -26,7 +26,7 @@ use bytes::Bytes;
 use crossbeam_channel::Receiver;
 use cyclors::*;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::qos::{Durability, Reliability};
+use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
 
 use crate::middleware::dds_common::announcer::{Announced, Announcer};
@@ -47,15 +47,6 @@ use crate::middleware::names::{
 };
 use crate::middleware::type_hashes::TypeHashes;
 use crate::middleware::*;
-
-/// Keep-last depth a reliable volatile writer keeps at least (both DDS backends), so that a
-/// reader that falls behind on large samples is repaired from the writer's history rather than
-/// skipped: a keep-last writer overwrites the oldest sample when its history is full, whether or
-/// not every reader has acknowledged it. 64 is about 2 s of camera frames at 30 Hz: with 16,
-/// 6 MB frames at 30 Hz went missing mid-stream while a reader was repairing fragments. Only
-/// unacknowledged samples are held, so a reader that keeps up costs nothing. Transient local
-/// writers keep their recorded depth (it decides what late joiners get).
-pub const MIN_RELIABLE_WRITER_DEPTH: u64 = 64;
 
 /// How long to wait for a type object from the writers that announce it.
 const TYPE_LOOKUP_WAIT: Duration = Duration::from_secs(2);
@@ -345,10 +336,7 @@ impl Middleware for DdsMiddleware {
         qos: &QosProfile,
     ) -> Result<Box<dyn RawPublisher>> {
         let dds_topic = dds_topic_name(&expand_name(topic, &self.identity)?);
-        let min_depth = match (qos.reliability, qos.durability) {
-            (Reliability::BestEffort, _) | (_, Durability::TransientLocal) => 0,
-            _ => MIN_RELIABLE_WRITER_DEPTH,
-        };
+        let min_depth = min_writer_depth(qos);
         let hash = self.type_hashes.get(type_name);
         let writer = self.participant.writer(
             &dds_topic,

@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(back.lifespan, QosDuration::INFINITE);
         let default = to_dds(
             &QosProfile::default(),
-            crate::middleware::cyclonedds::MIN_RELIABLE_WRITER_DEPTH,
+            crate::middleware::MIN_RELIABLE_WRITER_DEPTH,
         );
         // SAFETY: a valid QoS object.
         unsafe {

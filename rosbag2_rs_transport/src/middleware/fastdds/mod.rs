@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use crossbeam_channel::Receiver;
-use rosbag2_rs_storage::qos::{Durability, Reliability};
+use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
 
 use crate::middleware::dds_common::announcer::{Announced, Announcer};
@@ -27,7 +27,6 @@ use graph::Graph;
 use service::{FastDdsClient, Server, ServerWorker};
 use sys::{Participant, ParticipantConfig, RawQos, Writer};
 
-use crate::middleware::cyclonedds::MIN_RELIABLE_WRITER_DEPTH;
 use crate::middleware::dds_common::discovery_info::{self, ParticipantEntities};
 use crate::middleware::dds_common::{user_data, Guid};
 use crate::middleware::error::Result;
@@ -190,10 +189,7 @@ impl Middleware for FastDdsMiddleware {
         qos: &QosProfile,
     ) -> Result<Box<dyn RawPublisher>> {
         let dds_topic = dds_topic_name(&expand_name(topic, &self.identity)?);
-        let min_depth = match (qos.reliability, qos.durability) {
-            (Reliability::BestEffort, _) | (_, Durability::TransientLocal) => 0,
-            _ => MIN_RELIABLE_WRITER_DEPTH,
-        };
+        let min_depth = min_writer_depth(qos);
         let writer = self.participant.writer(
             &dds_topic,
             &dds_message_type(type_name)?,

@@ -101,7 +101,7 @@ mod tests {
         // profile's 10.
         let writer = to_fastdds(
             &QosProfile::default(),
-            crate::middleware::cyclonedds::MIN_RELIABLE_WRITER_DEPTH,
+            crate::middleware::MIN_RELIABLE_WRITER_DEPTH,
         );
         assert_eq!(writer.depth, 64);
         let all = QosProfile {

@@ -539,11 +539,15 @@ impl Middleware for RclMiddleware {
     ) -> Result<Box<dyn RawPublisher>> {
         let name = expand_name(topic, &self.identity)?;
         let ts = self.types.message(type_name)?;
+        let qos = QosProfile {
+            depth: qos.depth.max(min_writer_depth(qos)),
+            ..qos.clone()
+        };
         Ok(Box::new(publisher::RclPublisher::new(
             self.node.clone(),
             ts,
             &name,
-            qos,
+            &qos,
         )?))
     }
 
