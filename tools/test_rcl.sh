@@ -1,35 +1,54 @@
 #!/usr/bin/env bash
-# The rcl backend: builds `player` and `recorder` in a sourced ROS 2 Jazzy (the venv of PyPI's
-# wheels that tools/test.sh installs, with rosbag2_interfaces and rosbag2_rs_interfaces built by
-# tools/build_ros2_interfaces.sh into its ws/), so that the build script finds rcl and compiles
-# the rcl backend (the default of such a build), then runs the rcl interop tests
-# (tests/interop/test_rcl_interop.py: rclpy peers on rmw_fastrtps_cpp) in a private network
-# namespace. Its own target directory: the builds without ROS 2 stay valid.
+# The README's workspace path in a sourced ROS 2, and the rcl backend it gives: `colcon build` of
+# this repository in the Jazzy of PyPI's wheels (the venv tools/test.sh installs, with
+# rosbag2_interfaces built into its ws/ by tools/build_ros2_interfaces.sh) builds every package,
+# rosbag2_rs_interfaces included, in release mode (colcon.meta); the build script finds rcl, so the
+# installed `player` and `recorder` use the rcl backend by default. The interop tests
+# (tests/interop/test_rcl_interop.py: rclpy peers) then run those installed binaries, as
+# `ros2 run` would, with RMW_IMPLEMENTATION unset, in a private network namespace.
 #
 #   tools/test_rcl.sh [VENV [PYTEST ARGS...]]   (VENV default: .venv-ros2)
 #
-# Target directory: ROSBAG2_RS_RCL_TARGET_DIR, else $CARGO_TARGET_DIR/rcl (tools/test.sh's
-# CARGO_TARGET_DIR, else target/rcl).
+# Intermediate artifacts go to CARGO_BUILD_BUILD_DIR (default: the repository's target/, shared
+# with the builds without ROS 2: only the crates that see rcl are built again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 ros2=$(cd "${1:-$root/.venv-ros2}" && pwd)
 test -d "$ros2/ws/lib" || { echo "$ros2/ws/lib missing: run tools/build_ros2_interfaces.sh $ros2 $ros2/ws"; exit 1; }
-site=$(echo "$ros2"/ws/lib/python3*/site-packages)
-export CARGO_TARGET_DIR=${ROSBAG2_RS_RCL_TARGET_DIR:-${CARGO_TARGET_DIR:-$root/target}/rcl}
-export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
-# The sourced environment (what `source install/setup.bash` would set for these prefixes), with
-# the middleware left to ROS 2's default, as in a default install.
-export AMENT_PREFIX_PATH="$ros2/ws:$ros2" LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib"
+export CARGO_BUILD_BUILD_DIR=${CARGO_BUILD_BUILD_DIR:-${CARGO_TARGET_DIR:-$root/target}}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}/rcl
+# The sourced environment (what `source /opt/ros/jazzy/setup.bash` sets), with the middleware left
+# to ROS 2's default, as in a default install.
+export AMENT_PREFIX_PATH="$ros2/ws:$ros2" CMAKE_PREFIX_PATH="$ros2/ws:$ros2"
+export LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib" PATH="$ros2/bin:$PATH"
+export PYTHONPATH=$(echo "$ros2"/ws/lib/python3*/site-packages)
 unset RMW_IMPLEMENTATION
 
-cargo build -q -p rosbag2_rs_transport --bins --example dds_probe
+ws=$(mktemp -d)
+trap 'rm -rf "$ws"' EXIT
+start=$SECONDS
+# -DPython3_EXECUTABLE: the wheels' CMake exports name the Python of the image they were built in.
+(cd "$ws" && colcon build --base-paths "$root" \
+   --cmake-args -DBUILD_TESTING=OFF "-DPython3_EXECUTABLE=$ros2/bin/python" >"$ws/colcon.log" 2>&1) \
+  || { tail -n 60 "$ws/colcon.log"; exit 1; }
+echo "colcon build in the sourced ROS 2 (every package): $((SECONDS - start)) s"
+set +u
+# shellcheck disable=SC1091 (colcon-core writes the POSIX sh setup script; colcon-bash, not installed here, the bash one)
+. "$ws/install/local_setup.sh"
+set -u
+bin=$ws/install/rosbag2_rs_transport/lib/rosbag2_rs_transport
 for exe in player recorder; do
-  readelf -d "$CARGO_TARGET_DIR/debug/$exe" | grep -q 'librcl\.so' \
-    || { echo "$exe does not link librcl: the build script did not find rcl under AMENT_PREFIX_PATH"; exit 1; }
+  readelf -d "$bin/$exe" | grep -q 'librcl\.so' \
+    || { echo "the installed $exe does not link librcl: the build script did not find rcl"; exit 1; }
 done
+test -d "$ws/install/rosbag2_rs_interfaces/share/rosbag2_rs_interfaces" \
+  || { echo "colcon did not install rosbag2_rs_interfaces"; exit 1; }
+
+# A developer's probe (not installed), built in the same environment; and the backend's unit tests.
+cargo build -q --release -p rosbag2_rs_transport --example dds_probe
 cargo test -q -p rosbag2_rs_transport --lib rcl
 
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$@"' _ \
-  env PYTHONPATH="$site" ROSBAG2_RS_PROFILE=debug \
+  env ROSBAG2_RS_BIN_DIR="$bin" ROSBAG2_RS_PROBE="$CARGO_TARGET_DIR/release/examples/dds_probe" \
   "$ros2/bin/python" -m pytest -q tests/interop/test_rcl_interop.py "${@:2}"

@@ -15,8 +15,12 @@ PROFILE = os.environ.get('ROSBAG2_RS_PROFILE', 'release')
 CYCLONE = {'RMW_IMPLEMENTATION': 'rmw_cyclonedds_cpp'}
 
 
+# Installed binaries instead (a colcon workspace's lib/<package>, as `ros2 run` starts them).
+BIN_DIR = os.environ.get('ROSBAG2_RS_BIN_DIR')
+
+
 def binary(name: str) -> pathlib.Path:
-    path = TARGET / PROFILE / name
+    path = pathlib.Path(BIN_DIR) / name if BIN_DIR else TARGET / PROFILE / name
     if not path.exists():
         pytest.fail(f'{path} is missing: build with `cargo build --{PROFILE} --workspace --bins` first')
     return path

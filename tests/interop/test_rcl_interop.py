@@ -1,11 +1,13 @@
-"""Our binaries on the rcl backend against real ROS 2: our `player` and `recorder` built in a sourced
-ROS 2 Jazzy (PyPI's wheels, AMENT_PREFIX_PATH set: the build script finds rcl and compiles the rcl
-backend, the default of such a build), talking through rcl and rmw_fastrtps_cpp to rclpy nodes on the
-same rmw, with rosbag2_interfaces built by colcon (tools/build_ros2_interfaces.sh).
+"""Our binaries on the rcl backend against real ROS 2: our `player` and `recorder` as `colcon build`
+installs them in a sourced ROS 2 Jazzy (PyPI's wheels: the build script finds rcl and compiles the
+rcl backend, the default of such a build), talking through rcl and ROS 2's default rmw
+(rmw_fastrtps_cpp, RMW_IMPLEMENTATION unset) to rclpy nodes, with rosbag2_interfaces built by colcon
+(tools/build_ros2_interfaces.sh).
 
-Run with tools/test_rcl.sh (it builds the binaries into its own target directory and runs this file
-with the ROS 2 venv's Python inside a private network namespace)."""
+Run with tools/test_rcl.sh (it builds the workspace with colcon and runs this file with the ROS 2
+venv's Python inside a private network namespace)."""
 import os
+import pathlib
 import signal
 import socket
 import subprocess
@@ -329,8 +331,9 @@ def test_our_rcl_recorder_discovers_a_late_rclpy_publisher_with_its_qos(tmp_path
 
 
 def probe():
-    """examples/dds_probe built with the rcl backend (tools/test_rcl.sh builds it)."""
-    path = binary('player').parent / 'examples' / 'dds_probe'
+    """examples/dds_probe built with the rcl backend (tools/test_rcl.sh builds it and names it in
+    ROSBAG2_RS_PROBE)."""
+    path = pathlib.Path(os.environ.get('ROSBAG2_RS_PROBE', binary('player').parent / 'examples' / 'dds_probe'))
     if not path.exists():
         pytest.fail(f'{path} is missing: build with `cargo build -p rosbag2_rs_transport --example dds_probe`')
     return path
