@@ -360,9 +360,11 @@ fn check_count<'a, R: WireRead<'a>>(
     r: &R,
 ) -> Result<(), Fail> {
     let min = elem_min_size(reg, base, t);
-    if (min > 0 && n.saturating_mul(min) > r.remaining() + 8)
-        || (min == 0 && n > MAX_EMPTY_ELEMENTS)
-    {
+    let fits = match min {
+        0 => n <= MAX_EMPTY_ELEMENTS,
+        min => crate::limits::check_len(n as u64, min, r.remaining() + 8).is_ok(),
+    };
+    if !fits {
         return Err(Fail::new(
             r.pos(),
             format!(

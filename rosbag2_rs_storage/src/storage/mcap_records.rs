@@ -146,12 +146,10 @@ pub enum McapFormatError {
         /// The announced records length.
         records_len: u64,
     },
-    /// A chunk announcing an implausibly large decompressed size.
-    #[error("implausible size {size}")]
-    ImplausibleSize {
-        /// The announced size.
-        size: u64,
-    },
+    /// A chunk announcing more decompressed bytes than the cap
+    /// ([`crate::limits::max_chunk_bytes`]).
+    #[error("{0}")]
+    ChunkTooLarge(#[source] crate::limits::ChunkTooLarge),
     /// A chunk compression this reader does not know.
     #[error("unsupported compression '{compression}'")]
     UnsupportedCompression {
