@@ -28,6 +28,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::{FileRecovery, RecoveryAction};
 use crate::error::{Result, StorageError};
+use crate::limits;
 use crate::storage::StorageId;
 
 fn sql_err(path: &Path) -> impl Fn(rusqlite::Error) -> StorageError + '_ {
@@ -549,7 +550,8 @@ impl<'a> DbFile<'a> {
     fn leaf_cell(&self, page: &[u8], at: usize) -> Option<(i64, Vec<u8>)> {
         let (size, a) = varint(page, at)?;
         let (rowid, b) = varint(page, at + a)?;
-        let size = usize::try_from(size).ok()?;
+        // The payload (its local part and its overflow pages) cannot be larger than the file.
+        let size = limits::check_len(size, 1, self.data.len()).ok()?;
         let u = self.usable;
         let x = u - 35;
         let local = if size <= x {
@@ -685,5 +687,25 @@ mod tests {
             DbFile::parse(b"SQLite format 3\0").err(),
             Some(DbHeaderError::NoHeader)
         );
+    }
+
+    /// A table leaf cell whose payload size varint says 2^64 - 1 bytes is a dropped cell, not a
+    /// capacity-overflow panic (the size is checked against the file before anything is
+    /// reserved).
+    #[test]
+    fn a_cell_claiming_a_huge_payload_is_dropped() {
+        let mut data = vec![0u8; 2 * 512];
+        data[..16].copy_from_slice(b"SQLite format 3\0");
+        data[16..18].copy_from_slice(&512u16.to_be_bytes());
+        let page = &mut data[512..];
+        page[0] = 0x0D; // table leaf
+        page[3..5].copy_from_slice(&1u16.to_be_bytes()); // one cell
+        page[8..10].copy_from_slice(&100u16.to_be_bytes()); // at offset 100
+        page[100..109].fill(0xff); // payload size: u64::MAX
+        page[109] = 1; // rowid 1
+        let db = DbFile::parse(&data).unwrap();
+        let rows = db.messages(2);
+        assert!(rows.rows.is_empty());
+        assert_eq!(rows.dropped, 1);
     }
 }
