@@ -68,7 +68,11 @@ pub fn pixels_to_png(
         what: format!("image encoding '{encoding}' (supported: {SUPPORTED_ENCODINGS})"),
     })?;
     let row = width as usize * layout.channels * layout.bytes_per_sample;
-    if step < row || data.len() < step * (height as usize).saturating_sub(1) + row {
+    // Checked: `step` and `height` come from the message, and their product may overflow.
+    let needed = step
+        .checked_mul((height as usize).saturating_sub(1))
+        .and_then(|n| n.checked_add(row));
+    if step < row || needed.is_none_or(|n| data.len() < n) {
         return Err(ExportError::BadImage(format!(
             "{width}x{height} {encoding} needs rows of {row} bytes {step} apart, the data has {} \
              bytes",
