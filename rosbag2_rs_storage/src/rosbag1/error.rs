@@ -75,7 +75,7 @@ pub enum Ros1FormatError {
     },
     /// A chunk declaring more decompressed bytes than the cap
     /// ([`crate::limits::max_chunk_bytes`]).
-    #[error("{0}")]
+    #[error(transparent)]
     ChunkTooLarge(#[from] crate::limits::ChunkTooLarge),
     /// An LZ4 chunk whose frames are malformed (checked while decoding them).
     #[error("lz4 chunk does not decompress: {0}")]

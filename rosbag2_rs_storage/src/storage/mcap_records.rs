@@ -148,8 +148,8 @@ pub enum McapFormatError {
     },
     /// A chunk announcing more decompressed bytes than the cap
     /// ([`crate::limits::max_chunk_bytes`]).
-    #[error("{0}")]
-    ChunkTooLarge(#[source] crate::limits::ChunkTooLarge),
+    #[error(transparent)]
+    ChunkTooLarge(crate::limits::ChunkTooLarge),
     /// A chunk compression this reader does not know.
     #[error("unsupported compression '{compression}'")]
     UnsupportedCompression {
