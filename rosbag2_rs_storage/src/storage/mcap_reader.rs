@@ -23,8 +23,8 @@ use mcap::records::op;
 
 use super::mapped_file::{self, Watch};
 use super::mcap_records::{
-    le_u16, le_u64, message, parse_chunk_header, ChunkHeader, McapFormatError, Records,
-    RECORD_HEADER,
+    check_lengths, check_record_at, check_summary, le_u16, le_u64, message, parse_chunk_header,
+    ChunkHeader, McapFormatError, Records, RECORD_HEADER,
 };
 use super::{OpenMode, StorageId, StorageReader};
 use crate::error::{Result, StorageError};
@@ -193,7 +193,10 @@ impl McapReader {
         };
         let complete = reader.data.len() >= 16 && reader.data.ends_with(mcap::MAGIC);
         let summary = if complete {
-            mcap::Summary::read(&reader.data)
+            check_summary(&reader.data).and_then(|()| {
+                mcap::Summary::read(&reader.data)
+                    .map_err(|source| McapFormatError::BadSummary { source })
+            })
         } else {
             Ok(None)
         };
@@ -203,12 +206,7 @@ impl McapReader {
             Ok(_) if mode == OpenMode::Strict => {
                 return Err(format_error(path, McapFormatError::NoFooter));
             }
-            Err(e) if mode == OpenMode::Strict => {
-                return Err(format_error(
-                    path,
-                    McapFormatError::BadSummary { source: e },
-                ));
-            }
+            Err(e) if mode == OpenMode::Strict => return Err(format_error(path, e)),
             _ => reader.scan(OpenMode::Recover)?,
         }
         reader.check_mapping()?;
@@ -322,7 +320,10 @@ impl McapReader {
             .iter()
             .find(|m| m.name == "rosbag2")
         {
-            match mcap::read::metadata(&self.data, index) {
+            let record = check_record_at(&self.data, index.offset)
+                .map_err(|e| e.to_string())
+                .and_then(|()| mcap::read::metadata(&self.data, index).map_err(|e| e.to_string()));
+            match record {
                 Ok(record) => self.set_embedded(&record.metadata),
                 Err(e) => log::warn!(
                     "{}: unreadable rosbag2 metadata record: {e}",
@@ -395,18 +396,19 @@ impl McapReader {
                         }
                     }
                 }
-                op::METADATA => match mcap::parse_record(op, &data[body..end]) {
-                    Ok(mcap::records::Record::Metadata(m)) if m.name == "rosbag2" => {
-                        self.set_embedded(&m.metadata)
-                    }
-                    Ok(_) => {}
-                    Err(source) => self.damaged(
-                        mode,
+                op::METADATA => match check_lengths(op, &data[body..end]).map(|()| {
+                    mcap::parse_record(op, &data[body..end]).map_err(|source| {
                         McapFormatError::BadMetadata {
                             offset: record_start,
                             source,
-                        },
-                    )?,
+                        }
+                    })
+                }) {
+                    Ok(Ok(mcap::records::Record::Metadata(m))) if m.name == "rosbag2" => {
+                        self.set_embedded(&m.metadata)
+                    }
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) | Err(e) => self.damaged(mode, e)?,
                 },
                 op::DATA_END => break,
                 // Indexes, attachments and statistics are not needed to read messages; a run of
@@ -622,6 +624,7 @@ impl McapReader {
         opcode: u8,
         body: &[u8],
     ) -> std::result::Result<(), McapFormatError> {
+        check_lengths(opcode, body)?;
         match mcap::parse_record(opcode, body)
             .map_err(|source| McapFormatError::BadRecord { opcode, source })?
         {

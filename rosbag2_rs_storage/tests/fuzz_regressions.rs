@@ -1,0 +1,82 @@
+//! Every crash the fuzz targets (`fuzz/`, see docs/fuzzing.md) found, replayed on its minimised
+//! input (`tests/data/fuzz/<target>-<what>`) through the same code as its target, in a process
+//! whose allocator refuses any single allocation above 256 MiB (an allocation bomb aborts the
+//! test, as libFuzzer's `-malloc_limit_mb` made it a crash).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+
+use rosbag2_rs_storage::storage::mcap_reader::McapReader;
+use rosbag2_rs_storage::{OpenMode, StorageReader};
+
+/// The system allocator, refusing allocations above [`Capped::LIMIT`].
+struct Capped;
+
+impl Capped {
+    const LIMIT: usize = 256 << 20;
+}
+
+// SAFETY: defers to the system allocator; refusing (null) is allowed by `GlobalAlloc`.
+unsafe impl GlobalAlloc for Capped {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > Self::LIMIT {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller's layout is passed on unchanged.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > Self::LIMIT {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as for `System.realloc`, whose contract the caller upholds.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Capped = Capped;
+
+/// The minimised inputs of `target`.
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&format!("{target}-")))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// What the `mcap_read` target does.
+fn mcap_read(data: &[u8]) {
+    for mode in [OpenMode::Strict, OpenMode::Recover] {
+        let bytes = bytes::Bytes::copy_from_slice(data);
+        let Ok(mut reader) = McapReader::from_bytes(Path::new("fuzz.mcap"), bytes, mode) else {
+            continue;
+        };
+        while let Ok(Some(_)) = reader.read_next() {}
+    }
+}
+
+/// `mcap_read`: a channel record in the summary whose topic length says 1.8 GB; the `mcap`
+/// crate reserved it while reading the summary.
+#[test]
+fn mcap_read_regressions() {
+    let inputs = inputs("mcap_read");
+    assert!(!inputs.is_empty());
+    for input in inputs {
+        mcap_read(&std::fs::read(&input).unwrap());
+    }
+}
