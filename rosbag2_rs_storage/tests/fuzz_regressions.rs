@@ -7,7 +7,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 
 use rosbag2_rs_storage::storage::mcap_reader::McapReader;
-use rosbag2_rs_storage::{OpenMode, StorageReader};
+use rosbag2_rs_storage::{
+    doctor, reindex_to, DoctorOptions, OpenMode, SequentialReader, StorageReader,
+};
 
 /// The system allocator, refusing allocations above [`Capped::LIMIT`].
 struct Capped;
@@ -78,5 +80,30 @@ fn mcap_read_regressions() {
     assert!(!inputs.is_empty());
     for input in inputs {
         mcap_read(&std::fs::read(&input).unwrap());
+    }
+}
+
+/// What the `mcap_doctor_reindex` target does.
+fn mcap_doctor_reindex(data: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fuzz.mcap");
+    std::fs::write(&path, data).unwrap();
+    let _ = doctor(&path, &DoctorOptions::default());
+    let out = dir.path().join("reindexed");
+    if reindex_to(dir.path(), &out).is_ok() {
+        if let Ok(reader) = SequentialReader::open(&out) {
+            reader.for_each(drop);
+        }
+    }
+}
+
+/// `mcap_doctor_reindex`: a metadata record whose name length says 1.9 GB, which `reindex`
+/// handed to the `mcap` crate while salvaging attachments and metadata records.
+#[test]
+fn mcap_doctor_reindex_regressions() {
+    let inputs = inputs("mcap_doctor_reindex");
+    assert!(!inputs.is_empty());
+    for input in inputs {
+        mcap_doctor_reindex(&std::fs::read(&input).unwrap());
     }
 }

@@ -23,8 +23,8 @@ use mcap::records::op;
 
 use super::mapped_file::{self, Watch};
 use super::mcap_records::{
-    check_lengths, check_record_at, check_summary, le_u16, le_u64, message, parse_chunk_header,
-    ChunkHeader, McapFormatError, Records, RECORD_HEADER,
+    check_lengths, check_record_at, check_summary, le_u16, le_u64, message, parse_checked,
+    parse_chunk_header, ChunkHeader, McapFormatError, Records, RECORD_HEADER,
 };
 use super::{OpenMode, StorageId, StorageReader};
 use crate::error::{Result, StorageError};
@@ -624,10 +624,7 @@ impl McapReader {
         opcode: u8,
         body: &[u8],
     ) -> std::result::Result<(), McapFormatError> {
-        check_lengths(opcode, body)?;
-        match mcap::parse_record(opcode, body)
-            .map_err(|source| McapFormatError::BadRecord { opcode, source })?
-        {
+        match parse_checked(opcode, body)? {
             mcap::records::Record::Schema { header, data } => {
                 if !self.definitions.iter().any(|d| d.topic_type == header.name) {
                     self.add_schema(&header.name, &header.encoding, &data);

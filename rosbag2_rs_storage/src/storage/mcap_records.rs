@@ -355,6 +355,16 @@ pub fn check_lengths(opcode: u8, body: &[u8]) -> Result<(), McapFormatError> {
     Ok(())
 }
 
+/// Parses a record body with the `mcap` crate once [`check_lengths`] has passed it: the one way
+/// this crate hands a record to the `mcap` crate's parser.
+pub fn parse_checked(
+    opcode: u8,
+    body: &[u8],
+) -> Result<mcap::records::Record<'_>, McapFormatError> {
+    check_lengths(opcode, body)?;
+    mcap::parse_record(opcode, body).map_err(|source| McapFormatError::BadRecord { opcode, source })
+}
+
 /// Checks the record starting at `offset` of `data` (framing and [`check_lengths`]).
 pub fn check_record_at(data: &[u8], offset: u64) -> Result<(), McapFormatError> {
     let pos = usize::try_from(offset).unwrap_or(usize::MAX);
