@@ -463,35 +463,46 @@ fn record(payload: &[u8]) -> Option<Vec<Column<'_>>> {
     (body == payload.len()).then_some(out)
 }
 
+/// The page size of the database whose first bytes (100 or more) are `head`.
+fn page_size(head: &[u8]) -> std::result::Result<usize, DbHeaderError> {
+    if !head.starts_with(b"SQLite format 3\0") || head.len() < 100 {
+        return Err(DbHeaderError::NoHeader);
+    }
+    match be_u16(head, 16).unwrap_or(0) {
+        1 => Ok(65536),
+        n if n >= 512 && n.is_power_of_two() => Ok(n),
+        n => Err(DbHeaderError::PageSize(n)),
+    }
+}
+
+/// Pages the header (`head`, the first 100 bytes or more) of a database file of `file_len`
+/// bytes counts beyond its whole pages: more than 0 for a truncated file. 0 when the header's
+/// page count is not valid (written by an old SQLite).
+pub(crate) fn missing_pages(head: &[u8], file_len: u64) -> std::result::Result<u64, DbHeaderError> {
+    let page_size = page_size(head)? as u64;
+    let counted = be_u32(head, 28).unwrap_or(0);
+    Ok(match be_u32(head, 24) == be_u32(head, 92) {
+        true => u64::from(counted).saturating_sub(file_len / page_size),
+        false => 0,
+    })
+}
+
 impl<'a> DbFile<'a> {
     /// Reads the database header.
     pub fn parse(data: &'a [u8]) -> std::result::Result<Self, DbHeaderError> {
-        if !data.starts_with(b"SQLite format 3\0") || data.len() < 100 {
-            return Err(DbHeaderError::NoHeader);
-        }
-        let page_size = match be_u16(data, 16).unwrap_or(0) {
-            1 => 65536,
-            n if n >= 512 && n.is_power_of_two() => n,
-            n => return Err(DbHeaderError::PageSize(n)),
-        };
+        let page_size = page_size(data)?;
         let reserved = data[20] as usize;
         let usable = page_size
             .checked_sub(reserved)
             .filter(|&u| u >= 480)
             .ok_or(DbHeaderError::ReservedSpace(reserved))?;
         let pages = u32::try_from(data.len() / page_size).unwrap_or(u32::MAX);
-        let counted = be_u32(data, 28).unwrap_or(0);
-        let counted_valid = be_u32(data, 24) == be_u32(data, 92);
         Ok(Self {
             data,
             page_size,
             usable,
             pages,
-            missing_pages: if counted_valid {
-                u64::from(counted.saturating_sub(pages))
-            } else {
-                0
-            },
+            missing_pages: missing_pages(data, data.len() as u64)?,
             partial_page_bytes: (data.len() % page_size) as u64,
         })
     }
