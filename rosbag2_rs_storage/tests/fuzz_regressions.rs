@@ -1,7 +1,7 @@
 //! Every crash the fuzz targets (`fuzz/`, see docs/fuzzing.md) found, replayed on its minimised
-//! input (`tests/data/fuzz/<target>-<what>`) through the same code as its target, in a process
-//! whose allocator refuses any single allocation above 256 MiB (an allocation bomb aborts the
-//! test, as libFuzzer's `-malloc_limit_mb` made it a crash).
+//! input (`tests/data/fuzz/<target>-<what>`) through the same code as its target, and other
+//! allocation bombs, in a process whose allocator refuses any single allocation above 256 MiB
+//! (an allocation bomb aborts the test, as libFuzzer's `-malloc_limit_mb` made it a crash).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
@@ -106,4 +106,21 @@ fn mcap_doctor_reindex_regressions() {
     for input in inputs {
         mcap_doctor_reindex(&std::fs::read(&input).unwrap());
     }
+}
+
+/// A CDR sequence of strings whose count the bytes left can hold (4 bytes each) but whose
+/// first string is bad: the decoder reserved the count in decoded values (several times the
+/// wire size: 300 MiB here) before decoding the first one.
+#[test]
+fn cdr_sequence_count_reserves_only_what_decodes() {
+    use rosbag2_rs_storage::msg::{decode_cdr, Dialect, Registry, Value};
+    let mut reg = Registry::new();
+    reg.parse_concatenated("t/msg/Names", "string[] names\n", Dialect::Ros2)
+        .unwrap();
+    let n = (300 << 20) / std::mem::size_of::<Value>();
+    let mut cdr = vec![0, 1, 0, 0];
+    cdr.extend((n as u32).to_le_bytes());
+    cdr.extend(u32::MAX.to_le_bytes()); // the first string's length
+    cdr.resize(8 + 4 * n, 0);
+    assert!(decode_cdr(&reg, "t/msg/Names", &cdr).is_err());
 }
