@@ -262,5 +262,11 @@ mod tests {
             pixels_to_png(1, 1, "32FC1", false, 4, &[0; 4]),
             Err(ExportError::Unsupported { .. })
         ));
+        // A step and height from a hostile message whose product overflows: an error (it was an
+        // overflow panic, or in release a wrapped size that passed the check).
+        assert!(matches!(
+            pixels_to_png(1, u32::MAX, "mono8", false, usize::MAX / 2, &[0; 4]),
+            Err(ExportError::BadImage(_))
+        ));
     }
 }
