@@ -44,8 +44,8 @@ for target in "${targets[@]}"; do
         failed+=("$target")
         tail -n 40 "$log"
     fi
-    execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
-    cov=$(grep -E '#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:' "$log" | tail -n 1 | sed -E 's/.*cov: ([0-9]+).*ft: ([0-9]+).*/cov \1 ft \2/')
+    execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+    cov=$(grep -E '#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:' "$log" | tail -n 1 | sed -E 's/.*cov: ([0-9]+).*ft: ([0-9]+).*/cov \1 ft \2/' || true)
     summary+=("$target: ${execs:-?} executions, ${cov:-cov ?}")
 done
 
