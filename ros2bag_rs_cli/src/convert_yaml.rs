@@ -12,7 +12,7 @@ use anyhow::{bail, Context, Result};
 use regex::Regex;
 use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, SequentialReader, TopicFilter};
 use rosbag2_rs_transport::cli::WriterArgs;
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Yaml;
 
 /// Whether `convert -o PATH` names an options file rather than an output bag.
 pub fn is_options_file(path: &Path) -> bool {
@@ -143,7 +143,7 @@ impl Selection {
 pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let docs = YamlLoader::load_from_str(&text)
+    let docs = rosbag2_rs_storage::limits::load_yaml(&text)
         .with_context(|| format!("{} is not YAML", path.display()))?;
     let Some(Yaml::Array(bags)) = docs.first().map(|d| &d["output_bags"]) else {
         bail!(

@@ -80,6 +80,7 @@ mod error;
 pub mod export;
 pub mod expr;
 mod filter;
+pub mod limits;
 mod message;
 mod metadata;
 pub mod msg;

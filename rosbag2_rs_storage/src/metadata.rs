@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Yaml;
 
 use crate::error::{Result, StorageError};
 use crate::message::TopicMetadata;
@@ -192,7 +192,7 @@ impl BagMetadata {
             path: origin.to_path_buf(),
             reason,
         };
-        let docs = YamlLoader::load_from_str(text).map_err(|e| err(format!("not YAML: {e}")))?;
+        let docs = crate::limits::load_yaml(text).map_err(|e| err(format!("not YAML: {e}")))?;
         let doc = docs.first().ok_or_else(|| err("empty document".into()))?;
         let (info, version) = match &doc["rosbag2_bagfile_information"] {
             info @ Yaml::Hash(_) => (

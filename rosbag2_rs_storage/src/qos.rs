@@ -26,7 +26,7 @@ pub enum QosError {
     NotList(String),
     /// Text that is not YAML.
     #[error("QoS YAML: {0}")]
-    Yaml(#[from] yaml_rust2::ScanError),
+    Yaml(#[from] crate::limits::YamlLoadError),
     /// An override file that is not a mapping of topic names.
     #[error("expected a mapping of topic names, found {0}")]
     OverridesNotMapping(String),
@@ -333,7 +333,7 @@ pub fn parse_profiles(text: &str) -> Result<Vec<QosProfile>, QosError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let docs = yaml_rust2::YamlLoader::load_from_str(text)?;
+    let docs = crate::limits::load_yaml(text)?;
     match docs.first() {
         None => Ok(Vec::new()),
         Some(doc) => profiles_from_list(doc),
@@ -345,7 +345,7 @@ pub fn parse_profiles(text: &str) -> Result<Vec<QosProfile>, QosError> {
 pub fn parse_overrides(
     text: &str,
 ) -> Result<std::collections::BTreeMap<String, QosProfile>, QosError> {
-    let docs = yaml_rust2::YamlLoader::load_from_str(text)?;
+    let docs = crate::limits::load_yaml(text)?;
     let mut out = std::collections::BTreeMap::new();
     let Some(doc) = docs.first() else {
         return Ok(out);

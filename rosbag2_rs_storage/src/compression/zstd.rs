@@ -6,14 +6,14 @@ use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
+use crate::limits;
+
 /// The magic number that starts every zstd frame.
 pub const MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 /// Level rosbag2 compresses messages with.
 pub const MESSAGE_LEVEL: i32 = 1;
 /// Level rosbag2 compresses files with (zstd's default).
 pub const FILE_LEVEL: i32 = 3;
-/// Largest decompressed message accepted from a frame header (guards corrupted headers).
-const MAX_MESSAGE: u64 = 1 << 32;
 
 /// Whether `head` starts with a zstd frame.
 pub fn is_zstd(head: &[u8]) -> bool {
@@ -25,21 +25,44 @@ pub fn compress_message(data: &[u8]) -> io::Result<Vec<u8>> {
     zstd::bulk::compress(data, MESSAGE_LEVEL)
 }
 
-/// Decompresses one message's data: one or more frames, with or without a content size.
+/// Decompresses one message's data: one or more frames, with or without a content size. The
+/// output grows with what decompresses; a message larger than [`limits::max_chunk_bytes`], or
+/// than the content size of its single frame, is an error.
 pub fn decompress_message(data: &[u8]) -> io::Result<Vec<u8>> {
-    match zstd::zstd_safe::get_frame_content_size(data) {
-        Ok(Some(size)) if size <= MAX_MESSAGE && frame_is_whole_input(data) => {
-            zstd::bulk::decompress(data, size as usize)
+    let invalid =
+        |e: Box<dyn std::error::Error + Send + Sync>| io::Error::new(io::ErrorKind::InvalidData, e);
+    let declared = match zstd::zstd_safe::get_frame_content_size(data) {
+        Ok(size) => size.filter(|_| frame_is_whole_input(data)),
+        Err(_) => {
+            return Err(invalid(
+                "not a zstd frame (bad magic number or header)".into(),
+            ))
         }
-        Ok(Some(size)) if size > MAX_MESSAGE => Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("zstd frame header announces an implausible {size} bytes"),
+    };
+    let limit = limits::check_chunk_size(declared.unwrap_or_else(limits::max_chunk_bytes))
+        .map_err(|e| invalid(e.into()))?;
+    let mut out = Vec::new();
+    limits::read_declared(
+        zstd::stream::read::Decoder::with_buffer(data)?,
+        limit,
+        &mut out,
+    )?;
+    match declared {
+        Some(size) if out.len() as u64 != size => Err(invalid(
+            format!(
+                "zstd frame decompresses to {} bytes, its header says {size}",
+                out.len()
+            )
+            .into(),
         )),
-        Ok(_) => zstd::stream::decode_all(data),
-        Err(_) => Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "not a zstd frame (bad magic number or header)",
+        None if out.len() > limit => Err(invalid(
+            limits::ChunkTooLarge {
+                size: out.len() as u64,
+                cap: limit as u64,
+            }
+            .into(),
         )),
+        _ => Ok(out),
     }
 }
 
@@ -119,5 +142,21 @@ mod tests {
         let mut cut = compress_message(&[7u8; 5000]).unwrap();
         cut.truncate(cut.len() / 2);
         assert!(decompress_message(&cut).is_err());
+    }
+
+    /// A frame whose header claims 3 GiB of content is refused by the cap before anything is
+    /// reserved (it used to reserve the 3 GiB).
+    #[test]
+    fn a_frame_claiming_gigabytes_is_refused_before_allocating() {
+        let mut frame = MAGIC.to_vec();
+        frame.push(0xA0); // single segment, 4-byte content size
+        frame.extend((3u32 << 30).to_le_bytes());
+        frame.extend([0x19, 0, 0]); // last block, raw, 3 bytes
+        frame.extend(b"abc");
+        let err = decompress_message(&frame).unwrap_err();
+        let inner = err
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<limits::ChunkTooLarge>());
+        assert_eq!(inner.map(|e| e.size), Some(3 << 30), "{err}");
     }
 }

@@ -68,7 +68,11 @@ pub fn pixels_to_png(
         what: format!("image encoding '{encoding}' (supported: {SUPPORTED_ENCODINGS})"),
     })?;
     let row = width as usize * layout.channels * layout.bytes_per_sample;
-    if step < row || data.len() < step * (height as usize).saturating_sub(1) + row {
+    // Checked: `step` and `height` come from the message, and their product may overflow.
+    let needed = step
+        .checked_mul((height as usize).saturating_sub(1))
+        .and_then(|n| n.checked_add(row));
+    if step < row || needed.is_none_or(|n| data.len() < n) {
         return Err(ExportError::BadImage(format!(
             "{width}x{height} {encoding} needs rows of {row} bytes {step} apart, the data has {} \
              bytes",
@@ -257,6 +261,12 @@ mod tests {
         assert!(matches!(
             pixels_to_png(1, 1, "32FC1", false, 4, &[0; 4]),
             Err(ExportError::Unsupported { .. })
+        ));
+        // A step and height from a hostile message whose product overflows: an error (it was an
+        // overflow panic, or in release a wrapped size that passed the check).
+        assert!(matches!(
+            pixels_to_png(1, u32::MAX, "mono8", false, usize::MAX / 2, &[0; 4]),
+            Err(ExportError::BadImage(_))
         ));
     }
 }

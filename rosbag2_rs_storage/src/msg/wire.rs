@@ -13,6 +13,9 @@ use super::value::Value;
 /// Largest element count accepted for a sequence whose elements may take no bytes at all.
 const MAX_EMPTY_ELEMENTS: usize = 1 << 20;
 
+/// Elements reserved up front for a sequence or array; more grow as they decode.
+const MAX_PRESIZED_ELEMENTS: usize = 1 << 16;
+
 /// A source of wire bytes.
 pub(crate) trait WireRead<'a> {
     fn pos(&self) -> usize;
@@ -360,9 +363,11 @@ fn check_count<'a, R: WireRead<'a>>(
     r: &R,
 ) -> Result<(), Fail> {
     let min = elem_min_size(reg, base, t);
-    if (min > 0 && n.saturating_mul(min) > r.remaining() + 8)
-        || (min == 0 && n > MAX_EMPTY_ELEMENTS)
-    {
+    let fits = match min {
+        0 => n <= MAX_EMPTY_ELEMENTS,
+        min => crate::limits::check_len(n as u64, min, r.remaining() + 8).is_ok(),
+    };
+    if !fits {
         return Err(Fail::new(
             r.pos(),
             format!(
@@ -407,7 +412,9 @@ fn decode_field<'a, R: WireRead<'a>>(
             r.align(*p)?;
         }
     }
-    let mut out = Vec::with_capacity(n);
+    // A decoded element (a `Value`) is larger than its wire form (one byte for a bool or an
+    // int8): reserve a bounded number up front and grow with what actually decodes.
+    let mut out = Vec::with_capacity(n.min(MAX_PRESIZED_ELEMENTS));
     for i in 0..n {
         out.push(decode_one(reg, base, t, r).map_err(|e| e.within(format!("[{i}]")))?);
     }

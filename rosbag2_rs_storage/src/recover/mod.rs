@@ -36,7 +36,9 @@ pub enum StreamCompression {
 /// missing or damaged) as the decoder can produce, at most `limit` bytes. Decoders emit only
 /// what they have verified structurally (whole LZ4 blocks, zstd blocks, bzip2 blocks), so the
 /// result is a prefix of what the whole stream would give; callers keep only whole records.
+/// `limit` is clamped to [`crate::limits::max_chunk_bytes`].
 pub fn decompress_prefix(kind: StreamCompression, compressed: &[u8], limit: u64) -> Vec<u8> {
+    let limit = limit.min(crate::limits::max_chunk_bytes());
     let mut out = Vec::new();
     let result = match kind {
         StreamCompression::None => {

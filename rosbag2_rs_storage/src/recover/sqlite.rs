@@ -28,6 +28,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::{FileRecovery, RecoveryAction};
 use crate::error::{Result, StorageError};
+use crate::limits;
 use crate::storage::StorageId;
 
 fn sql_err(path: &Path) -> impl Fn(rusqlite::Error) -> StorageError + '_ {
@@ -462,35 +463,46 @@ fn record(payload: &[u8]) -> Option<Vec<Column<'_>>> {
     (body == payload.len()).then_some(out)
 }
 
+/// The page size of the database whose first bytes (100 or more) are `head`.
+fn page_size(head: &[u8]) -> std::result::Result<usize, DbHeaderError> {
+    if !head.starts_with(b"SQLite format 3\0") || head.len() < 100 {
+        return Err(DbHeaderError::NoHeader);
+    }
+    match be_u16(head, 16).unwrap_or(0) {
+        1 => Ok(65536),
+        n if n >= 512 && n.is_power_of_two() => Ok(n),
+        n => Err(DbHeaderError::PageSize(n)),
+    }
+}
+
+/// Pages the header (`head`, the first 100 bytes or more) of a database file of `file_len`
+/// bytes counts beyond its whole pages: more than 0 for a truncated file. 0 when the header's
+/// page count is not valid (written by an old SQLite).
+pub(crate) fn missing_pages(head: &[u8], file_len: u64) -> std::result::Result<u64, DbHeaderError> {
+    let page_size = page_size(head)? as u64;
+    let counted = be_u32(head, 28).unwrap_or(0);
+    Ok(match be_u32(head, 24) == be_u32(head, 92) {
+        true => u64::from(counted).saturating_sub(file_len / page_size),
+        false => 0,
+    })
+}
+
 impl<'a> DbFile<'a> {
     /// Reads the database header.
     pub fn parse(data: &'a [u8]) -> std::result::Result<Self, DbHeaderError> {
-        if !data.starts_with(b"SQLite format 3\0") || data.len() < 100 {
-            return Err(DbHeaderError::NoHeader);
-        }
-        let page_size = match be_u16(data, 16).unwrap_or(0) {
-            1 => 65536,
-            n if n >= 512 && n.is_power_of_two() => n,
-            n => return Err(DbHeaderError::PageSize(n)),
-        };
+        let page_size = page_size(data)?;
         let reserved = data[20] as usize;
         let usable = page_size
             .checked_sub(reserved)
             .filter(|&u| u >= 480)
             .ok_or(DbHeaderError::ReservedSpace(reserved))?;
         let pages = u32::try_from(data.len() / page_size).unwrap_or(u32::MAX);
-        let counted = be_u32(data, 28).unwrap_or(0);
-        let counted_valid = be_u32(data, 24) == be_u32(data, 92);
         Ok(Self {
             data,
             page_size,
             usable,
             pages,
-            missing_pages: if counted_valid {
-                u64::from(counted.saturating_sub(pages))
-            } else {
-                0
-            },
+            missing_pages: missing_pages(data, data.len() as u64)?,
             partial_page_bytes: (data.len() % page_size) as u64,
         })
     }
@@ -549,7 +561,8 @@ impl<'a> DbFile<'a> {
     fn leaf_cell(&self, page: &[u8], at: usize) -> Option<(i64, Vec<u8>)> {
         let (size, a) = varint(page, at)?;
         let (rowid, b) = varint(page, at + a)?;
-        let size = usize::try_from(size).ok()?;
+        // The payload (its local part and its overflow pages) cannot be larger than the file.
+        let size = limits::check_len(size, 1, self.data.len()).ok()?;
         let u = self.usable;
         let x = u - 35;
         let local = if size <= x {
@@ -685,5 +698,25 @@ mod tests {
             DbFile::parse(b"SQLite format 3\0").err(),
             Some(DbHeaderError::NoHeader)
         );
+    }
+
+    /// A table leaf cell whose payload size varint says 2^64 - 1 bytes is a dropped cell, not a
+    /// capacity-overflow panic (the size is checked against the file before anything is
+    /// reserved).
+    #[test]
+    fn a_cell_claiming_a_huge_payload_is_dropped() {
+        let mut data = vec![0u8; 2 * 512];
+        data[..16].copy_from_slice(b"SQLite format 3\0");
+        data[16..18].copy_from_slice(&512u16.to_be_bytes());
+        let page = &mut data[512..];
+        page[0] = 0x0D; // table leaf
+        page[3..5].copy_from_slice(&1u16.to_be_bytes()); // one cell
+        page[8..10].copy_from_slice(&100u16.to_be_bytes()); // at offset 100
+        page[100..109].fill(0xff); // payload size: u64::MAX
+        page[109] = 1; // rowid 1
+        let db = DbFile::parse(&data).unwrap();
+        let rows = db.messages(2);
+        assert!(rows.rows.is_empty());
+        assert_eq!(rows.dropped, 1);
     }
 }

@@ -2,9 +2,10 @@
 //! writes it: independent 1 MB blocks, no block checksums, a content checksum; `roslz4` rejects
 //! any other flags).
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use super::error::{Ros1FormatError, UnknownCompression};
+use crate::limits;
 
 /// How a chunk's records are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -38,28 +39,24 @@ impl Compression {
         }
     }
 
-    /// Decompresses `data` into exactly `size` bytes; anything else is an error.
+    /// Decompresses `data` into exactly `size` bytes; anything else is an error, and so is a
+    /// `size` above [`limits::max_chunk_bytes`]. The output grows with what decompresses, so a
+    /// header lying about its size reserves nothing it does not fill.
     pub fn decompress(self, data: &[u8], size: usize) -> Result<Vec<u8>, Ros1FormatError> {
-        let mut out = Vec::with_capacity(size);
-        // One byte more than announced reveals a chunk whose size field lies.
-        let limit = size as u64 + 1;
+        limits::check_chunk_size(size as u64)?;
+        let mut out = Vec::new();
         let result = match self {
             Self::None => {
                 out.extend_from_slice(data);
                 Ok(())
             }
-            Self::Bz2 => bzip2::read::BzDecoder::new(data)
-                .take(limit)
-                .read_to_end(&mut out)
-                .map(drop),
+            Self::Bz2 => limits::read_declared(bzip2::read::BzDecoder::new(data), size, &mut out),
             Self::Lz4 => match lz4_frames(data, size, &mut out) {
                 Some(result) => return result.map(|()| out),
                 // Frames with linked blocks: the streaming decoder.
                 None => {
                     out.clear();
-                    lz4::Decoder::new(data)
-                        .and_then(|d| d.take(limit).read_to_end(&mut out))
-                        .map(drop)
+                    lz4::Decoder::new(data).and_then(|d| limits::read_declared(d, size, &mut out))
                 }
             },
         };
@@ -105,6 +102,8 @@ impl Compression {
 }
 
 const LZ4_MAGIC: u32 = 0x184D_2204;
+/// The largest block an LZ4 frame may hold (block maximum size 7: 4 MiB).
+const LZ4_MAX_BLOCK: usize = 4 << 20;
 
 fn le32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
@@ -198,6 +197,9 @@ fn decode_blocks(frame: &Frame, size: usize, out: &mut Vec<u8>) -> Result<(), &'
             out.extend_from_slice(block.data);
             continue;
         }
+        // Room for this block only (a block holds at most 4 MiB): the output grows with what
+        // decodes, never to a size the chunk header merely claims.
+        out.reserve(room.min(LZ4_MAX_BLOCK));
         let spare = out.spare_capacity_mut();
         // Safety: `block.data` is readable for its length and `spare` (the uninitialised capacity
         // after the bytes so far) writable for `room` bytes; LZ4_decompress_safe never reads or
@@ -269,7 +271,6 @@ fn lz4_frames(
 ) -> Option<Result<(), Ros1FormatError>> {
     let fail = |m: &'static str| Some(Err(Ros1FormatError::Lz4Frame(m)));
     out.clear();
-    out.reserve_exact(size);
     while !data.is_empty() {
         let (frame, rest) = match parse_frame(data) {
             Ok(Some(parsed)) => parsed,
@@ -357,6 +358,20 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("content checksum mismatch"), "{err}");
+        }
+    }
+
+    /// A chunk header claiming 4 GiB is refused by the cap before anything is reserved (the
+    /// reader used to reserve it), whatever the compression.
+    #[test]
+    fn a_chunk_claiming_gigabytes_is_refused_before_allocating() {
+        for c in [Compression::None, Compression::Bz2, Compression::Lz4] {
+            let packed = c.compress(b"a few bytes").unwrap();
+            let err = c.decompress(&packed, u32::MAX as usize).unwrap_err();
+            assert!(
+                matches!(err, Ros1FormatError::ChunkTooLarge(_)),
+                "{c:?}: {err}"
+            );
         }
     }
 }

@@ -73,6 +73,10 @@ pub enum Ros1FormatError {
         #[source]
         source: std::io::Error,
     },
+    /// A chunk declaring more decompressed bytes than the cap
+    /// ([`crate::limits::max_chunk_bytes`]).
+    #[error(transparent)]
+    ChunkTooLarge(#[from] crate::limits::ChunkTooLarge),
     /// An LZ4 chunk whose frames are malformed (checked while decoding them).
     #[error("lz4 chunk does not decompress: {0}")]
     Lz4Frame(&'static str),

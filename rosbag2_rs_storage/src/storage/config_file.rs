@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Yaml;
 
 use super::{ChunkCompression, StorageId};
 use crate::error::{Result, StorageError};
@@ -66,7 +66,7 @@ impl StorageConfig {
             reason,
         };
         let text = std::fs::read_to_string(path).map_err(|e| StorageError::io(path, e))?;
-        let docs = YamlLoader::load_from_str(&text).map_err(|e| bad(format!("not YAML: {e}")))?;
+        let docs = crate::limits::load_yaml(&text).map_err(|e| bad(format!("not YAML: {e}")))?;
         let doc = docs.into_iter().next().unwrap_or(Yaml::Null);
         let map = match &doc {
             Yaml::Hash(map) => map.clone(),

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use mcap::records::op;
 
-use super::mcap_records::{le_u32, le_u64, Records, RECORD_HEADER};
+use super::mcap_records::{le_u32, le_u64, parse_checked, Records, RECORD_HEADER};
 use crate::error::{Result, StorageError};
 
 /// The name of the metadata record rosbag2 writes (the bag's `metadata.yaml`); not a user record.
@@ -214,7 +214,7 @@ fn scan_extras(path: &Path, lenient: bool) -> Result<McapExtras> {
             op::ATTACHMENT => {
                 parse_attachment(path, &data, body, end).map(|a| extras.attachments.push(a))
             }
-            op::METADATA => match mcap::parse_record(opcode, &data[body..end]) {
+            op::METADATA => match parse_checked(opcode, &data[body..end]) {
                 Ok(mcap::records::Record::Metadata(m)) => {
                     extras.metadata.push(MetadataRecord {
                         name: m.name,

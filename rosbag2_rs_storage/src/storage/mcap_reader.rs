@@ -15,7 +15,6 @@
 //! then tells what was damaged.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -24,12 +23,13 @@ use mcap::records::op;
 
 use super::mapped_file::{self, Watch};
 use super::mcap_records::{
-    le_u16, le_u64, message, parse_chunk_header, ChunkHeader, McapFormatError, Records,
-    RECORD_HEADER,
+    check_lengths, check_record_at, check_summary, le_u16, le_u64, message, parse_checked,
+    parse_chunk_header, ChunkHeader, McapFormatError, Records, RECORD_HEADER,
 };
 use super::{OpenMode, StorageId, StorageReader};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
+use crate::limits;
 use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos;
@@ -37,8 +37,6 @@ use crate::recover::mcap::{read_cut_chunk, CutRecord, McapDamage, SkippedChunk};
 
 /// Loose (unchunked) message records are grouped into runs of at most this many.
 const LOOSE_RUN: usize = 4096;
-/// Refuse to allocate more than this for one decompressed chunk (guards corrupted headers).
-const MAX_CHUNK: u64 = 1 << 34;
 
 /// Where the records of one decodable unit live.
 #[derive(Debug, Clone)]
@@ -195,7 +193,10 @@ impl McapReader {
         };
         let complete = reader.data.len() >= 16 && reader.data.ends_with(mcap::MAGIC);
         let summary = if complete {
-            mcap::Summary::read(&reader.data)
+            check_summary(&reader.data).and_then(|()| {
+                mcap::Summary::read(&reader.data)
+                    .map_err(|source| McapFormatError::BadSummary { source })
+            })
         } else {
             Ok(None)
         };
@@ -205,12 +206,7 @@ impl McapReader {
             Ok(_) if mode == OpenMode::Strict => {
                 return Err(format_error(path, McapFormatError::NoFooter));
             }
-            Err(e) if mode == OpenMode::Strict => {
-                return Err(format_error(
-                    path,
-                    McapFormatError::BadSummary { source: e },
-                ));
-            }
+            Err(e) if mode == OpenMode::Strict => return Err(format_error(path, e)),
             _ => reader.scan(OpenMode::Recover)?,
         }
         reader.check_mapping()?;
@@ -324,7 +320,10 @@ impl McapReader {
             .iter()
             .find(|m| m.name == "rosbag2")
         {
-            match mcap::read::metadata(&self.data, index) {
+            let record = check_record_at(&self.data, index.offset)
+                .map_err(|e| e.to_string())
+                .and_then(|()| mcap::read::metadata(&self.data, index).map_err(|e| e.to_string()));
+            match record {
                 Ok(record) => self.set_embedded(&record.metadata),
                 Err(e) => log::warn!(
                     "{}: unreadable rosbag2 metadata record: {e}",
@@ -397,18 +396,19 @@ impl McapReader {
                         }
                     }
                 }
-                op::METADATA => match mcap::parse_record(op, &data[body..end]) {
-                    Ok(mcap::records::Record::Metadata(m)) if m.name == "rosbag2" => {
-                        self.set_embedded(&m.metadata)
-                    }
-                    Ok(_) => {}
-                    Err(source) => self.damaged(
-                        mode,
+                op::METADATA => match check_lengths(op, &data[body..end]).map(|()| {
+                    mcap::parse_record(op, &data[body..end]).map_err(|source| {
                         McapFormatError::BadMetadata {
                             offset: record_start,
                             source,
-                        },
-                    )?,
+                        }
+                    })
+                }) {
+                    Ok(Ok(mcap::records::Record::Metadata(m))) if m.name == "rosbag2" => {
+                        self.set_embedded(&m.metadata)
+                    }
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) | Err(e) => self.damaged(mode, e)?,
                 },
                 op::DATA_END => break,
                 // Indexes, attachments and statistics are not needed to read messages; a run of
@@ -624,9 +624,7 @@ impl McapReader {
         opcode: u8,
         body: &[u8],
     ) -> std::result::Result<(), McapFormatError> {
-        match mcap::parse_record(opcode, body)
-            .map_err(|source| McapFormatError::BadRecord { opcode, source })?
-        {
+        match parse_checked(opcode, body)? {
             mcap::records::Record::Schema { header, data } => {
                 if !self.definitions.iter().any(|d| d.topic_type == header.name) {
                     self.add_schema(&header.name, &header.encoding, &data);
@@ -750,12 +748,8 @@ impl McapReader {
             .ok_or(McapFormatError::ChunkPastEnd { offset })?;
         let header =
             parse_chunk_header(data, at + RECORD_HEADER, end).map_err(|e| e.in_chunk(offset))?;
-        if header.uncompressed_size > MAX_CHUNK {
-            return Err(McapFormatError::ImplausibleSize {
-                size: header.uncompressed_size,
-            }
-            .in_chunk(offset));
-        }
+        let size = limits::check_chunk_size(header.uncompressed_size)
+            .map_err(|e| McapFormatError::ChunkTooLarge(e).in_chunk(offset))?;
         let compressed = &data[header.records.clone()];
         let decompress_error = |compression, source| {
             McapFormatError::Decompress {
@@ -764,15 +758,18 @@ impl McapReader {
             }
             .in_chunk(offset)
         };
+        let mut out = Vec::new();
         let records = match header.compression.as_str() {
             "" => data.slice(header.records.clone()),
-            "zstd" => zstd::bulk::decompress(compressed, header.uncompressed_size as usize)
-                .map(Bytes::from)
-                .map_err(|e| decompress_error("zstd", e))?,
+            "zstd" => {
+                zstd::stream::read::Decoder::with_buffer(compressed)
+                    .and_then(|d| limits::read_declared(d, size, &mut out))
+                    .map_err(|e| decompress_error("zstd", e))?;
+                Bytes::from(out)
+            }
             "lz4" => {
-                let mut out = Vec::with_capacity(header.uncompressed_size as usize);
                 lz4::Decoder::new(compressed)
-                    .and_then(|mut d| d.read_to_end(&mut out))
+                    .and_then(|d| limits::read_declared(d, size, &mut out))
                     .map_err(|e| decompress_error("lz4", e))?;
                 Bytes::from(out)
             }
@@ -1034,9 +1031,14 @@ mod tests {
 
     /// An MCAP file of one channel whose chunks hold `chunks` (log times), in that order.
     fn mcap_with_chunks(chunks: &[&[u64]]) -> Bytes {
+        mcap_compressed_chunks(chunks, None)
+    }
+
+    /// [`mcap_with_chunks`] with its chunks compressed by `compression`.
+    fn mcap_compressed_chunks(chunks: &[&[u64]], compression: Option<mcap::Compression>) -> Bytes {
         let mut out = std::io::Cursor::new(Vec::new());
         let mut writer = mcap::WriteOptions::new()
-            .compression(None)
+            .compression(compression)
             .create(&mut out)
             .unwrap();
         let schema = writer
@@ -1117,5 +1119,44 @@ mod tests {
         assert_eq!(skipped[0].messages, Some(3));
         assert_eq!(skipped[0].time_range, Some((1, 3)));
         assert!(skipped[0].reason.contains("CRC"), "{}", skipped[0].reason);
+    }
+
+    /// A compressed chunk whose header claims 15 GiB (CRC 0) is refused by the size cap before
+    /// anything is reserved (it used to abort the process); readers report it as damage.
+    #[test]
+    fn a_chunk_claiming_gigabytes_is_refused_before_allocating() {
+        for compression in [mcap::Compression::Lz4, mcap::Compression::Zstd] {
+            let data = mcap_compressed_chunks(&[&[1, 2, 3]], Some(compression));
+            let reader =
+                McapReader::from_bytes(Path::new("bomb.mcap"), data.clone(), OpenMode::Strict)
+                    .unwrap();
+            let Unit::Chunk { offset } = reader.units[0].unit else {
+                unreachable!()
+            };
+            let body = offset as usize + RECORD_HEADER;
+            let mut bomb = data.to_vec();
+            bomb[body + 16..body + 24].copy_from_slice(&(15u64 << 30).to_le_bytes());
+            bomb[body + 24..body + 28].fill(0);
+            let mut reader =
+                McapReader::from_bytes(Path::new("bomb.mcap"), Bytes::from(bomb), OpenMode::Strict)
+                    .unwrap();
+            let err = reader.decompress_chunk(offset).unwrap_err();
+            let McapFormatError::InChunk { source, .. } = &err else {
+                panic!("{err}")
+            };
+            assert!(
+                matches!(**source, McapFormatError::ChunkTooLarge(_)),
+                "{compression:?}: {err}"
+            );
+            let text = format_error(Path::new("bomb.mcap"), err).to_string();
+            assert!(
+                text.starts_with(&format!(
+                    "bomb.mcap: chunk at offset {offset}: declares 16106127360 bytes"
+                )),
+                "{text}"
+            );
+            assert!(reader.read_next().unwrap().is_none());
+            assert_eq!(reader.damage().skipped_chunks.len(), 1);
+        }
     }
 }

@@ -94,6 +94,25 @@ pub enum McapFormatError {
         #[source]
         source: mcap::McapError,
     },
+    /// A record whose length-prefixed field (string, byte array, map) runs past its body:
+    /// refused before the `mcap` crate would reserve the length it reads.
+    #[error("record (opcode 0x{opcode:02x}): {source}")]
+    FieldPastEnd {
+        /// The record's opcode.
+        opcode: u8,
+        /// The field's length and the bytes left for it.
+        #[source]
+        source: crate::limits::LengthPastEnd,
+    },
+    /// A record of the summary section that cannot be parsed.
+    #[error("corrupted MCAP summary (record at offset {offset}: {source}); `ros2bag-rs reindex` recovers the data")]
+    BadSummaryRecord {
+        /// Where the record starts.
+        offset: u64,
+        /// What is wrong with it.
+        #[source]
+        source: Box<McapFormatError>,
+    },
     /// A metadata record the `mcap` crate cannot parse.
     #[error("bad metadata record at offset {offset}: {source}")]
     BadMetadata {
@@ -146,12 +165,10 @@ pub enum McapFormatError {
         /// The announced records length.
         records_len: u64,
     },
-    /// A chunk announcing an implausibly large decompressed size.
-    #[error("implausible size {size}")]
-    ImplausibleSize {
-        /// The announced size.
-        size: u64,
-    },
+    /// A chunk announcing more decompressed bytes than the cap
+    /// ([`crate::limits::max_chunk_bytes`]).
+    #[error(transparent)]
+    ChunkTooLarge(crate::limits::ChunkTooLarge),
     /// A chunk compression this reader does not know.
     #[error("unsupported compression '{compression}'")]
     UnsupportedCompression {
@@ -260,6 +277,136 @@ impl Iterator for Records<'_> {
         self.pos = body + len as usize;
         Some(Ok((opcode, body, self.pos)))
     }
+}
+
+/// A field of a record body as the MCAP specification lays it out, for [`check_lengths`].
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    /// So many bytes.
+    Fixed(usize),
+    /// `u32` length, then that many bytes (strings, byte arrays, maps of fixed-size entries).
+    Len32,
+    /// `u64` length, then that many bytes.
+    Len64,
+    /// `u32` byte length, then string → string entries.
+    StringMap,
+}
+
+/// The fields of the records whose bodies the `mcap` crate parses; `None` for records it does
+/// not (messages, chunks: parsed here) or does not know.
+fn layout(opcode: u8) -> Option<&'static [Field]> {
+    use mcap::records::op;
+    use Field::*;
+    Some(match opcode {
+        op::HEADER => &[Len32, Len32],
+        op::FOOTER => &[Fixed(20)],
+        op::SCHEMA => &[Fixed(2), Len32, Len32, Len32],
+        op::CHANNEL => &[Fixed(4), Len32, Len32, StringMap],
+        op::MESSAGE_INDEX => &[Fixed(2), Len32],
+        op::CHUNK_INDEX => &[Fixed(32), Len32, Fixed(8), Len32, Fixed(16)],
+        op::ATTACHMENT => &[Fixed(16), Len32, Len32, Len64, Fixed(4)],
+        op::ATTACHMENT_INDEX => &[Fixed(40), Len32, Len32],
+        op::STATISTICS => &[Fixed(42), Len32],
+        op::METADATA => &[Len32, StringMap],
+        op::METADATA_INDEX => &[Fixed(16), Len32],
+        op::SUMMARY_OFFSET => &[Fixed(17)],
+        op::DATA_END => &[Fixed(4)],
+        _ => return None,
+    })
+}
+
+/// Checks that every length-prefixed field of the record body `body` (strings, byte arrays,
+/// maps and the strings in them) fits in what is left of the body, before the `mcap` crate,
+/// which reserves a field's length as read, parses it.
+pub fn check_lengths(opcode: u8, body: &[u8]) -> Result<(), McapFormatError> {
+    let Some(fields) = layout(opcode) else {
+        return Ok(());
+    };
+    let fail = |source| McapFormatError::FieldPastEnd { opcode, source };
+    let mut at = 0;
+    for field in fields {
+        let (prefix, len) = match *field {
+            Field::Fixed(n) => (0, n as u64),
+            Field::Len32 | Field::StringMap => (
+                4,
+                body.get(at..at + 4)
+                    .map_or(u64::MAX, |b| u64::from(le_u32(b, 0))),
+            ),
+            Field::Len64 => (8, body.get(at..at + 8).map_or(u64::MAX, |b| le_u64(b, 0))),
+        };
+        let left = body.len().saturating_sub(at + prefix);
+        let n = crate::limits::check_len(len, 1, left).map_err(fail)?;
+        at += prefix;
+        if let Field::StringMap = field {
+            let map = &body[at..at + n];
+            let mut entry = 0;
+            while entry < map.len() {
+                for _ in 0..2 {
+                    let len = map
+                        .get(entry..entry + 4)
+                        .map_or(u64::MAX, |b| u64::from(le_u32(b, 0)));
+                    let left = map.len().saturating_sub(entry + 4);
+                    entry += 4 + crate::limits::check_len(len, 1, left).map_err(fail)?;
+                }
+            }
+        }
+        at += n;
+    }
+    Ok(())
+}
+
+/// Parses a record body with the `mcap` crate once [`check_lengths`] has passed it: the one way
+/// this crate hands a record to the `mcap` crate's parser.
+pub fn parse_checked(
+    opcode: u8,
+    body: &[u8],
+) -> Result<mcap::records::Record<'_>, McapFormatError> {
+    check_lengths(opcode, body)?;
+    mcap::parse_record(opcode, body).map_err(|source| McapFormatError::BadRecord { opcode, source })
+}
+
+/// Checks the record starting at `offset` of `data` (framing and [`check_lengths`]).
+pub fn check_record_at(data: &[u8], offset: u64) -> Result<(), McapFormatError> {
+    let pos = usize::try_from(offset).unwrap_or(usize::MAX);
+    match (Records { buf: data, pos }).next() {
+        Some(Ok((opcode, body, end))) => check_lengths(opcode, &data[body..end]),
+        Some(Err(e)) => Err(e),
+        None => Err(McapFormatError::RecordHeaderCut { offset: pos }),
+    }
+}
+
+/// Checks every record of the summary section of a file that ends with a footer and the
+/// magic, before the `mcap` crate reads the summary. A file without a summary passes.
+pub fn check_summary(data: &[u8]) -> Result<(), McapFormatError> {
+    const FOOTER_BODY: usize = 20;
+    let Some(footer) = data.len().checked_sub(8 + RECORD_HEADER + FOOTER_BODY) else {
+        return Ok(());
+    };
+    if data[footer] != mcap::records::op::FOOTER {
+        return Ok(());
+    }
+    let start = le_u64(data, footer + RECORD_HEADER);
+    let Some(start) = usize::try_from(start)
+        .ok()
+        .filter(|&s| s != 0 && s < footer)
+    else {
+        return Ok(());
+    };
+    let records = Records {
+        buf: &data[..footer],
+        pos: start,
+    };
+    let mut at = start;
+    for record in records {
+        let wrap = |e| McapFormatError::BadSummaryRecord {
+            offset: at as u64,
+            source: Box::new(e),
+        };
+        let (opcode, body, end) = record.map_err(wrap)?;
+        check_lengths(opcode, &data[body..end]).map_err(wrap)?;
+        at = end;
+    }
+    Ok(())
 }
 
 /// The parsed fixed part of a chunk record body.
@@ -404,5 +551,47 @@ mod tests {
         ));
         let e = McapFormatError::CrcMismatch.in_chunk(42).to_string();
         assert_eq!(e, "chunk at offset 42: CRC mismatch (data corrupted)");
+    }
+
+    /// A channel whose topic length says 1.8 GB in a 40-byte record is refused before the
+    /// `mcap` crate parses it (it reserved the 1.8 GB: found by the `mcap_read` fuzz target).
+    #[test]
+    fn length_prefixed_fields_past_the_body_are_refused() {
+        let mut channel = vec![1, 0, 1, 0];
+        channel.extend(1_869_700_964u32.to_le_bytes());
+        channel.extend(b"/topic and more");
+        let err = check_lengths(op::CHANNEL, &channel).unwrap_err();
+        assert!(
+            matches!(err, McapFormatError::FieldPastEnd { opcode: op::CHANNEL, source } if source.len == 1_869_700_964),
+            "{err}"
+        );
+        // A well-formed channel passes; so does one whose metadata map holds a lying string.
+        let mut good = vec![1, 0, 1, 0];
+        for s in ["/t", "cdr"] {
+            good.extend((s.len() as u32).to_le_bytes());
+            good.extend(s.as_bytes());
+        }
+        let mut map = Vec::new();
+        for s in ["k", "v"] {
+            map.extend((s.len() as u32).to_le_bytes());
+            map.extend(s.as_bytes());
+        }
+        let mut with_map = good.clone();
+        with_map.extend((map.len() as u32).to_le_bytes());
+        with_map.extend(&map);
+        check_lengths(op::CHANNEL, &with_map).unwrap();
+        assert!(mcap::parse_record(op::CHANNEL, &with_map).is_ok());
+        map[5..9].copy_from_slice(&u32::MAX.to_le_bytes());
+        let mut lying = good;
+        lying.extend((map.len() as u32).to_le_bytes());
+        lying.extend(&map);
+        assert!(check_lengths(op::CHANNEL, &lying).is_err());
+        // Cut anywhere: an error, never a panic.
+        for cut in 0..with_map.len() {
+            assert!(
+                check_lengths(op::CHANNEL, &with_map[..cut]).is_err(),
+                "cut at {cut}"
+            );
+        }
     }
 }

@@ -44,6 +44,28 @@ pub struct SqliteReader {
     exhausted: bool,
 }
 
+/// Refuses a database file shorter than its header says: SQLite reads the missing pages as
+/// zeros, so rows whose overflow pages were cut off would come back with zeros for data. Such a
+/// file is recovered by `reindex` (its page-level salvage keeps only whole rows).
+fn check_not_truncated(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let io = |e| StorageError::io(path, e);
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut head = Vec::with_capacity(100);
+    (&mut file).take(100).read_to_end(&mut head).map_err(io)?;
+    match crate::recover::sqlite::missing_pages(&head, len) {
+        Ok(0) | Err(_) => Ok(()),
+        Ok(n) => Err(StorageError::corrupt(
+            path,
+            format!(
+                "truncated SQLite3 database: {n} pages counted by its header are missing; \
+                 `ros2bag-rs reindex` recovers the whole rows"
+            ),
+        )),
+    }
+}
+
 impl SqliteReader {
     /// Opens `path` read-only.
     pub fn open(path: &Path) -> Result<Self> {
@@ -53,6 +75,7 @@ impl SqliteReader {
                 std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             ));
         }
+        check_not_truncated(path)?;
         let sql = |source| StorageError::Sqlite {
             path: path.to_path_buf(),
             source,

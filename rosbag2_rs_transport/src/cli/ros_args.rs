@@ -84,10 +84,10 @@ impl ParamTable {
 /// The parameters of a ROS 2 parameter file for any node (`/**`, or every node listed): nested
 /// names joined with dots, values as YAML scalars or `[a, b]` lists.
 pub fn read_params_file(path: &Path) -> Result<Vec<(String, String)>> {
-    use yaml_rust2::{Yaml, YamlLoader};
+    use yaml_rust2::Yaml;
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read parameter file {}", path.display()))?;
-    let docs = YamlLoader::load_from_str(&text)
+    let docs = rosbag2_rs_storage::limits::load_yaml(&text)
         .with_context(|| format!("parameter file {} is not YAML", path.display()))?;
     fn scalar(v: &Yaml) -> Option<String> {
         Some(match v {

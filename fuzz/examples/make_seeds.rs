@@ -1,0 +1,256 @@
+//! Writes the seed corpora of the fuzz targets into `fuzz/seeds/<target>/` (committed; a few KB
+//! each): small files of every storage and compression written by this repository's writers,
+//! `metadata.yaml` and QoS texts, CDR payloads, definitions and `--where` expressions.
+//!
+//! `cargo run --manifest-path fuzz/Cargo.toml --example make_seeds` (from the repository root).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rosbag2_rs_fuzz::DEFINITIONS;
+use rosbag2_rs_storage::msg::TopicDecoder;
+use rosbag2_rs_storage::rosbag1;
+use rosbag2_rs_storage::storage::{ChunkCompression, StorageConfig, StorageId, WriterOptions};
+use rosbag2_rs_storage::{
+    BagWriter, BagWriterOptions, MessageDefinition, SerializedMessage, TopicMetadata,
+};
+
+fn seeds(target: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("seeds")
+        .join(target);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn string_cdr(text: &str) -> Vec<u8> {
+    let mut cdr = vec![0, 1, 0, 0];
+    cdr.extend((text.len() as u32 + 1).to_le_bytes());
+    cdr.extend(text.as_bytes());
+    cdr.push(0);
+    cdr
+}
+
+/// A bag of three `std_msgs/msg/String` messages; returns its directory.
+fn bag(tmp: &Path, name: &str, options: WriterOptions) -> PathBuf {
+    let uri = tmp.join(name);
+    let mut w = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        storage: options,
+        ..Default::default()
+    })
+    .unwrap();
+    w.create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+        .unwrap();
+    let topic: Arc<str> = "/chatter".into();
+    for i in 0..3i64 {
+        let msg = SerializedMessage::new(topic.clone(), 1_000 + i, string_cdr(&format!("hi {i}")));
+        w.write(&msg).unwrap();
+    }
+    w.close().unwrap();
+    uri
+}
+
+fn storage_file(uri: &Path) -> PathBuf {
+    std::fs::read_dir(uri)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().is_some_and(|n| n != "metadata.yaml"))
+        .unwrap()
+}
+
+fn copy(from: &Path, target: &str, name: &str) {
+    std::fs::copy(from, seeds(target).join(name)).unwrap();
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tmp.path();
+    // MCAP: chunk compressions, and unchunked.
+    for (name, compression) in [
+        ("none", ChunkCompression::None),
+        ("lz4", ChunkCompression::Lz4),
+        ("zstd", ChunkCompression::Zstd),
+    ] {
+        let uri = bag(
+            tmp,
+            &format!("mcap_{name}"),
+            WriterOptions {
+                storage: StorageId::Mcap,
+                compression: Some(compression),
+                ..Default::default()
+            },
+        );
+        for target in ["mcap_read", "mcap_doctor_reindex"] {
+            copy(&storage_file(&uri), target, &format!("chunked-{name}"));
+        }
+        copy(
+            &uri.join("metadata.yaml"),
+            "metadata_yaml",
+            &format!("mcap-{name}"),
+        );
+    }
+    // SQLite3 with small pages.
+    let uri = bag(
+        tmp,
+        "sqlite",
+        WriterOptions {
+            storage: StorageId::Sqlite3,
+            config: StorageConfig {
+                write_pragmas: vec!["PRAGMA page_size = 512".into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    );
+    copy(&storage_file(&uri), "sqlite", "three-messages");
+    copy(&uri.join("metadata.yaml"), "metadata_yaml", "sqlite");
+    // ROS 1 bags.
+    for compression in [
+        rosbag1::Compression::None,
+        rosbag1::Compression::Bz2,
+        rosbag1::Compression::Lz4,
+    ] {
+        let path = tmp.join(format!("ros1-{}.bag", compression.as_str()));
+        let mut w = rosbag1::BagWriter::create(
+            &path,
+            rosbag1::WriterOptions {
+                compression,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let id = w.add_connection(rosbag1::Connection {
+            id: 0,
+            topic: "/chatter".into(),
+            type_name: "std_msgs/String".into(),
+            md5sum: "992ce8a1687cec8c8bd883ec73ca41d1".into(),
+            message_definition: "string data\n".into(),
+            callerid: Some("/talker".into()),
+            latching: false,
+        });
+        for i in 0..3i64 {
+            let text = format!("hi {i}");
+            let mut data = (text.len() as u32).to_le_bytes().to_vec();
+            data.extend(text.as_bytes());
+            w.write(id, 1_000_000_000 + i, &data).unwrap();
+        }
+        w.finish().unwrap();
+        copy(&path, "ros1", compression.as_str());
+    }
+    realsense(tmp);
+    // QoS profiles and overrides.
+    std::fs::write(
+        seeds("qos_yaml").join("profiles"),
+        "- history: 3\n  depth: 0\n  reliability: 1\n  durability: 2\n  deadline:\n    sec: 2147483647\n    nsec: 4294967295\n  lifespan:\n    sec: 1\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 5\n  avoid_ros_namespace_conventions: false\n",
+    )
+    .unwrap();
+    std::fs::write(
+        seeds("qos_yaml").join("overrides"),
+        "/chatter:\n  reliability: best_effort\n  durability: transient_local\n  history: keep_last\n  depth: 10\nscan:\n  deadline:\n    sec: 1\n    nsec: 0\n",
+    )
+    .unwrap();
+    // CDR payloads: the first byte picks the definition.
+    for (i, (type_name, text)) in DEFINITIONS.iter().enumerate() {
+        let decoder = TopicDecoder::new(type_name, &ros2msg(text)).unwrap();
+        let value = decoder.registry.default_value(decoder.index);
+        let bytes = rosbag2_rs_storage::msg::encode_cdr(
+            &decoder.registry,
+            type_name,
+            &value,
+            Default::default(),
+        )
+        .unwrap();
+        let mut seed = vec![i as u8];
+        seed.extend(bytes);
+        std::fs::write(seeds("cdr").join(format!("default-{i}")), seed).unwrap();
+        std::fs::write(seeds("msg_definition").join(format!("def-{i}")), text).unwrap();
+    }
+    std::fs::write(
+        seeds("msg_definition").join("srv"),
+        "int64 a\nint64 b\nstring<=10 s\n---\nint64 sum\nfloat64[3] v\n",
+    )
+    .unwrap();
+    std::fs::write(
+        seeds("msg_definition").join("ros1-header"),
+        "Header header\ntime t\nduration d\nstring CONST=unquoted text\nuint8[] data\n",
+    )
+    .unwrap();
+    for (i, expr) in [
+        "i32 > 3 and s == \"x\"",
+        "not (inner.values[2] <= -1.5e3) or bs != 'a'",
+        "seq[0] == 1 and inners[1].leaves[0].xyz[2] > 0",
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::fs::write(seeds("where_expr").join(format!("expr-{i}")), expr).unwrap();
+    }
+}
+
+fn ros2msg(text: &str) -> MessageDefinition {
+    MessageDefinition {
+        topic_type: String::new(),
+        encoding: "ros2msg".into(),
+        encoded_message_definition: text.into(),
+        type_description_hash: String::new(),
+    }
+}
+
+/// A RealSense recording of two depth frames.
+fn realsense(tmp: &Path) {
+    use realsense_bag_rs::*;
+    let device = Device {
+        file_version: 4,
+        info: vec![("Name".into(), "seed".into())],
+        sensors: vec![Sensor {
+            index: 0,
+            info: vec![("Name".into(), "Stereo Module".into())],
+            options: vec![SensorOption {
+                name: "Exposure".into(),
+                value: 8500.0,
+                description: "Depth exposure".into(),
+                history: vec![],
+            }],
+            streams: vec![StreamProfile {
+                stream: "depth".into(),
+                format: "z16".into(),
+                fps: 30,
+                intrinsics: Some(Intrinsics {
+                    width: 2,
+                    height: 1,
+                    model: "brown_conrady".into(),
+                    coeffs: vec![0.0; 5],
+                    ..Intrinsics::default()
+                }),
+                ..StreamProfile::default()
+            }],
+        }],
+        ..Device::default()
+    };
+    let path = tmp.join("realsense.bag");
+    let mut w = RecordingWriter::create(&path, &device, rosbag1::Compression::None).unwrap();
+    for number in 1..=2u64 {
+        let recorded_ns = number as i64 * 33_000_000;
+        w.write_frame(&Frame {
+            sensor: 0,
+            stream: "depth".into(),
+            index: 0,
+            number,
+            timestamp_ms: recorded_ns as f64 / 1e6,
+            domain: "hardware_clock".into(),
+            recorded_ns,
+            metadata: vec![("frame_counter".into(), number as i64)],
+            payload: Payload::Video {
+                width: 2,
+                height: 1,
+                stride: 4,
+                format: "z16".into(),
+                data: bytes::Bytes::from(vec![number as u8; 4]),
+            },
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    copy(&path, "realsense", "two-frames");
+}

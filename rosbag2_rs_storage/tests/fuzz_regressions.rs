@@ -1,0 +1,126 @@
+//! Every crash the fuzz targets (`fuzz/`, see docs/fuzzing.md) found, replayed on its minimised
+//! input (`tests/data/fuzz/<target>-<what>`) through the same code as its target, and other
+//! allocation bombs, in a process whose allocator refuses any single allocation above 256 MiB
+//! (an allocation bomb aborts the test, as libFuzzer's `-malloc_limit_mb` made it a crash).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+
+use rosbag2_rs_storage::storage::mcap_reader::McapReader;
+use rosbag2_rs_storage::{
+    doctor, reindex_to, DoctorOptions, OpenMode, SequentialReader, StorageReader,
+};
+
+/// The system allocator, refusing allocations above [`Capped::LIMIT`].
+struct Capped;
+
+impl Capped {
+    const LIMIT: usize = 256 << 20;
+}
+
+// SAFETY: defers to the system allocator; refusing (null) is allowed by `GlobalAlloc`.
+unsafe impl GlobalAlloc for Capped {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > Self::LIMIT {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller's layout is passed on unchanged.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > Self::LIMIT {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as for `System.realloc`, whose contract the caller upholds.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Capped = Capped;
+
+/// The minimised inputs of `target`.
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&format!("{target}-")))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// What the `mcap_read` target does.
+fn mcap_read(data: &[u8]) {
+    for mode in [OpenMode::Strict, OpenMode::Recover] {
+        let bytes = bytes::Bytes::copy_from_slice(data);
+        let Ok(mut reader) = McapReader::from_bytes(Path::new("fuzz.mcap"), bytes, mode) else {
+            continue;
+        };
+        while let Ok(Some(_)) = reader.read_next() {}
+    }
+}
+
+/// `mcap_read`: a channel record in the summary whose topic length says 1.8 GB; the `mcap`
+/// crate reserved it while reading the summary.
+#[test]
+fn mcap_read_regressions() {
+    let inputs = inputs("mcap_read");
+    assert!(!inputs.is_empty());
+    for input in inputs {
+        mcap_read(&std::fs::read(&input).unwrap());
+    }
+}
+
+/// What the `mcap_doctor_reindex` target does.
+fn mcap_doctor_reindex(data: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fuzz.mcap");
+    std::fs::write(&path, data).unwrap();
+    let _ = doctor(&path, &DoctorOptions::default());
+    let out = dir.path().join("reindexed");
+    if reindex_to(dir.path(), &out).is_ok() {
+        if let Ok(reader) = SequentialReader::open(&out) {
+            reader.for_each(drop);
+        }
+    }
+}
+
+/// `mcap_doctor_reindex`: a metadata record whose name length says 1.9 GB, which `reindex`
+/// handed to the `mcap` crate while salvaging attachments and metadata records.
+#[test]
+fn mcap_doctor_reindex_regressions() {
+    let inputs = inputs("mcap_doctor_reindex");
+    assert!(!inputs.is_empty());
+    for input in inputs {
+        mcap_doctor_reindex(&std::fs::read(&input).unwrap());
+    }
+}
+
+/// A CDR sequence of strings whose count the bytes left can hold (4 bytes each) but whose
+/// first string is bad: the decoder reserved the count in decoded values (several times the
+/// wire size: 300 MiB here) before decoding the first one.
+#[test]
+fn cdr_sequence_count_reserves_only_what_decodes() {
+    use rosbag2_rs_storage::msg::{decode_cdr, Dialect, Registry, Value};
+    let mut reg = Registry::new();
+    reg.parse_concatenated("t/msg/Names", "string[] names\n", Dialect::Ros2)
+        .unwrap();
+    let n = (300 << 20) / std::mem::size_of::<Value>();
+    let mut cdr = vec![0, 1, 0, 0];
+    cdr.extend((n as u32).to_le_bytes());
+    cdr.extend(u32::MAX.to_le_bytes()); // the first string's length
+    cdr.resize(8 + 4 * n, 0);
+    assert!(decode_cdr(&reg, "t/msg/Names", &cdr).is_err());
+}

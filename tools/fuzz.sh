@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (fuzz/, cargo-fuzz + libFuzzer) for a fixed budget from the committed
+# seeds (fuzz/seeds/<target>) plus the working corpus (fuzz/corpus/<target>, not committed),
+# with a memory limit on every run so that an allocation bomb counts as a crash.
+#
+#   tools/fuzz.sh                 # every target, FUZZ_SECONDS (default 20) each: CI's budget
+#   FUZZ_SECONDS=1800 tools/fuzz.sh mcap_read sqlite   # a campaign on some targets
+#
+# cargo-fuzz needs nightly-only rustc flags (-Zsanitizer, sanitizer coverage); on the stable
+# toolchain RUSTC_BOOTSTRAP=1 enables them. Crashes land in fuzz/artifacts/<target>/; the
+# script exits non-zero when any target fails. A libFuzzer line per target with its executions
+# and coverage is printed at the end (and kept in fuzz/corpus/<target>.log).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET=${FUZZ_SECONDS:-20}
+export RUSTC_BOOTSTRAP=1
+export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$PWD/fuzz/target}}
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install --locked cargo-fuzz
+fi
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    mapfile -t targets < <(cargo fuzz list)
+fi
+
+# Release build with debug assertions (overflow checks on), address sanitizer.
+cargo fuzz build --debug-assertions
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+    corpus=fuzz/corpus/$target
+    mkdir -p "$corpus" "fuzz/seeds/$target"
+    log=fuzz/corpus/$target.log
+    echo "== $target: ${SECONDS_PER_TARGET}s"
+    if cargo fuzz run --debug-assertions "$target" "$corpus" "fuzz/seeds/$target" -- \
+        -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+        -timeout=10 -print_final_stats=1 >"$log" 2>&1; then
+        :
+    else
+        failed+=("$target")
+        tail -n 40 "$log"
+    fi
+    execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+    cov=$(grep -E '#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:' "$log" | tail -n 1 | sed -E 's/.*cov: ([0-9]+).*ft: ([0-9]+).*/cov \1 ft \2/' || true)
+    summary+=("$target: ${execs:-?} executions, ${cov:-cov ?}")
+done
+
+printf '%s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "FAILED: ${failed[*]} (inputs in fuzz/artifacts/)" >&2
+    exit 1
+fi
