@@ -18,7 +18,7 @@ export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$PWD/fuzz/target}}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install --locked cargo-fuzz
+    cargo install --locked cargo-fuzz --version 0.13.2
 fi
 
 targets=("$@")

@@ -110,6 +110,11 @@ unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip
   PYTHONPATH="$(echo "$ros2"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
   ROSBAG2_RS_PROFILE=release "$ros2/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py
 
+# Every parser's fuzz target (cargo-fuzz, libFuzzer) for a short fixed budget from the committed
+# seeds, with memory limits that make an allocation bomb a crash (docs/fuzzing.md).
+step "fuzz targets (20 s each)"
+FUZZ_TARGET_DIR=$CARGO_TARGET_DIR/fuzz CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR/fuzz tools/fuzz.sh
+
 # The rcl backend: player and recorder built in the sourced Jazzy (the build script finds rcl and
 # makes it the default), against rclpy on ROS 2's default middleware, in a private network namespace.
 step "rcl backend (sourced ROS 2 Jazzy): interop with rclpy in a private network namespace"
