@@ -65,7 +65,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 step "cargo tests"
 cargo test --workspace -q "${features[@]}" 2>&1 | tee "$CARGO_TARGET_DIR/cargo-test.log"
 
-# The README's workspace path: `colcon build` as a user runs it (colcon.meta builds every package
+# The README's workspace path: `colcon build` as a user runs it (each package's colcon.pkg builds it
 # in release mode; .cargo/config.toml shares the intermediate artifacts between colcon's
 # per-package target directories). rosbag2_rs_interfaces is a rosidl (ament_cmake) package: it
 # needs a sourced ROS 2, which this venv is not.
@@ -78,7 +78,7 @@ colcon_start=$SECONDS
 echo "colcon build: $((SECONDS - colcon_start)) s"
 for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib/rosbag2_rs_transport/player rosbag2_rs_transport/lib/rosbag2_rs_transport/recorder pf_timesync_rs/lib/pf_timesync_rs/pf-timesync; do
   test -x "$ws/install/$exe" || { echo "colcon did not install $exe"; exit 1; }
-  # A release build, as colcon.meta asks: cargo-ament-build installs from build/<package>/release.
+  # A release build, as colcon.pkg asks: cargo-ament-build installs from build/<package>/release.
   pkg=${exe%%/*}
   cmp -s "$ws/install/$exe" "$ws/build/$pkg/release/${exe##*/}" || { echo "$exe is not a release build"; exit 1; }
   echo "installed: $exe"

@@ -2,7 +2,7 @@
 # The README's workspace path in a sourced ROS 2, and the rcl backend it gives: `colcon build` of
 # this repository in the Jazzy of PyPI's wheels (the venv tools/test.sh installs, with
 # rosbag2_interfaces built into its ws/ by tools/build_ros2_interfaces.sh) builds every package,
-# rosbag2_rs_interfaces included, in release mode (colcon.meta); the build script finds rcl, so the
+# rosbag2_rs_interfaces included, in release mode (each package's colcon.pkg); the build script finds rcl, so the
 # installed `player` and `recorder` use the rcl backend by default. The interop tests
 # (tests/interop/test_rcl_interop.py: rclpy peers) then run those installed binaries, as
 # `ros2 run` would, with RMW_IMPLEMENTATION unset, in a private network namespace.
