@@ -209,8 +209,16 @@ def test_python_publisher_to_recorder_with_losses_counted(tmp_path, typestore, n
         if recorder.poll() is None:
             recorder.kill()
     got = read_bag(tmp_path / 'rec')
+    # Reliable topics arrive whole. The best-effort 6 MB stream may lose a frame on the way on a
+    # loaded host: what arrives is in order and not invented, and every frame missing is counted.
+    best_effort = '/camera/image_6mb'
     for topic in sent:
-        assert got.get(topic) == sent[topic], (topic, len(got.get(topic, [])), len(sent[topic]))
+        if topic != best_effort:
+            assert got.get(topic) == sent[topic], (topic, len(got.get(topic, [])), len(sent[topic]))
+    frames = iter(sent[best_effort])
+    kept = got.get(best_effort, [])
+    assert all(any(frame == s for s in frames) for frame in kept), 'best-effort frames out of order or invented'
+    missing = len(sent[best_effort]) - len(kept)
     meta = YAML(typ="safe").load((tmp_path / 'rec' / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
     topics = {t['topic_metadata']['name']: t['topic_metadata'] for t in meta['topics_with_message_count']}
     assert topics['/chatter']['type'] == 'std_msgs/msg/String'
@@ -222,7 +230,8 @@ def test_python_publisher_to_recorder_with_losses_counted(tmp_path, typestore, n
     assert qos['/camera/image_6mb']['reliability'] in ('best_effort', 2)
     # Counts of losses (a topic that stopped publishing before the end also has its silence counted).
     losses = {k: v for k, v in meta['custom_data'].items() if not k.startswith('silences:')}
-    assert losses == {'lost_messages:/chatter': '5'}, meta['custom_data']
+    counted = {f'lost_messages:{best_effort}': str(missing)} if missing else {}
+    assert losses == {'lost_messages:/chatter': '5', **counted}, meta['custom_data']
     assert '/chatter: received 30, written 30, dropped 0, lost on the way 5' in err, err
 
 
