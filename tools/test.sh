@@ -9,8 +9,18 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 # target directories); each target directory of this script keeps its own.
 export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
 export CARGO_TERM_COLOR=never
+# Incremental caches only help rebuilds of an edited tree, and take gigabytes.
+export CARGO_INCREMENTAL=0
 
-step() { printf '\n== %s ==\n' "$*"; }
+# Each step's banner says how much disk is left (a CI machine's disk is small).
+step() { printf '\n== %s == (%s free)\n' "$*" "$(df -h --output=avail "$root" | tail -n 1 | tr -d ' ')"; }
+# Removes a target directory that no later step uses, when the disk is short (under 30 GiB free):
+# a developer's machine keeps it for the next run, a small CI disk gets it back.
+prune() {
+  local avail_kib
+  avail_kib=$(df --output=avail -k "$root" | tail -n 1)
+  if [ "$avail_kib" -lt $((30 << 20)) ]; then echo "disk short: removing $1"; rm -rf "$1"; fi
+}
 
 step "system packages"
 need_apt=()
@@ -114,11 +124,16 @@ unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip
 # seeds, with memory limits that make an allocation bomb a crash (docs/fuzzing.md).
 step "fuzz targets (20 s each)"
 FUZZ_TARGET_DIR=$CARGO_TARGET_DIR/fuzz CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR/fuzz tools/fuzz.sh
+prune "$CARGO_TARGET_DIR/fuzz"
 
 # The rcl backend: player and recorder built in the sourced Jazzy (the build script finds rcl and
 # makes it the default), against rclpy on ROS 2's default middleware, in a private network namespace.
 step "rcl backend (sourced ROS 2 Jazzy): interop with rclpy in a private network namespace"
 tools/test_rcl.sh "$ros2"
+# No later step uses the builds of the default target directory.
+prune "$CARGO_TARGET_DIR/debug"
+prune "$CARGO_TARGET_DIR/release"
+prune "$CARGO_TARGET_DIR/rcl"
 
 # The Fast DDS backend on the other Fast DDS versions, each in a target directory of its own (the
 # builds above stay valid): ROS 2 Kilted's Fast DDS 3 from PyPI's wheels, with Kilted's rclpy as
@@ -147,6 +162,7 @@ test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws
     ROSBAG2_RS_PROFILE=debug "$kilted/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py \
     --deselect tests/interop/test_fastdds_interop.py::test_fresh_rclpy_clients_are_all_answered_while_playing
 )
+prune "$CARGO_TARGET_DIR/kilted"
 
 step "Fast DDS 2.9 (Debian's libfastrtps-dev): Rust DDS suite"
 (
