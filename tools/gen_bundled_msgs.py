@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate rosbag2_rs_storage/msgs/ from the ROS 2 Jazzy type store of Python `rosbags`.
+"""Regenerate rosbag2_rs_codec/msgs/ from the ROS 2 Jazzy type store of Python `rosbags`.
 
 The storage layer embeds these definitions so that bags written without a ROS 2 installation
 still carry a full `ros2msg` schema. Run from the repository root with the test venv active:
@@ -17,7 +17,7 @@ PACKAGES = {
 }
 SEPARATOR = '=' * 80
 
-out = pathlib.Path('rosbag2_rs_storage/msgs')
+out = pathlib.Path('rosbag2_rs_codec/msgs')
 shutil.rmtree(out, ignore_errors=True)
 store = get_typestore(Stores.ROS2_JAZZY)
 count = 0

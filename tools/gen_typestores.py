@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates rosbag2_rs_storage/typestores/<distro>.msgs: per ROS 2 distribution, the message
+"""Generates rosbag2_rs_codec/typestores/<distro>.msgs: per ROS 2 distribution, the message
 definitions of Python rosbags' typestore for it (rosbags.typesys.stores.ros2_<distro>, built by
 rosbags from the distribution's interface packages), one type after another:
 
@@ -18,7 +18,7 @@ from rosbags.typesys import Stores, get_typestore
 
 SEPARATOR = '=' * 80 + '\n'
 DISTROS = ['humble', 'iron', 'jazzy', 'kilted']
-OUT = pathlib.Path(__file__).resolve().parents[1] / 'rosbag2_rs_storage' / 'typestores'
+OUT = pathlib.Path(__file__).resolve().parents[1] / 'rosbag2_rs_codec' / 'typestores'
 
 
 def own_text(store, name):

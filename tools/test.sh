@@ -110,7 +110,7 @@ fi
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds, eclipse-zenoh) in a private network namespace"
-cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_storage -p realsense_bag_rs --examples --features rosbag2_rs_transport/fastdds
+cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_codec -p rosbag2_rs_storage -p realsense_bag_rs --examples --features rosbag2_rs_transport/fastdds
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
   ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop --ignore=tests/interop/test_fastdds_interop.py'
 

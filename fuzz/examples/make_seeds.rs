@@ -8,12 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rosbag2_rs_fuzz::DEFINITIONS;
-use rosbag2_rs_storage::msg::TopicDecoder;
+use rosbag2_rs_codec::msg::TopicDecoder;
 use rosbag2_rs_storage::rosbag1;
 use rosbag2_rs_storage::storage::{ChunkCompression, StorageConfig, StorageId, WriterOptions};
-use rosbag2_rs_storage::{
-    BagWriter, BagWriterOptions, MessageDefinition, SerializedMessage, TopicMetadata,
-};
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
 
 fn seeds(target: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -154,7 +153,7 @@ fn main() {
     for (i, (type_name, text)) in DEFINITIONS.iter().enumerate() {
         let decoder = TopicDecoder::new(type_name, &ros2msg(text)).unwrap();
         let value = decoder.registry.default_value(decoder.index);
-        let bytes = rosbag2_rs_storage::msg::encode_cdr(
+        let bytes = rosbag2_rs_codec::msg::encode_cdr(
             &decoder.registry,
             type_name,
             &value,

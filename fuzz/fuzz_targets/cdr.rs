@@ -4,8 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_fuzz::DEFINITIONS;
-use rosbag2_rs_storage::msg::{decode_ros1, encode_cdr, Dialect, Registry, TopicDecoder};
-use rosbag2_rs_storage::MessageDefinition;
+use rosbag2_rs_codec::msg::{decode_ros1, encode_cdr, Dialect, Registry, TopicDecoder};
+use rosbag2_rs_codec::MessageDefinition;
 
 fn definition(text: &str) -> MessageDefinition {
     MessageDefinition {

@@ -4,7 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_fuzz::{with_file, MAX_MESSAGES};
-use rosbag2_rs_storage::{doctor, reindex_to, DoctorOptions, SequentialReader};
+use rosbag2_rs_storage::{reindex_to, SequentialReader};
+use rosbag2_rs_tools::{doctor, DoctorOptions};
 
 fuzz_target!(|data: &[u8]| {
     with_file("fuzz.mcap", data, |path| {

@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rosbag2_rs_storage::msg::{Dialect, Registry, TopicDecoder};
-use rosbag2_rs_storage::{type_hash, MessageDefinition};
+use rosbag2_rs_codec::msg::{Dialect, Registry, TopicDecoder};
+use rosbag2_rs_codec::{type_hash, MessageDefinition};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -3,9 +3,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_fuzz::DEFINITIONS;
-use rosbag2_rs_storage::expr::{split_clause, Expr};
-use rosbag2_rs_storage::msg::TopicDecoder;
-use rosbag2_rs_storage::MessageDefinition;
+use rosbag2_rs_tools::expr::{split_clause, Expr};
+use rosbag2_rs_codec::msg::TopicDecoder;
+use rosbag2_rs_codec::MessageDefinition;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

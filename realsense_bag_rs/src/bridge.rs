@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rosbag2_rs_storage::msg::{encode_cdr_at, CdrHeader, CodecError, Dialect, Registry, Value};
+use rosbag2_rs_codec::msg::{encode_cdr_at, CdrHeader, CodecError, Dialect, Registry, Value};
+use rosbag2_rs_codec::{MessageDefinition, MessageDefinitionCache};
 use rosbag2_rs_storage::qos::{Durability, History, QosProfile};
 use rosbag2_rs_storage::{
-    BagMetadata, BagWriter, BagWriterOptions, MessageDefinition, MessageDefinitionCache,
-    SerializedMessage, TopicMetadata,
+    BagMetadata, BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata,
 };
 
 use crate::error::RealSenseError;
@@ -431,7 +431,7 @@ struct CameraTopic {
 
 /// One decoded camera message.
 struct CameraMessage<'a> {
-    view: rosbag2_rs_storage::msg::MessageView<'a>,
+    view: rosbag2_rs_codec::msg::MessageView<'a>,
     stamp_ms: f64,
 }
 
@@ -469,7 +469,7 @@ fn camera_topics(
 }
 
 fn decode<'a>(topic: &'a CameraTopic, value: &'a Value) -> CameraMessage<'a> {
-    let view = rosbag2_rs_storage::msg::MessageView::new(&topic.reg, topic.index, value);
+    let view = rosbag2_rs_codec::msg::MessageView::new(&topic.reg, topic.index, value);
     let stamp_ms = view
         .message("header")
         .and_then(|h| h.message("stamp"))
@@ -622,7 +622,7 @@ pub fn from_ros2(
     output: &Path,
     compression: rosbag2_rs_storage::rosbag1::Compression,
 ) -> Result<u64, RealSenseError> {
-    use rosbag2_rs_storage::msg::decode_cdr_at;
+    use rosbag2_rs_codec::msg::decode_cdr_at;
     let path = inputs.first().cloned().unwrap_or_default();
     let invalid = |topic: &str, reason: String| RealSenseError::Invalid {
         path: path.clone(),

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rosbag2_rs_storage::msg::{encode_cdr_at, CdrHeader, Value};
+use rosbag2_rs_codec::msg::{encode_cdr_at, CdrHeader, Value};
 use rosbag2_rs_storage::storage::{create_writer, StorageId, StorageWriter, WriterOptions};
 use rosbag2_rs_storage::{SerializedMessage, TopicMetadata};
 
@@ -108,7 +108,7 @@ fn compress(
     data: &[u8],
 ) -> Result<(&'static str, String, Vec<u8>), ImageError> {
     let png = |encoding: &str| {
-        rosbag2_rs_storage::export::image::pixels_to_png(
+        rosbag2_rs_tools::export::image::pixels_to_png(
             width,
             height,
             encoding,
@@ -186,7 +186,7 @@ impl Db3Layout {
         Ok(layout)
     }
 
-    fn codec(&self, topic: &str, e: rosbag2_rs_storage::msg::CodecError) -> RealSenseError {
+    fn codec(&self, topic: &str, e: rosbag2_rs_codec::msg::CodecError) -> RealSenseError {
         crate::source::codec(&self.path, topic, e)
     }
 
@@ -384,9 +384,7 @@ impl Db3Layout {
         let missing = || {
             self.codec(
                 "/tf_static",
-                rosbag2_rs_storage::msg::CodecError::Missing(
-                    "geometry_msgs/TransformStamped".into(),
-                ),
+                rosbag2_rs_codec::msg::CodecError::Missing("geometry_msgs/TransformStamped".into()),
             )
         };
         let index = reg

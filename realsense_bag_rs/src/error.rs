@@ -27,7 +27,7 @@ pub enum RealSenseError {
         topic: String,
         /// What the codec found.
         #[source]
-        source: Box<rosbag2_rs_storage::msg::CodecError>,
+        source: Box<rosbag2_rs_codec::msg::CodecError>,
     },
     /// An image of the rosbag2 layout (a PNG) that does not decode.
     #[error("{path}: topic '{topic}': {source}")]
@@ -69,7 +69,7 @@ pub enum ImageError {
     Truncated,
     /// The PNG itself.
     #[error(transparent)]
-    Png(#[from] Box<rosbag2_rs_storage::export::ExportError>),
+    Png(#[from] Box<rosbag2_rs_tools::export::ExportError>),
     /// The zstd frame of a format PNG has no layout for (`YUYV; zstd; 64x48 step=128`).
     #[error("zstd image: {0}")]
     Zstd(#[source] std::io::Error),

@@ -411,7 +411,7 @@ pub fn imu_field(stream: &str) -> &'static str {
 }
 
 /// A motion sample from an `Imu` message of `stream`.
-pub(crate) fn motion_payload(imu: &rosbag2_rs_storage::msg::MessageView, stream: &str) -> Payload {
+pub(crate) fn motion_payload(imu: &rosbag2_rs_codec::msg::MessageView, stream: &str) -> Payload {
     let xyz = imu.message(imu_field(stream));
     let get = |n| xyz.and_then(|x| x.number(n)).unwrap_or(0.0);
     Payload::Motion {

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use rosbag2_rs_storage::msg::{MessageView, Value};
+use rosbag2_rs_codec::msg::{MessageView, Value};
 
 use crate::copy::DESCRIPTION_TIME_NS;
 use crate::error::RealSenseError;
@@ -85,7 +85,7 @@ impl Recording {
         &self.path
     }
 
-    fn codec(&self, topic: &str, source: rosbag2_rs_storage::msg::CodecError) -> RealSenseError {
+    fn codec(&self, topic: &str, source: rosbag2_rs_codec::msg::CodecError) -> RealSenseError {
         crate::source::codec(&self.path, topic, source)
     }
 
@@ -853,9 +853,9 @@ mod tests {
         assert!(
             matches!(
                 source
-                    .downcast_ref::<Box<rosbag2_rs_storage::msg::CodecError>>()
+                    .downcast_ref::<Box<rosbag2_rs_codec::msg::CodecError>>()
                     .map(|b| &**b),
-                Some(rosbag2_rs_storage::msg::CodecError::Decode { .. })
+                Some(rosbag2_rs_codec::msg::CodecError::Decode { .. })
             ),
             "{source:?}"
         );

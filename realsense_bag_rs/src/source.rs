@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rosbag2_rs_storage::msg::{
+use rosbag2_rs_codec::msg::{
     decode_cdr_at, decode_ros1_prefix_at, CodecError, Dialect, MessageView, Registry, Value,
 };
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::rosbag1::{is_rosbag1, BagReader};
-use rosbag2_rs_storage::{MessageDefinitionCache, OpenMode, SequentialReader, TopicFilter};
+use rosbag2_rs_storage::{OpenMode, SequentialReader, TopicFilter};
 
 use crate::error::RealSenseError;
 

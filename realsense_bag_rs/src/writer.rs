@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rosbag2_rs_storage::msg::{encode_ros1_at, Dialect, Registry, Value};
+use rosbag2_rs_codec::msg::{encode_ros1_at, Dialect, Registry, Value};
 use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
 
 use crate::copy::DESCRIPTION_TIME_NS;

@@ -3,7 +3,7 @@
 //! metadata, an occupancy map, a sensor time stream, `/log` and `/additional_info`, built in the
 //! document's layout; read into the model, and copied message for message.
 
-use rosbag2_rs_storage::msg::{encode_ros1_at, Dialect, Registry, Value};
+use rosbag2_rs_codec::msg::{encode_ros1_at, Dialect, Registry, Value};
 use rosbag2_rs_storage::rosbag1::{BagReader, BagWriter, Connection, WriterOptions};
 use rosbag2_rs_storage::OpenMode;
 

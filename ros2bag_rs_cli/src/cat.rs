@@ -6,11 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use rosbag2_rs_storage::msg::render::{to_json, to_yaml, RenderOptions};
-use rosbag2_rs_storage::msg::TopicDecoder;
-use rosbag2_rs_storage::{
-    MessageDefinitionCache, SequentialReader, SerializedMessage, TopicFilter,
-};
+use rosbag2_rs_codec::msg::render::{to_json, to_yaml, RenderOptions};
+use rosbag2_rs_codec::msg::TopicDecoder;
+use rosbag2_rs_codec::MessageDefinitionCache;
+use rosbag2_rs_storage::{SequentialReader, SerializedMessage, TopicFilter};
 
 /// How `cat` prints a message.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -40,11 +39,11 @@ pub struct CatOptions {
     /// Stop after this many messages.
     pub limit: Option<u64>,
     /// Definitions for bags that store none (`--typestore`).
-    pub typestore: Option<rosbag2_rs_storage::Typestore>,
+    pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 /// A topic's decoder, or why it has none (its messages are then printed in hex).
-type Decoder = std::result::Result<TopicDecoder, rosbag2_rs_storage::msg::CodecError>;
+type Decoder = std::result::Result<TopicDecoder, rosbag2_rs_codec::msg::CodecError>;
 
 fn decoder(
     reader: &SequentialReader,

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use regex::Regex;
-use rosbag2_rs_storage::{BagWriterOptions, ConvertOptions, SequentialReader, TopicFilter};
+use rosbag2_rs_storage::{BagWriterOptions, SequentialReader, TopicFilter};
+use rosbag2_rs_tools::ConvertOptions;
 use rosbag2_rs_transport::cli::WriterArgs;
 use yaml_rust2::Yaml;
 

@@ -1,10 +1,10 @@
-//! `doctor`: prints what [`rosbag2_rs_storage::doctor()`] found, as text or JSON.
+//! `doctor`: prints what [`rosbag2_rs_tools::doctor()`] found, as text or JSON.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use rosbag2_rs_storage::{DoctorOptions, DoctorReport};
+use rosbag2_rs_tools::{DoctorOptions, DoctorReport};
 
 /// Output format of `doctor`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -40,7 +40,7 @@ pub fn run(args: &DoctorArgs) -> Result<bool> {
             args.samples
         },
     };
-    let report = rosbag2_rs_storage::doctor(&args.bag, &options)?;
+    let report = rosbag2_rs_tools::doctor(&args.bag, &options)?;
     match args.format {
         DoctorFormat::Text => print!("{}", to_text(&report)),
         DoctorFormat::Json => println!("{}", serde_json::to_string_pretty(&to_json(&report))?),

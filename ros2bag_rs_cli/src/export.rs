@@ -1,11 +1,11 @@
 //! `export`: a topic as image files (and a video) or as CSV, through
-//! [`rosbag2_rs_storage::export`].
+//! [`rosbag2_rs_tools::export`].
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use rosbag2_rs_storage::export::{export, ExportKind, ExportOptions};
+use rosbag2_rs_tools::export::{export, ExportKind, ExportOptions};
 
 /// What `export` writes.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -48,7 +48,7 @@ pub struct ExportArgs {
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for bags
     /// that store none (recorded before Iron).
     #[arg(long, value_parser = crate::parse_typestore)]
-    pub typestore: Option<rosbag2_rs_storage::Typestore>,
+    pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 /// Runs the export and says what it wrote.

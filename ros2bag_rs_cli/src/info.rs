@@ -4,10 +4,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
+use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_storage::timing::ArrivalStats;
-use rosbag2_rs_storage::{
-    Bag, BagMetadata, MessageDefinition, SequentialReader, StorageId, TopicInformation,
-};
+use rosbag2_rs_storage::{Bag, BagMetadata, SequentialReader, StorageId, TopicInformation};
 use serde_json::json;
 
 use crate::time_format;
@@ -61,7 +60,7 @@ pub struct BagSummary {
     /// The recorded camera, when the bag is a RealSense recording.
     realsense: Option<realsense_bag_rs::Device>,
     /// Types whose definition comes from `--typestore` (the bag stores none), and from which.
-    supplied: (Vec<String>, Option<rosbag2_rs_storage::Typestore>),
+    supplied: (Vec<String>, Option<rosbag2_rs_codec::Typestore>),
     /// MCAP attachments and metadata records, by file.
     extras: Vec<(std::path::PathBuf, rosbag2_rs_storage::McapExtras)>,
 }
@@ -73,7 +72,7 @@ impl BagSummary {
         path: &Path,
         storage: Option<&str>,
         sizes: bool,
-        typestore: Option<rosbag2_rs_storage::Typestore>,
+        typestore: Option<rosbag2_rs_codec::Typestore>,
     ) -> Result<Self> {
         if let Some(id) = storage {
             Bag::locate(path)?.check_storage(StorageId::parse(id)?)?;
@@ -103,7 +102,7 @@ impl BagSummary {
         };
         let mut definitions: Vec<MessageDefinition> = Vec::new();
         let mut supplied = Vec::new();
-        let mut cache = rosbag2_rs_storage::MessageDefinitionCache::new().with_typestore(typestore);
+        let mut cache = rosbag2_rs_codec::MessageDefinitionCache::new().with_typestore(typestore);
         for topic in reader.topics() {
             let type_name = &topic.topic_metadata.type_name;
             if definitions.iter().any(|d| d.topic_type == *type_name) {

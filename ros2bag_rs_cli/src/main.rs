@@ -15,7 +15,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use rosbag2_rs_storage::{BagWriterOptions, ConvertFilters, ConvertOptions, StorageId};
+use rosbag2_rs_storage::{BagWriterOptions, StorageId};
+use rosbag2_rs_tools::{ConvertFilters, ConvertOptions};
 use rosbag2_rs_transport::cli::{
     fail, init_logging, parse_level, run_burst, run_control, run_play, run_record, split_ros_args,
     BurstArgs, ControlArgs, InputArgs, PlayArgs, RecordArgs, RosArgs, TopicArgs, WriterArgs,
@@ -76,7 +77,7 @@ enum Command {
         /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for
         /// bags that store none (recorded before Iron).
         #[arg(long, value_parser = parse_typestore)]
-        typestore: Option<rosbag2_rs_storage::Typestore>,
+        typestore: Option<rosbag2_rs_codec::Typestore>,
     },
     /// Record topics to a bag (like `ros2 bag record`), or buffer them for snapshots.
     #[command(args_override_self = true)]
@@ -191,7 +192,7 @@ struct InfoArgs {
     /// With --schemas: for types the bag stores no definition of (bags recorded before Iron),
     /// print this ROS 2 distribution's (humble, iron, jazzy, kilted).
     #[arg(long, value_parser = parse_typestore)]
-    typestore: Option<rosbag2_rs_storage::Typestore>,
+    typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 #[derive(clap::Args)]
@@ -233,7 +234,7 @@ struct ConvertArgs {
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for inputs
     /// that store none (bags recorded before Iron); written into the output.
     #[arg(long, value_parser = parse_typestore)]
-    typestore: Option<rosbag2_rs_storage::Typestore>,
+    typestore: Option<rosbag2_rs_codec::Typestore>,
     /// Write a topic under another name: `/a:=/b`; or a type, with the same definition:
     /// `old_pkg/msg/T:=new_pkg/msg/T`. Repeatable.
     #[arg(long, value_name = "FROM:=TO")]
@@ -332,7 +333,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 options.typestore = args.typestore;
                 let progress =
                     progress::ConvertProgress::start(&options.inputs, &options.output.uri);
-                let metadata = rosbag2_rs_storage::convert(&options);
+                let metadata = rosbag2_rs_tools::convert(&options);
                 drop(progress);
                 let metadata = metadata?;
                 println!(
@@ -363,7 +364,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
                 _ => {
                     let progress =
                         progress::ConvertProgress::start(&options.inputs, &options.output.uri);
-                    let metadata = rosbag2_rs_storage::convert_filtered(&options, &filters);
+                    let metadata = rosbag2_rs_tools::convert_filtered(&options, &filters);
                     drop(progress);
                     metadata?
                 }
@@ -573,8 +574,8 @@ impl Drop for TempDir {
 }
 
 /// Parses `--typestore`.
-fn parse_typestore(name: &str) -> Result<rosbag2_rs_storage::Typestore> {
-    Ok(rosbag2_rs_storage::Typestore::parse(name)?)
+fn parse_typestore(name: &str) -> Result<rosbag2_rs_codec::Typestore> {
+    Ok(rosbag2_rs_codec::Typestore::parse(name)?)
 }
 
 /// The bag start (ns) when a `+S` time needs it, else 0.
@@ -648,7 +649,7 @@ fn convert_filters(args: &ConvertArgs) -> Result<ConvertFilters> {
     let where_clauses = args
         .where_clauses
         .iter()
-        .map(|c| rosbag2_rs_storage::expr::split_clause(c))
+        .map(|c| rosbag2_rs_tools::expr::split_clause(c))
         .collect::<Result<Vec<_>, _>>()?;
     let rename = args
         .rename

@@ -11,11 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use rosbag2_rs_storage::msg::transcode::{CdrToRos1, Ros1ToCdr};
-use rosbag2_rs_storage::msg::{decode_cdr_at, Dialect, Registry};
+use rosbag2_rs_codec::msg::transcode::{CdrToRos1, Ros1ToCdr};
+use rosbag2_rs_codec::msg::{decode_cdr_at, Dialect, Registry};
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::rosbag1::{BagReader, BagWriter, Connection, WriterOptions};
 use rosbag2_rs_storage::storage::StorageReader;
 use rosbag2_rs_storage::*;
+use rosbag2_rs_tools::convert;
+use rosbag2_rs_tools::ConvertOptions;
 
 const MB: f64 = 1e6;
 

@@ -162,6 +162,7 @@ fn ours_read(dir: &Path, n: usize, size: usize) -> Row {
 
 fn raw_mcap_read(path: &Path, n: usize, size: usize) -> Row {
     let file = File::open(path).unwrap();
+    // SAFETY: the benchmark wrote this file and nothing changes it while it is mapped.
     let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
     let count = || {
         let (mut k, mut bytes) = (0usize, 0u64);

@@ -8,10 +8,11 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use rosbag2_rs_storage::msg::{decode_cdr_at, decode_ros1_at, encode_cdr_at, encode_ros1_at};
-use rosbag2_rs_storage::msg::{Dialect, Registry};
+use rosbag2_rs_codec::msg::{decode_cdr_at, decode_ros1_at, encode_cdr_at, encode_ros1_at};
+use rosbag2_rs_codec::msg::{Dialect, Registry};
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::rosbag1::{is_rosbag1, BagReader};
-use rosbag2_rs_storage::{MessageDefinitionCache, OpenMode, SequentialReader};
+use rosbag2_rs_storage::{OpenMode, SequentialReader};
 
 type Failure = String;
 

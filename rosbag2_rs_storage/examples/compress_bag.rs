@@ -6,6 +6,8 @@
 //!  [--queue-size N] [--max-bag-size BYTES]`
 
 use rosbag2_rs_storage::*;
+use rosbag2_rs_tools::convert;
+use rosbag2_rs_tools::ConvertOptions;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let usage = "usage: compress_bag INPUT OUTPUT [--storage mcap|sqlite3] [--mode none|file|message] [--format zstd] [--threads N] [--queue-size N] [--max-bag-size BYTES]";

@@ -1,16 +1,15 @@
 //! # rosbag2_rs_storage
 //!
-//! The storage layer of rosbag2-rs: everything that touches bag files, and nothing that touches
-//! the middleware or time control (those live in `rosbag2_rs_transport`). Its implementation
-//! modules are private and their types re-exported here; [`msg`] (the codec), [`qos`],
+//! Bag files: everything that reads, writes or repairs them, and nothing that touches the
+//! middleware or time control (those live in `rosbag2_rs_transport`). Messages are decoded by
+//! `rosbag2_rs_codec`; the tools over bags (doctor, export, convert) live in `rosbag2_rs_tools`.
+//! Its implementation modules are private and their types re-exported here; [`qos`],
 //! [`storage`] (the plugins), [`rosbag1`] and [`compression`] are namespaces of their own.
 //!
-//! What it does:
-//!
-//! - **The bag model** ([`Bag`], [`BagMetadata`], [`TopicMetadata`], [`qos`]): locating a bag (a directory
-//!   with or without `metadata.yaml`, or a single storage file), reading `metadata.yaml` in
-//!   every version from 1 to 9 and writing it exactly as rosbag2 does (version 9), topics with
-//!   their QoS profiles and type hashes.
+//! - **The bag model** ([`Bag`], [`BagMetadata`], [`TopicMetadata`], [`qos`]): locating a bag (a
+//!   directory with or without `metadata.yaml`, or a single storage file), reading
+//!   `metadata.yaml` in every version from 1 to 9 and writing it exactly as rosbag2 does
+//!   (version 9), topics with their QoS profiles and type hashes.
 //! - **Storage plugins** ([`storage`]): MCAP (`.mcap`, rosbag2's `ros2` profile, chunk
 //!   compression none/lz4/zstd and rosbag2's storage presets) and SQLite3 (`.db3`, schema
 //!   versions 1 to 4) read and written, and ROS 1 bags (`.bag`, [`rosbag1`]) read and written
@@ -24,17 +23,12 @@
 //!   receive-time order, with topic filters ([`TopicFilter`]) and index-based seeking.
 //! - **Writing** ([`BagWriter`]): a bag directory with splitting by size, duration or on demand and
 //!   `metadata.yaml` kept correct after every split.
-//! - **Bag operations**: [`convert()`] (merge, select, cut, change storage or compression, ROS 1 in
-//!   and out) and [`reindex()`] (rebuild `metadata.yaml`, recovering what a killed writer or a
-//!   damaged disk left: [`FileRecovery`]).
-//! - **Message definitions and a dynamic codec** ([`MessageDefinitionCache`], [`msg`]): the `.msg` text stored
-//!   with each topic, and CDR / ROS 1 (de)serialization from definitions parsed at run time.
-//! - **Type hashes** ([`type_hash`]): RIHS01 (REP-2011) computed from those definitions, as
-//!   ROS 2 Iron and later announce them and record them in bags.
-//! - **Typestores** ([`Typestore`]): message definitions per ROS 2 distribution (Humble to
-//!   Kilted) for bags recorded before Iron, which store none.
+//! - **Repair**: [`reindex()`] rebuilds `metadata.yaml`, recovering what a killed writer or a
+//!   damaged disk left ([`FileRecovery`]).
 //! - **MCAP attachments and metadata records** ([`storage::mcap_extras`]): read, written, and
 //!   added to a finished file without touching its messages ([`append_attachments`]).
+//! - **Bounded allocation** ([`limits`]): no size read from a file reserves memory before it is
+//!   checked.
 //!
 //! Errors are typed ([`StorageError`]) and name the file they concern; bad input is an error,
 //! never a panic.
@@ -69,44 +63,31 @@
 //! # Ok::<(), rosbag2_rs_storage::StorageError>(())
 //! ```
 
-#![warn(missing_docs)]
-
 mod bag;
 pub mod compression;
-mod convert;
 mod disk;
-pub mod doctor;
 mod error;
-pub mod export;
-pub mod expr;
 mod filter;
 pub mod limits;
 mod message;
 mod metadata;
-pub mod msg;
-mod msgdefs;
 pub mod qos;
 mod reader;
-mod recover;
+pub mod recover;
 mod reindex;
 pub mod rosbag1;
 pub mod storage;
 pub mod timing;
-pub mod type_hash;
-mod typestore;
 mod writer;
 mod yaml;
 
 pub use bag::{storage_files_in, Bag};
 pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
-pub use convert::{convert, convert_filtered, ConvertFilters, ConvertOptions};
 pub use disk::free_space;
-pub use doctor::{doctor, DoctorOptions, DoctorReport, Problem, ProblemKind};
 pub use error::{Result, StorageError};
 pub use filter::TopicFilter;
-pub use message::{MessageDefinition, SerializedMessage, TopicMetadata};
-pub use metadata::{BagMetadata, FileInformation, TopicInformation};
-pub use msgdefs::MessageDefinitionCache;
+pub use message::{SerializedMessage, TopicMetadata};
+pub use metadata::{BagMetadata, FileInformation, TopicInformation, METADATA_FILENAME};
 pub use qos::QosProfile;
 pub use reader::SequentialReader;
 pub use recover::{FileRecovery, Loss, RecoveryAction};
@@ -119,5 +100,4 @@ pub use storage::{
     ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
     StorageWriter, UnreadableTopic, WriterOptions,
 };
-pub use typestore::{Typestore, TYPESTORE_NAMES};
 pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, FILE_BEING_WRITTEN_KEY};

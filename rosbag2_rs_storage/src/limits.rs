@@ -25,6 +25,9 @@ use std::io::{self, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
+/// The length checks every parser goes through (shared with the codec, which decodes messages).
+pub use rosbag2_rs_codec::limits::{check_len, vec_for, LengthPastEnd};
+
 /// The default cap on one decompressed chunk or message: 1 GiB.
 pub const DEFAULT_MAX_CHUNK_BYTES: u64 = 1 << 30;
 
@@ -60,18 +63,6 @@ pub fn set_max_chunk_bytes(bytes: u64) {
     OVERRIDE.store(bytes, Ordering::Relaxed);
 }
 
-/// A length read from the input that the bytes left cannot hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("a length of {len} (of at least {elem_size} bytes each) does not fit in the {remaining} bytes left")]
-pub struct LengthPastEnd {
-    /// The length read.
-    pub len: u64,
-    /// The least number of bytes each counted element takes.
-    pub elem_size: usize,
-    /// The bytes left to hold them.
-    pub remaining: usize,
-}
-
 /// A declared decompressed size above [`max_chunk_bytes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("declares {size} bytes once decompressed, more than the cap of {cap} bytes (set {MAX_CHUNK_ENV} to raise it)")]
@@ -80,27 +71,6 @@ pub struct ChunkTooLarge {
     pub size: u64,
     /// The cap in force.
     pub cap: u64,
-}
-
-/// `len` as a `usize` when `len` elements of at least `elem_size` bytes each (a zero size
-/// counts as one byte) fit in the `remaining` bytes.
-pub fn check_len(len: u64, elem_size: usize, remaining: usize) -> Result<usize, LengthPastEnd> {
-    let error = LengthPastEnd {
-        len,
-        elem_size,
-        remaining,
-    };
-    let n = usize::try_from(len).map_err(|_| error)?;
-    match n.checked_mul(elem_size.max(1)) {
-        Some(bytes) if bytes <= remaining => Ok(n),
-        _ => Err(error),
-    }
-}
-
-/// An empty vector with room for `len` elements, once [`check_len`] has found that they fit in
-/// the `remaining` bytes.
-pub fn vec_for<T>(len: u64, elem_size: usize, remaining: usize) -> Result<Vec<T>, LengthPastEnd> {
-    check_len(len, elem_size, remaining).map(Vec::with_capacity)
 }
 
 /// `size` as a `usize` when it is within [`max_chunk_bytes`].

@@ -1,4 +1,4 @@
-//! The bag model: topics, message definitions and serialized messages.
+//! The bag model: topics and serialized messages.
 
 use std::sync::Arc;
 
@@ -41,19 +41,6 @@ impl TopicMetadata {
             ..Self::default()
         }
     }
-}
-
-/// The definition of a message type as stored in a bag (MCAP schema, SQLite `message_definitions`).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct MessageDefinition {
-    /// Message type, e.g. `std_msgs/msg/String`.
-    pub topic_type: String,
-    /// `ros2msg`, `ros2idl`, or empty when the definition is unknown.
-    pub encoding: String,
-    /// The full definition text, dependencies appended after `====` separators.
-    pub encoded_message_definition: String,
-    /// `RIHS01_...` type description hash, empty when unknown.
-    pub type_description_hash: String,
 }
 
 /// One recorded message: its topic, timestamps and CDR bytes.

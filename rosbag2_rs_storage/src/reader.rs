@@ -12,10 +12,11 @@ use crate::compression::message_mode::DecompressingReader;
 use crate::compression::CompressionMode;
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
-use crate::message::{MessageDefinition, SerializedMessage};
+use crate::message::SerializedMessage;
 use crate::metadata::TopicInformation;
-use crate::msgdefs::MessageDefinitionCache;
 use crate::storage::{open_reader, OpenMode, StorageReader, UnreadableTopic};
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_codec::MessageDefinitionCache;
 
 /// Reads bags message by message in receive-time order. Ties are broken by the order the bags
 /// were given and, within a bag, by file order.

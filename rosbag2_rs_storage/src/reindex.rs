@@ -14,13 +14,13 @@ use crate::bag::{metadata_from_readers, storage_files_in};
 use crate::compression::file_mode::is_compressed_file;
 use crate::error::{Result, StorageError};
 use crate::metadata::BagMetadata;
-use crate::msgdefs::MessageDefinitionCache;
 use crate::recover::{self, FileRecovery, RecoveryAction};
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::mcap_writer::McapWriter;
 use crate::storage::{
     open_reader, ChunkCompression, OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions,
 };
+use rosbag2_rs_codec::MessageDefinitionCache;
 
 /// What a reindex did.
 #[derive(Debug, Clone, PartialEq)]

@@ -32,10 +32,11 @@ use crate::compression::file_mode::{CompressedFile, FileCompressor};
 use crate::compression::message_mode::MessageCompressor;
 use crate::compression::{CompressionMode, CompressionOptions};
 use crate::error::{Result, StorageError};
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
-use crate::msgdefs::MessageDefinitionCache;
 use crate::storage::{create_writer, StorageId, StorageWriter, WriterOptions};
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_codec::MessageDefinitionCache;
 
 /// How to write a bag.
 #[derive(Debug, Clone, Default)]

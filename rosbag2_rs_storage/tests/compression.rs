@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rosbag2_rs_storage::*;
+use rosbag2_rs_tools::convert;
+use rosbag2_rs_tools::ConvertOptions;
 
 const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
 const MODES: [CompressionMode; 2] = [CompressionMode::File, CompressionMode::Message];

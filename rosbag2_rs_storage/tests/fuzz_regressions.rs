@@ -7,9 +7,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 
 use rosbag2_rs_storage::storage::mcap_reader::McapReader;
-use rosbag2_rs_storage::{
-    doctor, reindex_to, DoctorOptions, OpenMode, SequentialReader, StorageReader,
-};
+use rosbag2_rs_storage::{reindex_to, OpenMode, SequentialReader, StorageReader};
+use rosbag2_rs_tools::{doctor, DoctorOptions};
 
 /// The system allocator, refusing allocations above [`Capped::LIMIT`].
 struct Capped;
@@ -113,7 +112,7 @@ fn mcap_doctor_reindex_regressions() {
 /// wire size: 300 MiB here) before decoding the first one.
 #[test]
 fn cdr_sequence_count_reserves_only_what_decodes() {
-    use rosbag2_rs_storage::msg::{decode_cdr, Dialect, Registry, Value};
+    use rosbag2_rs_codec::msg::{decode_cdr, Dialect, Registry, Value};
     let mut reg = Registry::new();
     reg.parse_concatenated("t/msg/Names", "string[] names\n", Dialect::Ros2)
         .unwrap();

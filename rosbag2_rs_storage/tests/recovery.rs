@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use proptest::prelude::*;
+use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_storage::rosbag1::{self, BagReader, Compression, Connection};
 use rosbag2_rs_storage::storage::{create_writer, open_reader};
 use rosbag2_rs_storage::*;

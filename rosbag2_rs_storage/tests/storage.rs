@@ -3,9 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::storage::{mcap_reader::McapReader, OpenMode};
 use rosbag2_rs_storage::*;
+use rosbag2_rs_tools::convert;
+use rosbag2_rs_tools::ConvertOptions;
 
 const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
 

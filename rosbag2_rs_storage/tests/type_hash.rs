@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use rosbag2_rs_codec::{type_hash, MessageDefinitionCache};
 use rosbag2_rs_storage::storage::{open_reader, OpenMode};
-use rosbag2_rs_storage::{type_hash, MessageDefinitionCache};
 
 fn data(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -14,15 +14,15 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use rosbag2_rs_codec::msg::definition::{concatenated_sections, ros2_name};
+use rosbag2_rs_codec::type_hash::{self, TypeHashError};
+use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_interfaces::type_description_interfaces::msg::{
     Field, FieldType, IndividualTypeDescription, TypeDescription, TypeSource,
 };
 use rosbag2_rs_interfaces::type_description_interfaces::srv::{
     GetTypeDescription, GetTypeDescriptionRequest, GetTypeDescriptionResponse,
 };
-use rosbag2_rs_storage::msg::definition::{concatenated_sections, ros2_name};
-use rosbag2_rs_storage::type_hash::{self, TypeHashError};
-use rosbag2_rs_storage::MessageDefinition;
 
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::services::{serve, Client};
@@ -210,7 +210,7 @@ enum DescribeError {
     #[error(transparent)]
     Description(#[from] TypeHashError),
     #[error(transparent)]
-    Sources(#[from] rosbag2_rs_storage::msg::CodecError),
+    Sources(#[from] rosbag2_rs_codec::msg::CodecError),
 }
 
 /// The answer to `request` from the known definitions, or why there is none.
@@ -247,7 +247,7 @@ fn describe(
 /// The `.msg` text of each type in a stored definition, as type sources.
 fn sources(
     definition: &MessageDefinition,
-) -> std::result::Result<Vec<TypeSource>, rosbag2_rs_storage::msg::CodecError> {
+) -> std::result::Result<Vec<TypeSource>, rosbag2_rs_codec::msg::CodecError> {
     Ok(concatenated_sections(
         &definition.topic_type,
         &definition.encoded_message_definition,
@@ -320,7 +320,7 @@ fn from_wire(description: &TypeDescription) -> type_hash::TypeDescription {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rosbag2_rs_storage::MessageDefinitionCache;
+    use rosbag2_rs_codec::MessageDefinitionCache;
 
     fn bag_definitions() -> HashMap<String, MessageDefinition> {
         let mut cache = MessageDefinitionCache::with_prefixes(Vec::new());

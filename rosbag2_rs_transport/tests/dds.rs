@@ -391,7 +391,7 @@ fn endpoints_announce_registered_type_hashes(node: MakeNode) {
     });
     assert_eq!(hash_of("/chatter"), Some(Some(hash)));
     // None registered: the one computed from the type's definition, as ROS 2 nodes announce.
-    let header = rosbag2_rs_storage::MessageDefinitionCache::new()
+    let header = rosbag2_rs_codec::MessageDefinitionCache::new()
         .type_hash("std_msgs/msg/Header")
         .unwrap();
     assert_eq!(hash_of("/other"), Some(Some(header)));

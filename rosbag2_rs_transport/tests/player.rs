@@ -1236,7 +1236,7 @@ fn write_set_rate_events(dir: &std::path::Path) -> std::path::PathBuf {
     })
     .unwrap();
     let meta = TopicMetadata::new("/target/set_rate/_service_event", EVENT_TYPE);
-    let srv_text = rosbag2_rs_storage::MessageDefinition {
+    let srv_text = rosbag2_rs_codec::MessageDefinition {
         topic_type: "rosbag2_interfaces/srv/SetRate".into(),
         encoding: "ros2msg".into(),
         encoded_message_definition: format!(

@@ -8,9 +8,8 @@ mod recorder_support;
 use std::sync::Arc;
 
 use recorder_support::*;
-use rosbag2_rs_storage::{
-    BagWriter, BagWriterOptions, MessageDefinition, SerializedMessage, TopicMetadata,
-};
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
 use rosbag2_rs_transport::*;
 
 /// std_msgs/msg/String and sensor_msgs/msg/Imu as ROS 2 Jazzy's generator hashes them.

@@ -25,7 +25,7 @@ CHAR_HASH = 'RIHS01_3ad2d04dd29ba19d04b16659afa3ccaedd691914b02a64e82e252f2fa6a5
 
 def ours(*types):
     if not TYPE_HASHES.exists():
-        pytest.fail(f'{TYPE_HASHES} is missing: cargo build -p rosbag2_rs_storage --examples')
+        pytest.fail(f'{TYPE_HASHES} is missing: cargo build -p rosbag2_rs_codec --examples')
     proc = subprocess.run([str(TYPE_HASHES), *types], capture_output=True, text=True, env={})
     assert 'panicked' not in proc.stderr, proc.stderr
     return [json.loads(line) for line in proc.stdout.splitlines()]

@@ -19,11 +19,12 @@ use std::thread::JoinHandle;
 use super::{set_thread_priority, zstd, CompressionFormat};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
-use crate::message::{MessageDefinition, SerializedMessage};
+use crate::message::SerializedMessage;
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::sqlite_reader::SqliteReader;
 use crate::storage::{OpenMode, StorageId, StorageReader, UnreadableTopic};
+use rosbag2_rs_codec::MessageDefinition;
 
 /// Whether `path` is a file-mode compressed storage file (by its first bytes).
 pub fn is_compressed_file(path: &Path) -> Result<bool> {

@@ -17,9 +17,10 @@ use bytes::Bytes;
 use super::{set_thread_priority, zstd, CompressionFormat, CompressionOptions};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
-use crate::message::{MessageDefinition, SerializedMessage};
+use crate::message::SerializedMessage;
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::storage::{StorageId, StorageReader, UnreadableTopic};
+use rosbag2_rs_codec::MessageDefinition;
 
 /// Decompresses one message's data.
 pub fn decompress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u8>> {

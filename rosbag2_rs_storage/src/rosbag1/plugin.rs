@@ -12,12 +12,13 @@ use super::reader::{BagReader, Connection};
 use super::writer::{BagWriter, WriterOptions};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
-use crate::msg::transcode::{CdrToRos1, Ros1ToCdr};
-use crate::msgdefs::MessageDefinitionCache;
 use crate::qos::{Durability, History, QosProfile};
 use crate::storage::{OpenMode, StorageId, StorageReader, StorageWriter, UnreadableTopic};
+use rosbag2_rs_codec::msg::transcode::{CdrToRos1, Ros1ToCdr};
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_codec::MessageDefinitionCache;
 
 /// The QoS a latched ROS 1 topic is given (and recognised by): transient local, keep last 1.
 fn latched_qos() -> QosProfile {

@@ -2,7 +2,8 @@ use std::path::Path;
 
 use super::*;
 use crate::storage::{OpenMode, StorageReader, StorageWriter};
-use crate::{MessageDefinition, QosProfile, StorageError, TopicFilter, TopicMetadata};
+use crate::{QosProfile, StorageError, TopicFilter, TopicMetadata};
+use rosbag2_rs_codec::MessageDefinition;
 
 const STRING_DEF: &str = "string data\n";
 
@@ -255,84 +256,4 @@ fn unconvertible_types_are_listed_not_guessed() {
     );
     assert!(u.reason.contains("my/Missing"), "{}", u.reason);
     assert_eq!(std::iter::from_fn(|| r.read_next().unwrap()).count(), 1);
-}
-
-#[test]
-fn convert_refuses_unconvertible_topics_unless_told_to_skip_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("u.bag");
-    let mut w = BagWriter::create(&path, WriterOptions::default()).unwrap();
-    let mut bad = connection("/bad", false);
-    bad.type_name = "my/Thing".into();
-    bad.message_definition = "wstring w\n".into();
-    let good = w.add_connection(connection("/good", false));
-    let b = w.add_connection(bad);
-    w.write(good, 1, &ros1_string("x")).unwrap();
-    w.write(b, 2, &[0, 0, 0, 0]).unwrap();
-    w.finish().unwrap();
-    let mut options = crate::ConvertOptions {
-        inputs: vec![path],
-        output: crate::BagWriterOptions {
-            uri: dir.path().join("out"),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let e = crate::convert(&options).unwrap_err().to_string();
-    assert!(
-        e.contains("'/bad' (my/Thing)") && e.contains("--skip-unknown"),
-        "{e}"
-    );
-    assert!(
-        !dir.path().join("out").exists(),
-        "nothing written on refusal"
-    );
-    options.skip_unknown = true;
-    let meta = crate::convert(&options).unwrap();
-    assert_eq!(meta.message_count, 1);
-    assert!(meta.topic("/bad").is_none());
-}
-
-#[test]
-fn convert_refuses_contradictory_ranges_and_empty_selections() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("a.bag");
-    write_bag(&path, Compression::None, 10);
-    let base = crate::ConvertOptions {
-        inputs: vec![path],
-        output: crate::BagWriterOptions {
-            uri: dir.path().join("out"),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    for (options, needle) in [
-        (
-            crate::ConvertOptions {
-                start: Some(5),
-                end: Some(2),
-                ..base.clone()
-            },
-            "after the end",
-        ),
-        (
-            crate::ConvertOptions {
-                start: Some(9_000_000_000),
-                ..base.clone()
-            },
-            "after the input's last message",
-        ),
-        (
-            crate::ConvertOptions {
-                filter: TopicFilter::topics(["/nope"]),
-                ..base.clone()
-            },
-            "no topic of the input matches",
-        ),
-    ] {
-        let e = crate::convert(&options).unwrap_err().to_string();
-        assert!(e.contains(needle), "{e}");
-        assert!(!dir.path().join("out").exists());
-    }
-    assert_eq!(crate::convert(&base).unwrap().message_count, 14);
 }

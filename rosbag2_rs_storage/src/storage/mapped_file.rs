@@ -133,6 +133,9 @@ mod guard {
     static PAGE: AtomicUsize = AtomicUsize::new(4096);
 
     fn install() {
+        // SAFETY: sysconf and sigaction are called with valid arguments: zeroed `sigaction`
+        // structs (a valid bit pattern for this C struct), null where no old action is wanted,
+        // and a handler of the SA_SIGINFO signature. Run once, before any region is registered.
         INSTALL.call_once(|| unsafe {
             let page = libc::sysconf(libc::_SC_PAGESIZE);
             if page > 0 {

@@ -30,10 +30,11 @@ use super::{OpenMode, StorageId, StorageReader};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
 use crate::limits;
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos;
 use crate::recover::mcap::{read_cut_chunk, CutRecord, McapDamage, SkippedChunk};
+use rosbag2_rs_codec::MessageDefinition;
 
 /// Loose (unchunked) message records are grouped into runs of at most this many.
 const LOOSE_RUN: usize = 4096;

@@ -13,9 +13,10 @@ use mcap::write::NoSeek;
 use super::blockfile::SharedBlockFile;
 use super::{ChunkCompression, StorageId, StoragePreset, StorageWriter, WriterOptions};
 use crate::error::{Result, StorageError};
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::BagMetadata;
 use crate::qos;
+use rosbag2_rs_codec::MessageDefinition;
 
 type Sink = mcap::Writer<NoSeek<SharedBlockFile>>;
 

@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use rosbag2_rs_codec::MessageDefinition;
 
 pub mod blockfile;
 mod config_file;

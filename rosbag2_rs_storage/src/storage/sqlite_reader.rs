@@ -14,9 +14,10 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use super::{StorageId, StorageReader};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos;
+use rosbag2_rs_codec::MessageDefinition;
 
 /// A page ends after this many rows or bytes, whichever comes first.
 const PAGE_ROWS: usize = 1024;

@@ -9,9 +9,10 @@ use rusqlite::Connection;
 
 use super::{StorageId, StoragePreset, StorageWriter};
 use crate::error::{Result, StorageError};
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
+use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, METADATA_VERSION};
 use crate::qos;
+use rosbag2_rs_codec::MessageDefinition;
 
 /// The schema version written.
 pub const SCHEMA_VERSION: i64 = 4;

@@ -146,12 +146,12 @@ pub struct PlayArgs {
     /// that store none (recorded before Iron): they give the type hashes and type descriptions
     /// the player announces.
     #[arg(long, value_parser = parse_typestore)]
-    pub typestore: Option<rosbag2_rs_storage::Typestore>,
+    pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 /// Parses `--typestore`.
-pub fn parse_typestore(name: &str) -> Result<rosbag2_rs_storage::Typestore> {
-    Ok(rosbag2_rs_storage::Typestore::parse(name)?)
+pub fn parse_typestore(name: &str) -> Result<rosbag2_rs_codec::Typestore> {
+    Ok(rosbag2_rs_codec::Typestore::parse(name)?)
 }
 
 /// rosbag2's player node parameters (`ros2 launch` files for its composable player) and the

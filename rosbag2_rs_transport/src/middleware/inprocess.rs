@@ -11,9 +11,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
-use rosbag2_rs_storage::msg::definition::ros2_name;
+use rosbag2_rs_codec::msg::definition::ros2_name;
+use rosbag2_rs_codec::type_hash;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
-use rosbag2_rs_storage::{type_hash, QosProfile};
+use rosbag2_rs_storage::QosProfile;
 
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::names::{check_type_name, expand_name, NodeIdentity};

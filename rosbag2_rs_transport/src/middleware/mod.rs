@@ -231,7 +231,7 @@ pub trait Middleware: Send + Sync {
         &self,
         _topic: &str,
         _type_name: &str,
-    ) -> Option<rosbag2_rs_storage::type_hash::TypeDescription> {
+    ) -> Option<rosbag2_rs_codec::type_hash::TypeDescription> {
         None
     }
     /// Messages the middleware knows were lost on `topic` before reaching this node's

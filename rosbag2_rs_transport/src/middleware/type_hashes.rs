@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use parking_lot::Mutex;
-use rosbag2_rs_storage::msg::definition::ros2_name;
-use rosbag2_rs_storage::{type_hash, MessageDefinitionCache};
+use rosbag2_rs_codec::msg::definition::ros2_name;
+use rosbag2_rs_codec::{type_hash, MessageDefinitionCache};
 
 /// Type hashes by ROS 2 type name (`pkg/msg/Type`, `pkg/srv/Service_Request`).
 #[derive(Debug, Default)]

@@ -29,10 +29,11 @@ use rosbag2_rs_clock::{
     create_player_clock, ClockChange, Duration, JumpHandle, JumpThreshold, MonotonicSource,
     PlayerClock, PlayerClockOptions, SteadyClock, Time, TimeJump, TimeSource,
 };
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_interfaces::MessageType;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
-use rosbag2_rs_storage::{MessageDefinitionCache, QosProfile, SequentialReader, TopicFilter};
+use rosbag2_rs_storage::{QosProfile, SequentialReader, TopicFilter};
 
 use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 use crate::clock_watch::{ClockWatch, ClockWatchHooks, MatchedSubscriptions};
@@ -534,8 +535,8 @@ fn open_bags(options: &PlayOptions) -> Result<(SequentialReader, TopicFilter), P
 fn played_definitions(
     reader: &SequentialReader,
     filter: &TopicFilter,
-    typestore: Option<rosbag2_rs_storage::Typestore>,
-) -> Vec<rosbag2_rs_storage::MessageDefinition> {
+    typestore: Option<rosbag2_rs_codec::Typestore>,
+) -> Vec<rosbag2_rs_codec::MessageDefinition> {
     let mut cache = MessageDefinitionCache::new().with_typestore(typestore);
     let mut types: Vec<&str> = reader
         .topics()

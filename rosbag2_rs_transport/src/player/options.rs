@@ -67,7 +67,7 @@ pub struct PlayOptions {
     /// sends.
     pub service_requests_source: ServiceRequestsSource,
     /// Definitions for bags that store none (`--typestore`).
-    pub typestore: Option<rosbag2_rs_storage::Typestore>,
+    pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 /// Where the replayed service requests come from (`ros2 bag play --service-requests-source`).

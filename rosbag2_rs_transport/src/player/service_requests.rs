@@ -7,12 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use rosbag2_rs_interfaces::service_msgs::{service_of_event_topic, service_type_of_event_type};
-use rosbag2_rs_storage::msg::definition::BaseType;
-use rosbag2_rs_storage::msg::{
+use rosbag2_rs_codec::msg::definition::BaseType;
+use rosbag2_rs_codec::msg::{
     decode_cdr_at, encode_cdr_at, CodecError, Dialect, MessageView, Registry, Value,
 };
-use rosbag2_rs_storage::{MessageDefinition, MessageDefinitionCache, SequentialReader};
+use rosbag2_rs_codec::{MessageDefinition, MessageDefinitionCache};
+use rosbag2_rs_interfaces::service_msgs::{service_of_event_topic, service_type_of_event_type};
+use rosbag2_rs_storage::SequentialReader;
 
 use super::options::ServiceRequestsSource;
 use crate::middleware::error::{Result, TransportError};

@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use rosbag2_rs_storage::{type_hash, MessageDefinitionCache, SequentialReader, TopicMetadata};
+use rosbag2_rs_codec::{type_hash, MessageDefinitionCache};
+use rosbag2_rs_storage::{SequentialReader, TopicMetadata};
 
 /// Hashes computed from definitions, once per type.
 pub(crate) struct PlayedTypeHashes<'a> {

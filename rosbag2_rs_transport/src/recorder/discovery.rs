@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use regex::Regex;
+use rosbag2_rs_codec::type_hash;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
-use rosbag2_rs_storage::{type_hash, QosProfile};
+use rosbag2_rs_storage::QosProfile;
 
 use super::error::{RecorderError, Result};
 use crate::middleware::TopicInfo;

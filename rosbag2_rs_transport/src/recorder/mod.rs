@@ -42,11 +42,11 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Sender;
 use parking_lot::Mutex;
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::WriteSplitEvent;
 use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
 use rosbag2_rs_storage::{
-    BagWriter, BagWriterOptions, MessageDefinitionCache, QosProfile, SerializedMessage,
-    TopicMetadata,
+    BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata,
 };
 
 pub use discovery::{
@@ -827,7 +827,7 @@ impl Inner {
         &self,
         topic: &crate::middleware::TopicInfo,
         type_name: &str,
-    ) -> Option<rosbag2_rs_storage::MessageDefinition> {
+    ) -> Option<rosbag2_rs_codec::MessageDefinition> {
         if self.local_definitions.lock().knows(type_name) {
             return None;
         }
@@ -845,7 +845,7 @@ impl Inner {
     fn subscribe(
         &self,
         plan: &TopicPlan,
-        definition: Option<rosbag2_rs_storage::MessageDefinition>,
+        definition: Option<rosbag2_rs_codec::MessageDefinition>,
     ) -> Result<Handle> {
         let name: Arc<str> = Arc::from(plan.name.as_str());
         let counters = Arc::new(TopicCounters::default());

@@ -50,7 +50,7 @@ pub struct RecordedTopic {
     pub counters: Arc<TopicCounters>,
     /// Its definition when it was learned from the graph (no local one); `None`: looked up
     /// by the bag writer.
-    pub definition: Option<rosbag2_rs_storage::MessageDefinition>,
+    pub definition: Option<rosbag2_rs_codec::MessageDefinition>,
 }
 
 /// The topics recorded so far, shared by discovery (which adds them before subscribing) and the

@@ -446,7 +446,7 @@ impl Middleware for DdsMiddleware {
         &self,
         topic: &str,
         type_name: &str,
-    ) -> Option<rosbag2_rs_storage::type_hash::TypeDescription> {
+    ) -> Option<rosbag2_rs_codec::type_hash::TypeDescription> {
         use crate::middleware::dds_common::xtypes::{describe, StructType, TypeHash};
         let participant = self.participant.entity.handle();
         let mut resolve =

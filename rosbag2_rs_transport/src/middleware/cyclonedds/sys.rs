@@ -5,7 +5,7 @@
 use std::ffi::{CStr, CString};
 
 use cyclors::*;
-use rosbag2_rs_storage::type_hash;
+use rosbag2_rs_codec::type_hash;
 
 use crate::middleware::error::{Result, TransportError};
 

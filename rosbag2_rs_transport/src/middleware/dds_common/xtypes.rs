@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use rosbag2_rs_storage::type_hash::field_type_id::*;
-use rosbag2_rs_storage::type_hash::{
+use rosbag2_rs_codec::type_hash::field_type_id::*;
+use rosbag2_rs_codec::type_hash::{
     FieldDescription, FieldType, IndividualTypeDescription, TypeDescription,
 };
 
@@ -346,7 +346,7 @@ mod tests {
             ["builtin_interfaces/msg/Time", "std_msgs/msg/Header"]
         );
         // The same type written as .msg text hashes the same.
-        let msg = rosbag2_rs_storage::MessageDefinition {
+        let msg = rosbag2_rs_codec::MessageDefinition {
             topic_type: "custom_msgs/msg/Reading".into(),
             encoding: "ros2msg".into(),
             encoded_message_definition: format!(
@@ -358,7 +358,7 @@ mod tests {
             type_description_hash: std::string::String::new(),
         };
         assert_eq!(
-            rosbag2_rs_storage::type_hash::rihs01("custom_msgs/msg/Reading", &msg).unwrap(),
+            rosbag2_rs_codec::type_hash::rihs01("custom_msgs/msg/Reading", &msg).unwrap(),
             description.rihs01()
         );
     }

@@ -254,7 +254,7 @@ fn json_strings_escape_as_python_does() {
 
 #[test]
 fn a_description_becomes_a_definition_with_the_same_hash() {
-    let mut cache = crate::msgdefs::MessageDefinitionCache::with_prefixes(Vec::new());
+    let mut cache = crate::definition_cache::MessageDefinitionCache::with_prefixes(Vec::new());
     for name in [
         "geometry_msgs/msg/PoseStamped",
         "sensor_msgs/msg/Image",
@@ -283,7 +283,7 @@ fn a_description_becomes_a_definition_with_the_same_hash() {
 
 #[test]
 fn sources_keep_constants_and_a_wrong_hash_is_refused() {
-    let mut cache = crate::msgdefs::MessageDefinitionCache::with_prefixes(Vec::new());
+    let mut cache = crate::definition_cache::MessageDefinitionCache::with_prefixes(Vec::new());
     let name = "sensor_msgs/msg/NavSatStatus";
     let stored = cache.definition(name);
     let description = TypeDescription::from_definition(name, &stored).unwrap();

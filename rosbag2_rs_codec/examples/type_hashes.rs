@@ -5,7 +5,7 @@
 //! `cargo run --example type_hashes -- [--bundled] [TYPE...]` (`--bundled`: every bundled type,
 //! services as their `_Request`, `_Response` and `_Event` messages).
 
-use rosbag2_rs_storage::MessageDefinitionCache;
+use rosbag2_rs_codec::MessageDefinitionCache;
 
 fn json_string(s: &str) -> String {
     let mut out = String::from("\"");

@@ -4,9 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rosbag2_rs_storage::export::{export, ExportError, ExportKind, ExportOptions};
-use rosbag2_rs_storage::msg::{encode_cdr_at, CdrHeader, TopicDecoder, Value};
+use rosbag2_rs_codec::msg::{encode_cdr_at, CdrHeader, TopicDecoder, Value};
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::*;
+use rosbag2_rs_tools::convert_filtered;
+use rosbag2_rs_tools::export::{export, ExportError, ExportKind, ExportOptions};
+use rosbag2_rs_tools::ConvertFilters;
+use rosbag2_rs_tools::ConvertOptions;
 
 const START: i64 = 1_700_000_000_000_000_000;
 const THING: &str = "int32 a\nfloat64 b\nstring name\n";

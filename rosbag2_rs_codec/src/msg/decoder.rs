@@ -2,7 +2,7 @@
 //! CDR payloads (shared by `cat`, `doctor`, `convert --where` and `export`).
 
 use super::{decode_cdr_at, CdrHeader, CodecError, Dialect, MessageView, Registry, Value};
-use crate::message::MessageDefinition;
+use crate::MessageDefinition;
 
 /// Decodes the CDR payloads of one message type from its `ros2msg` definition.
 #[derive(Debug, Clone)]

@@ -7,7 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::*;
+use rosbag2_rs_tools::*;
 
 const START: i64 = 1_700_000_000_000_000_000;
 
@@ -143,7 +146,8 @@ fn clean_bags_of_every_storage_are_clean() {
 
 #[test]
 fn bags_recorded_by_rosbag2_are_clean_and_decode_to_the_last_message() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rosbag2");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../rosbag2_rs_storage/tests/data/rosbag2");
     for name in [
         "topics_and_services.mcap",
         "bag_with_topics_and_service_events.mcap",
@@ -184,6 +188,30 @@ fn flipped_bytes_in_a_chunk_fail_the_crcs() {
         kinds(&report).contains(&ProblemKind::Metadata),
         "{report:#?}"
     );
+}
+
+#[test]
+fn an_attachment_failing_its_crc_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(dir.path(), "mcap", CompressionOptions::default());
+    let file = only_file(&bag, ".mcap");
+    let data: Vec<u8> = (0..100).map(|i| (i * 31 % 251) as u8).collect();
+    let attachment = Attachment {
+        name: "z.bin".into(),
+        media_type: "application/octet-stream".into(),
+        log_time: 7,
+        create_time: 8,
+        data: data.clone().into(),
+    };
+    append_attachments(&file, &[attachment]).unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes
+        .windows(data.len())
+        .position(|w| w == &data[..])
+        .unwrap();
+    bytes[at + 50] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    assert_problem(&check(&bag), ProblemKind::Crc, "'z.bin'");
 }
 
 fn to_ros1(bag: &Path, out: &Path) {

@@ -4,14 +4,14 @@
 //! type and field.
 //!
 //! ```
-//! use rosbag2_rs_storage::msg::{Dialect, Registry, decode_cdr, encode_cdr, CdrHeader};
+//! use rosbag2_rs_codec::msg::{Dialect, Registry, decode_cdr, encode_cdr, CdrHeader};
 //! let mut reg = Registry::new();
 //! reg.parse_concatenated("std_msgs/msg/String", "string data\n", Dialect::Ros2)?;
 //! let bytes = [0, 1, 0, 0, 3, 0, 0, 0, b'h', b'i', 0];
 //! let (value, header) = decode_cdr(&reg, "std_msgs/msg/String", &bytes)?;
 //! assert_eq!(value.fields().unwrap()[0].as_str().unwrap(), "hi");
 //! assert_eq!(encode_cdr(&reg, "std_msgs/msg/String", &value, header)?, bytes);
-//! # Ok::<(), rosbag2_rs_storage::msg::CodecError>(())
+//! # Ok::<(), rosbag2_rs_codec::msg::CodecError>(())
 //! ```
 
 pub mod decoder;

@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use crate::msg::definition::{ArrayKind, BaseType};
-use crate::msg::{Registry, Value};
+use rosbag2_rs_codec::msg::definition::{ArrayKind, BaseType};
+use rosbag2_rs_codec::msg::{Registry, Value};
 
 /// Fixed arrays up to this many elements get a column per element.
 pub const EXPAND_LIMIT: usize = 64;
@@ -73,7 +73,7 @@ fn json(reg: &Registry, type_index: usize, base: &BaseType, value: &Value, out: 
                     out.push(',');
                 }
                 let _ = write!(out, "\"{}\":", f.name);
-                json(reg, f.type_index, &f.base, v, out);
+                json(reg, f.type_index(), &f.base, v, out);
             }
             out.push('}');
         }
@@ -120,7 +120,9 @@ fn flatten(
             format!("{prefix}.{}", field.name)
         };
         match (field.array, v) {
-            (ArrayKind::Single, Value::Struct(_)) => flatten(reg, field.type_index, v, &name, out),
+            (ArrayKind::Single, Value::Struct(_)) => {
+                flatten(reg, field.type_index(), v, &name, out)
+            }
             (ArrayKind::Single, Value::String(_)) => {
                 out.push((name, v.as_str().unwrap_or_default().into_owned()))
             }
@@ -129,7 +131,7 @@ fn flatten(
                 for (i, item) in items.iter().enumerate() {
                     let name = format!("{name}[{i}]");
                     match item {
-                        Value::Struct(_) => flatten(reg, field.type_index, item, &name, out),
+                        Value::Struct(_) => flatten(reg, field.type_index(), item, &name, out),
                         Value::String(_) => {
                             out.push((name, item.as_str().unwrap_or_default().into_owned()))
                         }
@@ -145,7 +147,7 @@ fn flatten(
             (_, Value::Bytes(bytes)) => out.push((name, hex(bytes))),
             (_, other) => {
                 let mut cell = String::new();
-                json(reg, field.type_index, &field.base, other, &mut cell);
+                json(reg, field.type_index(), &field.base, other, &mut cell);
                 out.push((name, cell));
             }
         }
@@ -183,7 +185,7 @@ pub fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::Dialect;
+    use rosbag2_rs_codec::msg::Dialect;
 
     #[test]
     fn nested_fields_arrays_and_quoting() {

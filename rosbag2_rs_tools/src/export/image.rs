@@ -2,7 +2,7 @@
 //! bgra8, rgb16, bgr16, bayer_*8 as grey) encoded as PNG, and `sensor_msgs/msg/CompressedImage`
 //! written as the PNG or JPEG it holds.
 
-use crate::msg::{MessageView, Value};
+use rosbag2_rs_codec::msg::{MessageView, Value};
 
 use super::ExportError;
 

@@ -3,7 +3,7 @@ use proptest::prelude::*;
 use super::definition::{ArrayKind, BaseType, Field, MessageType, Primitive};
 use super::transcode::{CdrToRos1, Ros1ToCdr};
 use super::*;
-use crate::msgdefs::MessageDefinitionCache;
+use crate::definition_cache::MessageDefinitionCache;
 
 fn ros2_registry(type_name: &str) -> Registry {
     let def = MessageDefinitionCache::with_prefixes(vec![]).definition(type_name);

@@ -13,7 +13,7 @@
 //! by [`crate::msg`]), including rosbag2's bare `.srv` text for service event topics.
 //!
 //! ```
-//! use rosbag2_rs_storage::{type_hash, MessageDefinition};
+//! use rosbag2_rs_codec::{type_hash, MessageDefinition};
 //! let definition = MessageDefinition {
 //!     topic_type: "std_msgs/msg/String".into(),
 //!     encoding: "ros2msg".into(),
@@ -31,9 +31,9 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::message::MessageDefinition;
 use crate::msg::definition::{ArrayKind, BaseType, Primitive};
 use crate::msg::{CodecError, Dialect, Registry};
+use crate::MessageDefinition;
 
 /// The prefix of version 1 hashes.
 pub const RIHS01_PREFIX: &str = "RIHS01_";
@@ -489,7 +489,7 @@ fn service_text_as_messages(root: &FullName, text: &str) -> Option<String> {
         out.push('\n');
     }
     // The event's own dependencies, which the `.srv` text does not carry.
-    let info = crate::msgdefs::MessageDefinitionCache::with_prefixes(Vec::new())
+    let info = crate::definition_cache::MessageDefinitionCache::with_prefixes(Vec::new())
         .definition("service_msgs/msg/ServiceEventInfo");
     out.push_str(SEPARATOR);
     out.push_str("\nMSG: service_msgs/ServiceEventInfo\n");

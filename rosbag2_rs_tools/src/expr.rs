@@ -18,8 +18,8 @@
 //! a bare field is true when it is a true bool or a non-zero number. An array index past the end
 //! makes the comparison false.
 
-use crate::msg::definition::{ArrayKind, BaseType, Primitive};
-use crate::msg::{Registry, TopicDecoder, Value};
+use rosbag2_rs_codec::msg::definition::{ArrayKind, BaseType, Primitive};
+use rosbag2_rs_codec::msg::{Registry, TopicDecoder, Value};
 
 /// A `--where` clause or expression that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -369,9 +369,9 @@ impl Parser<'_> {
                 current = Some((
                     field.base.clone(),
                     field.array != ArrayKind::Single,
-                    field.type_index,
+                    field.type_index(),
                 ));
-                type_index = field.type_index;
+                type_index = field.type_index();
             }
             if self.eat_op(&["."]).is_some() {
                 match self.peek().cloned() {
@@ -558,7 +558,7 @@ pub fn split_clause(clause: &str) -> Result<(String, String), ExprError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::MessageDefinition;
+    use rosbag2_rs_codec::MessageDefinition;
 
     fn decoder() -> TopicDecoder {
         TopicDecoder::new(

@@ -12,8 +12,8 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
-use crate::message::MessageDefinition;
 use crate::type_hash::TypeHashError;
+use crate::MessageDefinition;
 
 mod bundled {
     include!(concat!(env!("OUT_DIR"), "/bundled_msgs.rs"));

@@ -11,8 +11,6 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::error::StorageError;
-
 /// A ROS 2 distribution whose message definitions are bundled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Typestore {
@@ -84,15 +82,11 @@ impl Typestore {
     }
 
     /// Parses a distribution's name (as `ROS_DISTRO` spells it).
-    pub fn parse(name: &str) -> Result<Self, StorageError> {
+    pub fn parse(name: &str) -> Result<Self, UnknownTypestore> {
         Self::ALL
             .into_iter()
             .find(|t| t.as_str() == name)
-            .ok_or_else(|| {
-                StorageError::InvalidArgument(format!(
-                    "unknown typestore '{name}' (bundled: {TYPESTORE_NAMES})"
-                ))
-            })
+            .ok_or_else(|| UnknownTypestore(name.to_owned()))
     }
 
     fn table(self) -> &'static HashMap<&'static str, &'static str> {
@@ -118,6 +112,11 @@ impl Typestore {
     }
 }
 
+/// A distribution name with no bundled typestore.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown typestore '{0}' (bundled: {TYPESTORE_NAMES})")]
+pub struct UnknownTypestore(pub String);
+
 impl std::fmt::Display for Typestore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -125,7 +124,7 @@ impl std::fmt::Display for Typestore {
 }
 
 impl std::str::FromStr for Typestore {
-    type Err = StorageError;
+    type Err = UnknownTypestore;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::parse(s)

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use super::{Problem, ProblemKind};
-use crate::msg::{CodecError, TopicDecoder};
-use crate::msgdefs::MessageDefinitionCache;
-use crate::storage::StorageReader;
+use rosbag2_rs_codec::msg::{CodecError, TopicDecoder};
+use rosbag2_rs_codec::MessageDefinitionCache;
+use rosbag2_rs_storage::storage::StorageReader;
 
 /// One topic's decoder and what decoding its messages gave.
 struct Topic {
@@ -111,12 +111,12 @@ impl PayloadCheck {
         topic: &str,
         type_name: &str,
         recorded: &str,
-        definition: &crate::MessageDefinition,
+        definition: &rosbag2_rs_codec::MessageDefinition,
     ) {
-        if !crate::type_hash::is_rihs01(recorded) {
+        if !rosbag2_rs_codec::type_hash::is_rihs01(recorded) {
             return;
         }
-        match crate::type_hash::rihs01(type_name, definition) {
+        match rosbag2_rs_codec::type_hash::rihs01(type_name, definition) {
             Ok(computed) if computed != recorded => self.problems.push(Problem::bag(
                 ProblemKind::Definition,
                 Some(topic),

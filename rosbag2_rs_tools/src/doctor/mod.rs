@@ -24,12 +24,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::bag::storage_files_in;
-use crate::compression::file_mode::uncompressed_name;
-use crate::compression::{BagCompression, CompressionMode};
-use crate::error::{Result, StorageError};
-use crate::metadata::{BagMetadata, METADATA_FILENAME};
-use crate::storage::StorageId;
+use rosbag2_rs_storage::compression::file_mode::uncompressed_name;
+use rosbag2_rs_storage::compression::{BagCompression, CompressionMode};
+use rosbag2_rs_storage::storage::StorageId;
+use rosbag2_rs_storage::storage_files_in;
+use rosbag2_rs_storage::{BagMetadata, METADATA_FILENAME};
+use rosbag2_rs_storage::{Result, StorageError};
 
 /// What kind of problem `doctor` found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -167,6 +167,14 @@ pub struct Field {
     pub(crate) type_index: usize,
 }
 
+impl Field {
+    /// The index in its [`Registry`] of the field's message type, once the registry is linked
+    /// (`usize::MAX` for a primitive field).
+    pub fn type_index(&self) -> usize {
+        self.type_index
+    }
+}
+
 /// A constant declared in a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Constant {

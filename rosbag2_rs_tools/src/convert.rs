@@ -7,16 +7,17 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::error::{Result, StorageError};
 use crate::expr::Expr;
-use crate::filter::TopicFilter;
-use crate::message::{MessageDefinition, SerializedMessage, TopicMetadata};
-use crate::metadata::BagMetadata;
-use crate::msg::TopicDecoder;
-use crate::msgdefs::MessageDefinitionCache;
-use crate::reader::SequentialReader;
-use crate::storage::{create_writer, StorageId, StorageWriter};
-use crate::writer::{BagWriter, BagWriterOptions};
+use rosbag2_rs_codec::msg::TopicDecoder;
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_codec::MessageDefinitionCache;
+use rosbag2_rs_storage::storage::{create_writer, StorageId, StorageWriter};
+use rosbag2_rs_storage::BagMetadata;
+use rosbag2_rs_storage::SequentialReader;
+use rosbag2_rs_storage::TopicFilter;
+use rosbag2_rs_storage::{BagWriter, BagWriterOptions};
+use rosbag2_rs_storage::{Result, StorageError};
+use rosbag2_rs_storage::{SerializedMessage, TopicMetadata};
 
 /// What to convert.
 #[derive(Debug, Clone, Default)]
@@ -34,7 +35,7 @@ pub struct ConvertOptions {
     /// Leave out (with a warning) topics whose type cannot be converted, instead of failing.
     pub skip_unknown: bool,
     /// Definitions for inputs that store none (`--typestore`, bags recorded before Iron).
-    pub typestore: Option<crate::Typestore>,
+    pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 /// Message-level selection and rewriting for [`convert_filtered`] (`convert --where`,
@@ -281,7 +282,7 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
                 // A type without a stored hash (renamed, a typestore's, a pre-Iron bag's) gets
                 // that of its definition, as rosbag2 records one.
                 if topic.type_description_hash.is_empty() {
-                    if let Ok(hash) = crate::type_hash::rihs01(&topic.type_name, &def) {
+                    if let Ok(hash) = rosbag2_rs_codec::type_hash::rihs01(&topic.type_name, &def) {
                         topic.type_description_hash = hash;
                     }
                 }
@@ -312,7 +313,7 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
 fn keep_extras(inputs: &[PathBuf], output: &mut BagWriterOptions) -> Result<()> {
     let (mut attachments, mut records) = (Vec::new(), Vec::new());
     for input in inputs {
-        for (_, extras) in crate::storage::mcap_extras::bag_extras(input, false)? {
+        for (_, extras) in rosbag2_rs_storage::storage::mcap_extras::bag_extras(input, false)? {
             for a in &extras.attachments {
                 if !attachments.contains(a) {
                     attachments.push(a.clone());
@@ -392,7 +393,7 @@ impl Output {
         if options.storage.storage != StorageId::Rosbag1 {
             return BagWriter::create(options).map(|w| Self::Rosbag2(Box::new(w)));
         }
-        if options.compression.mode != crate::compression::CompressionMode::None {
+        if options.compression.mode != rosbag2_rs_storage::compression::CompressionMode::None {
             return Err(StorageError::InvalidArgument(
                 "a ROS 1 bag cannot be compressed in rosbag2's file or message mode".into(),
             ));

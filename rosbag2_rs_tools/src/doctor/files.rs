@@ -7,10 +7,10 @@ use std::path::Path;
 
 use super::payloads::PayloadCheck;
 use super::{Problem, ProblemKind};
-use crate::compression::message_mode::DecompressingReader;
-use crate::compression::CompressionFormat;
-use crate::storage::mcap_reader::McapReader;
-use crate::storage::{open_reader, OpenMode, StorageReader};
+use rosbag2_rs_storage::compression::message_mode::DecompressingReader;
+use rosbag2_rs_storage::compression::CompressionFormat;
+use rosbag2_rs_storage::storage::mcap_reader::McapReader;
+use rosbag2_rs_storage::storage::{open_reader, OpenMode, StorageReader};
 
 /// What one full read of a storage file found.
 #[derive(Debug, Default)]
@@ -112,7 +112,7 @@ pub(super) fn mcap_section_crcs(path: &Path, data: &[u8], problems: &mut Vec<Pro
 /// and message rows the reader skips (a topic id no topic has, a timestamp or data of the wrong
 /// type).
 pub(super) fn sqlite_checks(path: &Path, problems: &mut Vec<Problem>) {
-    let wal = crate::recover::sqlite::wal_path(path);
+    let wal = rosbag2_rs_storage::recover::sqlite::wal_path(path);
     if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
         problems.push(Problem::file(
             path,
@@ -173,15 +173,17 @@ pub(super) fn sqlite_checks(path: &Path, problems: &mut Vec<Problem>) {
 
 /// The ROS 1 bag's index state, from its own reader.
 pub(super) fn ros1_checks(path: &Path, problems: &mut Vec<Problem>) {
-    match crate::rosbag1::BagReader::open(path, OpenMode::Strict) {
+    match rosbag2_rs_storage::rosbag1::BagReader::open(path, OpenMode::Strict) {
         Ok(bag) if !bag.is_indexed() => problems.push(Problem::file(
             path,
             ProblemKind::Index,
             "no usable index (the bag was not closed by its recorder; `reindex` rewrites it)",
         )),
         Ok(bag) if !bag.damage().is_empty() => {
-            let mut report =
-                crate::recover::FileRecovery::intact(path.to_path_buf(), crate::StorageId::Rosbag1);
+            let mut report = rosbag2_rs_storage::recover::FileRecovery::intact(
+                path.to_path_buf(),
+                rosbag2_rs_storage::StorageId::Rosbag1,
+            );
             bag.damage().fill(&mut report);
             problems.push(Problem::file(
                 path,
@@ -288,16 +290,17 @@ pub(super) fn check_file(
         problems.push(Problem::file(path, ProblemKind::Unreadable, "empty file"));
         return None;
     }
-    let compressed = crate::compression::file_mode::is_compressed_file(path).unwrap_or(false);
-    let storage = crate::StorageId::detect(path);
+    let compressed =
+        rosbag2_rs_storage::compression::file_mode::is_compressed_file(path).unwrap_or(false);
+    let storage = rosbag2_rs_storage::StorageId::detect(path);
     let mut scan = FileScan::default();
     let mut reader: Box<dyn StorageReader> = match (compressed, storage) {
         (_, Err(e)) => {
             problems.push(Problem::file(path, ProblemKind::Unreadable, e.to_string()));
             return None;
         }
-        (false, Ok(crate::StorageId::Mcap)) => {
-            if let Ok((data, _watch)) = crate::storage::mapped_file::map_path(path) {
+        (false, Ok(rosbag2_rs_storage::StorageId::Mcap)) => {
+            if let Ok((data, _watch)) = rosbag2_rs_storage::storage::mapped_file::map_path(path) {
                 if !mcap_section_crcs(path, &data, problems) {
                     notes.push(format!(
                         "{}: no data section CRC stored; a changed payload byte is found only \
@@ -314,7 +317,7 @@ pub(super) fn check_file(
                 }
             };
             // Attachments (their CRCs) and metadata records must read too.
-            if let Err(e) = crate::storage::mcap_extras::read_extras(path) {
+            if let Err(e) = rosbag2_rs_storage::storage::mcap_extras::read_extras(path) {
                 let kind = match e.to_string().contains("CRC") {
                     true => ProblemKind::Crc,
                     false => ProblemKind::Unreadable,
@@ -347,9 +350,9 @@ pub(super) fn check_file(
         (compressed, Ok(id)) => {
             if !compressed {
                 match id {
-                    crate::StorageId::Sqlite3 => sqlite_checks(path, problems),
-                    crate::StorageId::Rosbag1 => ros1_checks(path, problems),
-                    crate::StorageId::Mcap => {}
+                    rosbag2_rs_storage::StorageId::Sqlite3 => sqlite_checks(path, problems),
+                    rosbag2_rs_storage::StorageId::Rosbag1 => ros1_checks(path, problems),
+                    rosbag2_rs_storage::StorageId::Mcap => {}
                 }
             }
             match open_reader(path, OpenMode::Strict) {

@@ -15,12 +15,12 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::StorageError;
-use crate::filter::TopicFilter;
-use crate::msg::{CodecError, TopicDecoder};
-use crate::msgdefs::MessageDefinitionCache;
-use crate::reader::SequentialReader;
-use crate::timing::ArrivalStats;
+use rosbag2_rs_codec::msg::{CodecError, TopicDecoder};
+use rosbag2_rs_codec::MessageDefinitionCache;
+use rosbag2_rs_storage::timing::ArrivalStats;
+use rosbag2_rs_storage::SequentialReader;
+use rosbag2_rs_storage::StorageError;
+use rosbag2_rs_storage::TopicFilter;
 
 /// What can go wrong exporting.
 #[derive(Debug, thiserror::Error)]
@@ -98,7 +98,7 @@ pub struct ExportOptions {
     /// Also make this video file from the frames with `ffmpeg`.
     pub video: Option<PathBuf>,
     /// Definitions for a bag that stores none (`--typestore`).
-    pub typestore: Option<crate::Typestore>,
+    pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 /// What an export wrote.
@@ -244,7 +244,7 @@ trait Sink {
     fn write(
         &mut self,
         decoder: &TopicDecoder,
-        value: &crate::msg::Value,
+        value: &rosbag2_rs_codec::msg::Value,
         time: i64,
         report: &mut ExportReport,
     ) -> Result<(), ExportError>;
@@ -280,7 +280,7 @@ impl Sink for ImageSink {
     fn write(
         &mut self,
         decoder: &TopicDecoder,
-        value: &crate::msg::Value,
+        value: &rosbag2_rs_codec::msg::Value,
         time: i64,
         report: &mut ExportReport,
     ) -> Result<(), ExportError> {
@@ -340,7 +340,7 @@ impl Sink for CsvSink {
     fn write(
         &mut self,
         decoder: &TopicDecoder,
-        value: &crate::msg::Value,
+        value: &rosbag2_rs_codec::msg::Value,
         time: i64,
         report: &mut ExportReport,
     ) -> Result<(), ExportError> {
