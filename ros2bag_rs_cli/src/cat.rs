@@ -67,7 +67,53 @@ fn json_string(s: &str) -> String {
 }
 
 /// Prints the messages.
-pub fn run(options: &CatOptions) -> Result<()> {
+/// `cat`'s flags.
+#[derive(clap::Args)]
+pub struct CatArgs {
+    /// Bags (directories, .mcap/.db3/.bag files), merged in time order.
+    #[arg(required = true)]
+    pub bags: Vec<PathBuf>,
+    /// Only these topics.
+    #[arg(long, num_args = 1..)]
+    pub topics: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "yaml")]
+    pub format: CatFormat,
+    /// Print every element of long arrays (they are summarised otherwise).
+    #[arg(long)]
+    pub full: bool,
+    /// From this time: seconds since the epoch, or `+S` seconds after the bag start.
+    #[arg(long, allow_hyphen_values = true)]
+    pub start: Option<String>,
+    /// Up to this time: seconds since the epoch, or `+S` seconds after the bag start.
+    #[arg(long, allow_hyphen_values = true)]
+    pub end: Option<String>,
+    /// Print at most this many messages.
+    #[arg(short = 'n', long)]
+    pub limit: Option<u64>,
+    /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for
+    /// bags that store none (recorded before Iron).
+    #[arg(long, value_parser = crate::times::parse_typestore)]
+    pub typestore: Option<rosbag2_rs_codec::Typestore>,
+}
+
+/// Runs `cat`.
+pub fn run(args: CatArgs) -> Result<()> {
+    let (start, end) = crate::times::time_range(&args.bags, &args.start, &args.end)?;
+    print(&CatOptions {
+        start,
+        end,
+        bags: args.bags,
+        topics: args.topics,
+        format: args.format,
+        full: args.full,
+        limit: args.limit,
+        typestore: args.typestore,
+    })
+}
+
+/// Prints the messages `options` selects.
+pub fn print(options: &CatOptions) -> Result<()> {
     let mut reader = SequentialReader::open_many(&options.bags)?;
     for u in reader.unreadable_topics() {
         log::warn!(

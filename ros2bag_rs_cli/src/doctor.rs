@@ -31,8 +31,8 @@ pub struct DoctorArgs {
     decode_all: bool,
 }
 
-/// Runs the check and prints the report; returns whether the bag is clean.
-pub fn run(args: &DoctorArgs) -> Result<bool> {
+/// Runs the check and prints the report; exits with status 1 when the bag is not clean.
+pub fn run(args: &DoctorArgs) -> Result<()> {
     let options = DoctorOptions {
         samples_per_topic: if args.decode_all {
             usize::MAX
@@ -45,7 +45,10 @@ pub fn run(args: &DoctorArgs) -> Result<bool> {
         DoctorFormat::Text => print!("{}", to_text(&report)),
         DoctorFormat::Json => println!("{}", serde_json::to_string_pretty(&to_json(&report))?),
     }
-    Ok(report.is_clean())
+    if !report.is_clean() {
+        std::process::exit(1);
+    }
+    Ok(())
 }
 
 fn to_text(report: &DoctorReport) -> String {

@@ -47,12 +47,13 @@ pub struct ExportArgs {
     pub end: Option<String>,
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for bags
     /// that store none (recorded before Iron).
-    #[arg(long, value_parser = crate::parse_typestore)]
+    #[arg(long, value_parser = crate::times::parse_typestore)]
     pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 
 /// Runs the export and says what it wrote.
-pub fn run(args: ExportArgs, start: Option<i64>, end: Option<i64>) -> Result<()> {
+pub fn run(args: ExportArgs) -> Result<()> {
+    let (start, end) = crate::times::time_range(&args.bags, &args.start, &args.end)?;
     let report = export(&ExportOptions {
         inputs: args.bags,
         topic: args.topic.clone(),

@@ -1,7 +1,7 @@
 //! `info`: what `ros2 bag info` prints, as text or JSON.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use rosbag2_rs_codec::MessageDefinition;
@@ -10,6 +10,77 @@ use rosbag2_rs_storage::{Bag, BagMetadata, SequentialReader, StorageId, TopicInf
 use serde_json::json;
 
 use crate::time_format;
+
+/// `info --format`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InfoFormat {
+    /// As `ros2 bag info` prints it.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+/// `info`'s flags.
+#[derive(clap::Args)]
+pub struct InfoArgs {
+    /// Bag directory or single .mcap/.db3/.bag file.
+    bag: PathBuf,
+    /// Storage of the bag (mcap, sqlite3, rosbag_v2): checked against the files, which are
+    /// detected from their contents without it.
+    #[arg(short, long)]
+    storage: Option<String>,
+    /// Only print the topic names.
+    #[arg(short = 't', long)]
+    topic_name: bool,
+    /// Also print each topic's and service's share of the bag's bytes, its type hash, and its
+    /// message rate, spread of inter-arrival times and largest gap (reads every message).
+    #[arg(short, long)]
+    verbose: bool,
+    /// Print the message definitions the bag stores instead.
+    #[arg(long)]
+    schemas: bool,
+    /// Order of topics and services.
+    #[arg(long, value_enum, default_value = "name")]
+    sort: SortBy,
+    /// Print times in UTC instead of local time.
+    #[arg(long)]
+    utc: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: InfoFormat,
+    /// With --schemas: for types the bag stores no definition of (bags recorded before Iron),
+    /// print this ROS 2 distribution's (humble, iron, jazzy, kilted).
+    #[arg(long, value_parser = crate::times::parse_typestore)]
+    typestore: Option<rosbag2_rs_codec::Typestore>,
+}
+
+/// Runs `info`.
+pub fn run(args: InfoArgs) -> Result<()> {
+    let summary = BagSummary::load(
+        &args.bag,
+        args.storage.as_deref(),
+        args.verbose && !args.topic_name,
+        args.typestore,
+    )?;
+    if args.topic_name && args.verbose {
+        log::warn!("-t and -v together: -t is ignored");
+    }
+    if args.schemas {
+        print!("{}", summary.schemas_text());
+    } else if args.format == InfoFormat::Text {
+        print!(
+            "{}",
+            summary.to_text(&TextOptions {
+                topic_names_only: args.topic_name && !args.verbose,
+                sort: args.sort,
+                utc: args.utc,
+            })
+        );
+    } else {
+        println!("{}", serde_json::to_string_pretty(&summary.to_json())?)
+    }
+    Ok(())
+}
 
 /// How `info` orders topics and services (`--sort`, as rosbag2's newer `info`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

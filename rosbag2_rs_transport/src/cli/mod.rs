@@ -1,33 +1,29 @@
-//! The command-line side of rosbag2-rs, in one place for this package's `player` and `recorder`
-//! binaries and for `ros2bag-rs`: the flags of `ros2 bag play|burst|record` (built from shared
+//! The node front of the player and recorder, in one place for this package's `player` and
+//! `recorder` binaries and for `ros2bag-rs play|burst|record` (the CLI's other verbs live in
+//! `ros2bag_rs_cli`): the flags of `ros2 bag play|burst|record` (built from shared
 //! flag groups, [`InputArgs`], [`TopicArgs`], [`WriterArgs`]), rosbag2's node parameters and
 //! the rest of `--ros-args` ([`split_ros_args`]), the processes' plumbing (logging as rclcpp
 //! prints it, keyboard controls, SIGINT/SIGTERM, a progress line) and the `run_*` functions that
 //! turn flags into the library's typed options and run the player or recorder on a ROS 2 node.
 
 mod args;
-mod control;
 mod keyboard;
 mod logging;
 mod play;
 mod record;
 mod ros_args;
 mod shutdown;
-#[cfg(feature = "zenoh")]
-mod zenoh_router;
 
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
 pub use args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs, WriterArgs};
-pub use control::{run_control, ControlAction, ControlArgs};
 pub use logging::{init as init_logging, parse_level, UnknownLogLevel};
 pub use play::{run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
 pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
 pub use ros_args::{read_params_file, split_ros_args, Param, ParamTable, RosArgs};
-#[cfg(feature = "zenoh")]
-pub use zenoh_router::run_zenoh_router;
+pub use shutdown::shutdown_requested;
 
 use crate::Middleware;
 

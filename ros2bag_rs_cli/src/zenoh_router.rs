@@ -3,12 +3,13 @@
 
 use anyhow::{Context, Result};
 
-use crate::middleware::zenoh::router::Router;
+use rosbag2_rs_transport::cli::shutdown_requested;
+use rosbag2_rs_transport::zenoh::router::Router;
 
 /// Starts the router from the environment (`ZENOH_ROUTER_CONFIG_URI`,
 /// `ZENOH_CONFIG_OVERRIDE`) and serves until a signal.
 pub fn run_zenoh_router() -> Result<()> {
-    let signals = super::shutdown::shutdown_requested()?;
+    let signals = shutdown_requested()?;
     let router = Router::from_env().context("cannot start the Zenoh router")?;
     log::info!(
         "Zenoh router {} listening on {} (Ctrl-C to stop)",

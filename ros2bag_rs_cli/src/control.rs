@@ -13,10 +13,8 @@ use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
 };
 use rosbag2_rs_interfaces::ServiceType;
 
-use super::args::seconds;
-use super::ros_node;
-use super::shutdown::shutdown_requested;
-use crate::{Client, Middleware};
+use rosbag2_rs_transport::cli::{ros_node, seconds, shutdown_requested};
+use rosbag2_rs_transport::{Client, Middleware};
 
 /// `ros2bag-rs control`: one request to a running player or recorder.
 #[derive(Debug, Clone, clap::Args)]
@@ -293,4 +291,81 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_options_go_before_or_after_the_request() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Control {
+            #[command(flatten)]
+            control: ControlArgs,
+        }
+        for args in [
+            &["control", "--timeout", "2", "--node", "/p", "is-paused"][..],
+            &["control", "is-paused", "--timeout", "2", "--node", "/p"],
+        ] {
+            let c = Control::try_parse_from(args).unwrap().control;
+            assert_eq!(
+                (c.timeout, c.node.as_deref()),
+                (2.0, Some("/p")),
+                "{args:?}"
+            );
+            assert!(matches!(c.action, ControlAction::IsPaused));
+        }
+        // The recorder's requests, with negative limits (no limit on that axis).
+        let c = Control::try_parse_from([
+            "control",
+            "snapshot",
+            "--filename",
+            "crash",
+            "--topics",
+            "/a",
+            "/b",
+            "--start",
+            "1.5",
+            "--post-trigger",
+            "2",
+        ])
+        .unwrap()
+        .control;
+        assert!(
+            c.node.is_none(),
+            "the recorder's default node is chosen later"
+        );
+        match c.action {
+            ControlAction::Snapshot {
+                filename,
+                topics,
+                start,
+                stop,
+                post_trigger,
+            } => {
+                assert_eq!(filename.as_deref(), Some("crash"));
+                assert_eq!(topics, ["/a", "/b"]);
+                assert_eq!((start, stop, post_trigger), (Some(1.5), None, 2.0));
+            }
+            other => panic!("{other:?}"),
+        }
+        for (args, check) in [
+            (&["control", "set-memory", "-5"][..], -5.0),
+            (&["control", "set-duration", "-1"], -1.0),
+        ] {
+            let c = Control::try_parse_from(args).unwrap().control;
+            match c.action {
+                ControlAction::SetMemory { bytes: v }
+                | ControlAction::SetDuration { seconds: v } => {
+                    assert_eq!(v, check)
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        for verb in ["split", "clear-buffer"] {
+            assert!(Control::try_parse_from(["control", verb]).is_ok());
+        }
+    }
 }
