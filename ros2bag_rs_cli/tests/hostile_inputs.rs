@@ -1,4 +1,4 @@
-//! Hostile input never takes the process down (issue #34): the crafted files of [`crafted`]
+//! Hostile input never takes the process down: the crafted files of [`crafted`]
 //! (a few KB each, size fields that lie) go through `info`, `cat`, `doctor`, `reindex` and
 //! `convert` with the address space limited to 4 GB (`ulimit -v 4000000`, a robot-sized
 //! machine). Every command must exit with a status (no signal: no abort, no out-of-memory),

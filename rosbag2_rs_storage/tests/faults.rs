@@ -1,4 +1,4 @@
-//! Damage that hides only itself (issue 26): a chunk that fails its checks is skipped and
+//! Damage that hides only itself: a chunk that fails its checks is skipped and
 //! reported, an empty or unreadable storage file is left out by `reindex`, a file the metadata
 //! lists that is missing and a malformed `.db3` row cost only themselves.
 

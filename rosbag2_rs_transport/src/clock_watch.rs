@@ -1,5 +1,5 @@
 //! Watching `/clock` on the graph from a thread of its own: how many nodes publish it (more than
-//! one time source is a mistake the clocks warn about, seed 000) and whether a new subscriber
+//! one time source is a mistake the clocks warn about: two sources make time jump) and whether a new subscriber
 //! matched one's own `/clock` publisher (it gets the current time at once instead of waiting
 //! for the next tick).
 

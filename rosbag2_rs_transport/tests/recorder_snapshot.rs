@@ -75,7 +75,7 @@ fn buffers_keep_the_newest_bytes_per_topic() {
     );
 }
 
-/// Seed 002: eviction by `now() - max_duration` on every topic, so that a topic gone quiet
+/// Eviction by `now() - max_duration` on every topic, so that a topic gone quiet
 /// does not leave its old messages in every later snapshot.
 #[test]
 fn the_time_window_is_now_minus_duration_on_every_topic() {
@@ -341,7 +341,7 @@ fn command_line_limits_are_validated() {
         "0"
     ])
     .contains("--max-buffer-size or --max-buffer-duration"));
-    // Non-positive: no limit on that axis (seed 002); both off is an error.
+    // Non-positive: no limit on that axis; both off is an error.
     let o = parse(&[
         "--snapshot",
         "-a",
@@ -657,7 +657,7 @@ fn trigger_window_stop_and_existing_name() {
     recorder.stop().unwrap();
 }
 
-/// Seed 002: pausing stops buffering until resume or a trigger.
+/// Pausing stops buffering until resume or a trigger.
 #[test]
 fn pause_lasts_until_a_trigger() {
     let dir = tempfile::tempdir().unwrap();

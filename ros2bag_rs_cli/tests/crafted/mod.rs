@@ -1,4 +1,4 @@
-//! Crafted hostile inputs of a few KB each (the RealSense one 19 KB: its description alone) (issue #34): valid files whose size fields lie.
+//! Crafted hostile inputs of a few KB each (the RealSense one 19 KB: its description alone): valid files whose size fields lie.
 //!
 //! Every file is written by this crate's own writers, then patched:
 //!

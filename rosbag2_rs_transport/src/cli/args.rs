@@ -91,8 +91,9 @@ pub struct TopicArgs {
     /// as rosbag2's player; `record`: anywhere in the name, as `ros2 bag record -e`).
     #[arg(short = 'e', long)]
     pub regex: Option<String>,
-    /// Leave out topics matching this regular expression (matched as `--regex`).
-    #[arg(short = 'x', long)]
+    /// Leave out topics matching this regular expression (matched as `--regex`; `--exclude` is
+    /// its Humble/Iron spelling).
+    #[arg(short = 'x', long, alias = "exclude")]
     pub exclude_regex: Option<String>,
     /// Leave out these topics.
     #[arg(long, num_args = 1..)]

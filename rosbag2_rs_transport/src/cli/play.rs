@@ -119,8 +119,10 @@ pub struct PlayArgs {
     pub message_order: MessageOrder,
     /// Update the progress line at this frequency in Hz (0: no progress line; negative: as
     /// often as possible, at most 100 Hz). Shown only when stdout is a terminal.
+    /// `--progress-bar-update-rate` is rosbag2's (Kilted) spelling.
     #[arg(
         long,
+        alias = "progress-bar-update-rate",
         default_value_t = 3.0,
         allow_hyphen_values = true,
         value_name = "HZ"
@@ -220,6 +222,15 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
         (
             "play.publish_service_requests",
             Param::Switch("--publish-service-requests"),
+        ),
+        // rosbag2's own spelling of the parameter (singular).
+        (
+            "play.publish_service_request",
+            Param::Switch("--publish-service-requests"),
+        ),
+        (
+            "play.progress_bar_update_rate",
+            Param::Value("--progress-bar"),
         ),
         (
             "play.service_requests_source",
@@ -621,5 +632,32 @@ mod tests {
             );
         }
         assert!(Cli::try_parse_from(["play", "bag", "--service-requests-source", "x"]).is_err());
+    }
+
+    #[test]
+    fn kilted_and_humble_spellings_are_taken() {
+        let parse = |args: &[&str]| Cli::try_parse_from(["play", "bag"].iter().chain(args));
+        let cli = parse(&["--progress-bar-update-rate", "0", "--exclude", "/a.*"]).unwrap();
+        assert_eq!(cli.play.progress_bar, 0.0);
+        let o = cli.play.options().unwrap();
+        assert!(!o.filter.matches("/abc") && o.filter.matches("/b"));
+        // rosbag2's parameter names, as a launch file gives them.
+        let (own, ros) = super::super::split_ros_args(
+            [
+                "player",
+                "bag",
+                "--ros-args",
+                "-p",
+                "play.publish_service_request:=true",
+                "-p",
+                "play.progress_bar_update_rate:=0",
+            ]
+            .map(String::from),
+        );
+        let (argv, warnings) = ros.command_line(own, &PLAY_PARAMETERS).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let cli = Cli::try_parse_from(argv).unwrap();
+        assert!(cli.play.publish_service_requests);
+        assert_eq!(cli.play.progress_bar, 0.0);
     }
 }

@@ -164,7 +164,7 @@ struct Core {
 /// Whether a jump of the player's clock makes playback continue from the clock's new time,
 /// dropping what lies between. Under time control (`sim_time` is `None`) every jump does: they
 /// are seeks. Under sim time (`Some(forward threshold)`) an external `/clock` stepping forward
-/// releases every message whose time has come, in order (seed 000); only a backward step, or a
+/// releases every message whose time has come, in order (none is skipped); only a backward step, or a
 /// forward step beyond the threshold, repositions. The first `/clock` sample counts as a step
 /// from the playback position.
 fn jump_repositions(jump: &TimeJump, position: i64, sim_time: Option<Option<Duration>>) -> bool {

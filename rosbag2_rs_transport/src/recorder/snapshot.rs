@@ -1,4 +1,4 @@
-//! The snapshot mode's buffers (rosbag2's snapshot design, seed 002): one per topic, bounded
+//! The snapshot mode's buffers, as rosbag2's snapshot mode keeps them: one per topic, bounded
 //! by payload bytes per topic and by time, oldest evicted first. The time bound is
 //! `now() - max_duration` on every topic: a message received before it is evicted, also on a
 //! topic that has gone quiet (its buffer is trimmed to the recorder's clock at every trigger).
