@@ -85,7 +85,8 @@ pub struct RecordArgs {
     #[command(flatten)]
     pub writer: WriterArgs,
     /// Bytes of messages the cache holds while the disk is busy; beyond it messages are dropped
-    /// and counted (0: no limit).
+    /// and counted (0: no cache, as in rosbag2: each message is written before the next is
+    /// taken, none dropped).
     #[arg(long, default_value_t = DEFAULT_MAX_CACHE_SIZE)]
     pub max_cache_size: u64,
     /// Start paused (resume with the `resume` service or the space bar).

@@ -5,7 +5,9 @@
 //! writes the full one to the [`BagWriter`] outside the lock, releasing each message's bytes as
 //! it is written. `max_cache_size` bounds the bytes of both buffers together (plus the one
 //! message an empty primary buffer always takes): when it is reached, new messages are dropped
-//! and counted per topic. The writer thread logs the drops once a second with their cause
+//! and counted per topic. A `max_cache_size` of 0 means no cache, as in rosbag2: each callback
+//! returns once the writer has written its message, so nothing is dropped and a slow disk slows
+//! the callbacks instead. The writer thread logs the drops once a second with their cause
 //! ([`DropCause`]: compression, the disk, or a failed writer) and the recorder summarises them.
 //!
 //! A command (split, flush) is queued with its position among the messages pushed so far: the
@@ -44,27 +46,39 @@ struct CacheState {
     closed: bool,
     failed: Option<Arc<RecorderError>>,
     drop_cause: Option<DropCause>,
+    /// Messages pushed so far, and of those the ones written or dropped (write-through only).
+    pushed: u64,
+    finished: u64,
 }
 
 /// The producer side of the cache.
 pub(crate) struct MessageCache {
     state: Mutex<CacheState>,
     ready: Condvar,
+    /// Signalled when messages are written or dropped (write-through waits on it).
+    finished: Condvar,
     max_bytes: u64,
 }
 
 impl MessageCache {
-    /// A cache that holds up to `max_bytes` of payload while the writer is busy (0: no limit).
+    /// A cache that holds up to `max_bytes` of payload while the writer is busy; 0: no cache,
+    /// [`push`](Self::push) returns once the message is written.
     pub fn new(max_bytes: u64) -> Self {
         Self {
             state: Mutex::new(CacheState::default()),
             ready: Condvar::new(),
+            finished: Condvar::new(),
             max_bytes,
         }
     }
 
+    fn write_through(&self) -> bool {
+        self.max_bytes == 0
+    }
+
     /// Adds a message, or drops and counts it when the cache is full or the writer has failed.
-    /// Never blocks on the disk. Returns false (and counts nothing) once the cache is closed,
+    /// Never blocks on the disk, but without a cache (`max_bytes` 0) returns once the writer
+    /// has written (or dropped) it. Returns false (and counts nothing) once the cache is closed,
     /// for a message that raced with the end of the recording.
     pub fn push(&self, message: SerializedMessage, counters: &TopicCounters) -> bool {
         let len = message.data.len() as u64;
@@ -73,7 +87,7 @@ impl MessageCache {
             return false;
         }
         // An empty cache takes any message, so that one larger than the bound is recorded too.
-        let full = self.max_bytes > 0
+        let full = !self.write_through()
             && state.bytes > 0
             && state.bytes.saturating_add(len) > self.max_bytes;
         if full || state.failed.is_some() {
@@ -94,9 +108,15 @@ impl MessageCache {
         let wake = state.primary.is_empty();
         state.primary.push(message);
         state.bytes += len;
-        drop(state);
+        state.pushed += 1;
+        let seq = state.pushed;
         if wake {
             self.ready.notify_one();
+        }
+        if self.write_through() {
+            while state.finished < seq && state.failed.is_none() {
+                self.finished.wait(&mut state);
+            }
         }
         true
     }
@@ -120,10 +140,15 @@ impl MessageCache {
         self.state.lock().drop_cause
     }
 
-    /// Gives back the bytes of messages the writer is done with (written or dropped).
-    fn release(&self, bytes: u64) {
+    /// Gives back the bytes of `count` messages the writer is done with (written or dropped).
+    fn release(&self, bytes: u64, count: u64) {
         let mut state = self.state.lock();
         state.bytes = state.bytes.saturating_sub(bytes);
+        state.finished += count;
+        drop(state);
+        if self.write_through() {
+            self.finished.notify_all();
+        }
     }
 
     fn close(&self) {
@@ -287,7 +312,7 @@ impl WriterLoop {
             }
             for message in batch {
                 writer.write(message)?;
-                self.cache.release(message.data.len() as u64);
+                self.cache.release(message.data.len() as u64, 1);
                 written += 1;
             }
             Ok(())
@@ -304,14 +329,17 @@ impl WriterLoop {
             log::error!("recording failed: {error}; no more messages are written");
             let error = Arc::new(error);
             self.cache.state.lock().failed = Some(error.clone());
+            self.cache.finished.notify_all();
             self.failure = Some(error);
         }
     }
 
     /// Counts messages that will not be written as dropped and releases their bytes.
     fn count_dropped(&self, messages: &[SerializedMessage]) {
-        self.cache
-            .release(messages.iter().map(|m| m.data.len() as u64).sum());
+        self.cache.release(
+            messages.iter().map(|m| m.data.len() as u64).sum(),
+            messages.len() as u64,
+        );
         let counters: HashMap<Arc<str>, Arc<TopicCounters>> = self
             .registry
             .all()
@@ -409,6 +437,30 @@ mod tests {
     }
 
     #[test]
+    fn without_a_cache_a_push_returns_once_its_message_is_written() {
+        let cache = Arc::new(MessageCache::new(0));
+        let (returned, pushed) = crossbeam_channel::bounded(1);
+        let pusher = {
+            let cache = cache.clone();
+            std::thread::spawn(move || {
+                let counters = TopicCounters::default();
+                let kept = cache.push(message(10), &counters);
+                returned.send(kept).unwrap();
+                counters.dropped.load(Ordering::Relaxed)
+            })
+        };
+        let mut batch = Vec::new();
+        while batch.is_empty() {
+            cache.take(&mut batch);
+        }
+        // Taken by the writer but not yet written: the callback is still waiting.
+        assert!(pushed.try_recv().is_err());
+        cache.release(10, 1);
+        assert!(pushed.recv_timeout(Duration::from_secs(60)).unwrap());
+        assert_eq!(pusher.join().unwrap(), 0, "nothing dropped");
+    }
+
+    #[test]
     fn the_bound_covers_what_the_writer_holds_until_it_is_written() {
         let cache = MessageCache::new(250);
         let counters = TopicCounters::default();
@@ -419,7 +471,7 @@ mod tests {
         assert_eq!(held.len(), 1);
         cache.push(message(100), &counters);
         assert_eq!(dropped(), 1, "the writer still holds 1000 bytes");
-        cache.release(1000);
+        cache.release(1000, 1);
         for _ in 0..3 {
             cache.push(message(100), &counters);
         }
@@ -433,7 +485,7 @@ mod tests {
         assert_eq!(batch.len(), 2, "the writer gets the full buffer");
         cache.push(message(100), &counters);
         assert_eq!(dropped(), 3, "taken but not yet written: still counted");
-        cache.release(200);
+        cache.release(200, 1);
         cache.push(message(100), &counters);
         assert_eq!(dropped(), 3, "written: room again");
         cache.state.lock().failed = Some(Arc::new(RecorderError::WriterStopped("test writer")));
@@ -452,7 +504,7 @@ mod tests {
             counters: counters.clone(),
             definition: None,
         });
-        let cache = Arc::new(MessageCache::new(0));
+        let cache = Arc::new(MessageCache::new(u64::MAX));
         // Everything is queued before the writer runs, so it takes all in one batch: only the
         // command's position can put the split in the right place.
         let split = |cache: &MessageCache| {

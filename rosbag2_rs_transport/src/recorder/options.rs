@@ -107,7 +107,8 @@ pub struct RecordOptions {
     pub max_bagfile_size: u64,
     /// Split files at this receive-time span in ns (0: never).
     pub max_bagfile_duration: i64,
-    /// Bytes the cache holds before it drops messages while the disk lags (0: no limit).
+    /// Bytes the cache holds before it drops messages while the disk lags (0: no cache, each
+    /// message written before its callback returns, as rosbag2 does).
     pub max_cache_size: u64,
     /// User key/value pairs stored in the bag's metadata.
     pub custom_data: BTreeMap<String, String>,
