@@ -1,4 +1,4 @@
-//! `--storage-config-file`: an MCAP file's chunks follow the file's `compression`, an SQLite3
+//! `--storage-config-file`: an MCAP file's chunks follow the file's `compression` and CRC settings, an SQLite3
 //! database runs the file's `write` pragmas.
 
 use std::sync::Arc;
@@ -78,4 +78,44 @@ fn sqlite_runs_the_files_write_pragmas() {
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
+}
+
+/// The chunk CRCs and the summary CRC of the one MCAP file of `bag`.
+fn mcap_crcs(bag: &std::path::Path) -> (Vec<u32>, u32) {
+    let file = std::fs::read_dir(bag)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let (mut chunks, mut summary) = (Vec::new(), None);
+    for record in mcap::read::LinearReader::new(&bytes).unwrap() {
+        match record.unwrap() {
+            mcap::records::Record::Chunk { header, .. } => chunks.push(header.uncompressed_crc),
+            mcap::records::Record::Footer(footer) => summary = Some(footer.summary_crc),
+            _ => {}
+        }
+    }
+    (chunks, summary.unwrap())
+}
+
+#[test]
+fn mcap_crcs_left_out_as_rosbag2_storage_mcap_spells_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["with", "without"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    let with = mcap_crcs(&write_bag(
+        &dir.path().join("with"),
+        StorageId::Mcap,
+        "chunkSize: 10000\n",
+    ));
+    assert!(with.0.len() > 5 && with.0.iter().all(|&crc| crc != 0) && with.1 != 0);
+    let without = mcap_crcs(&write_bag(
+        &dir.path().join("without"),
+        StorageId::Mcap,
+        "chunkSize: 10000\nnoChunkCRC: true\nnoSummaryCRC: true\n",
+    ));
+    assert!(without.0.len() > 5 && without.0.iter().all(|&crc| crc == 0));
+    assert_eq!(without.1, 0);
 }

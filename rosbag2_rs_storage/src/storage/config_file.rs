@@ -35,14 +35,29 @@ pub struct StorageConfig {
     /// MCAP: the zstd level (`compressionLevel`: `Fastest` and `Fast` are 1, as the Rust mcap
     /// writer takes no negative levels; `Default` 1, `Slow` 3, `Slowest` 19).
     pub compression_level: Option<u32>,
+    /// MCAP: CRCs left out (`noChunkCRC`, `noAttachmentCRC`, `noSummaryCRC`, as
+    /// rosbag2_storage_mcap spells them; `noCRC` all of them and the data section's).
+    pub no_crc: NoCrc,
     /// SQLite3: `PRAGMA` statements (`name = value`) run when a database is created.
     pub write_pragmas: Vec<String>,
+}
+
+/// The MCAP CRCs a storage configuration leaves out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NoCrc {
+    /// No chunk CRCs.
+    pub chunk: bool,
+    /// No attachment CRCs.
+    pub attachment: bool,
+    /// No summary section CRC.
+    pub summary: bool,
+    /// No data section CRC.
+    pub data: bool,
 }
 
 /// MCAP writer options of the mcap library that this writer does not offer; a file that sets
 /// them is read, and they are reported.
 const MCAP_IGNORED: &[&str] = &[
-    "noCRC",
     "noMessageIndex",
     "noSummary",
     "noRepeatedSchemas",
@@ -79,6 +94,16 @@ impl StorageConfig {
             match (storage, key) {
                 (StorageId::Mcap, "noChunking") => {
                     config.no_chunking = Some(value.as_bool().ok_or_else(|| bad(format!("{key}: expected true or false")))?)
+                }
+                (StorageId::Mcap, "noChunkCRC" | "noAttachmentCRC" | "noSummaryCRC" | "noCRC") => {
+                    let off = value.as_bool().ok_or_else(|| bad(format!("{key}: expected true or false")))?;
+                    let c = &mut config.no_crc;
+                    match key {
+                        "noChunkCRC" => c.chunk = off,
+                        "noAttachmentCRC" => c.attachment = off,
+                        "noSummaryCRC" => c.summary = off,
+                        _ => *c = NoCrc { chunk: off, attachment: off, summary: off, data: off },
+                    }
                 }
                 (StorageId::Mcap, "chunkSize") => {
                     let size = value.as_i64().filter(|s| *s > 0);
@@ -159,13 +184,28 @@ mod tests {
     #[test]
     fn mcap_writer_options_in_the_mcap_librarys_names() {
         let c = load(
-            "chunkSize: 8388608\ncompression: Zstd\ncompressionLevel: Slowest\nnoCRC: true\n",
+            "chunkSize: 8388608\ncompression: Zstd\ncompressionLevel: Slowest\nnoChunkCRC: true\n",
             StorageId::Mcap,
         )
         .unwrap();
         assert_eq!(c.chunk_size, Some(8 << 20));
         assert_eq!(c.compression, Some(ChunkCompression::Zstd));
         assert_eq!(c.compression_level, Some(19));
+        assert_eq!(
+            c.no_crc,
+            NoCrc {
+                chunk: true,
+                ..NoCrc::default()
+            }
+        );
+        let c = load(
+            "noAttachmentCRC: true\nnoSummaryCRC: true\n",
+            StorageId::Mcap,
+        )
+        .unwrap();
+        assert!(c.no_crc.attachment && c.no_crc.summary && !c.no_crc.chunk);
+        let c = load("noCRC: true\n", StorageId::Mcap).unwrap();
+        assert!(c.no_crc.chunk && c.no_crc.attachment && c.no_crc.summary && c.no_crc.data);
         assert_eq!(
             load("noChunking: true\n", StorageId::Mcap)
                 .unwrap()
@@ -175,6 +215,7 @@ mod tests {
         for bad in [
             "compression: Brotli\n",
             "chunkSize: -1\n",
+            "noChunkCRC: maybe\n",
             "colour: blue\n",
             "- a\n",
         ] {

@@ -76,6 +76,19 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
     if let Some(level) = config.compression_level {
         opts = opts.compression_level(level);
     }
+    let no_crc = config.no_crc;
+    if no_crc.chunk {
+        opts = opts.calculate_chunk_crcs(false);
+    }
+    if no_crc.attachment {
+        opts = opts.calculate_attachment_crcs(false);
+    }
+    if no_crc.summary {
+        opts = opts.calculate_summary_section_crc(false);
+    }
+    if no_crc.data {
+        opts = opts.calculate_data_section_crc(false);
+    }
     let chunked = !config
         .no_chunking
         .unwrap_or(options.preset == StoragePreset::Fastwrite);
