@@ -1,6 +1,6 @@
 //! `convert -o options.yaml`: the output-bag file of `ros2 bag convert`. It has one top-level key,
 //! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
-//! `all_topics`, `topics`, `topic_types`, `regex`, `exclude_*`, `max_bagfile_size`,
+//! `all_topics`, `all_services` (or Humble's `all`: both), `topics`, `topic_types`, `regex`, `exclude_*`, `max_bagfile_size`,
 //! `max_bagfile_duration`, `storage_preset_profile`, `compression_mode`, `compression_format`,
 //! `compression_queue_size`, `compression_threads`, `compression_threads_priority`, `start_time_ns`,
 //! `end_time_ns`, `custom_data`, ...). Each entry becomes one conversion of the same inputs.
@@ -102,9 +102,11 @@ impl Selection {
                 .map(|r| Regex::new(&r).with_context(|| entry.context(key)))
                 .transpose()
         };
+        // `all` is the Humble/Iron key; Jazzy still reads it as all topics and all services.
+        let all = entry.flag("all")?;
         Ok(Self {
-            all_topics: entry.flag("all_topics")?,
-            all_services: entry.flag("all_services")?,
+            all_topics: all || entry.flag("all_topics")?,
+            all_services: all || entry.flag("all_services")?,
             topics: entry.list("topics")?,
             topic_types: entry.list("topic_types")?,
             services: entry.list("services")?,
@@ -297,10 +299,10 @@ mod tests {
             "output_bags:\n- uri: split1\n  topics: [/a, /b]\n  storage_id: sqlite3\n  \
              max_bagfile_size: 1000\n- uri: all\n  all_topics: true\n  exclude_regex: cam\n  \
              custom_data: [k=v]\n  compression_threads_priority: -3\n- uri: services\n  all_services: true\n- uri: types\n  \
-             topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n",
+             topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n- uri: humble\n  all: true\n",
         )
         .unwrap();
-        assert_eq!(bags.len(), 4);
+        assert_eq!(bags.len(), 5);
         assert_eq!(bags[0].output.uri, PathBuf::from("split1"));
         assert_eq!(bags[0].output.storage.storage, StorageId::Sqlite3);
         assert_eq!(bags[0].output.max_bagfile_size, 1000);
@@ -316,6 +318,10 @@ mod tests {
         );
         assert!(keeps(2, "/add/_service_event") && !keeps(2, "/a"));
         assert!(keeps(3, "/camera/image") && keeps(3, "/add/_service_event") && !keeps(3, "/a"));
+        assert!(
+            keeps(4, "/a") && keeps(4, "/camera/image") && keeps(4, "/add/_service_event"),
+            "Humble's all: every topic and service"
+        );
         assert_eq!(bags[1].output.custom_data["k"], "v");
         assert_eq!(bags[1].output.compression.threads_priority, Some(-3));
         assert_eq!(bags[0].output.compression.threads_priority, None);
