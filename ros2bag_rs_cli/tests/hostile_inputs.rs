@@ -1,6 +1,7 @@
 //! Hostile input never takes the process down: the crafted files of [`crafted`]
-//! (a few KB each, size fields that lie) go through `info`, `cat`, `doctor`, `reindex` and
-//! `convert` with the address space limited to 4 GB (`ulimit -v 4000000`, a robot-sized
+//! (a few KB each, size fields that lie) go through `info`, `cat`, `doctor`, `reindex`,
+//! `convert` and `play` (in a private network namespace of its own) with the address space
+//! limited to 4 GB (`ulimit -v 4000000`, a robot-sized
 //! machine). Every command must exit with a status (no signal: no abort, no out-of-memory),
 //! not the panic status, and without a panic or allocation-failure message.
 
@@ -15,7 +16,25 @@ const ADDRESS_SPACE: libc::rlim_t = 4_000_000 * 1024;
 
 /// Runs the command line with `args` under [`ADDRESS_SPACE`].
 fn run_limited(args: &[&std::ffi::OsStr]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ros2bag-rs"));
+    limited(Command::new(env!("CARGO_BIN_EXE_ros2bag-rs")), args)
+}
+
+/// Runs the command line with `args` under [`ADDRESS_SPACE`] in a private network namespace
+/// with only `lo` (what it publishes reaches no other machine).
+fn run_limited_offline(args: &[&std::ffi::OsStr]) -> Output {
+    let mut cmd = Command::new("unshare");
+    cmd.args([
+        "--net",
+        "--",
+        "sh",
+        "-c",
+        "ip link set lo up && exec \"$0\" \"$@\"",
+    ])
+    .arg(env!("CARGO_BIN_EXE_ros2bag-rs"));
+    limited(cmd, args)
+}
+
+fn limited(mut cmd: Command, args: &[&std::ffi::OsStr]) -> Output {
     cmd.args(args).env("RUST_BACKTRACE", "0");
     // Safety: setrlimit is async-signal-safe; the closure touches nothing else between fork
     // and exec.
@@ -81,7 +100,7 @@ fn crafted_inputs_give_errors_not_crashes() {
             _ => "reindexed",
         });
         let converted = out_dir.path().join("converted");
-        let runs: [(&str, Vec<&std::ffi::OsStr>); 5] = [
+        let runs: [(&str, Vec<&std::ffi::OsStr>); 6] = [
             ("info", vec![os("info"), path]),
             ("cat", vec![os("cat"), path, os("-n"), os("1")]),
             ("doctor", vec![os("doctor"), path]),
@@ -93,9 +112,29 @@ fn crafted_inputs_give_errors_not_crashes() {
                 "convert",
                 vec![os("convert"), path, os("-o"), converted.as_os_str()],
             ),
+            (
+                "play",
+                vec![
+                    os("play"),
+                    path,
+                    os("--disable-keyboard-controls"),
+                    os("--playback-duration"),
+                    os("1"),
+                ],
+            ),
         ];
         for (command, args) in runs {
-            let output = run_limited(&args);
+            let output = if command == "play" {
+                run_limited_offline(&args)
+            } else {
+                run_limited(&args)
+            };
+            // `unshare` failing (no privilege) is not the input's doing.
+            assert!(
+                !String::from_utf8_lossy(&output.stderr).contains("unshare failed"),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
             eprintln!(
                 "{} {command}: {:?}\n{}",
                 input.name,
