@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The crates whose messages `--log-level` controls.
 const OURS: &[&str] = &[
+    "rosbag2_rs_codec",
     "rosbag2_rs_storage",
+    "rosbag2_rs_tools",
     "rosbag2_rs_clock",
     "rosbag2_rs_transport",
     "ros2bag_rs_cli",
