@@ -14,6 +14,9 @@ if ! command -v cmake >/dev/null || ! dpkg -s libclang-dev >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends cmake libclang-dev
 fi
+# A CARGO_TARGET_DIR given holds the intermediate artifacts too (.cargo/config.toml would keep
+# them in target/), as in tools/test.sh.
+if [ -n "${CARGO_TARGET_DIR:-}" ]; then export CARGO_BUILD_BUILD_DIR=${CARGO_BUILD_BUILD_DIR:-$CARGO_TARGET_DIR}; fi
 # Everything the demo runs: `ros2bag-rs` and the example that writes the demo bag.
 cargo build --release -p ros2bag_rs_cli -p rosbag2_rs_storage --bin ros2bag-rs --example make_demo_bag
 out=$(mktemp -d)
