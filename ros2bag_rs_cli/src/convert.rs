@@ -41,7 +41,7 @@ pub struct ConvertArgs {
     end: Option<String>,
     /// Keep a topic's messages only where a condition on their fields holds:
     /// `'/odom: pose.pose.position.x > 3 and child_frame_id == "base"'` (comparisons, and/or/not,
-    /// numbers, strings, field paths with `[i]` indexes; see README). Repeatable; topics without a
+    /// numbers, strings, field paths with `[i]` indexes; see docs/bags.md). Repeatable; topics without a
     /// clause are not filtered.
     #[arg(long = "where", value_name = "TOPIC: EXPR", allow_hyphen_values = true)]
     where_clauses: Vec<String>,

@@ -1,4 +1,4 @@
-//! ROS 2 interface types of rosbag2 for a pure-Rust DDS backend.
+//! ROS 2 interface types of rosbag2 for this project's native middleware backends.
 //!
 //! This crate has two faces (see the README next to `Cargo.toml`):
 //!
@@ -6,8 +6,8 @@
 //!   generates this project's own services for ROS 2 environments, and
 //! * the Rust types in this library, which mirror those services and the ones
 //!   of ROS 2's `rosbag2_interfaces` package (ROS 2 Jazzy definitions, kept for
-//!   reference under `rosbag2_interfaces/`), so that a DDS library such as
-//!   `ros2-client` can serve and call them without any ROS 2 installation.
+//!   reference under `rosbag2_interfaces/`), so that this project's native backends
+//!   serve and call them without any ROS 2 installation.
 //!
 //! Every message, request and response derives `serde::Serialize` and
 //! `serde::Deserialize` with its fields in IDL order, so the serde data model

@@ -3,12 +3,14 @@
 //! Everything of rosbag2-rs that talks to a ROS 2 graph:
 //!
 //! - **The middleware**: one narrow [`Middleware`] interface over serialized messages (publish,
-//!   subscribe, services, graph queries), with a Cyclone DDS backend ([`DdsMiddleware`], the
-//!   default: the DDS under rmw_cyclonedds_cpp, no ROS 2 installation needed) and a
-//!   deterministic in-process backend ([`InProcessBus`]) for tests and benchmarks. Built in a
-//!   sourced ROS 2 (`AMENT_PREFIX_PATH` naming rcl), an rcl backend (`RclMiddleware`: rcl and
-//!   the rmw ROS 2 selects) is compiled too and is the default ([`Layer`]). Typed services
-//!   ([`serve`], [`Client`]) sit on top.
+//!   subscribe, services, graph queries). Built in a sourced ROS 2 (`AMENT_PREFIX_PATH` naming
+//!   rcl), the rcl backend (`RclMiddleware`: rcl and the rmw the user's ROS 2 selects) is the
+//!   default. Otherwise `RMW_IMPLEMENTATION` picks a native backend, each on its middleware's own
+//!   library and needing no ROS 2 installation: Fast DDS (feature `fastdds`, the default where
+//!   built), Cyclone DDS ([`DdsMiddleware`]) and Zenoh as rmw_zenoh_cpp speaks it (feature
+//!   `zenoh`); [`Layer`] and [`create_node`] say which. A deterministic in-process backend
+//!   ([`InProcessBus`]) serves tests and benchmarks. Typed services ([`serve`], [`Client`]) sit
+//!   on top.
 //! - **The player** ([`Player`]): plays bags onto the graph under full time control (pause,
 //!   rate, seek, play-next, burst, `/clock`, sim time), with rosbag2's services. All time logic
 //!   is the [`PlayerClock`](rosbag2_rs_clock::PlayerClock)'s.
@@ -16,10 +18,13 @@
 //!   double-buffered cache that never makes a subscription wait on the disk, or keeps per-topic
 //!   ring buffers and writes them to a new bag on a trigger (snapshot mode).
 //!
-//! Both take typed option structs ([`PlayOptions`], [`RecordOptions`]). The command-line side
-//! (flag groups shared with `ros2bag-rs`, `--ros-args`, logging, keyboard, signals) is the
-//! [`cli`] module, behind the `cli` feature (on by default) that the `player` and `recorder`
-//! binaries of this package need; a library user can leave it out.
+//! Both take typed option structs ([`PlayOptions`], [`RecordOptions`]). The node front that the
+//! `player` and `recorder` binaries and `ros2bag-rs play|burst|record` share (their flags,
+//! `--ros-args` and rosbag2's node parameters, logging, keyboard, signals) is the [`cli`] module,
+//! behind the `cli` feature (on by default); a library user can leave it out. It lives here, not
+//! in `ros2bag_rs_cli`, because the binaries must stay in this package for `ros2 run
+//! rosbag2_rs_transport player` and a package's binaries share its library's dependencies: the
+//! CLI crate depends on this one, so this one cannot depend on it.
 
 mod clock_topic;
 mod clock_watch;
