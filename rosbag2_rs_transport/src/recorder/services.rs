@@ -22,26 +22,7 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
     let mw = inner.middleware.as_ref();
     let introspection = inner.service_introspection;
     let mut handles = Vec::new();
-    let i = inner.clone();
-    handles.push(serve_introspected::<Pause>(
-        mw,
-        introspection,
-        "~/pause",
-        move |_| {
-            i.pause();
-            PauseResponse::default()
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<Resume>(
-        mw,
-        introspection,
-        "~/resume",
-        move |_| {
-            i.resume();
-            ResumeResponse::default()
-        },
-    )?);
+    serve_pause_resume(inner, "~", &mut handles)?;
     let i = inner.clone();
     handles.push(serve_introspected::<IsPaused>(
         mw,
@@ -120,11 +101,18 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
             ClearBufferResponse { success, message }
         },
     )?);
+    serve_pause_resume(inner, "~/snapshot", &mut handles)?;
+    Ok(handles)
+}
+
+/// Serves `<prefix>/pause` and `<prefix>/resume`, which pause and resume the recording.
+fn serve_pause_resume(inner: &Arc<Inner>, prefix: &str, handles: &mut Vec<Handle>) -> Result<()> {
+    let (mw, introspection) = (inner.middleware.as_ref(), inner.service_introspection);
     let i = inner.clone();
     handles.push(serve_introspected::<Pause>(
         mw,
         introspection,
-        "~/snapshot/pause",
+        &format!("{prefix}/pause"),
         move |_| {
             i.pause();
             PauseResponse::default()
@@ -134,13 +122,13 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
     handles.push(serve_introspected::<Resume>(
         mw,
         introspection,
-        "~/snapshot/resume",
+        &format!("{prefix}/resume"),
         move |_| {
             i.resume();
             ResumeResponse::default()
         },
     )?);
-    Ok(handles)
+    Ok(())
 }
 
 /// Logs the outcome of a reconfiguration; true if applied.
