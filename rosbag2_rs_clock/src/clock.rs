@@ -7,8 +7,8 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// One interface over steady, system, ROS and playback clocks.
-pub trait Clock: Send + Sync {
+/// One interface over steady, system, ROS and playback clocks (this crate's clocks only).
+pub trait Clock: Send + Sync + ClockParts {
     /// The clock type of the times this clock reports and accepts.
     fn clock_type(&self) -> ClockType;
 
@@ -30,7 +30,9 @@ pub trait Clock: Send + Sync {
     }
 
     /// Make every current `sleep_until` return false at once.
-    fn wakeup(&self);
+    fn wakeup(&self) {
+        self.parts().0.wakeup();
+    }
 
     /// Register handlers for jumps passing `threshold`. They stay registered
     /// while the returned handle lives. Fails if the threshold signs are wrong.
@@ -39,13 +41,27 @@ pub trait Clock: Send + Sync {
         pre: Option<PreJumpCallback>,
         post: Option<PostJumpCallback>,
         threshold: JumpThreshold,
-    ) -> Result<JumpHandle, ClockError>;
+    ) -> Result<JumpHandle, ClockError> {
+        let handle = self.parts().1.register(pre, post, threshold)?;
+        self.jump_callback_created();
+        Ok(handle)
+    }
+}
+
+/// What every clock of this crate has, on which [`Clock`]'s default methods work: its sleep
+/// gate and its jump handlers. Not reachable from outside the crate, so only this crate's
+/// clocks implement [`Clock`].
+pub trait ClockParts {
+    /// The sleepers' interruption bookkeeping and the registered jump handlers.
+    fn parts(&self) -> (&SleepGate, &JumpRegistry);
+    /// Called after a jump callback was registered.
+    fn jump_callback_created(&self) {}
 }
 
 /// Interruption bookkeeping shared by the clocks: a wake signal, an
 /// interrupt epoch bumped by `wakeup`/pause/jump, and a sleeper count.
 #[derive(Debug, Default)]
-pub(crate) struct SleepGate {
+pub struct SleepGate {
     pub(crate) signal: Arc<WakeSignal>,
     interrupts: AtomicU64,
     wakeups: AtomicU64,
@@ -74,9 +90,18 @@ impl SleepGate {
         self.interrupt();
     }
 
-    /// Count of explicit wake-ups.
-    pub(crate) fn wakeups(&self) -> u64 {
-        self.wakeups.load(Ordering::SeqCst)
+    /// Starts a wait, timed out by `source`, that only an explicit wake-up interrupts, such as
+    /// a wait for a `/clock` publish.
+    pub(crate) fn watch_wakeups(
+        &self,
+        source: &dyn TimeSource,
+        timeout: Duration,
+    ) -> WakeupWatch<'_> {
+        WakeupWatch {
+            gate: self,
+            wakeups: self.wakeups.load(Ordering::SeqCst),
+            deadline: source.now().saturating_add(timeout.as_nanos().max(0)),
+        }
     }
 
     /// Wake sleepers so that they re-evaluate (they keep sleeping if nothing relevant changed).
@@ -84,9 +109,15 @@ impl SleepGate {
         self.signal.notify();
     }
 
-    pub(crate) fn enter(&self) -> SleeperGuard<'_> {
+    /// Starts a sleep at `now` on the time source that measures `timeout`: counts a sleeper
+    /// until the guard is dropped, and notes the interrupt epoch and the timeout deadline.
+    pub(crate) fn enter(&self, now: i64, timeout: Duration) -> SleeperGuard<'_> {
         self.sleepers.fetch_add(1, Ordering::SeqCst);
-        SleeperGuard { gate: self }
+        SleeperGuard {
+            gate: self,
+            epoch: self.epoch(),
+            deadline: now.saturating_add(timeout.as_nanos().max(0)),
+        }
     }
 
     pub(crate) fn sleeping(&self) -> bool {
@@ -94,8 +125,35 @@ impl SleepGate {
     }
 }
 
+/// A wait in progress that only an explicit wake-up interrupts (see
+/// [`SleepGate::watch_wakeups`]).
+pub(crate) struct WakeupWatch<'a> {
+    gate: &'a SleepGate,
+    wakeups: u64,
+    /// When the wait times out.
+    pub(crate) deadline: i64,
+}
+
+impl WakeupWatch<'_> {
+    /// Whether [`Clock::wakeup`] was called since the wait started.
+    pub(crate) fn woken(&self) -> bool {
+        self.gate.wakeups.load(Ordering::SeqCst) != self.wakeups
+    }
+}
+
+/// One sleep in progress (see [`SleepGate::enter`]).
 pub(crate) struct SleeperGuard<'a> {
     gate: &'a SleepGate,
+    epoch: u64,
+    /// When the sleep times out, on the source that measures the timeout.
+    pub(crate) deadline: i64,
+}
+
+impl SleeperGuard<'_> {
+    /// Whether the clock was interrupted (woken, paused, jumped) since the sleep started.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.gate.epoch() != self.epoch
+    }
 }
 
 impl Drop for SleeperGuard<'_> {
@@ -111,12 +169,11 @@ fn sleep_on_source(
     until: i64,
     timeout: Duration,
 ) -> bool {
-    let _sleeping = gate.enter();
-    let epoch = gate.epoch();
-    let timeout_deadline = source.now().saturating_add(timeout.as_nanos().max(0));
+    let sleep = gate.enter(source.now(), timeout);
+    let timeout_deadline = sleep.deadline;
     loop {
         let seen = gate.signal.generation();
-        if gate.epoch() != epoch {
+        if sleep.interrupted() {
             return false;
         }
         let now = source.now();
@@ -210,6 +267,19 @@ impl<K: SourceKind> Default for SourceClock<K> {
     }
 }
 
+impl<K: SourceKind> ClockParts for SourceClock<K> {
+    fn parts(&self) -> (&SleepGate, &JumpRegistry) {
+        (&self.gate, &self.jumps)
+    }
+    /// From the first jump callback on, steps of the real wall clock are reported as jumps.
+    fn jump_callback_created(&self) {
+        if K::SETTABLE && self.real {
+            self.reports_steps
+                .call_once(|| crate::wall_steps::report_to(&self.jumps));
+        }
+    }
+}
+
 impl<K: SourceKind> Clock for SourceClock<K> {
     fn clock_type(&self) -> ClockType {
         K::CLOCK_TYPE
@@ -228,23 +298,5 @@ impl<K: SourceKind> Clock for SourceClock<K> {
             return false;
         }
         sleep_on_source(&*self.source, &self.gate, until.nanos(), real_time_timeout)
-    }
-
-    fn wakeup(&self) {
-        self.gate.wakeup();
-    }
-
-    fn create_jump_callback(
-        &self,
-        pre: Option<PreJumpCallback>,
-        post: Option<PostJumpCallback>,
-        threshold: JumpThreshold,
-    ) -> Result<JumpHandle, ClockError> {
-        let handle = self.jumps.register(pre, post, threshold)?;
-        if K::SETTABLE && self.real {
-            self.reports_steps
-                .call_once(|| crate::wall_steps::report_to(&self.jumps));
-        }
-        Ok(handle)
     }
 }

@@ -1,6 +1,7 @@
 //! The `PlayerClock` trait: the only place where playback time is computed.
 
 use crate::clock::Clock;
+use crate::clock_publish::ClockPublisherMonitor;
 use crate::sim_time::{SimTimeClock, SimTimeConfig};
 use crate::time_controller::{TimeControllerClock, TimeControllerConfig};
 use crate::{ClockError, Duration, Time, TimeSource};
@@ -19,7 +20,7 @@ use std::sync::Arc;
 /// [`set_clock_publisher_count`](PlayerClock::set_clock_publisher_count).
 ///
 /// All times are [`ClockType::Ros`](crate::ClockType::Ros).
-pub trait PlayerClock: Clock {
+pub trait PlayerClock: Clock + PlayerClockParts {
     /// Stop the flow of time. `now()` stays constant until resumed.
     /// Interrupts current sleepers (they return false).
     fn pause(&self) -> Result<(), ClockError>;
@@ -65,16 +66,29 @@ pub trait PlayerClock: Clock {
 
     /// Report the number of `/clock` publishers; more than one logs a warning.
     /// Returns true when more than one publisher is present.
-    fn set_clock_publisher_count(&self, count: usize) -> bool;
+    fn set_clock_publisher_count(&self, count: usize) -> bool {
+        self.publishers().set_count(count)
+    }
 
     /// The number of `/clock` publishers last reported.
-    fn clock_publisher_count(&self) -> usize;
+    fn clock_publisher_count(&self) -> usize {
+        self.publishers().count()
+    }
 
     /// True while some thread is inside `sleep_until`.
-    fn is_sleeping(&self) -> bool;
+    fn is_sleeping(&self) -> bool {
+        self.parts().0.sleeping()
+    }
 
     /// True for a clock driven by an external `/clock` (`--use-sim-time`).
     fn uses_sim_time(&self) -> bool;
+}
+
+/// What every player clock of this crate has besides its [`ClockParts`](crate::clock::ClockParts), on which
+/// [`PlayerClock`]'s default methods work. Not reachable from outside the crate.
+pub trait PlayerClockParts {
+    /// The count of `/clock` publishers.
+    fn publishers(&self) -> &ClockPublisherMonitor;
 }
 
 /// Options mirroring `ros2 bag play` time options, for [`create_player_clock`].

@@ -1,14 +1,11 @@
 //! `RosClock`: ROS time as in the "Clock and Time" design — the latest
 //! `/clock` value when a source is active, system time otherwise.
 
-use crate::clock::{Clock, SleepGate};
+use crate::clock::{Clock, ClockParts, SleepGate};
 use crate::clock_publish::ClockPublisherMonitor;
-use crate::jump::{
-    ClockChange, JumpHandle, JumpRegistry, JumpThreshold, PostJumpCallback, PreJumpCallback,
-    TimeJump,
-};
+use crate::jump::{ClockChange, JumpRegistry, TimeJump};
 use crate::source::{MonotonicSource, SystemSource, TimeSource};
-use crate::{ClockError, ClockType, Duration, Time};
+use crate::{ClockType, Duration, Time};
 use parking_lot::Mutex;
 use std::sync::Arc;
 
@@ -41,6 +38,12 @@ pub struct RosClock {
     gate: SleepGate,
     jumps: JumpRegistry,
     publishers: ClockPublisherMonitor,
+}
+
+impl ClockParts for RosClock {
+    fn parts(&self) -> (&SleepGate, &JumpRegistry) {
+        (&self.gate, &self.jumps)
+    }
 }
 
 impl RosClock {
@@ -169,17 +172,13 @@ impl Clock for RosClock {
             return false;
         }
         let until = until.nanos();
-        let _sleeping = self.gate.enter();
-        let epoch = self.gate.epoch();
-        let timeout_deadline = self
-            .steady
-            .now()
-            .saturating_add(real_time_timeout.as_nanos().max(0));
+        let sleep = self.gate.enter(self.steady.now(), real_time_timeout);
+        let timeout_deadline = sleep.deadline;
         loop {
             let (seen, active, target) = {
                 let st = self.state.lock();
                 let seen = self.gate.signal.generation();
-                if self.gate.epoch() != epoch {
+                if sleep.interrupted() {
                     return false;
                 }
                 if self.value(&st) >= until {
@@ -206,18 +205,5 @@ impl Clock for RosClock {
                 self.system.wait_until(target, &self.gate.signal, seen);
             }
         }
-    }
-
-    fn wakeup(&self) {
-        self.gate.wakeup();
-    }
-
-    fn create_jump_callback(
-        &self,
-        pre: Option<PreJumpCallback>,
-        post: Option<PostJumpCallback>,
-        threshold: JumpThreshold,
-    ) -> Result<JumpHandle, ClockError> {
-        self.jumps.register(pre, post, threshold)
     }
 }

@@ -1,13 +1,10 @@
 //! `SimTimeClock`: playback time driven by an external `/clock` (`--use-sim-time`),
 //! with optional extrapolation between samples (`--extrapolate-ros-time`).
 
-use crate::clock::{Clock, SleepGate};
+use crate::clock::{Clock, ClockParts, SleepGate};
 use crate::clock_publish::ClockPublisherMonitor;
-use crate::jump::{
-    ClockChange, JumpHandle, JumpRegistry, JumpThreshold, PostJumpCallback, PreJumpCallback,
-    TimeJump,
-};
-use crate::player_clock::PlayerClock;
+use crate::jump::{ClockChange, JumpRegistry, TimeJump};
+use crate::player_clock::{PlayerClock, PlayerClockParts};
 use crate::source::{MonotonicSource, TimeSource};
 use crate::{ClockError, ClockType, Duration, Time};
 use parking_lot::Mutex;
@@ -90,6 +87,12 @@ pub struct SimTimeClock {
     gate: SleepGate,
     jumps: JumpRegistry,
     publishers: ClockPublisherMonitor,
+}
+
+impl ClockParts for SimTimeClock {
+    fn parts(&self) -> (&SleepGate, &JumpRegistry) {
+        (&self.gate, &self.jumps)
+    }
 }
 
 impl SimTimeClock {
@@ -234,18 +237,14 @@ impl Clock for SimTimeClock {
             return false;
         }
         let until = until.nanos();
-        let _sleeping = self.gate.enter();
-        let epoch = self.gate.epoch();
-        let timeout_deadline = self
-            .source
-            .now()
-            .saturating_add(real_time_timeout.as_nanos().max(0));
+        let sleep = self.gate.enter(self.source.now(), real_time_timeout);
+        let timeout_deadline = sleep.deadline;
         let mut was_overdue: Option<bool> = None;
         loop {
             let (seen, target) = {
                 let st = self.state.lock();
                 let seen = self.gate.signal.generation();
-                if self.gate.epoch() != epoch {
+                if sleep.interrupted() {
                     return false; // source jumped back, or wakeup()
                 }
                 let now = self.source.now();
@@ -275,19 +274,6 @@ impl Clock for SimTimeClock {
             };
             self.source.wait_until(target, &self.gate.signal, seen);
         }
-    }
-
-    fn wakeup(&self) {
-        self.gate.wakeup();
-    }
-
-    fn create_jump_callback(
-        &self,
-        pre: Option<PreJumpCallback>,
-        post: Option<PostJumpCallback>,
-        threshold: JumpThreshold,
-    ) -> Result<JumpHandle, ClockError> {
-        self.jumps.register(pre, post, threshold)
     }
 }
 
@@ -357,17 +343,14 @@ impl PlayerClock for SimTimeClock {
 
     /// Never due: waits for the timeout or `wakeup()`, then returns `None`.
     fn wait_clock_publish_due(&self, real_time_timeout: Duration) -> Option<Time> {
-        let wakeups = self.gate.wakeups();
-        let deadline = self
-            .source
-            .now()
-            .saturating_add(real_time_timeout.as_nanos().max(0));
+        let watch = self.gate.watch_wakeups(&*self.source, real_time_timeout);
         loop {
             let seen = self.gate.signal.generation();
-            if self.gate.wakeups() != wakeups || self.source.now() >= deadline {
+            if watch.woken() || self.source.now() >= watch.deadline {
                 return None;
             }
-            self.source.wait_until(deadline, &self.gate.signal, seen);
+            self.source
+                .wait_until(watch.deadline, &self.gate.signal, seen);
         }
     }
 
@@ -427,19 +410,13 @@ impl PlayerClock for SimTimeClock {
         self.jumps.notify_post(&jump);
     }
 
-    fn set_clock_publisher_count(&self, count: usize) -> bool {
-        self.publishers.set_count(count)
-    }
-
-    fn clock_publisher_count(&self) -> usize {
-        self.publishers.count()
-    }
-
-    fn is_sleeping(&self) -> bool {
-        self.gate.sleeping()
-    }
-
     fn uses_sim_time(&self) -> bool {
         true
+    }
+}
+
+impl PlayerClockParts for SimTimeClock {
+    fn publishers(&self) -> &ClockPublisherMonitor {
+        &self.publishers
     }
 }

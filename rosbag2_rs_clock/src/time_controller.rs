@@ -1,13 +1,10 @@
 //! `TimeControllerClock`: playback time kept from a steady source, with
 //! pause, rate, jump and `/clock` publication schedule.
 
-use crate::clock::{Clock, SleepGate};
+use crate::clock::{Clock, ClockParts, SleepGate};
 use crate::clock_publish::{ClockPublishSchedule, ClockPublisherMonitor};
-use crate::jump::{
-    ClockChange, JumpHandle, JumpRegistry, JumpThreshold, PostJumpCallback, PreJumpCallback,
-    TimeJump,
-};
-use crate::player_clock::PlayerClock;
+use crate::jump::{ClockChange, JumpRegistry, TimeJump};
+use crate::player_clock::{PlayerClock, PlayerClockParts};
 use crate::scale::RateScale;
 use crate::source::{MonotonicSource, TimeSource};
 use crate::{ClockError, ClockType, Duration, Time};
@@ -81,6 +78,12 @@ pub struct TimeControllerClock {
     jumps: JumpRegistry,
     jump_serial: ReentrantMutex<()>,
     publishers: ClockPublisherMonitor,
+}
+
+impl ClockParts for TimeControllerClock {
+    fn parts(&self) -> (&SleepGate, &JumpRegistry) {
+        (&self.gate, &self.jumps)
+    }
 }
 
 impl std::fmt::Debug for TimeControllerClock {
@@ -159,18 +162,14 @@ impl Clock for TimeControllerClock {
             return false;
         }
         let until = until.nanos();
-        let _sleeping = self.gate.enter();
-        let epoch = self.gate.epoch();
-        let timeout_deadline = self
-            .source
-            .now()
-            .saturating_add(real_time_timeout.as_nanos().max(0));
+        let sleep = self.gate.enter(self.source.now(), real_time_timeout);
+        let timeout_deadline = sleep.deadline;
         let mut waited_while_paused = false;
         loop {
             let (seen, target) = {
                 let st = self.state.lock();
                 let seen = self.gate.signal.generation();
-                if self.gate.epoch() != epoch {
+                if sleep.interrupted() {
                     return false; // paused, jumped or woken meanwhile
                 }
                 let now = self.source.now();
@@ -197,19 +196,6 @@ impl Clock for TimeControllerClock {
             // Spurious wake-ups and rate changes just loop and recompute the deadline.
             self.source.wait_until(target, &self.gate.signal, seen);
         }
-    }
-
-    fn wakeup(&self) {
-        self.gate.wakeup();
-    }
-
-    fn create_jump_callback(
-        &self,
-        pre: Option<PreJumpCallback>,
-        post: Option<PostJumpCallback>,
-        threshold: JumpThreshold,
-    ) -> Result<JumpHandle, ClockError> {
-        self.jumps.register(pre, post, threshold)
     }
 }
 
@@ -322,27 +308,23 @@ impl PlayerClock for TimeControllerClock {
     }
 
     fn wait_clock_publish_due(&self, real_time_timeout: Duration) -> Option<Time> {
-        let wakeups = self.gate.wakeups();
-        let deadline = self
-            .source
-            .now()
-            .saturating_add(real_time_timeout.as_nanos().max(0));
+        let watch = self.gate.watch_wakeups(&*self.source, real_time_timeout);
         loop {
             let (seen, target) = {
                 let mut st = self.state.lock();
                 let seen = self.gate.signal.generation();
-                if self.gate.wakeups() != wakeups {
+                if watch.woken() {
                     return None;
                 }
                 let now = self.source.now();
                 if st.publish.take_due(now) {
                     return Some(Time::ros(st.ros_at(now)));
                 }
-                if now >= deadline {
+                if now >= watch.deadline {
                     return None;
                 }
                 let next = st.publish.next_due().unwrap_or(i64::MAX);
-                (seen, next.min(deadline))
+                (seen, next.min(watch.deadline))
             };
             self.source.wait_until(target, &self.gate.signal, seen);
         }
@@ -352,19 +334,13 @@ impl PlayerClock for TimeControllerClock {
         log::debug!("TimeControllerClock ignores /clock message {time}: it is the time source");
     }
 
-    fn set_clock_publisher_count(&self, count: usize) -> bool {
-        self.publishers.set_count(count)
-    }
-
-    fn clock_publisher_count(&self) -> usize {
-        self.publishers.count()
-    }
-
-    fn is_sleeping(&self) -> bool {
-        self.gate.sleeping()
-    }
-
     fn uses_sim_time(&self) -> bool {
         false
+    }
+}
+
+impl PlayerClockParts for TimeControllerClock {
+    fn publishers(&self) -> &ClockPublisherMonitor {
+        &self.publishers
     }
 }

@@ -120,10 +120,14 @@ fn messages_small_and_large_arrive_byte_for_byte(node: MakeNode) {
     let publisher = talker
         .create_publisher("/chatter", "std_msgs/msg/String", &QosProfile::default())
         .unwrap();
+    // Matched both ways: the writer knows the reader, and the reader's node has discovered the
+    // writer (a reader that has not yet discovered a writer may not take its first samples).
     eventually("the subscription to be matched", || {
         publisher.subscription_count() > 0
     });
-    std::thread::sleep(Duration::from_millis(300));
+    eventually("the listener to discover the publisher", || {
+        publishes(listener.as_ref(), "/chatter")
+    });
     let big: Vec<u8> = (0..(1 << 20)).map(|i| (i % 251) as u8).collect();
     let sent = [cdr(b"\x06\0\0\0hello\0"), cdr(&big)];
     for m in &sent {
@@ -152,15 +156,36 @@ fn transient_local_reaches_a_late_joiner(node: MakeNode) {
     publisher.publish(&cdr(b"latest")).unwrap();
     let listener = node("listener", "/", 12);
     let (got, cb) = collector();
+    // The reader keeps more than the writer's depth: what it gets is what the writer replays.
+    let deep = QosProfile {
+        depth: 10,
+        ..latched
+    };
     let _sub = listener
-        .create_subscription("/map", "nav_msgs/msg/OccupancyGrid", &latched, cb)
+        .create_subscription("/map", "nav_msgs/msg/OccupancyGrid", &deep, cb)
         .unwrap();
-    // Exactly `depth` messages of history: the latest.
     eventually("the latched message", || !got.lock().unwrap().is_empty());
-    std::thread::sleep(Duration::from_millis(300));
+    // A writer's samples arrive in order, its history before anything published later: once a
+    // message published now has arrived, whatever history was replayed is there too.
+    publisher.publish(&cdr(b"live")).unwrap();
+    eventually("the live message", || {
+        got.lock()
+            .unwrap()
+            .last()
+            .is_some_and(|m| m.data[4..].starts_with(b"live"))
+    });
     let got = got.lock().unwrap();
-    assert_eq!(got.len(), 1, "only the last `depth` messages are replayed");
+    assert_eq!(got.len(), 2, "only the last `depth` messages are replayed");
     assert_same_cdr(&got[0].data, &cdr(b"latest"));
+    assert_same_cdr(&got[1].data, &cdr(b"live"));
+}
+
+/// Whether `observer` has discovered a publisher on `topic`.
+fn publishes(observer: &dyn Middleware, topic: &str) -> bool {
+    observer
+        .topics()
+        .iter()
+        .any(|t| t.name == topic && !t.publishers.is_empty())
 }
 
 fn echo_service(server: &dyn Middleware) -> Handle {

@@ -187,7 +187,7 @@ def test_200_calls_from_fresh_clients_are_answered_while_playing(tmp_path, types
     with open(log, 'w') as stderr:  # a file: an unread pipe would fill up and block the player
         player = subprocess.Popen([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls',
                                    '--clock', '50'], env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-    latencies, vanished = [], 0
+    latencies, unanswered, vanished = [], [], 0
     try:
         for i in range(200):
             if i % 50 == 25:
@@ -206,9 +206,17 @@ def test_200_calls_from_fresh_clients_are_answered_while_playing(tmp_path, types
             # client's reply reader yet is the player's problem (the discovery race).
             assert wait_matched(client.requests), 'service not found'
             start = time.monotonic()
-            reply = client.call(timeout=1.0)
-            latencies.append(time.monotonic() - start)
-            assert reply.rate == 1.0
+            try:
+                # A lost reply never comes; a slow one (a loaded host) does: wait long enough to
+                # tell the two apart.
+                reply = client.call(timeout=10.0)
+            except TimeoutError:
+                unanswered.append(i)
+                if len(unanswered) == 3:
+                    break  # broken: no need to wait for the rest
+            else:
+                latencies.append(time.monotonic() - start)
+                assert reply.rate == 1.0
             del client, dp
             gc.collect()
     finally:
@@ -217,9 +225,12 @@ def test_200_calls_from_fresh_clients_are_answered_while_playing(tmp_path, types
     err = log.read_text()
     assert 'panicked' not in err, err
     latencies.sort()
-    print(f'200 fresh-client calls: p50 {latencies[100] * 1e3:.1f} ms, max {latencies[-1] * 1e3:.1f} ms; '
-          f'{vanished} vanished clients')
-    assert len(latencies) == 200 and latencies[-1] < 1.0
+    if latencies:
+        print(f'{len(latencies)} fresh-client calls answered: p50 {latencies[len(latencies) // 2] * 1e3:.1f} ms, '
+              f'max {latencies[-1] * 1e3:.1f} ms; {vanished} vanished clients')
+    # Every call answered: none lost to the discovery race (the reply waits for the fresh
+    # client's reply reader) or to the clients that vanished with a request pending.
+    assert unanswered == [], f'{len(unanswered)} of 200 calls never answered: {unanswered}'
 
 
 def test_a_reply_waits_for_a_client_whose_reply_reader_appears_late(tmp_path, typestore):

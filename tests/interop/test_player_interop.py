@@ -118,13 +118,14 @@ def test_a_cyclone_client_pauses_reads_state_changes_rate_and_seeks(tmp_path, ty
     write_bag(tmp_path / 'bag', typestore, strings(typestore, '/chatter', 200, 50))
     dp = DomainParticipant(0)
     chatter = reader(dp, '/chatter', String)
-    player = Player(tmp_path / 'bag', '--start-paused')
+    clock = reader(dp, '/clock', Clock, CLOCK_QOS)
+    player = Player(tmp_path / 'bag', '--start-paused', '--clock', '100')
     try:
         clients = {name: ServiceClient(dp, 'rosbag2_player', name)
                    for name in ('pause', 'resume', 'is_paused', 'set_rate', 'seek', 'stop')}
         for client in clients.values():
             client.wait()
-        assert wait_matched(chatter)
+        assert wait_matched(chatter) and wait_matched(clock)
         time.sleep(0.3)
         assert clients['is_paused'].call().paused
         clients['resume'].call()
@@ -141,12 +142,22 @@ def test_a_cyclone_client_pauses_reads_state_changes_rate_and_seeks(tmp_path, ty
 
         assert not clients['set_rate'].call(rate=-1.0).success
         assert clients['set_rate'].call(rate=4.0).success
+        clock.take(N=10000)  # /clock of the paused player
         clients['resume'].call()
-        stamps = []
-        for _ in range(12):
-            stamps += [time.monotonic() for _ in take(chatter, 1)]
-        gaps = [b - a for a, b in zip(stamps, stamps[1:])]
-        assert statistics.median(gaps) < 0.035, f'rate 4 should space 50 ms messages 12.5 ms apart: {gaps}'
+        resumed = time.time_ns()  # the reply comes once the clock runs at rate 4
+        fast = [int(m.data.split()[1]) for m in take(chatter, 40)]
+        before_seek = time.time_ns()
+        assert fast == list(range(fast[0], fast[0] + 40)), f'in order, none missing: {fast}'
+        # The player's own time against the wall clock, both read from its /clock messages (the
+        # time they carry, the time they were written): a loaded host delays messages, it does
+        # not change how fast the player's time runs.
+        ticks = [(t.sample_info.source_timestamp, t.clock.sec * 10**9 + t.clock.nanosec)
+                 for t in valid(clock.take(N=10000)) if resumed < t.sample_info.source_timestamp < before_seek]
+        rates = [(c2 - c1) / (s2 - s1) for i, (s1, c1) in enumerate(ticks) for s2, c2 in ticks[i + 1:]
+                 if s2 - s1 >= 200 * MS]
+        assert rates, f'no /clock 200 ms apart while playing at rate 4: {ticks}'
+        rate = statistics.median(rates)
+        assert 3 < rate < 5, f'playback time runs at rate {rate:.2f}, not 4 ({len(rates)} pairs of /clock)'
 
         assert clients['seek'].call(time=Time(sec=T0 // 10**9, nanosec=T0 % 10**9 + 10 * MS)).success
         after_seek = [m.data for m in take(chatter, 30)]
@@ -164,38 +175,39 @@ def test_two_players_stay_in_sync_through_clock(tmp_path, typestore):
     write_bag(tmp_path / 'b', typestore, strings(typestore, '/b', 29, 100, start_ms=50))
     dp = DomainParticipant(0)
     a, b = reader(dp, '/a', String), reader(dp, '/b', String)
+    clock = reader(dp, '/clock', Clock, CLOCK_QOS)
     follower = Player(tmp_path / 'b', '--use-sim-time', '--node-name', 'follower')
     leader = Player(tmp_path / 'a', '--clock', '200', '--start-paused', '--node-name', 'leader')
     try:
         resume = ServiceClient(dp, 'leader', 'resume')
         resume.wait()
-        assert wait_matched(a) and wait_matched(b)
+        assert wait_matched(a) and wait_matched(b) and wait_matched(clock)
         time.sleep(0.5)
         resume.call()
-        arrivals = []
+        written = {'/a': [], '/b': []}  # (index, when the player wrote it)
         deadline = time.monotonic() + 30
-        while len(arrivals) < 59 and time.monotonic() < deadline:
-            for r in (a, b):
+        while sum(map(len, written.values())) < 59 and time.monotonic() < deadline:
+            for topic, r in (('/a', a), ('/b', b)):
                 for m in valid(r.take(N=10)):
-                    arrivals.append((time.monotonic(), m.data))
+                    written[topic].append((int(m.data.split()[1]), m.sample_info.source_timestamp))
             time.sleep(0.001)
         leader.finish()
         follower.finish()
     finally:
         leader.kill()
         follower.kill()
-    assert len(arrivals) == 59
-    # Bag time of each message, and when it arrived relative to the leader's schedule.
-    start = arrivals[0][0]
-    late = []
-    for arrived, data in arrivals:
-        topic, index = data.split()
-        bag_ms = int(index) * 100 + (50 if topic == '/b' else 0)
-        late.append((arrived - start) * 1000 - bag_ms)
-    # Every message, of either player, arrives within a few /clock periods of its bag time.
-    assert max(late) - min(late) < 60, f'players drifted apart: {late}'
-    order = [data for _, data in sorted(arrivals)]
-    assert order[:4] == ['/a 0', '/b 0', '/a 1', '/b 1'], order
+    assert [i for i, _ in written['/a']] == list(range(30)), written['/a']
+    assert [i for i, _ in written['/b']] == list(range(29)), written['/b']
+    # The follower plays by the leader's time: it writes /b i (bag time i * 100 + 50 ms) only
+    # after the leader has written a /clock at or past that time. Write times, not arrival
+    # times: a loaded host delays either player, it cannot reverse cause and effect.
+    ticks = sorted((t.sample_info.source_timestamp, t.clock.sec * 10**9 + t.clock.nanosec)
+                   for t in valid(clock.take(N=100000)))
+    for i, wrote in written['/b']:
+        due = T0 + (i * 100 + 50) * MS
+        reached = next((s for s, c in ticks if c >= due), None)
+        assert reached is not None and reached <= wrote, (
+            f'/b {i} was written at {wrote}, before the leader\'s /clock reached its time (at {reached})')
 
 
 @pytest.mark.parametrize('extrapolate', [False, True], ids=['at-ticks', 'extrapolated'])

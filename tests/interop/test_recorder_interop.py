@@ -3,6 +3,7 @@ rmw_cyclonedds_cpp) and service client, bags read back by Python `rosbags`.
 
 Runs only inside a private network namespace (`tools/test.sh` starts it under `unshare --net`).
 """
+import mmap
 import os
 import signal
 import subprocess
@@ -334,10 +335,13 @@ def big_message(template, seq, stamp_ns):
 
 def test_sigkilled_recording_at_100_mb_per_s_reindexes_to_an_exact_prefix(tmp_path, cli):
     """1 MB messages at 100 Hz into our recorder, SIGKILL after a few seconds, `reindex`: the bag
-    holds exactly messages 0..n, missing at most the last 100 ms published before the kill."""
+    holds exactly messages 0..n, every message that had reached the file before the kill, and of
+    what was published before the kill it misses no more than the recorder may hold in memory
+    (its cache, and what DDS holds on the way)."""
     from ros_dds import RawImage
     bag = tmp_path / 'bag'
-    rec = Recorder(36, tmp_path / 'recorder.log', '--topics', '/big', '-o', bag)
+    cache = 100 * 1024 * 1024  # the default --max-cache-size, given explicitly: the bound below
+    rec = Recorder(36, tmp_path / 'recorder.log', '--topics', '/big', '--max-cache-size', cache, '-o', bag)
     dp = DomainParticipant(36)
     writer = DataWriter(dp, Topic(dp, 'rt/big', RawImage), qos=RELIABLE)
     wait_matched(writer, '/big')
@@ -367,20 +371,38 @@ def test_sigkilled_recording_at_100_mb_per_s_reindexes_to_an_exact_prefix(tmp_pa
     rec.proc.wait(timeout=10)
     stop.set()
     thread.join()
-    last_before_kill = max(t for _, t in sent if t < killed_at)
-    published_rate = sum(1 for _, t in sent if t < killed_at) / 4.0
+    sent_before_kill = sum(1 for _, t in sent if t < killed_at)
+    stamps = dict(sent)
+    # What the recorder had written to the file when it was killed (the file has not changed
+    # since): the messages whose bytes are all there, in publishing order.
+    in_file = 0
+    files = sorted(bag.glob('*.mcap'))
+    assert len(files) == 1, files
+    with open(files[0], 'rb') as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        at = 0
+        for seq, stamp in sent:
+            message = big_message(template, seq, stamp)
+            at = data.find(message[:64], at)
+            if at < 0 or data[at:at + len(message)] != message:
+                break
+            in_file += 1
+            at += len(message)
     cli.run('reindex', bag)
     with Reader(bag) as reader:
         got = [bytes(raw) for conn, _, raw in reader.messages() if conn.topic == '/big']
     seqs = [int(raw[16:24]) for raw in got]
     assert seqs == list(range(len(seqs))), 'the recovered messages are not an exact prefix'
-    stamps = dict(sent)
     for seq, raw in zip(seqs, got):
         assert raw == big_message(template, seq, stamps[seq]), f'message {seq} differs'
     assert seqs, 'nothing recovered'
-    lost_ms = (last_before_kill - stamps[seqs[-1]]) / 1e6
-    assert lost_ms <= 100, (f'the last recovered message was published {lost_ms:.0f} ms before the last one '
-                            f'published before the kill ({len(seqs)} recovered, {published_rate:.0f} Hz published)')
+    assert len(seqs) >= in_file, f'{in_file} messages had reached the file, {len(seqs)} recovered'
+    # Published but not recovered: at most what the cache holds, what DDS keeps on the way (the
+    # writer's and the reader's history, 10 each) and the chunk being filled. Counts, not times:
+    # a loaded host slows the recorder down, and then it drops (counted) rather than holds more.
+    held = cache // len(template) + 2 * 10 + 2
+    assert sent_before_kill - len(seqs) <= held, (
+        f'{sent_before_kill} published before the kill, {len(seqs)} recovered ({in_file} in the file): '
+        f'more was lost than the recorder holds in memory ({held})')
 
 
 def test_sim_time_recording_never_holds_wall_time(tmp_path, cli):

@@ -16,15 +16,12 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::{set_thread_priority, zstd, CompressionFormat};
+use super::{set_thread_priority, zstd, AdaptedReader, CompressionFormat, ReaderAdapter};
 use crate::error::{Result, StorageError};
-use crate::filter::TopicFilter;
-use crate::message::SerializedMessage;
-use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use crate::metadata::FileInformation;
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::sqlite_reader::SqliteReader;
-use crate::storage::{OpenMode, StorageId, StorageReader, UnreadableTopic};
-use rosbag2_rs_codec::MessageDefinition;
+use crate::storage::{OpenMode, StorageId, StorageReader};
 
 /// Whether `path` is a file-mode compressed storage file (by its first bytes).
 pub fn is_compressed_file(path: &Path) -> Result<bool> {
@@ -108,11 +105,13 @@ pub fn open_compressed(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageRea
                 StorageError::Corrupt { reason, .. } => StorageError::corrupt(path, reason),
                 other => other,
             })?;
-            Ok(Box::new(DecompressedSqlite {
-                path: path.to_path_buf(),
-                inner,
-                _temp: temp,
-            }))
+            Ok(Box::new(AdaptedReader::wrap(
+                Box::new(inner),
+                DecompressedSqlite {
+                    path: path.to_path_buf(),
+                    _temp: temp,
+                },
+            )))
         }
         StorageId::Rosbag1 => Err(StorageError::corrupt(
             path,
@@ -121,49 +120,24 @@ pub fn open_compressed(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageRea
     }
 }
 
-/// An SQLite3 reader on a decompressed temporary copy, reporting the compressed file's path.
+/// What makes an SQLite3 reader on a decompressed temporary copy report the compressed file:
+/// its path, and the uncompressed file name in its statistics. Owns the temporary copy.
 struct DecompressedSqlite {
     path: PathBuf,
-    inner: SqliteReader,
     _temp: tempfile::TempPath,
 }
 
-impl StorageReader for DecompressedSqlite {
-    fn path(&self) -> &Path {
+impl ReaderAdapter for DecompressedSqlite {
+    fn path<'a>(&'a self, _inner: &'a Path) -> &'a Path {
         &self.path
     }
-    fn storage_id(&self) -> StorageId {
-        StorageId::Sqlite3
-    }
-    fn topics(&self) -> &[TopicInformation] {
-        self.inner.topics()
-    }
-    fn message_definitions(&self) -> &[MessageDefinition] {
-        self.inner.message_definitions()
-    }
-    fn unreadable_topics(&self) -> &[UnreadableTopic] {
-        self.inner.unreadable_topics()
-    }
-    fn set_filter(&mut self, filter: &TopicFilter) {
-        self.inner.set_filter(filter)
-    }
-    fn seek(&mut self, time_ns: i64) -> Result<()> {
-        self.inner.seek(time_ns)
-    }
-    fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
-        self.inner.read_next()
-    }
-    fn file_information(&self) -> FileInformation {
-        let mut info = self.inner.file_information();
+    fn file_information(&self, mut info: FileInformation) -> FileInformation {
         info.path = self
             .path
             .file_name()
             .map(|n| uncompressed_name(&n.to_string_lossy()).to_string())
             .unwrap_or_default();
         info
-    }
-    fn embedded_metadata(&self) -> Option<BagMetadata> {
-        self.inner.embedded_metadata()
     }
 }
 

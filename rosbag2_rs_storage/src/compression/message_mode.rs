@@ -14,13 +14,12 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-use super::{set_thread_priority, zstd, CompressionFormat, CompressionOptions};
+use super::{
+    set_thread_priority, zstd, AdaptedReader, CompressionFormat, CompressionOptions, ReaderAdapter,
+};
 use crate::error::{Result, StorageError};
-use crate::filter::TopicFilter;
 use crate::message::SerializedMessage;
-use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
-use crate::storage::{StorageId, StorageReader, UnreadableTopic};
-use rosbag2_rs_codec::MessageDefinition;
+use crate::storage::StorageReader;
 
 /// Decompresses one message's data.
 pub fn decompress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u8>> {
@@ -37,61 +36,31 @@ pub fn compress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u
 }
 
 /// A storage reader whose messages' data is decompressed as it is read.
-pub struct DecompressingReader {
-    inner: Box<dyn StorageReader>,
-    format: CompressionFormat,
-}
+pub type DecompressingReader = AdaptedReader<Decompress>;
 
 impl DecompressingReader {
     /// Wraps `inner`, whose messages are compressed in `format`.
     pub fn new(inner: Box<dyn StorageReader>, format: CompressionFormat) -> Self {
-        Self { inner, format }
+        Self::wrap(inner, Decompress(format))
     }
 }
 
-impl StorageReader for DecompressingReader {
-    fn path(&self) -> &Path {
-        self.inner.path()
-    }
-    fn storage_id(&self) -> StorageId {
-        self.inner.storage_id()
-    }
-    fn topics(&self) -> &[TopicInformation] {
-        self.inner.topics()
-    }
-    fn message_definitions(&self) -> &[MessageDefinition] {
-        self.inner.message_definitions()
-    }
-    fn unreadable_topics(&self) -> &[UnreadableTopic] {
-        self.inner.unreadable_topics()
-    }
-    fn set_filter(&mut self, filter: &TopicFilter) {
-        self.inner.set_filter(filter)
-    }
-    fn seek(&mut self, time_ns: i64) -> Result<()> {
-        self.inner.seek(time_ns)
-    }
-    fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
-        let Some(mut message) = self.inner.read_next()? else {
-            return Ok(None);
-        };
-        let data = decompress(self.format, &message.data).map_err(|source| {
+/// The [`ReaderAdapter`] of a [`DecompressingReader`]: decompresses each message's data.
+pub struct Decompress(CompressionFormat);
+
+impl ReaderAdapter for Decompress {
+    fn message(&self, path: &Path, mut message: SerializedMessage) -> Result<SerializedMessage> {
+        let data = decompress(self.0, &message.data).map_err(|source| {
             StorageError::DecompressMessage {
-                path: self.inner.path().to_path_buf(),
+                path: path.to_path_buf(),
                 topic: message.topic.to_string(),
                 recv_timestamp: message.recv_timestamp,
-                format: self.format,
+                format: self.0,
                 source,
             }
         })?;
         message.data = Bytes::from(data);
-        Ok(Some(message))
-    }
-    fn file_information(&self) -> FileInformation {
-        self.inner.file_information()
-    }
-    fn embedded_metadata(&self) -> Option<BagMetadata> {
-        self.inner.embedded_metadata()
+        Ok(message)
     }
 }
 

@@ -15,11 +15,85 @@
 use std::path::Path;
 
 use crate::error::{Result, StorageError};
-use crate::metadata::BagMetadata;
+use crate::filter::TopicFilter;
+use crate::message::SerializedMessage;
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use crate::storage::{StorageId, StorageReader, UnreadableTopic};
+use rosbag2_rs_codec::MessageDefinition;
 
 pub mod file_mode;
 pub mod message_mode;
 pub mod zstd;
+
+/// What a compressed storage file's reader changes about the reader it wraps; everything
+/// else is forwarded unchanged (see [`AdaptedReader`]).
+pub trait ReaderAdapter: Send {
+    /// The path the reader reports, given the inner reader's.
+    fn path<'a>(&'a self, inner: &'a Path) -> &'a Path {
+        inner
+    }
+    /// A message as read from the inner reader, turned into the one returned; `path` is the
+    /// reported path.
+    fn message(&self, path: &Path, message: SerializedMessage) -> Result<SerializedMessage> {
+        let _ = path;
+        Ok(message)
+    }
+    /// The inner reader's file statistics, turned into the ones returned.
+    fn file_information(&self, inner: FileInformation) -> FileInformation {
+        inner
+    }
+}
+
+/// A storage reader around another that forwards every call to it, changed only where its
+/// [`ReaderAdapter`] says.
+pub struct AdaptedReader<A> {
+    // Dropped first: the adapter may own what the inner reader reads (a temporary file).
+    inner: Box<dyn StorageReader>,
+    adapter: A,
+}
+
+impl<A: ReaderAdapter> AdaptedReader<A> {
+    /// Wraps `inner`, changed by `adapter`.
+    pub fn wrap(inner: Box<dyn StorageReader>, adapter: A) -> Self {
+        Self { inner, adapter }
+    }
+}
+
+impl<A: ReaderAdapter> StorageReader for AdaptedReader<A> {
+    fn path(&self) -> &Path {
+        self.adapter.path(self.inner.path())
+    }
+    fn storage_id(&self) -> StorageId {
+        self.inner.storage_id()
+    }
+    fn topics(&self) -> &[TopicInformation] {
+        self.inner.topics()
+    }
+    fn message_definitions(&self) -> &[MessageDefinition] {
+        self.inner.message_definitions()
+    }
+    fn unreadable_topics(&self) -> &[UnreadableTopic] {
+        self.inner.unreadable_topics()
+    }
+    fn set_filter(&mut self, filter: &TopicFilter) {
+        self.inner.set_filter(filter)
+    }
+    fn seek(&mut self, time_ns: i64) -> Result<()> {
+        self.inner.seek(time_ns)
+    }
+    fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
+        match self.inner.read_next()? {
+            Some(message) => self.adapter.message(self.path(), message).map(Some),
+            None => Ok(None),
+        }
+    }
+    fn file_information(&self) -> FileInformation {
+        self.adapter.file_information(self.inner.file_information())
+    }
+    fn embedded_metadata(&self) -> Option<BagMetadata> {
+        self.inner.embedded_metadata()
+    }
+}
 
 /// How a bag is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
+use rosbag2_rs_interfaces::ServiceType;
 
 use super::{Inner, SnapshotTrigger};
 use crate::middleware::error::Result;
@@ -19,128 +20,85 @@ use crate::middleware::Handle;
 
 /// Serves every recorder service; dropping the handles removes them.
 pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
-    let mw = inner.middleware.as_ref();
-    let introspection = inner.service_introspection;
-    let mut handles = Vec::new();
-    let i = inner.clone();
-    handles.push(serve_introspected::<Pause>(
-        mw,
-        introspection,
-        "~/pause",
-        move |_| {
-            i.pause();
-            PauseResponse::default()
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<Resume>(
-        mw,
-        introspection,
-        "~/resume",
-        move |_| {
-            i.resume();
-            ResumeResponse::default()
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<IsPaused>(
-        mw,
-        introspection,
-        "~/is_paused",
-        move |_| IsPausedResponse {
-            paused: i.is_paused(),
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<SplitBagfile>(
-        mw,
-        introspection,
-        "~/split_bagfile",
-        move |_| {
-            if let Err(e) = i.split() {
-                log::warn!("split_bagfile: {}", crate::error_chain::Chain(&e));
+    let mut services = Services {
+        inner,
+        handles: Vec::new(),
+    };
+    serve_pause_resume(&mut services, "~")?;
+    services.serve::<IsPaused>("~/is_paused", |i, _| IsPausedResponse {
+        paused: i.is_paused(),
+    })?;
+    services.serve::<SplitBagfile>("~/split_bagfile", |i, _| {
+        if let Err(e) = i.split() {
+            log::warn!("split_bagfile: {}", crate::error_chain::Chain(&e));
+        }
+        SplitBagfileResponse::default()
+    })?;
+    services.serve::<Snapshot>("~/snapshot", |i, _| {
+        let success = match i.trigger(&SnapshotTrigger::default(), None) {
+            Ok(queued) => queued.is_some(),
+            Err(e) => {
+                log::warn!("snapshot: {}", crate::error_chain::Chain(&e));
+                false
             }
-            SplitBagfileResponse::default()
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<Snapshot>(
-        mw,
-        introspection,
-        "~/snapshot",
-        move |_| {
-            let success = match i.trigger(&SnapshotTrigger::default(), None) {
-                Ok(queued) => queued.is_some(),
-                Err(e) => {
-                    log::warn!("snapshot: {}", crate::error_chain::Chain(&e));
-                    false
-                }
-            };
-            SnapshotResponse { success }
-        },
-    )?);
+        };
+        SnapshotResponse { success }
+    })?;
     if inner.snapshot_buffers().is_err() {
-        return Ok(handles);
+        return Ok(services.handles);
     }
-    let i = inner.clone();
-    handles.push(serve_introspected::<TriggerSnapshot>(
-        mw,
-        introspection,
-        "~/snapshot/trigger",
-        move |req| reply_trigger(&i, req),
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<SetMemory>(
-        mw,
-        introspection,
-        "~/snapshot/memory",
-        move |req| SetMemoryResponse {
-            success: applied("snapshot/memory", i.set_snapshot_memory(req.memory)),
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<SetDuration>(
-        mw,
-        introspection,
-        "~/snapshot/duration",
-        move |req| SetDurationResponse {
-            success: applied("snapshot/duration", i.set_snapshot_duration(req.duration)),
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<ClearBuffer>(
-        mw,
-        introspection,
-        "~/snapshot/clear_buffer",
-        move |_| {
-            let (success, message) = match i.clear_snapshot_buffer() {
-                Ok(n) => (true, format!("cleared {n} messages")),
-                Err(e) => (false, e.to_string()),
-            };
-            ClearBufferResponse { success, message }
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<Pause>(
-        mw,
-        introspection,
-        "~/snapshot/pause",
-        move |_| {
-            i.pause();
-            PauseResponse::default()
-        },
-    )?);
-    let i = inner.clone();
-    handles.push(serve_introspected::<Resume>(
-        mw,
-        introspection,
-        "~/snapshot/resume",
-        move |_| {
-            i.resume();
-            ResumeResponse::default()
-        },
-    )?);
-    Ok(handles)
+    services.serve::<TriggerSnapshot>("~/snapshot/trigger", reply_trigger)?;
+    services.serve::<SetMemory>("~/snapshot/memory", |i, req| SetMemoryResponse {
+        success: applied("snapshot/memory", i.set_snapshot_memory(req.memory)),
+    })?;
+    services.serve::<SetDuration>("~/snapshot/duration", |i, req| SetDurationResponse {
+        success: applied("snapshot/duration", i.set_snapshot_duration(req.duration)),
+    })?;
+    services.serve::<ClearBuffer>("~/snapshot/clear_buffer", |i, _| {
+        let (success, message) = match i.clear_snapshot_buffer() {
+            Ok(n) => (true, format!("cleared {n} messages")),
+            Err(e) => (false, e.to_string()),
+        };
+        ClearBufferResponse { success, message }
+    })?;
+    serve_pause_resume(&mut services, "~/snapshot")?;
+    Ok(services.handles)
+}
+
+/// The recorder's services being set up: what they serve and their handles so far.
+struct Services<'a> {
+    inner: &'a Arc<Inner>,
+    handles: Vec<Handle>,
+}
+
+impl Services<'_> {
+    /// Serves `name`; `handler` answers each request with the recorder's state at hand.
+    fn serve<S: ServiceType>(
+        &mut self,
+        name: &str,
+        handler: impl Fn(&Inner, S::Request) -> S::Response + Send + 'static,
+    ) -> Result<()> {
+        let inner = Arc::clone(self.inner);
+        self.handles.push(serve_introspected::<S>(
+            self.inner.middleware.as_ref(),
+            self.inner.service_introspection,
+            name,
+            move |req| handler(&inner, req),
+        )?);
+        Ok(())
+    }
+}
+
+/// Serves `<prefix>/pause` and `<prefix>/resume`, which pause and resume the recording.
+fn serve_pause_resume(services: &mut Services<'_>, prefix: &str) -> Result<()> {
+    services.serve::<Pause>(&format!("{prefix}/pause"), |i, _| {
+        i.pause();
+        PauseResponse::default()
+    })?;
+    services.serve::<Resume>(&format!("{prefix}/resume"), |i, _| {
+        i.resume();
+        ResumeResponse::default()
+    })
 }
 
 /// Logs the outcome of a reconfiguration; true if applied.
