@@ -5,10 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-/// Parses `--typestore`.
-pub fn parse_typestore(name: &str) -> Result<rosbag2_rs_codec::Typestore> {
-    Ok(rosbag2_rs_codec::Typestore::parse(name)?)
-}
+/// Parses `--typestore` (as `play` does).
+pub use rosbag2_rs_transport::cli::parse_typestore;
 
 /// The bag start (ns) when a `+S` time needs it, else 0.
 pub fn relative_base(bags: &[PathBuf], times: [&Option<String>; 2]) -> Result<i64> {

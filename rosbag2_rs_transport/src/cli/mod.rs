@@ -20,7 +20,7 @@ use anyhow::{Context, Result};
 
 pub use args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs, WriterArgs};
 pub use logging::{init as init_logging, parse_level, UnknownLogLevel};
-pub use play::{run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
+pub use play::{parse_typestore, run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
 pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
 pub use ros_args::{read_params_file, split_ros_args, Param, ParamTable, RosArgs};
 pub use shutdown::shutdown_requested;
