@@ -1,5 +1,5 @@
 //! Build script: gives the executables the RPATH of the Fast DDS (feature `fastdds`) or the ROS 2
-//! (the rcl backend) that rosbag2_rs_transport links when it is outside the system's library
+//! (the rcl backend) that rosbag2_rs_transport_lib links when it is outside the system's library
 //! directories, and the link arguments it asks executables to add (libpython, for the rcl backend
 //! in a venv of PyPI's ROS 2 wheels).
 

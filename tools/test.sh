@@ -110,7 +110,7 @@ fi
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds, eclipse-zenoh) in a private network namespace"
-cargo build -q -p rosbag2_rs_transport -p rosbag2_rs_codec -p rosbag2_rs_storage -p realsense_bag_rs --examples --features rosbag2_rs_transport/fastdds
+cargo build -q -p rosbag2_rs_transport_lib -p rosbag2_rs_codec -p rosbag2_rs_storage -p realsense_bag_rs --examples --features rosbag2_rs_transport_lib/fastdds
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
   ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop --ignore=tests/interop/test_fastdds_interop.py'
 
@@ -152,10 +152,10 @@ test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws
   export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted ROSBAG2_RS_FASTDDS_PREFIX=$kilted
   export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
   cargo build -q -p rosbag2_rs_transport -p ros2bag_rs_cli --bins "${features[@]}"
-  cargo build -q -p rosbag2_rs_transport --example dds_probe --features fastdds
+  cargo build -q -p rosbag2_rs_transport_lib --example dds_probe --features fastdds
   links 'libfastdds\.so\.3' "$CARGO_TARGET_DIR"/debug/{player,recorder,ros2bag-rs} \
-    "$(dds_test_exe -p rosbag2_rs_transport --features fastdds)"
-  cargo test -q -p rosbag2_rs_transport --features fastdds --test dds
+    "$(dds_test_exe -p rosbag2_rs_transport_lib --features fastdds)"
+  cargo test -q -p rosbag2_rs_transport_lib --features fastdds --test dds
   # The 200-fresh-clients soak (about 2 min) runs on Jazzy only.
   netns env LD_LIBRARY_PATH="$kilted/ws/lib:$kilted/lib" AMENT_PREFIX_PATH="$kilted/ws:$kilted" \
     PYTHONPATH="$(echo "$kilted"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
@@ -169,7 +169,7 @@ step "Fast DDS 2.9 (Debian's libfastrtps-dev): Rust DDS suite"
   unset ROSBAG2_RS_FASTDDS_PREFIX AMENT_PREFIX_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH
   export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/debian-fastrtps
   export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
-  deb=(-p rosbag2_rs_transport --no-default-features --features cli,fastdds)
+  deb=(-p rosbag2_rs_transport_lib --no-default-features --features fastdds)
   links 'libfastrtps\.so\.2\.9' "$(dds_test_exe "${deb[@]}")"
   cargo test -q "${deb[@]}" --test dds
 )

@@ -46,8 +46,8 @@ test -d "$ws/install/rosbag2_rs_interfaces/share/rosbag2_rs_interfaces" \
   || { echo "colcon did not install rosbag2_rs_interfaces"; exit 1; }
 
 # A developer's probe (not installed), built in the same environment; and the backend's unit tests.
-cargo build -q --release -p rosbag2_rs_transport --example dds_probe
-cargo test -q -p rosbag2_rs_transport --lib rcl
+cargo build -q --release -p rosbag2_rs_transport_lib --example dds_probe
+cargo test -q -p rosbag2_rs_transport_lib --lib rcl
 
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$@"' _ \
   env ROSBAG2_RS_BIN_DIR="$bin" ROSBAG2_RS_PROBE="$CARGO_TARGET_DIR/release/examples/dds_probe" \

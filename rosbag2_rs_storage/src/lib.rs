@@ -1,7 +1,7 @@
 //! # rosbag2_rs_storage
 //!
 //! Bag files: everything that reads, writes or repairs them, and nothing that touches the
-//! middleware or time control (those live in `rosbag2_rs_transport`). Messages are decoded by
+//! middleware or time control (those live in `rosbag2_rs_transport_lib`). Messages are decoded by
 //! `rosbag2_rs_codec`; the tools over bags (doctor, export, convert) live in `rosbag2_rs_tools`.
 //! Its implementation modules are private and their types re-exported here; [`qos`],
 //! [`storage`] (the plugins), [`rosbag1`] and [`compression`] are namespaces of their own.

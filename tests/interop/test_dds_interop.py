@@ -38,7 +38,7 @@ SetRateRequest, SetRateResponse = SERVICES['set_rate']
 
 def probe(*args, env=None, **kwargs):
     if not PROBE.exists():
-        pytest.fail(f'{PROBE} missing: `cargo build -p rosbag2_rs_transport --examples`')
+        pytest.fail(f'{PROBE} missing: `cargo build -p rosbag2_rs_transport_lib --examples`')
     full_env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '0', **(env or {})}
     return subprocess.Popen([str(PROBE), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=full_env, **kwargs)

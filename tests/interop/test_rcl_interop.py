@@ -335,7 +335,7 @@ def probe():
     ROSBAG2_RS_PROBE)."""
     path = pathlib.Path(os.environ.get('ROSBAG2_RS_PROBE', binary('player').parent / 'examples' / 'dds_probe'))
     if not path.exists():
-        pytest.fail(f'{path} is missing: build with `cargo build -p rosbag2_rs_transport --example dds_probe`')
+        pytest.fail(f'{path} is missing: build with `cargo build -p rosbag2_rs_transport_lib --example dds_probe`')
     return path
 
 

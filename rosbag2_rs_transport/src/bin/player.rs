@@ -4,5 +4,5 @@
 //! rosbag2's player parameters (`-p play.rate:=2.0`, `--params-file`, `storage.uri` for the bag).
 
 fn main() {
-    rosbag2_rs_transport::cli::node_main::<rosbag2_rs_transport::cli::PlayerNode>()
+    ros2bag_rs_cli::node_main::<ros2bag_rs_cli::PlayerNode>()
 }

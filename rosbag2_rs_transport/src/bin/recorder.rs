@@ -4,5 +4,5 @@
 //! recorder parameters (`-p record.all_topics:=true`, `--params-file`, `storage.uri`, ...).
 
 fn main() {
-    rosbag2_rs_transport::cli::node_main::<rosbag2_rs_transport::cli::RecorderNode>()
+    ros2bag_rs_cli::node_main::<ros2bag_rs_cli::RecorderNode>()
 }

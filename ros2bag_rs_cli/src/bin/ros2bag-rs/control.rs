@@ -1,0 +1,371 @@
+//! `ros2bag-rs control`: one request to a running player's services (pause, resume, rate,
+//! seek, ...) or recorder's (snapshot, split, snapshot buffer limits, clear), without a ROS 2
+//! installation.
+
+use std::time::Duration as StdDuration;
+
+use anyhow::{bail, Result};
+use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
+use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
+    ClearBuffer, SetClockPublishFrequency, SetClockPublishFrequencyRequest, SetDuration,
+    SetDurationRequest, SetMemory, SetMemoryRequest, TriggerSnapshot, TriggerSnapshotRequest,
+};
+use rosbag2_rs_interfaces::ServiceType;
+
+use ros2bag_rs_cli::{ros_node, seconds, shutdown_requested};
+use rosbag2_rs_transport_lib::{Client, Middleware};
+
+/// `ros2bag-rs control`: one request to a running player or recorder.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ControlArgs {
+    /// The node's name (with namespace if it has one); default /rosbag2_player, or
+    /// /rosbag2_recorder for the recorder's requests (snapshot, split, set-memory,
+    /// set-duration, clear-buffer).
+    #[arg(long, global = true)]
+    pub node: Option<String>,
+    /// Seconds to wait for the node.
+    #[arg(long, default_value_t = 5.0, global = true)]
+    pub timeout: f64,
+    /// What to ask.
+    #[command(subcommand)]
+    pub action: ControlAction,
+}
+
+/// A request to a running player.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum ControlAction {
+    /// Pause time.
+    Pause,
+    /// Resume time.
+    Resume,
+    /// Pause when playing, resume when paused.
+    Toggle,
+    /// Print whether the player is paused.
+    IsPaused,
+    /// Print the rate, or set it.
+    Rate {
+        /// New rate (> 0).
+        rate: Option<f64>,
+    },
+    /// Continue from this bag time (seconds since the epoch).
+    Seek {
+        /// Bag time in seconds.
+        time: f64,
+    },
+    /// While paused, play the next message.
+    PlayNext,
+    /// While paused, play the next N messages at once.
+    Burst {
+        /// How many.
+        num_messages: u64,
+    },
+    /// Publish /clock at this frequency (Hz) from now on; 0 stops it.
+    ClockFrequency {
+        /// Hz (0 stops).
+        hz: f64,
+    },
+    /// Stop playback.
+    Stop,
+    /// Recorder in snapshot mode: write a snapshot. Without options, the plain
+    /// `snapshot` service (rosbag2_interfaces/srv/Snapshot); with any, `snapshot/trigger`.
+    Snapshot {
+        /// Bag directory to write (relative: next to the recorder's output prefix).
+        #[arg(long)]
+        filename: Option<String>,
+        /// Only these topics.
+        #[arg(long, num_args = 1..)]
+        topics: Vec<String>,
+        /// Earliest receive time written, seconds since the epoch.
+        #[arg(long)]
+        start: Option<f64>,
+        /// Latest receive time written, seconds since the epoch.
+        #[arg(long)]
+        stop: Option<f64>,
+        /// Keep recording this many seconds after the trigger into the snapshot.
+        #[arg(long, default_value_t = 0.0)]
+        post_trigger: f64,
+    },
+    /// Recorder: close the current file and continue in a new one.
+    Split,
+    /// Recorder in snapshot mode: bytes buffered per topic (non-positive: no limit by size).
+    SetMemory {
+        /// Bytes.
+        #[arg(allow_hyphen_values = true)]
+        bytes: f64,
+    },
+    /// Recorder in snapshot mode: seconds buffered (non-positive: no limit by duration).
+    SetDuration {
+        /// Seconds.
+        #[arg(allow_hyphen_values = true)]
+        seconds: f64,
+    },
+    /// Recorder in snapshot mode: drop every buffered message.
+    ClearBuffer,
+}
+
+impl ControlAction {
+    /// True for the requests a recorder serves (and a player does not).
+    fn is_recorder_request(&self) -> bool {
+        matches!(
+            self,
+            Self::Snapshot { .. }
+                | Self::Split
+                | Self::SetMemory { .. }
+                | Self::SetDuration { .. }
+                | Self::ClearBuffer
+        )
+    }
+}
+
+/// How often a wait for the player looks for SIGINT/SIGTERM.
+const SIGNAL_CHECK: StdDuration = StdDuration::from_millis(50);
+
+fn call<S: ServiceType>(
+    node: &dyn Middleware,
+    player: &str,
+    name: &str,
+    request: &S::Request,
+    timeout: StdDuration,
+) -> Result<S::Response> {
+    let service = format!("{}/{name}", player.trim_end_matches('/'));
+    let client = Client::<S>::new(node, &service)?;
+    // A signal ends the wait through the normal path, so that the node leaves the graph at
+    // once instead of lingering as a ghost until its lease expires.
+    let signals = shutdown_requested()?;
+    let deadline = std::time::Instant::now() + timeout;
+    while !client.wait_for_service(SIGNAL_CHECK) {
+        if signals.try_recv().is_ok() {
+            bail!("interrupted while waiting for {service}");
+        }
+        if std::time::Instant::now() >= deadline {
+            bail!("no node answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
+        }
+    }
+    Ok(client.call(request, timeout)?)
+}
+
+/// Sends one request to a running player and prints the answer.
+pub fn run_control(args: &ControlArgs) -> Result<()> {
+    let node = ros_node(&format!("ros2bag_rs_control_{}", std::process::id()), "/")?;
+    let node = node.as_ref();
+    let default_node = if args.action.is_recorder_request() {
+        "/rosbag2_recorder"
+    } else {
+        "/rosbag2_player"
+    };
+    let player = args.node.as_deref().unwrap_or(default_node);
+    let timeout = StdDuration::from_secs_f64(args.timeout.max(0.1));
+    let refused = |what: &str| anyhow::anyhow!("{player} refused {what} (see its log for why)");
+    match &args.action {
+        ControlAction::Pause => {
+            call::<Pause>(node, player, "pause", &Default::default(), timeout)?;
+        }
+        ControlAction::Resume => {
+            call::<Resume>(node, player, "resume", &Default::default(), timeout)?;
+        }
+        ControlAction::Toggle => {
+            call::<TogglePaused>(node, player, "toggle_paused", &Default::default(), timeout)?;
+        }
+        ControlAction::IsPaused => {
+            let r = call::<IsPaused>(node, player, "is_paused", &Default::default(), timeout)?;
+            println!("{}", r.paused);
+        }
+        ControlAction::Rate { rate: None } => {
+            let r = call::<GetRate>(node, player, "get_rate", &Default::default(), timeout)?;
+            println!("{}", r.rate);
+        }
+        ControlAction::Rate { rate: Some(rate) } => {
+            let r = call::<SetRate>(
+                node,
+                player,
+                "set_rate",
+                &SetRateRequest { rate: *rate },
+                timeout,
+            )?;
+            if !r.success {
+                return Err(refused(&format!("rate {rate}")));
+            }
+        }
+        ControlAction::Seek { time } => {
+            let request = SeekRequest {
+                time: TimeMsg::from_nanos(seconds(*time, "seek time")?.as_nanos()),
+            };
+            if !call::<Seek>(node, player, "seek", &request, timeout)?.success {
+                return Err(refused(&format!("seek to {time}")));
+            }
+        }
+        ControlAction::PlayNext => {
+            if !call::<PlayNext>(node, player, "play_next", &Default::default(), timeout)?.success {
+                return Err(refused("play_next"));
+            }
+        }
+        ControlAction::Burst { num_messages } => {
+            let request = BurstRequest {
+                num_messages: *num_messages,
+            };
+            let r = call::<Burst>(node, player, "burst", &request, timeout)?;
+            println!("{}", r.actually_burst);
+        }
+        ControlAction::ClockFrequency { hz } => {
+            let request = SetClockPublishFrequencyRequest { frequency: *hz };
+            let r = call::<SetClockPublishFrequency>(
+                node,
+                player,
+                "set_clock_publish_frequency",
+                &request,
+                timeout,
+            )?;
+            if !r.success {
+                bail!("the player refused /clock at {hz} Hz: {}", r.message);
+            }
+        }
+        ControlAction::Stop => {
+            call::<Stop>(node, player, "stop", &Default::default(), timeout)?;
+        }
+        ControlAction::Snapshot {
+            filename,
+            topics,
+            start,
+            stop,
+            post_trigger,
+        } => {
+            let plain = filename.is_none()
+                && topics.is_empty()
+                && start.is_none()
+                && stop.is_none()
+                && *post_trigger <= 0.0;
+            if plain {
+                let r = call::<Snapshot>(node, player, "snapshot", &Default::default(), timeout)?;
+                if !r.success {
+                    return Err(refused("the snapshot (empty buffers?)"));
+                }
+                return Ok(());
+            }
+            let time = |t: Option<f64>, what: &str| -> Result<TimeMsg> {
+                Ok(match t {
+                    Some(t) => TimeMsg::from_nanos(seconds(t, what)?.as_nanos()),
+                    None => TimeMsg::default(),
+                })
+            };
+            let request = TriggerSnapshotRequest {
+                filename: filename.clone().unwrap_or_default(),
+                topics: topics.clone(),
+                start_time: time(*start, "--start")?,
+                stop_time: time(*stop, "--stop")?,
+                post_trigger_seconds: *post_trigger,
+            };
+            let r = call::<TriggerSnapshot>(node, player, "snapshot/trigger", &request, timeout)?;
+            if !r.success {
+                bail!("the recorder refused the snapshot: {}", r.message);
+            }
+            println!("{}", r.message);
+        }
+        ControlAction::Split => {
+            call::<SplitBagfile>(node, player, "split_bagfile", &Default::default(), timeout)?;
+        }
+        ControlAction::SetMemory { bytes } => {
+            let request = SetMemoryRequest { memory: *bytes };
+            if !call::<SetMemory>(node, player, "snapshot/memory", &request, timeout)?.success {
+                return Err(refused(&format!("memory {bytes}")));
+            }
+        }
+        ControlAction::SetDuration { seconds } => {
+            let request = SetDurationRequest { duration: *seconds };
+            if !call::<SetDuration>(node, player, "snapshot/duration", &request, timeout)?.success {
+                return Err(refused(&format!("duration {seconds}")));
+            }
+        }
+        ControlAction::ClearBuffer => {
+            let r = call::<ClearBuffer>(
+                node,
+                player,
+                "snapshot/clear_buffer",
+                &Default::default(),
+                timeout,
+            )?;
+            if !r.success {
+                bail!("the recorder refused to clear: {}", r.message);
+            }
+            println!("{}", r.message);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_options_go_before_or_after_the_request() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Control {
+            #[command(flatten)]
+            control: ControlArgs,
+        }
+        for args in [
+            &["control", "--timeout", "2", "--node", "/p", "is-paused"][..],
+            &["control", "is-paused", "--timeout", "2", "--node", "/p"],
+        ] {
+            let c = Control::try_parse_from(args).unwrap().control;
+            assert_eq!(
+                (c.timeout, c.node.as_deref()),
+                (2.0, Some("/p")),
+                "{args:?}"
+            );
+            assert!(matches!(c.action, ControlAction::IsPaused));
+        }
+        // The recorder's requests, with negative limits (no limit on that axis).
+        let c = Control::try_parse_from([
+            "control",
+            "snapshot",
+            "--filename",
+            "crash",
+            "--topics",
+            "/a",
+            "/b",
+            "--start",
+            "1.5",
+            "--post-trigger",
+            "2",
+        ])
+        .unwrap()
+        .control;
+        assert!(
+            c.node.is_none(),
+            "the recorder's default node is chosen later"
+        );
+        match c.action {
+            ControlAction::Snapshot {
+                filename,
+                topics,
+                start,
+                stop,
+                post_trigger,
+            } => {
+                assert_eq!(filename.as_deref(), Some("crash"));
+                assert_eq!(topics, ["/a", "/b"]);
+                assert_eq!((start, stop, post_trigger), (Some(1.5), None, 2.0));
+            }
+            other => panic!("{other:?}"),
+        }
+        for (args, check) in [
+            (&["control", "set-memory", "-5"][..], -5.0),
+            (&["control", "set-duration", "-1"], -1.0),
+        ] {
+            let c = Control::try_parse_from(args).unwrap().control;
+            match c.action {
+                ControlAction::SetMemory { bytes: v }
+                | ControlAction::SetDuration { seconds: v } => {
+                    assert_eq!(v, check)
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        for verb in ["split", "clear-buffer"] {
+            assert!(Control::try_parse_from(["control", verb]).is_ok());
+        }
+    }
+}

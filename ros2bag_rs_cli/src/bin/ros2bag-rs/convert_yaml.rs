@@ -1,0 +1,361 @@
+//! `convert -o options.yaml`: the output-bag file of `ros2 bag convert`. It has one top-level key,
+//! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
+//! `all_topics`, `all_services` (or Humble's `all`: both), `topics`, `topic_types`, `regex`, `exclude_*`, `max_bagfile_size`,
+//! `max_bagfile_duration`, `storage_preset_profile`, `compression_mode`, `compression_format`,
+//! `compression_queue_size`, `compression_threads`, `compression_threads_priority`, `start_time_ns`,
+//! `end_time_ns`, `custom_data`, ...). Each entry becomes one conversion of the same inputs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use regex::Regex;
+use ros2bag_rs_cli::WriterArgs;
+use rosbag2_rs_storage::{BagWriterOptions, SequentialReader, TopicFilter};
+use rosbag2_rs_tools::ConvertOptions;
+use yaml_rust2::Yaml;
+
+/// Whether `convert -o PATH` names an options file rather than an output bag.
+pub fn is_options_file(path: &Path) -> bool {
+    path.is_file() && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+}
+
+/// One entry of `output_bags`, read field by field.
+struct Entry<'a> {
+    yaml: &'a Yaml,
+    index: usize,
+}
+
+impl Entry<'_> {
+    fn context(&self, key: &str) -> String {
+        format!("output_bags[{}].{key}", self.index)
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>> {
+        match &self.yaml[key] {
+            Yaml::BadValue | Yaml::Null => Ok(None),
+            Yaml::String(s) if s.is_empty() => Ok(None),
+            Yaml::String(s) => Ok(Some(s.clone())),
+            Yaml::Integer(i) => Ok(Some(i.to_string())),
+            Yaml::Real(r) => Ok(Some(r.clone())),
+            _ => bail!("{}: expected a string", self.context(key)),
+        }
+    }
+
+    fn integer(&self, key: &str) -> Result<Option<i64>> {
+        match &self.yaml[key] {
+            Yaml::BadValue | Yaml::Null => Ok(None),
+            Yaml::Integer(i) => Ok(Some(*i)),
+            _ => bail!("{}: expected an integer", self.context(key)),
+        }
+    }
+
+    fn flag(&self, key: &str) -> Result<bool> {
+        match &self.yaml[key] {
+            Yaml::BadValue | Yaml::Null => Ok(false),
+            Yaml::Boolean(b) => Ok(*b),
+            _ => bail!("{}: expected true or false", self.context(key)),
+        }
+    }
+
+    fn list(&self, key: &str) -> Result<Vec<String>> {
+        match &self.yaml[key] {
+            Yaml::BadValue | Yaml::Null => Ok(Vec::new()),
+            Yaml::Array(items) => items
+                .iter()
+                .map(|i| match i {
+                    Yaml::String(s) => Ok(s.clone()),
+                    _ => bail!("{}: expected a list of strings", self.context(key)),
+                })
+                .collect(),
+            _ => bail!("{}: expected a list", self.context(key)),
+        }
+    }
+}
+
+/// An output bag's topic and service selection, as rosbag2's recorder options describe it.
+struct Selection {
+    all_topics: bool,
+    all_services: bool,
+    topics: Vec<String>,
+    topic_types: Vec<String>,
+    services: Vec<String>,
+    regex: Option<Regex>,
+    exclude_topics: Vec<String>,
+    exclude_topic_types: Vec<String>,
+    exclude_services: Vec<String>,
+    exclude_regex: Option<Regex>,
+}
+
+/// `/add` for a service-event topic `/add/_service_event` of a `pkg/srv/Name_Event` type.
+fn service_of<'a>(topic: &'a str, type_name: &str) -> Option<&'a str> {
+    let service = topic.strip_suffix("/_service_event")?;
+    (type_name.contains("/srv/") && type_name.ends_with("_Event")).then_some(service)
+}
+
+impl Selection {
+    fn read(entry: &Entry) -> Result<Self> {
+        // rosbag2's convert searches, as its recorder does.
+        let regex = |key: &str| -> Result<Option<Regex>> {
+            entry
+                .string(key)?
+                .map(|r| Regex::new(&r).with_context(|| entry.context(key)))
+                .transpose()
+        };
+        // `all` is the Humble/Iron key; Jazzy still reads it as all topics and all services.
+        let all = entry.flag("all")?;
+        Ok(Self {
+            all_topics: all || entry.flag("all_topics")?,
+            all_services: all || entry.flag("all_services")?,
+            topics: entry.list("topics")?,
+            topic_types: entry.list("topic_types")?,
+            services: entry.list("services")?,
+            regex: regex("regex")?,
+            exclude_topics: entry.list("exclude_topics")?,
+            exclude_topic_types: entry.list("exclude_topic_types")?,
+            exclude_services: entry.list("exclude_services")?,
+            exclude_regex: regex("exclude_regex")?,
+        })
+    }
+
+    fn keeps(&self, topic: &str, type_name: &str) -> bool {
+        let service = service_of(topic, type_name);
+        let listed = |list: &[String], name: &str| list.iter().any(|t| t == name);
+        let included = match service {
+            Some(s) => self.all_services || listed(&self.services, s),
+            None => {
+                self.all_topics
+                    || listed(&self.topics, topic)
+                    || listed(&self.topic_types, type_name)
+            }
+        } || self.regex.as_ref().is_some_and(|r| r.is_match(topic));
+        let excluded = match service {
+            Some(s) => listed(&self.exclude_services, s),
+            None => {
+                listed(&self.exclude_topics, topic) || listed(&self.exclude_topic_types, type_name)
+            }
+        } || self
+            .exclude_regex
+            .as_ref()
+            .is_some_and(|r| r.is_match(topic));
+        included && !excluded
+    }
+}
+
+/// The conversions an options file describes, each reading `inputs`.
+pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let docs = rosbag2_rs_storage::limits::load_yaml(&text)
+        .with_context(|| format!("{} is not YAML", path.display()))?;
+    let Some(Yaml::Array(bags)) = docs.first().map(|d| &d["output_bags"]) else {
+        bail!(
+            "{}: expected a top-level key output_bags with a list of output bags",
+            path.display()
+        );
+    };
+    let mut known_topics: Option<Vec<(String, String)>> = None;
+    let mut out = Vec::new();
+    for (index, yaml) in bags.iter().enumerate() {
+        let entry = Entry { yaml, index };
+        let uri = entry
+            .string("uri")?
+            .with_context(|| format!("{}: every output bag needs a uri", path.display()))?;
+        if let Some(format) = entry.string("rmw_serialization_format")? {
+            anyhow::ensure!(
+                format == "cdr",
+                "{}: only cdr is written",
+                entry.context("rmw_serialization_format")
+            );
+        }
+        let known = match &known_topics {
+            Some(known) => known,
+            None => {
+                let reader = SequentialReader::open_many(inputs)?;
+                known_topics.insert(
+                    reader
+                        .topics()
+                        .iter()
+                        .map(|t| {
+                            (
+                                t.topic_metadata.name.clone(),
+                                t.topic_metadata.type_name.clone(),
+                            )
+                        })
+                        .collect(),
+                )
+            }
+        };
+        let selection = Selection::read(&entry)?;
+        let selected: Vec<String> = known
+            .iter()
+            .filter(|(name, type_name)| selection.keeps(name, type_name))
+            .map(|(name, _)| name.clone())
+            .collect();
+        if selected.is_empty() {
+            bail!(
+                "{}: output bag '{uri}' selects no topic of the input (set all_topics, \
+                 topics, topic_types, regex, services or all_services); rosbag2 would write it \
+                 empty",
+                path.display()
+            );
+        }
+        let filter = TopicFilter::topics(selected);
+        let mut custom_data = BTreeMap::new();
+        for pair in entry.list("custom_data")? {
+            let (k, v) = pair
+                .split_once('=')
+                .with_context(|| format!("{}: expected key=value", entry.context("custom_data")))?;
+            custom_data.insert(k.to_string(), v.to_string());
+        }
+        let priority = entry.integer("compression_threads_priority")?;
+        if let Some(nice) = priority.filter(|n| !(-20..=19).contains(n)) {
+            bail!(
+                "{}: {nice} is not a nice value (-20 to 19)",
+                entry.context("compression_threads_priority")
+            );
+        }
+        let writer = WriterArgs {
+            storage: entry.string("storage_id")?.unwrap_or_else(|| "mcap".into()),
+            storage_preset_profile: entry
+                .string("storage_preset_profile")?
+                .unwrap_or_else(|| "none".into()),
+            compression_format: entry.string("compression_format")?,
+            compression_mode: entry
+                .string("compression_mode")?
+                .unwrap_or_else(|| "none".into()),
+            compression_queue_size: entry.integer("compression_queue_size")?.unwrap_or(1).max(0)
+                as usize,
+            compression_threads: entry.integer("compression_threads")?.unwrap_or(0).max(0) as usize,
+            compression_threads_priority: priority.map(|nice| nice as i32),
+            max_bag_size: entry.integer("max_bagfile_size")?.unwrap_or(0).max(0) as u64,
+            max_bag_duration: entry.integer("max_bagfile_duration")?.unwrap_or(0).max(0) as f64,
+            storage_config_file: entry.string("storage_config_uri")?.map(PathBuf::from),
+            metadata: Vec::new(),
+            metadata_name: String::new(),
+        };
+        out.push(ConvertOptions {
+            inputs: inputs.to_vec(),
+            output: BagWriterOptions {
+                custom_data,
+                ..writer.options(PathBuf::from(&uri))?
+            },
+            filter,
+            start: entry.integer("start_time_ns")?.filter(|t| *t > 0),
+            end: entry.integer("end_time_ns")?.filter(|t| *t > 0),
+            skip_unknown: false,
+            typestore: None,
+        });
+    }
+    anyhow::ensure!(!out.is_empty(), "{}: output_bags is empty", path.display());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rosbag2_rs_storage::{BagWriter, SerializedMessage, StorageId, TopicMetadata};
+
+    use super::*;
+
+    /// A bag with a message on each of `/a`, `/b`, `/camera/image` and the service-event topic
+    /// `/add/_service_event`; the options file `yaml` read against it.
+    fn options(yaml: &str) -> Result<Vec<ConvertOptions>> {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("in");
+        let mut writer = BagWriter::create(BagWriterOptions {
+            uri: bag.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+        for (i, (topic, type_name)) in [
+            ("/a", "std_msgs/msg/String"),
+            ("/b", "std_msgs/msg/String"),
+            ("/camera/image", "sensor_msgs/msg/Image"),
+            (
+                "/add/_service_event",
+                "example_interfaces/srv/AddTwoInts_Event",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            writer
+                .create_topic(&TopicMetadata::new(topic, type_name), None)
+                .unwrap();
+            let message = SerializedMessage::new(Arc::from(topic), i as i64, vec![0, 1, 0, 0]);
+            writer.write(&message).unwrap();
+        }
+        writer.close().unwrap();
+        let file = dir.path().join("out.yaml");
+        std::fs::write(&file, yaml).unwrap();
+        read(&file, &[bag])
+    }
+
+    #[test]
+    fn output_bags_as_rosbag2_writes_them() {
+        let bags = options(
+            "output_bags:\n- uri: split1\n  topics: [/a, /b]\n  storage_id: sqlite3\n  \
+             max_bagfile_size: 1000\n- uri: all\n  all_topics: true\n  exclude_regex: cam\n  \
+             custom_data: [k=v]\n  compression_threads_priority: -3\n- uri: services\n  all_services: true\n- uri: types\n  \
+             topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n- uri: humble\n  all: true\n",
+        )
+        .unwrap();
+        assert_eq!(bags.len(), 5);
+        assert_eq!(bags[0].output.uri, PathBuf::from("split1"));
+        assert_eq!(bags[0].output.storage.storage, StorageId::Sqlite3);
+        assert_eq!(bags[0].output.max_bagfile_size, 1000);
+        let keeps = |i: usize, topic: &str| bags[i].filter.matches(topic);
+        assert!(keeps(0, "/a") && keeps(0, "/b") && !keeps(0, "/camera/image"));
+        assert!(
+            keeps(1, "/a") && !keeps(1, "/camera/image"),
+            "searched regex"
+        );
+        assert!(
+            !keeps(1, "/add/_service_event"),
+            "all_topics is not all services"
+        );
+        assert!(keeps(2, "/add/_service_event") && !keeps(2, "/a"));
+        assert!(keeps(3, "/camera/image") && keeps(3, "/add/_service_event") && !keeps(3, "/a"));
+        assert!(
+            keeps(4, "/a") && keeps(4, "/camera/image") && keeps(4, "/add/_service_event"),
+            "Humble's all: every topic and service"
+        );
+        assert_eq!(bags[1].output.custom_data["k"], "v");
+        assert_eq!(bags[1].output.compression.threads_priority, Some(-3));
+        assert_eq!(bags[0].output.compression.threads_priority, None);
+    }
+
+    #[test]
+    fn refusals_name_the_entry() {
+        for (yaml, expected) in [
+            ("output_bags:\n- topics: [/a]\n", "needs a uri"),
+            ("output_bags:\n- uri: x\n", "selects no topic"),
+            (
+                "output_bags:\n- uri: x\n  topics: [/nope]\n",
+                "selects no topic",
+            ),
+            (
+                "output_bags:\n- uri: x\n  all_topics: true\n  compression_mode: sideways\n",
+                "sideways",
+            ),
+            ("output_bags:\n- uri: x\n  all_topics: 3\n", "true or false"),
+            (
+                "output_bags:\n- uri: x\n  all_topics: true\n  compression_threads_priority: 20\n",
+                "output_bags[0].compression_threads_priority: 20 is not a nice value",
+            ),
+            (
+                "output_bags:\n- uri: x\n  regex: \"(\"\n",
+                "output_bags[0].regex",
+            ),
+            ("bags: []\n", "output_bags"),
+        ] {
+            let Err(e) = options(yaml) else {
+                panic!("accepted: {yaml}")
+            };
+            let e = format!("{e:#}");
+            assert!(e.contains(expected), "{yaml}: {e}");
+        }
+    }
+}

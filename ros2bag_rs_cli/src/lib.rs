@@ -1,0 +1,142 @@
+//! # ros2bag_rs_cli
+//!
+//! The command line of rosbag2-rs. This library is the node front of the player and recorder,
+//! shared by the `player` and `recorder` nodes (package `rosbag2_rs_transport`, thin mains that
+//! call [`node_main`]) and by `ros2bag-rs play|burst|record` (this package's binary, which also
+//! has the other verbs, one module each): the flags of `ros2 bag play|burst|record` (built from shared
+//! flag groups, [`InputArgs`], [`TopicArgs`], [`WriterArgs`]), rosbag2's node parameters and
+//! the rest of `--ros-args` ([`split_ros_args`]), the processes' plumbing (logging as rclcpp
+//! prints it, keyboard controls, SIGINT/SIGTERM, a progress line) and the `run_*` functions that
+//! turn flags into the library's typed options and run the player or recorder on a ROS 2 node.
+
+mod args;
+mod keyboard;
+mod logging;
+mod play;
+mod record;
+mod ros_args;
+mod shutdown;
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+pub use args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs, WriterArgs};
+pub use logging::{init as init_logging, parse_level, UnknownLogLevel};
+pub use play::{parse_typestore, run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
+pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
+pub use ros_args::{read_params_file, split_ros_args, Param, ParamTable, RosArgs};
+pub use shutdown::shutdown_requested;
+
+use rosbag2_rs_transport_lib::Middleware;
+
+/// A node binary's command line: its flags, the rosbag2 node parameters it takes, and what it
+/// runs.
+pub trait NodeCommand: clap::Parser {
+    /// rosbag2's parameters of this node and the flags they stand for.
+    const PARAMETERS: ParamTable;
+    /// The `--log-level` given.
+    fn log_level(&self) -> log::LevelFilter;
+    /// The node name, for log lines.
+    fn node_name(&self) -> &str;
+    /// Runs the node in `namespace`.
+    fn run(self, namespace: &str) -> Result<()>;
+}
+
+/// The `player` binary: `ros2 bag play`'s flags.
+#[derive(clap::Parser)]
+#[command(
+    name = "player",
+    version,
+    about = "Play ROS 2 bags with time control (pause, rate, seek, /clock); services on /<node>/...",
+    args_override_self = true
+)]
+pub struct PlayerNode {
+    /// Log level: debug, info, warn, error or fatal (also trace, off).
+    #[arg(long, default_value = "info", value_parser = parse_level)]
+    log_level: log::LevelFilter,
+    #[command(flatten)]
+    play: PlayArgs,
+}
+
+impl NodeCommand for PlayerNode {
+    const PARAMETERS: ParamTable = PLAY_PARAMETERS;
+    fn log_level(&self) -> log::LevelFilter {
+        self.log_level
+    }
+    fn node_name(&self) -> &str {
+        &self.play.node_name
+    }
+    fn run(self, namespace: &str) -> Result<()> {
+        run_play(&self.play, namespace)
+    }
+}
+
+/// The `recorder` binary: `ros2 bag record`'s flags and the snapshot mode.
+#[derive(clap::Parser)]
+#[command(
+    name = "recorder",
+    version,
+    about = "Record ROS 2 topics to a bag, or buffer them for snapshots (rosbag2-rs)",
+    args_override_self = true
+)]
+pub struct RecorderNode {
+    /// Log level: debug, info, warn, error or fatal (also trace, off).
+    #[arg(long, default_value = "info", value_parser = parse_level)]
+    log_level: log::LevelFilter,
+    #[command(flatten)]
+    record: RecordArgs,
+}
+
+impl NodeCommand for RecorderNode {
+    const PARAMETERS: ParamTable = RECORD_PARAMETERS;
+    fn log_level(&self) -> log::LevelFilter {
+        self.log_level
+    }
+    fn node_name(&self) -> &str {
+        &self.record.node_name
+    }
+    fn run(self, namespace: &str) -> Result<()> {
+        run_record(self.record, namespace)
+    }
+}
+
+/// The whole `main` of a node binary: `--ros-args` (node name, namespace, remaps, parameters)
+/// turned into flags, the flags parsed, logging set up for the node, then the node run.
+pub fn node_main<C: NodeCommand>() -> ! {
+    let (own, ros) = split_ros_args(std::env::args());
+    let (argv, warnings) = ros
+        .command_line(own, &C::PARAMETERS)
+        .unwrap_or_else(|e| fail(e));
+    let command = C::parse_from(argv);
+    logging::init(command.log_level(), command.node_name());
+    warnings.iter().for_each(|w| log::warn!("{w}"));
+    match command.run(ros.namespace.as_deref().unwrap_or("/")) {
+        Ok(()) => std::process::exit(0),
+        Err(e) => fail(e),
+    }
+}
+
+/// Prints `error: ...` with the causes and exits with status 1; a closed pipe (`... | head`) is
+/// the reader's choice and exits 0 quietly.
+pub fn fail(e: anyhow::Error) -> ! {
+    let broken_pipe = e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: {e:#}");
+    std::process::exit(1);
+}
+
+/// The node of a command-line tool, on the middleware `RMW_IMPLEMENTATION` selects, configured
+/// from the ROS 2 environment variables. SIGINT and SIGTERM are caught from before the node
+/// exists: a signal that comes while the tool still sets up is queued for it, never the end of
+/// a process whose node is on the graph.
+pub fn ros_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
+    shutdown::shutdown_requested()?;
+    rosbag2_rs_transport_lib::create_node(name, namespace)
+        .with_context(|| format!("cannot create the ROS 2 node {name}"))
+}

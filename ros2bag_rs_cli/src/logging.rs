@@ -1,0 +1,121 @@
+//! Logging for the binaries: `--log-level` applies to rosbag2-rs itself. The DDS stack underneath
+//! is silent unless `--log-level` is debug or trace (its warnings are per-packet notes and its
+//! shutdown reports errors about entities it already dropped); rosbag2-rs logs the DDS failures
+//! that matter itself. `RUST_LOG` overrides all of this.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The crates whose messages `--log-level` controls.
+const OURS: &[&str] = &[
+    "rosbag2_rs_codec",
+    "rosbag2_rs_storage",
+    "rosbag2_rs_tools",
+    "rosbag2_rs_clock",
+    "rosbag2_rs_transport_lib",
+    "realsense_bag_rs",
+    "pf_timesync_rs",
+    "ros2bag_rs_cli",
+    "ros2bag_rs",
+    "player",
+    "recorder",
+];
+
+/// Parses `--log-level` as ROS 2 spells it (`debug`, `info`, `warn`, `error`, `fatal`, any case)
+/// plus `trace` and `off`; `fatal` shows errors only.
+pub fn parse_level(text: &str) -> Result<log::LevelFilter, UnknownLogLevel> {
+    match text.to_ascii_lowercase().as_str() {
+        "fatal" => Ok(log::LevelFilter::Error),
+        other => other.parse().map_err(|_| UnknownLogLevel(text.to_string())),
+    }
+}
+
+/// A `--log-level` that is none of the levels [`parse_level`] knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown log level '{0}' (debug, info, warn, error, fatal, trace or off)")]
+pub struct UnknownLogLevel(
+    /// The level as given.
+    pub String,
+);
+
+/// Set while a progress line is being redrawn on the terminal: log lines then clear it first.
+static PROGRESS_LINE: AtomicBool = AtomicBool::new(false);
+
+/// Tells the logger whether a progress line is on the terminal (see [`init`]).
+pub fn set_progress_line(active: bool) {
+    PROGRESS_LINE.store(active, Ordering::SeqCst);
+}
+
+/// One log line as rclcpp prints it: `[INFO] [1732480000.123456789] [rosbag2_player]: message`.
+fn format_line(level: log::Level, now: std::time::SystemTime, node: &str, message: &str) -> String {
+    let level = match level {
+        log::Level::Error => "ERROR",
+        log::Level::Warn => "WARN",
+        log::Level::Info => "INFO",
+        log::Level::Debug | log::Level::Trace => "DEBUG",
+    };
+    let since_epoch = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    format!(
+        "[{level}] [{}.{:09}] [{node}]: {message}",
+        since_epoch.as_secs(),
+        since_epoch.subsec_nanos()
+    )
+}
+
+/// Installs the logger for the node `node` (its name, as rclcpp shows it in every line); call
+/// once at the start of `main`.
+pub fn init(level: log::LevelFilter, node: &str) {
+    let mut builder = env_logger::Builder::new();
+    let others = if level >= log::LevelFilter::Debug {
+        log::LevelFilter::Warn
+    } else {
+        log::LevelFilter::Off
+    };
+    builder.filter_level(others);
+    for module in OURS {
+        builder.filter_module(module, level);
+    }
+    let node = node.trim_start_matches('/').to_string();
+    let clear = std::io::stderr().is_terminal();
+    builder.format(move |out, record| {
+        if clear && PROGRESS_LINE.load(Ordering::SeqCst) {
+            write!(out, "\r\x1b[K")?;
+        }
+        let line = format_line(
+            record.level(),
+            std::time::SystemTime::now(),
+            &node,
+            &record.args().to_string(),
+        );
+        writeln!(out, "{line}")
+    });
+    builder.parse_env("RUST_LOG").init();
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ros_level_names() {
+        use log::LevelFilter::*;
+        for (text, level) in [
+            ("fatal", Error),
+            ("WARN", Warn),
+            ("info", Info),
+            ("debug", Debug),
+        ] {
+            assert_eq!(super::parse_level(text), Ok(level));
+        }
+        assert!(super::parse_level("loud").is_err());
+    }
+
+    #[test]
+    fn lines_look_like_rclcpp() {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::new(1_700_000_000, 42);
+        assert_eq!(
+            super::format_line(log::Level::Warn, at, "rosbag2_player", "hello"),
+            "[WARN] [1700000000.000000042] [rosbag2_player]: hello"
+        );
+    }
+}

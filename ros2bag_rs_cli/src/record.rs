@@ -1,0 +1,431 @@
+//! The command line of the recorder, shared by the `recorder` binary and `ros2bag-rs record`:
+//! `ros2 bag record`'s flags, plus the snapshot mode. Logging is set up by the caller.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+
+use crate::args::{seconds, TopicArgs, WriterArgs};
+use crate::keyboard::{Key, KeyboardControls};
+use crate::ros_args::{Param, ParamTable};
+use rosbag2_rs_storage::Retention;
+use rosbag2_rs_transport_lib::{
+    load_qos_overrides, DropCause, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
+    SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
+    DEFAULT_SNAPSHOT_DURATION_NS,
+};
+
+/// `record`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RecordArgs {
+    /// Topics to record (same as --topics).
+    #[arg(value_name = "TOPIC")]
+    pub positional_topics: Vec<String>,
+    /// Topics to record by name and regular expression.
+    #[command(flatten)]
+    pub topics: TopicArgs,
+    /// Record all topics and all services' events (hidden and unpublished topics need their
+    /// own flags).
+    #[arg(short = 'a', long)]
+    pub all: bool,
+    /// Record all topics (hidden and unpublished ones need their own flags), no services.
+    #[arg(long)]
+    pub all_topics: bool,
+    /// Record the events of every service with introspection on (`<service>/_service_event`).
+    #[arg(long)]
+    pub all_services: bool,
+    /// Record the events of these services (`<service>/_service_event`).
+    #[arg(long, num_args = 1.., value_name = "SERVICE")]
+    pub services: Vec<String>,
+    /// Do not record the events of these services.
+    #[arg(long, num_args = 1.., value_name = "SERVICE")]
+    pub exclude_services: Vec<String>,
+    /// Do not record topics of these types (pkg/msg/Type).
+    #[arg(long, num_args = 1.., value_name = "TYPE")]
+    pub exclude_topic_types: Vec<String>,
+    /// Publish service events of the recorder's own services (off, metadata or contents).
+    #[arg(long, value_enum, default_value_t = ServiceIntrospection::Off)]
+    pub service_introspection: ServiceIntrospection,
+    /// Serialization format to record in: only `cdr`, what every ROS 2 middleware uses.
+    #[arg(short = 'f', long, default_value = "cdr", value_parser = ["cdr"])]
+    pub serialization_format: String,
+    /// Record topics of these types (pkg/msg/Type).
+    #[arg(long, num_args = 1..)]
+    pub topic_types: Vec<String>,
+    /// Also record hidden topics (a name token starting with `_`).
+    #[arg(long)]
+    pub include_hidden_topics: bool,
+    /// Also record topics that have no publisher (with the subscriptions' type).
+    #[arg(long)]
+    pub include_unpublished_topics: bool,
+    /// Leave out topics without a subscription (until one appears).
+    #[arg(long)]
+    pub ignore_leaf_topics: bool,
+    /// Only record topics present at the start.
+    #[arg(long)]
+    pub no_discovery: bool,
+    /// At the end, print each recorded type whose definition was found neither locally
+    /// (`AMENT_PREFIX_PATH`, bundled) nor from its publishers' nodes (`get_type_description`),
+    /// one per line on stdout: those topics were recorded with an empty definition.
+    #[arg(long)]
+    pub print_missing_definitions: bool,
+    /// How often to look for new topics, in milliseconds.
+    #[arg(short = 'p', long, default_value_t = 100)]
+    pub polling_interval: u64,
+    /// YAML file of QoS profiles to subscribe with, per topic.
+    #[arg(long)]
+    pub qos_profile_overrides_path: Option<PathBuf>,
+    /// Output bag directory (must not exist); default rosbag2_YYYY_MM_DD-HH_MM_SS. In snapshot
+    /// mode, the prefix of the snapshot bags.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// The bag's storage, compression and splitting.
+    #[command(flatten)]
+    pub writer: WriterArgs,
+    /// Bytes of messages the cache holds while the disk is busy; beyond it messages are dropped
+    /// and counted (0: no cache, as in rosbag2: each message is written before the next is
+    /// taken, none dropped).
+    #[arg(long, default_value_t = DEFAULT_MAX_CACHE_SIZE)]
+    pub max_cache_size: u64,
+    /// Start paused (resume with the `resume` service or the space bar).
+    #[arg(long)]
+    pub start_paused: bool,
+    /// Timestamps from /clock instead of the system clock.
+    #[arg(long)]
+    pub use_sim_time: bool,
+    /// Name of the recorder node (services are under /NODE_NAME/).
+    #[arg(long, default_value = "rosbag2_recorder")]
+    pub node_name: String,
+    /// Metadata to store in the bag, KEY=VALUE.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub custom_data: Vec<String>,
+    /// Do not read the keyboard (space pauses and resumes).
+    #[arg(long)]
+    pub disable_keyboard_controls: bool,
+    /// Snapshot mode: buffer messages in memory and write them only when the snapshot service
+    /// is called (and at shutdown).
+    #[arg(long, alias = "snapshot-mode")]
+    pub snapshot: bool,
+    /// Snapshot mode: bytes buffered per topic (non-positive: no limit by size).
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
+    pub max_buffer_size: Option<i64>,
+    /// Snapshot mode: seconds buffered, messages received before now minus this are dropped
+    /// on every topic (non-positive: no limit by duration). Default 10 when neither limit is
+    /// given.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    pub max_buffer_duration: Option<f64>,
+    /// Do not repeat the latest message of each transient-local topic at the start of every
+    /// split file (and in every snapshot).
+    #[arg(long)]
+    pub no_repeat_latched: bool,
+    /// Retention: keep at most N files (the one being written included), deleting the oldest
+    /// after each split (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_bag_files: u64,
+    /// Retention: keep at most this many bytes of closed files, deleting the oldest after each
+    /// split (0: no limit).
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub max_total_size: u64,
+    /// Retention: keep at most this many seconds of closed files (first to last message),
+    /// deleting the oldest after each split (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub max_total_duration: f64,
+    /// Stop cleanly (bag closed, readable) when the disk has less free space than this, after
+    /// deleting the oldest files under retention (0: no check).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MIN_FREE_SPACE)]
+    pub min_free_space: u64,
+}
+
+/// rosbag2's recorder node parameters (`ros2 launch` files for its composable recorder) and the
+/// flags they stand for.
+pub const RECORD_PARAMETERS: ParamTable = ParamTable {
+    node: "recorder",
+    params: &[
+        ("use_sim_time", Param::Switch("--use-sim-time")),
+        ("record.all_topics", Param::Switch("--all-topics")),
+        ("record.all_services", Param::Switch("--all-services")),
+        ("record.services", Param::List("--services")),
+        ("record.exclude_services", Param::List("--exclude-services")),
+        (
+            "record.exclude_topic_types",
+            Param::List("--exclude-topic-types"),
+        ),
+        (
+            "record.is_discovery_disabled",
+            Param::Switch("--no-discovery"),
+        ),
+        ("record.topics", Param::List("--topics")),
+        ("record.topic_types", Param::List("--topic-types")),
+        (
+            "record.topic_polling_interval",
+            Param::Milliseconds("--polling-interval"),
+        ),
+        ("record.regex", Param::Value("--regex")),
+        ("record.exclude_regex", Param::Value("--exclude-regex")),
+        ("record.exclude_topics", Param::List("--exclude-topics")),
+        (
+            "record.compression_format",
+            Param::Value("--compression-format"),
+        ),
+        (
+            "record.qos_profile_overrides_path",
+            Param::Value("--qos-profile-overrides-path"),
+        ),
+        (
+            "record.include_hidden_topics",
+            Param::Switch("--include-hidden-topics"),
+        ),
+        (
+            "record.include_unpublished_topics",
+            Param::Switch("--include-unpublished-topics"),
+        ),
+        ("record.start_paused", Param::Switch("--start-paused")),
+        (
+            "record.disable_keyboard_controls",
+            Param::Switch("--disable-keyboard-controls"),
+        ),
+        ("storage.uri", Param::Value("--output")),
+        ("storage.storage_id", Param::Value("--storage")),
+        (
+            "storage.max_bagfile_size",
+            Param::Positive("--max-bag-size"),
+        ),
+        (
+            "storage.max_bagfile_duration",
+            Param::Positive("--max-bag-duration"),
+        ),
+        ("storage.max_cache_size", Param::Value("--max-cache-size")),
+        (
+            "storage.storage_preset_profile",
+            Param::Value("--storage-preset-profile"),
+        ),
+        ("storage.snapshot_mode", Param::Switch("--snapshot")),
+        ("storage.custom_data", Param::List("--custom-data")),
+        ("record.rmw_serialization_format", Param::Unsupported),
+        ("record.node_prefix", Param::Unsupported),
+        (
+            "record.compression_mode",
+            Param::Value("--compression-mode"),
+        ),
+        (
+            "record.compression_queue_size",
+            Param::Value("--compression-queue-size"),
+        ),
+        (
+            "record.compression_threads",
+            Param::Value("--compression-threads"),
+        ),
+        (
+            "record.compression_threads_priority",
+            Param::Value("--compression-threads-priority"),
+        ),
+        (
+            "record.ignore_leaf_topics",
+            Param::Switch("--ignore-leaf-topics"),
+        ),
+        (
+            "storage.storage_config_uri",
+            Param::Value("--storage-config-file"),
+        ),
+        ("storage.start_time_ns", Param::Unsupported),
+        ("storage.end_time_ns", Param::Unsupported),
+    ],
+    node_name_flag: "--node-name",
+    remap_flag: None,
+};
+
+/// `rosbag2_YYYY_MM_DD-HH_MM_SS` in local time, as rosbag2 names bags.
+pub fn default_bag_name() -> PathBuf {
+    PathBuf::from(
+        chrono::Local::now()
+            .format("rosbag2_%Y_%m_%d-%H_%M_%S")
+            .to_string(),
+    )
+}
+
+impl RecordArgs {
+    /// The library options these arguments describe.
+    pub fn to_options(&self) -> Result<RecordOptions> {
+        let mut topics = self.positional_topics.clone();
+        topics.extend(self.topics.topics.iter().cloned());
+        let selection = TopicSelection {
+            all: self.all || self.all_topics,
+            all_services: self.all || self.all_services,
+            services: self.services.clone(),
+            exclude_services: self.exclude_services.clone(),
+            exclude_topic_types: self.exclude_topic_types.clone(),
+            topics,
+            regex: self.topics.regex.clone(),
+            exclude_regex: self.topics.exclude_regex.clone(),
+            exclude_topics: self.topics.exclude_topics.clone(),
+            topic_types: self.topic_types.clone(),
+            include_hidden_topics: self.include_hidden_topics,
+            include_unpublished_topics: self.include_unpublished_topics,
+            ignore_leaf_topics: self.ignore_leaf_topics,
+        };
+        let mut custom_data = BTreeMap::new();
+        for pair in &self.custom_data {
+            let Some((key, value)) = pair.split_once('=') else {
+                bail!("--custom-data expects KEY=VALUE, got '{pair}'");
+            };
+            custom_data.insert(key.to_string(), value.to_string());
+        }
+        let qos_overrides = match &self.qos_profile_overrides_path {
+            Some(path) => load_qos_overrides(path)?,
+            None => BTreeMap::new(),
+        };
+        let snapshot = if self.snapshot {
+            // rosbag2's snapshot design: a non-positive limit disables its axis.
+            let size = self.max_buffer_size.filter(|s| *s > 0);
+            let max_duration_ns = match (size, self.max_buffer_duration) {
+                (None, None) => DEFAULT_SNAPSHOT_DURATION_NS,
+                (_, Some(d)) if d.is_nan() => bail!("--max-buffer-duration: not a number"),
+                (_, Some(d)) if d > 0.0 => seconds(d, "--max-buffer-duration")?.as_nanos(),
+                _ => 0,
+            };
+            Some(SnapshotLimits {
+                max_bytes_per_topic: self.max_buffer_size.unwrap_or(0).max(0) as u64,
+                max_duration_ns,
+            })
+        } else {
+            if self.max_buffer_size.is_some() || self.max_buffer_duration.is_some() {
+                bail!("--max-buffer-size and --max-buffer-duration need --snapshot");
+            }
+            None
+        };
+        if snapshot.is_some()
+            && (self.writer.max_bag_size > 0 || self.writer.max_bag_duration > 0.0)
+        {
+            bail!("--max-bag-size and --max-bag-duration do not apply to snapshots");
+        }
+        let bag = self
+            .writer
+            .options(self.output.clone().unwrap_or_else(default_bag_name))?;
+        let options = RecordOptions {
+            uri: bag.uri,
+            storage: bag.storage,
+            compression: bag.compression,
+            max_bagfile_size: bag.max_bagfile_size,
+            max_bagfile_duration: bag.max_bagfile_duration,
+            max_cache_size: self.max_cache_size,
+            custom_data,
+            selection,
+            discovery: !self.no_discovery,
+            polling_interval: Duration::from_millis(self.polling_interval),
+            qos_overrides,
+            start_paused: self.start_paused,
+            use_sim_time: self.use_sim_time,
+            snapshot,
+            service_introspection: self.service_introspection,
+            repeat_latched: !self.no_repeat_latched,
+            retention: Retention {
+                max_files: self.max_bag_files,
+                max_total_size: self.max_total_size,
+                max_total_duration: if self.max_total_duration > 0.0 {
+                    seconds(self.max_total_duration, "--max-total-duration")?.as_nanos()
+                } else if self.max_total_duration == 0.0 {
+                    0
+                } else {
+                    bail!("--max-total-duration must not be negative")
+                },
+            },
+            min_free_space: self.min_free_space,
+        };
+        options.validate()?;
+        if options.snapshot.is_none() && options.uri.exists() {
+            bail!(
+                "output '{}' already exists: choose another name with -o",
+                options.uri.display()
+            );
+        }
+        Ok(options)
+    }
+}
+
+/// Records on the DDS graph, with the recorder node in `namespace`, until SIGINT/SIGTERM (or a
+/// writer failure), then closes the bag and prints the per-topic summary.
+pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
+    let options = args.to_options()?;
+    let shutdown = crate::shutdown::shutdown_requested()?;
+    let middleware = crate::ros_node(&args.node_name, namespace)?;
+    let snapshot_mode = options.snapshot.is_some();
+    let uri = options.uri.clone();
+    let recorder = Recorder::start(middleware, options)?;
+    let service_prefix = NodeIdentity::new(&args.node_name, namespace)
+        .map(|n| n.fully_qualified_name())
+        .unwrap_or_else(|_| args.node_name.clone());
+    if snapshot_mode {
+        eprintln!(
+            "buffering for snapshots {}_*: call {service_prefix}/snapshot to write one; Ctrl-C to stop",
+            uri.display()
+        );
+    } else {
+        eprintln!("recording to {}: Ctrl-C to stop", uri.display());
+    }
+    let keyboard = if args.disable_keyboard_controls {
+        None
+    } else {
+        let control = recorder.control();
+        KeyboardControls::spawn(move |key| {
+            if key == Key::Space {
+                if control.is_paused() {
+                    control.resume();
+                } else {
+                    control.pause();
+                }
+            }
+        })
+    };
+    if keyboard.is_some() {
+        eprintln!("press space to pause or resume");
+    }
+    loop {
+        crossbeam_channel::select! {
+            recv(shutdown) -> _ => break,
+            default(Duration::from_millis(200)) => {
+                if let Some(failure) = recorder.failure() {
+                    log::error!("stopping: {failure}");
+                    break;
+                }
+            }
+        }
+    }
+    drop(keyboard);
+    let summary = recorder.stop()?;
+    eprint!("{}", summary.to_text());
+    for snapshot in &summary.snapshots {
+        eprintln!("snapshot: {}", snapshot.display());
+    }
+    if let Some(bag) = &summary.bag {
+        eprintln!(
+            "recorded {} messages on {} topics to {}",
+            summary.written(),
+            summary.topics.len(),
+            bag.display()
+        );
+    }
+    if !summary.missing_definitions.is_empty() {
+        log::warn!(
+            "recorded without a definition (no local package, no answer from their nodes): {}",
+            summary.missing_definitions.join(", ")
+        );
+    }
+    if args.print_missing_definitions {
+        for type_name in &summary.missing_definitions {
+            println!("{type_name}");
+        }
+    }
+    if summary.dropped() > 0 {
+        let cause = summary.drop_cause.unwrap_or(DropCause::Disk);
+        log::warn!("{} messages were dropped: {cause}", summary.dropped());
+    }
+    anyhow::ensure!(
+        summary.failed_snapshots.is_empty(),
+        "{} snapshot(s) could not be written: {}",
+        summary.failed_snapshots.len(),
+        summary.failed_snapshots.join("; ")
+    );
+    Ok(())
+}

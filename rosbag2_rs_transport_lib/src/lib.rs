@@ -1,0 +1,68 @@
+//! # rosbag2_rs_transport_lib
+//!
+//! Everything of rosbag2-rs that talks to a ROS 2 graph:
+//!
+//! - **The middleware**: one narrow [`Middleware`] interface over serialized messages (publish,
+//!   subscribe, services, graph queries). Built in a sourced ROS 2 (`AMENT_PREFIX_PATH` naming
+//!   rcl), the rcl backend (`RclMiddleware`: rcl and the rmw the user's ROS 2 selects) is the
+//!   default. Otherwise `RMW_IMPLEMENTATION` picks a native backend, each on its middleware's own
+//!   library and needing no ROS 2 installation: Fast DDS (feature `fastdds`, the default where
+//!   built), Cyclone DDS ([`DdsMiddleware`]) and Zenoh as rmw_zenoh_cpp speaks it (feature
+//!   `zenoh`); [`Layer`] and [`create_node`] say which. A deterministic in-process backend
+//!   ([`InProcessBus`]) serves tests and benchmarks. Typed services ([`serve`], [`Client`]) sit
+//!   on top.
+//! - **The player** ([`Player`]): plays bags onto the graph under full time control (pause,
+//!   rate, seek, play-next, burst, `/clock`, sim time), with rosbag2's services. All time logic
+//!   is the [`PlayerClock`](rosbag2_rs_clock::PlayerClock)'s.
+//! - **The recorder** ([`Recorder`]): records the selected topics as they appear, through a
+//!   double-buffered cache that never makes a subscription wait on the disk, or keeps per-topic
+//!   ring buffers and writes them to a new bag on a trigger (snapshot mode).
+//!
+//! Both take typed option structs ([`PlayOptions`], [`RecordOptions`]). The `player` and
+//! `recorder` nodes (package `rosbag2_rs_transport`, where `ros2 run` finds them) and the
+//! `ros2bag-rs` command line (`ros2bag_rs_cli`, which also holds the nodes' flags, `--ros-args`
+//! and rosbag2's node parameters) are built on this library. With the `clap` feature the
+//! option enums a command line offers as choices derive `clap::ValueEnum`.
+
+mod clock_topic;
+mod clock_watch;
+mod error_chain;
+mod middleware;
+mod player;
+mod qos_overrides;
+mod recorder;
+mod type_description;
+
+pub use clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
+pub use middleware::cyclonedds::{
+    DdsConfig, DdsMiddleware, DiscoveryRange, NodeEntities, ParticipantEntities,
+};
+pub use middleware::error::{Result, TransportError};
+#[cfg(feature = "fastdds")]
+pub use middleware::fastdds::{FastDdsConfig, FastDdsMiddleware};
+pub use middleware::inprocess::{InProcessBus, InProcessNode};
+pub use middleware::names::NodeIdentity;
+#[cfg(rosbag2_rs_rcl)]
+pub use middleware::rcl::RclMiddleware;
+pub use middleware::select::{create_node, Layer, Rmw};
+pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
+/// The rmw_zenoh_cpp-compatible backend and the `rmw_zenohd`-like router.
+#[cfg(feature = "zenoh")]
+pub use middleware::zenoh;
+pub use middleware::{
+    EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
+    ReceivedMessage, RequestId, ServiceHandler, TopicInfo, MIN_RELIABLE_WRITER_DEPTH,
+};
+pub use player::{
+    adapt_to_recorded, MessageOrder, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,
+    PlayerError, ServiceRequestsSource, StopHandle,
+};
+pub use qos_overrides::load_qos_overrides;
+pub use recorder::{
+    adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, DropCause,
+    RecordOptions, RecordSummary, Recorder, RecorderControl, RecorderError, SnapshotLimits,
+    SnapshotTrigger, TopicCounters, TopicPlan, TopicSelection, TopicSummary,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
+    DROPPED_BEFORE_CLOCK_KEY, DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, MIN_SUBSCRIPTION_DEPTH,
+    SILENCES_KEY, WRITE_SPLIT_TOPIC,
+};

@@ -1,0 +1,140 @@
+//! The Zenoh backend against itself, through the crate's router configured as rmw_zenohd, in one
+//! private network namespace (one test: Zenoh's runtime threads are process-wide and stay in the
+//! namespace of the thread that started them). Interop with Python eclipse-zenoh peers in
+//! rmw_zenoh's format is tested in `tests/interop/test_zenoh_interop.py`.
+#![cfg(feature = "zenoh")]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{cdr, collector};
+use rosbag2_rs_interfaces::rosbag2_interfaces::srv::{IsPaused, IsPausedResponse};
+use rosbag2_rs_storage::qos::Durability;
+use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_transport_lib::zenoh::router::Router;
+use rosbag2_rs_transport_lib::zenoh::{Role, ZenohConfig, ZenohEnv, ZenohMiddleware};
+use rosbag2_rs_transport_lib::*;
+
+const HASH: &str = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
+
+fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn env() -> ZenohEnv {
+    ZenohEnv {
+        config_override: Some(
+            r#"connect/endpoints=["tcp/127.0.0.1:7447"];listen/endpoints=["tcp/127.0.0.1:0"]"#
+                .into(),
+        ),
+        ..ZenohEnv::default()
+    }
+}
+
+fn node(name: &str) -> ZenohMiddleware {
+    let n = ZenohMiddleware::with_config(
+        name,
+        "/",
+        ZenohConfig::from_vars(Role::Session, &env()).unwrap(),
+    )
+    .unwrap();
+    n.register_type_hash("std_msgs/msg/String", HASH);
+    n
+}
+
+#[test]
+fn zenoh_backend_end_to_end() {
+    common::enter_private_network();
+    let mut router = ZenohConfig::from_vars(Role::Router, &env()).unwrap();
+    router
+        .zenoh
+        .insert_json5("listen/endpoints", r#"["tcp/127.0.0.1:7447"]"#)
+        .unwrap();
+    let _router = Router::start(router).unwrap();
+    let talker = node("talker");
+    let listener = node("listener");
+
+    // Topics: bytes untouched, small and large; the graph lists both ends with type and QoS.
+    let (got, cb) = collector();
+    let _sub = listener
+        .create_subscription(
+            "/chatter",
+            "std_msgs/msg/String",
+            &QosProfile::default(),
+            cb,
+        )
+        .unwrap();
+    let qos = QosProfile {
+        depth: 7,
+        ..QosProfile::default()
+    };
+    let publisher = talker
+        .create_publisher("chatter", "std_msgs/msg/String", &qos)
+        .unwrap();
+    eventually("the subscription", || publisher.subscription_count() == 1);
+    let sent: Vec<_> = [vec![1u8; 3], vec![7u8; 3 << 20]]
+        .iter()
+        .map(|p| cdr(p))
+        .collect();
+    for m in &sent {
+        publisher.publish_at(m, 42).unwrap();
+    }
+    eventually("both messages", || got.lock().unwrap().len() == 2);
+    for (r, s) in got.lock().unwrap().iter().zip(&sent) {
+        assert_eq!(&r.data, s);
+        assert_eq!(r.send_timestamp, Some(42));
+    }
+    assert_eq!(listener.lost_messages("/chatter"), 0);
+    let topic = listener
+        .topics()
+        .into_iter()
+        .find(|t| t.name == "/chatter")
+        .unwrap();
+    let p = &topic.publishers[0];
+    assert_eq!(p.type_name, "std_msgs/msg/String");
+    assert_eq!(p.node.as_deref(), Some("/talker"));
+    assert_eq!(p.qos.depth, 7);
+    assert_eq!(p.type_hash.as_deref(), Some(HASH));
+
+    // Transient local: a late joiner gets the last `depth` samples from the publisher's cache.
+    let latched = QosProfile {
+        durability: Durability::TransientLocal,
+        depth: 2,
+        ..QosProfile::default()
+    };
+    let map = talker
+        .create_publisher("/map", "std_msgs/msg/String", &latched)
+        .unwrap();
+    for i in 0..4u8 {
+        map.publish(&cdr(&[i])).unwrap();
+    }
+    let (late, cb) = collector();
+    let _late = listener
+        .create_subscription("/map", "std_msgs/msg/String", &latched, cb)
+        .unwrap();
+    eventually("the cached samples", || late.lock().unwrap().len() == 2);
+    let data: Vec<_> = late
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| m.data.clone())
+        .collect();
+    assert_eq!(data, vec![cdr(&[2]), cdr(&[3])]);
+
+    // Services: a queryable in rmw_zenoh's mapping answers our client, which sees it on the graph.
+    let _service = serve::<IsPaused>(&listener, "/player/is_paused", |_| IsPausedResponse {
+        paused: true,
+    })
+    .unwrap();
+    let client = Client::<IsPaused>::new(&talker, "/player/is_paused").unwrap();
+    assert!(client.wait_for_service(Duration::from_secs(20)));
+    let response = client
+        .call(&Default::default(), Duration::from_secs(20))
+        .unwrap();
+    assert!(response.paused);
+}
