@@ -10,6 +10,7 @@
 //! turn flags into the library's typed options and run the player or recorder on a ROS 2 node.
 
 mod args;
+mod choice;
 mod keyboard;
 mod logging;
 mod play;

@@ -12,6 +12,7 @@ use rosbag2_rs_clock::Time;
 use rosbag2_rs_storage::{Bag, StorageConfig, StorageId};
 
 use crate::args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs};
+use crate::choice::choice;
 use crate::keyboard::{Key, KeyboardControls};
 use crate::ros_args::{Param, ParamTable};
 use crate::ros_node;
@@ -115,7 +116,7 @@ pub struct PlayArgs {
     pub exclude_services: Vec<String>,
     /// Order (and schedule) messages by the time they were received (recorded) or sent
     /// (published).
-    #[arg(long, value_enum, default_value_t = MessageOrder::Received)]
+    #[arg(long, value_parser = choice::<MessageOrder>(), default_value = "received")]
     pub message_order: MessageOrder,
     /// Update the progress line at this frequency in Hz (0: no progress line; negative: as
     /// often as possible, at most 100 Hz). Shown only when stdout is a terminal.
@@ -129,7 +130,7 @@ pub struct PlayArgs {
     )]
     pub progress_bar: f64,
     /// Publish service events of the player's own services (off, metadata or contents).
-    #[arg(long, value_enum, default_value_t = ServiceIntrospection::Off)]
+    #[arg(long, value_parser = choice::<ServiceIntrospection>(), default_value = "off")]
     pub service_introspection: ServiceIntrospection,
     /// Replay recorded service events as requests sent to their services, instead of
     /// publishing the events.
@@ -139,9 +140,9 @@ pub struct PlayArgs {
     /// (service_introspection) or those clients sent (client_introspection).
     #[arg(
         long,
-        value_enum,
+        value_parser = choice::<ServiceRequestsSource>(),
         ignore_case = true,
-        default_value_t = ServiceRequestsSource::ServiceIntrospection
+        default_value = "service_introspection"
     )]
     pub service_requests_source: ServiceRequestsSource,
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for bags

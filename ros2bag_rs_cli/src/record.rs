@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 
 use crate::args::{seconds, TopicArgs, WriterArgs};
+use crate::choice::choice;
 use crate::keyboard::{Key, KeyboardControls};
 use crate::ros_args::{Param, ParamTable};
 use rosbag2_rs_storage::Retention;
@@ -46,7 +47,7 @@ pub struct RecordArgs {
     #[arg(long, num_args = 1.., value_name = "TYPE")]
     pub exclude_topic_types: Vec<String>,
     /// Publish service events of the recorder's own services (off, metadata or contents).
-    #[arg(long, value_enum, default_value_t = ServiceIntrospection::Off)]
+    #[arg(long, value_parser = choice::<ServiceIntrospection>(), default_value = "off")]
     pub service_introspection: ServiceIntrospection,
     /// Serialization format to record in: only `cdr`, what every ROS 2 middleware uses.
     #[arg(short = 'f', long, default_value = "cdr", value_parser = ["cdr"])]

@@ -21,8 +21,7 @@
 //! Both take typed option structs ([`PlayOptions`], [`RecordOptions`]). The `player` and
 //! `recorder` nodes (package `rosbag2_rs_transport`, where `ros2 run` finds them) and the
 //! `ros2bag-rs` command line (`ros2bag_rs_cli`, which also holds the nodes' flags, `--ros-args`
-//! and rosbag2's node parameters) are built on this library. With the `clap` feature the
-//! option enums a command line offers as choices derive `clap::ValueEnum`.
+//! and rosbag2's node parameters) are built on this library.
 
 mod clock_topic;
 mod clock_watch;

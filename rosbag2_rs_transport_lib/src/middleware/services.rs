@@ -18,7 +18,6 @@ use crate::middleware::{Handle, Middleware, RawClient, RawPublisher, RequestId};
 /// publishes a `<pkg>/srv/<Name>_Event` on `<service>/_service_event` when it receives a request
 /// (`REQUEST_RECEIVED`) and when it sends the response (`RESPONSE_SENT`), and with what.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ServiceIntrospection {
     /// No events (rclcpp's default).
     #[default]

@@ -72,11 +72,6 @@ pub struct PlayOptions {
 
 /// Where the replayed service requests come from (`ros2 bag play --service-requests-source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(
-    feature = "clap",
-    derive(clap::ValueEnum),
-    value(rename_all = "snake_case")
-)]
 pub enum ServiceRequestsSource {
     /// Requests as servers received them (`REQUEST_RECEIVED` events).
     #[default]
@@ -97,7 +92,6 @@ impl ServiceRequestsSource {
 
 /// Which timestamp of the recorded messages playback follows (`ros2 bag play --message-order`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum MessageOrder {
     /// The receive (recording) time: the order of the bag.
     #[default]
