@@ -1,13 +1,14 @@
 //! Writes the seed corpora of the fuzz targets into `fuzz/seeds/<target>/` (committed; a few KB
 //! each): small files of every storage and compression written by this repository's writers,
-//! `metadata.yaml` and QoS texts, CDR payloads, definitions and `--where` expressions.
+//! `metadata.yaml` and QoS texts, CDR payloads, definitions, `--where` expressions and service
+//! messages.
 //!
 //! `cargo run --manifest-path fuzz/Cargo.toml --example make_seeds` (from the repository root).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rosbag2_rs_fuzz::DEFINITIONS;
+use rosbag2_rs_fuzz::{DEFINITIONS, WIRE_TYPES};
 use rosbag2_rs_codec::msg::TopicDecoder;
 use rosbag2_rs_storage::rosbag1;
 use rosbag2_rs_storage::storage::{ChunkCompression, StorageConfig, StorageId, WriterOptions};
@@ -184,6 +185,13 @@ fn main() {
     .enumerate()
     {
         std::fs::write(seeds("where_expr").join(format!("expr-{i}")), expr).unwrap();
+    }
+    // Each service message's default value, behind the byte that picks its type.
+    for (pick, wire) in WIRE_TYPES.iter().enumerate() {
+        let mut seed = vec![pick as u8];
+        seed.extend((wire.default_encoding)());
+        let name = wire.name.replace('/', "-");
+        std::fs::write(seeds("service_messages").join(name), seed).unwrap();
     }
 }
 

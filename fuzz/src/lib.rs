@@ -1,7 +1,15 @@
-//! What the fuzz targets share: running a file-based parser on the fuzzer's bytes, and the
-//! message definitions the codec targets decode against.
+//! What the fuzz targets share: running a file-based parser on the fuzzer's bytes, the message
+//! definitions the codec targets decode against, and the service messages the wire target
+//! decodes.
 
 use std::path::Path;
+
+use rosbag2_rs_interfaces::rosbag2_interfaces::msg::{ReadSplitEvent, WriteSplitEvent};
+use rosbag2_rs_interfaces::rosbag2_interfaces::srv as upstream;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv as ours;
+use rosbag2_rs_interfaces::service_msgs::ServiceEventInfo;
+use rosbag2_rs_interfaces::type_description_interfaces::srv::GetTypeDescription;
+use rosbag2_rs_interfaces::{from_cdr, to_cdr, MessageType, ServiceType};
 
 /// At most this many messages are read from one input (a valid file of many tiny messages
 /// would otherwise make one input slow, not wrong).
@@ -37,3 +45,52 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
         "uint8 INT8=1\nstring name\nuint32 offset\nuint8 datatype\nuint32 count\n",
     ),
 ];
+
+/// A message type the service target decodes: its name, the round trip the target runs on
+/// bytes, and its default value's encoding (a seed).
+pub struct WireType {
+    /// The ROS 2 type name.
+    pub name: &'static str,
+    /// Decodes the bytes; what decodes is encoded again, and that encoding must decode and
+    /// encode to the same bytes (values are compared through their encoding: a NaN rate is
+    /// not equal to itself).
+    pub round_trip: fn(&[u8]),
+    /// The encoding of the type's default value.
+    pub default_encoding: fn() -> Vec<u8>,
+}
+
+fn round_trip<T: MessageType>(bytes: &[u8]) {
+    if let Ok(value) = from_cdr::<T>(bytes) {
+        let bytes = to_cdr(&value);
+        let again = from_cdr::<T>(&bytes).expect("an encoded value decodes");
+        assert_eq!(to_cdr(&again), bytes, "{}", T::TYPE_NAME);
+    }
+}
+
+const fn wire<T: MessageType>() -> WireType {
+    WireType {
+        name: T::TYPE_NAME,
+        round_trip: round_trip::<T>,
+        default_encoding: || to_cdr(&T::default()),
+    }
+}
+
+macro_rules! services {
+    ($($service:ty),* $(; $($message:ty),*)?) => {
+        &[$(
+            wire::<<$service as ServiceType>::Request>(),
+            wire::<<$service as ServiceType>::Response>(),
+        )* $($(wire::<$message>(),)*)?]
+    };
+}
+
+/// Every request and response of the services the player and recorder serve or call
+/// (`rosbag2_interfaces`, ours, `type_description_interfaces`) and the messages they exchange.
+pub const WIRE_TYPES: &[WireType] = services!(
+    upstream::Burst, upstream::GetRate, upstream::IsPaused, upstream::Pause, upstream::Play,
+    upstream::PlayNext, upstream::Resume, upstream::Seek, upstream::SetRate, upstream::Snapshot,
+    upstream::SplitBagfile, upstream::Stop, upstream::TogglePaused, ours::SetMemory,
+    ours::SetDuration, ours::TriggerSnapshot, ours::ClearBuffer, ours::SetClockPublishFrequency,
+    GetTypeDescription;
+    WriteSplitEvent, ReadSplitEvent, ServiceEventInfo
+);
