@@ -1,19 +1,21 @@
 //! Writes the seed corpora of the fuzz targets into `fuzz/seeds/<target>/` (committed; a few KB
 //! each): small files of every storage and compression written by this repository's writers,
-//! `metadata.yaml` and QoS texts, CDR payloads, definitions, `--where` expressions and service
-//! messages.
+//! `metadata.yaml` and QoS texts, CDR payloads, definitions, `--where` expressions, service
+//! messages and what other nodes send on the graph.
 //!
 //! `cargo run --manifest-path fuzz/Cargo.toml --example make_seeds` (from the repository root).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rosbag2_rs_fuzz::{DEFINITIONS, WIRE_TYPES};
 use rosbag2_rs_codec::msg::TopicDecoder;
+use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_fuzz::{DEFINITIONS, WIRE_TYPES};
 use rosbag2_rs_storage::rosbag1;
 use rosbag2_rs_storage::storage::{ChunkCompression, StorageConfig, StorageId, WriterOptions};
-use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
+use rosbag2_rs_transport_lib::zenoh::attachment::Attachment;
+use rosbag2_rs_transport_lib::{NodeEntities, ParticipantEntities};
 
 fn seeds(target: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -192,6 +194,42 @@ fn main() {
         seed.extend((wire.default_encoding)());
         let name = wire.name.replace('/', "-");
         std::fs::write(seeds("service_messages").join(name), seed).unwrap();
+    }
+    graph_wire();
+}
+
+/// What other nodes send: a `ros_discovery_info` sample, rmw_zenoh attachments in both layouts,
+/// liveliness tokens as rmw_zenoh writes them, a QoS string and a DDS type name, each behind the
+/// byte that picks its parser in the `graph_wire` target.
+fn graph_wire() {
+    let info = ParticipantEntities {
+        gid: [1; 16],
+        nodes: vec![NodeEntities {
+            namespace: "/".into(),
+            name: "talker".into(),
+            readers: vec![[2; 16]],
+            writers: vec![[3; 16], [4; 16]],
+        }],
+    };
+    let attachment = Attachment {
+        sequence_number: 7,
+        source_timestamp: 1_700_000_000_000_000_000,
+        source_gid: [5; 16],
+    };
+    let hash = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
+    let seeds_of = [
+        (0, "discovery", info.encode()),
+        (1, "attachment", attachment.encode()),
+        (1, "attachment-jazzy", attachment.encode_jazzy()),
+        (2, "token-publisher", format!("@ros2_lv/2/8b20917502ee955ac4476e0266340d5c/0/10/MP/%/%/talker/%chatter/std_msgs::msg::dds_::String_/{hash}/::,7:,:,:,,").into_bytes()),
+        (2, "token-node", b"@ros2_lv/0/8b20917502ee955ac4476e0266340d5c/0/0/NN/%/%/talker".to_vec()),
+        (3, "qos", b"2:1:,10:,:,:,,".to_vec()),
+        (4, "dds-type", b"std_msgs::msg::dds_::String_".to_vec()),
+    ];
+    for (pick, name, bytes) in seeds_of {
+        let mut seed = vec![pick];
+        seed.extend(bytes);
+        std::fs::write(seeds("graph_wire").join(name), seed).unwrap();
     }
 }
 

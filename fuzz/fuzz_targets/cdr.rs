@@ -3,9 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rosbag2_rs_fuzz::DEFINITIONS;
 use rosbag2_rs_codec::msg::{decode_ros1, encode_cdr, Dialect, Registry, TopicDecoder};
 use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_fuzz::DEFINITIONS;
 
 fn definition(text: &str) -> MessageDefinition {
     MessageDefinition {

@@ -2,10 +2,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rosbag2_rs_fuzz::DEFINITIONS;
-use rosbag2_rs_tools::expr::{split_clause, Expr};
 use rosbag2_rs_codec::msg::TopicDecoder;
 use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_fuzz::DEFINITIONS;
+use rosbag2_rs_tools::expr::{split_clause, Expr};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -45,8 +45,8 @@ pub use middleware::names::NodeIdentity;
 pub use middleware::rcl::RclMiddleware;
 pub use middleware::select::{create_node, Layer, Rmw};
 pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
-/// The rmw_zenoh_cpp-compatible backend and the `rmw_zenohd`-like router.
-#[cfg(feature = "zenoh")]
+/// rmw_zenoh_cpp's wire formats; with the `zenoh` feature, the rmw_zenoh_cpp-compatible backend
+/// and the `rmw_zenohd`-like router.
 pub use middleware::zenoh;
 pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,

@@ -26,7 +26,6 @@ pub mod rcl;
 pub(crate) mod select;
 pub(crate) mod services;
 pub(crate) mod type_hashes;
-#[cfg(feature = "zenoh")]
 pub mod zenoh;
 
 use error::{Result, TransportError};
