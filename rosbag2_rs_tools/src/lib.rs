@@ -16,4 +16,4 @@ pub mod export;
 pub mod expr;
 
 pub use convert::{convert, convert_filtered, ConvertFilters, ConvertOptions};
-pub use doctor::{doctor, DoctorOptions, DoctorReport, Problem, ProblemKind};
+pub use doctor::{doctor, DoctorOptions, DoctorReport, Problem, ProblemKind, Severity};

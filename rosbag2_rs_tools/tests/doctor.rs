@@ -1,8 +1,9 @@
 //! `doctor` on clean bags of every storage (MCAP, SQLite3, ROS 1, file- and message-mode
 //! compressed) and on each kind of damage: flipped bytes in a chunk, a truncated file, an empty
 //! file, a file metadata.yaml lists that is missing, bad .db3 rows, a definition that does not
-//! match the payloads or does not parse, metadata.yaml counts that are wrong. `reindex_to`
-//! leaves its input untouched and its output doctors clean.
+//! match the payloads or does not parse, metadata.yaml counts that are wrong; damage apart from
+//! remarks, and each disagreement under the damage that explains it. `reindex_to` leaves its
+//! input untouched and its output doctors clean.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -88,14 +89,13 @@ fn check(bag: &Path) -> DoctorReport {
 }
 
 fn kinds(report: &DoctorReport) -> Vec<ProblemKind> {
-    report.problems.iter().map(|p| p.kind).collect()
+    report.all_problems().map(|p| p.kind).collect()
 }
 
 fn assert_problem(report: &DoctorReport, kind: ProblemKind, needle: &str) {
     assert!(
         report
-            .problems
-            .iter()
+            .all_problems()
             .any(|p| p.kind == kind && p.to_string().contains(needle)),
         "expected a {kind:?} problem containing '{needle}', got {:#?}",
         report.problems
@@ -156,6 +156,7 @@ fn bags_recorded_by_rosbag2_are_clean_and_decode_to_the_last_message() {
             &dir.join(name),
             &DoctorOptions {
                 samples_per_topic: usize::MAX,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -164,6 +165,136 @@ fn bags_recorded_by_rosbag2_are_clean_and_decode_to_the_last_message() {
         // Service events too: their `.srv` text is read as rosidl's messages.
         assert_eq!(report.decoded_messages, read, "{name}");
     }
+}
+
+/// rosbag2's own test bags with what rosbag2 wrote loosely or what no definition describes:
+/// intact data, so remarks only, each with its cause.
+#[test]
+fn rosbag2s_loose_bags_have_remarks_and_no_damage() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../rosbag2_rs_storage/tests/data/rosbag2");
+    for (name, messages, remarks) in [
+        (
+            "mcap_convert_a",
+            150,
+            &[
+                (ProblemKind::Time, "the file's index gives the time range"),
+                (
+                    ProblemKind::Definition,
+                    "test_msgs/msg/Empty: no definition",
+                ),
+                (ProblemKind::Crc, "no data section CRC stored"),
+            ][..],
+        ),
+        (
+            "mcap_wbag",
+            6074,
+            &[
+                (ProblemKind::Time, "metadata.yaml gives the time range"),
+                (
+                    ProblemKind::Crc,
+                    "decodes (5 files: wbag_0.mcap, wbag_1.mcap",
+                ),
+            ],
+        ),
+        (
+            "sqlite3_talker",
+            20,
+            &[
+                (
+                    ProblemKind::Definition,
+                    "unknown type 'rcl_interfaces/Parameter'",
+                ),
+                (ProblemKind::Payload, "rcl_interfaces/msg/Log"),
+            ],
+        ),
+        (
+            "sqlite3_convert_a",
+            150,
+            &[
+                (
+                    ProblemKind::Definition,
+                    "test_msgs/msg/Empty: no definition",
+                ),
+                (
+                    ProblemKind::Definition,
+                    "test_msgs/msg/BasicTypes: no definition",
+                ),
+            ],
+        ),
+    ] {
+        let report = check(&dir.join(name));
+        assert!(report.is_clean(), "{name}: {report:#?}");
+        let read: u64 = report.files.iter().map(|f| f.messages).sum();
+        assert_eq!(read, messages, "{name}");
+        let found: Vec<&Problem> = report.remarks().collect();
+        assert_eq!(found.len(), remarks.len(), "{name}: {report:#?}");
+        for (kind, needle) in remarks {
+            assert!(
+                found
+                    .iter()
+                    .any(|p| p.kind == *kind && p.to_string().contains(needle)),
+                "{name}: no {kind:?} remark with '{needle}': {report:#?}"
+            );
+        }
+    }
+}
+
+/// A Humble `sensor_msgs/msg/Range` (no `variance`, which Iron added) in a bag that stores no
+/// definition: the bundled (Jazzy) one does not decode it, and the remark names the typestore
+/// that does; with that typestore the bag decodes.
+#[test]
+fn a_payload_remark_names_the_typestore_that_decodes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let uri = dir.path().join("humble_range");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        storage: WriterOptions::parse("sqlite3", "", None).unwrap(),
+        ..Default::default()
+    })
+    .unwrap();
+    writer
+        .create_topic(&TopicMetadata::new("/range", "sensor_msgs/msg/Range"), None)
+        .unwrap();
+    let topic: Arc<str> = Arc::from("/range");
+    for i in 0..3i64 {
+        let mut cdr = vec![0, 1, 0, 0];
+        cdr.extend((i as i32).to_le_bytes()); // stamp.sec
+        cdr.extend(0u32.to_le_bytes()); // stamp.nanosec
+        cdr.extend(4u32.to_le_bytes()); // frame_id
+        cdr.extend(b"map\0");
+        cdr.extend([0, 0, 0, 0]); // radiation_type, then padding to 4
+        for value in [0.5f32, 0.1, 4.0, 1.5] {
+            cdr.extend(value.to_le_bytes()); // field_of_view, min, max, range
+        }
+        writer
+            .write(&SerializedMessage::new(topic.clone(), START + i, cdr))
+            .unwrap();
+    }
+    writer.close().unwrap();
+    let file = only_file(&uri, ".db3");
+    rusqlite::Connection::open(&file)
+        .unwrap()
+        .execute("DELETE FROM message_definitions", [])
+        .unwrap();
+    let report = check(&uri);
+    assert!(report.is_clean(), "{report:#?}");
+    let remark = report.remarks().next().expect("a payload remark");
+    assert_eq!(remark.kind, ProblemKind::Payload, "{report:#?}");
+    assert!(
+        remark.message.contains("`--typestore humble` decodes them"),
+        "{report:#?}"
+    );
+    let report = doctor(
+        &uri,
+        &DoctorOptions {
+            typestore: Some(rosbag2_rs_codec::Typestore::Humble),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(report.remarks().count(), 0, "{report:#?}");
+    assert_eq!(report.decoded_messages, 3);
 }
 
 #[test]
@@ -180,14 +311,46 @@ fn flipped_bytes_in_a_chunk_fail_the_crcs() {
     data[at + 3] ^= 0x20;
     std::fs::write(&file, &data).unwrap();
     let report = check(&bag);
-    assert_problem(&report, ProblemKind::Crc, "CRC");
-    assert_problem(&report, ProblemKind::Crc, "data section CRC mismatch");
-    // The skipped chunk's messages are missing against the index and the metadata.
-    assert!(kinds(&report).contains(&ProblemKind::Index), "{report:#?}");
+    // One cause: the chunk that fails its CRC and is skipped.
+    let damage: Vec<&Problem> = report.damage().collect();
+    assert_eq!(damage.len(), 1, "{report:#?}");
+    assert_eq!(damage[0].kind, ProblemKind::Crc);
+    assert!(damage[0].message.contains("skipped"), "{report:#?}");
+    // Its consequences under it: the data section's CRC, and the chunk's messages missing
+    // against the index and the metadata.
+    let consequences = &damage[0].consequences;
+    let has = |kind, needle: &str| {
+        consequences
+            .iter()
+            .any(|c| c.kind == kind && c.message.contains(needle))
+    };
     assert!(
-        kinds(&report).contains(&ProblemKind::Metadata),
+        has(ProblemKind::Crc, "data section CRC mismatch"),
         "{report:#?}"
     );
+    assert!(has(ProblemKind::Index, "reading gave"), "{report:#?}");
+    assert!(has(ProblemKind::Metadata, "in all"), "{report:#?}");
+    assert_eq!(report.remarks().count(), 0, "{report:#?}");
+    assert!(!report.is_clean());
+}
+
+#[test]
+fn disagreements_without_damage_are_causes_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(dir.path(), "mcap", CompressionOptions::default());
+    // A byte of a message outside any chunk's CRC: rewrite the data section CRC only.
+    let file = only_file(&bag, ".mcap");
+    let mut data = std::fs::read(&file).unwrap();
+    let len = data.len();
+    let summary_start = u64::from_le_bytes(data[len - 8 - 20..len - 8 - 12].try_into().unwrap());
+    let data_end = summary_start as usize - 13;
+    data[data_end + 9] ^= 0xff;
+    std::fs::write(&file, &data).unwrap();
+    let report = check(&bag);
+    let damage: Vec<&Problem> = report.damage().collect();
+    assert_eq!(damage.len(), 1, "{report:#?}");
+    assert!(damage[0].message.contains("data section CRC mismatch"));
+    assert!(damage[0].consequences.is_empty());
 }
 
 #[test]
@@ -309,6 +472,9 @@ fn definitions_that_do_not_match_or_parse_are_reported() {
     let report = check(&bag);
     assert_problem(&report, ProblemKind::Payload, "/thing");
     assert_eq!(kinds(&report), vec![ProblemKind::Payload], "{report:#?}");
+    // The data is intact: a remark, not damage.
+    assert!(report.is_clean(), "{report:#?}");
+    assert_eq!(report.remarks().count(), 1);
     conn.execute(
         "UPDATE message_definitions SET encoded_message_definition = 'int32 a\nfloat64\n' \
          WHERE topic_type = 'test_msgs/msg/Thing'",
@@ -352,6 +518,15 @@ fn metadata_counts_and_times_that_disagree_are_reported() {
     let report = check(&bag);
     assert_problem(&report, ProblemKind::Metadata, "counts 41 messages in all");
     assert_problem(&report, ProblemKind::Time, "time range");
+    // Nothing explains either: the wrong count is damage, the loose time range a remark.
+    assert_eq!(report.damage().count(), 1, "{report:#?}");
+    assert_eq!(report.remarks().count(), 1, "{report:#?}");
+    let mut metadata = BagMetadata::read_from_dir(&bag).unwrap();
+    metadata.message_count -= 1;
+    metadata.write_to_dir(&bag).unwrap();
+    let report = check(&bag);
+    assert!(report.is_clean(), "{report:#?}");
+    assert_eq!(report.remarks().next().unwrap().kind, ProblemKind::Time);
 }
 
 #[test]

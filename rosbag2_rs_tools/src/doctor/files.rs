@@ -96,13 +96,17 @@ pub(super) fn mcap_section_crcs(path: &Path, data: &[u8], problems: &mut Vec<Pro
     if stored != 0 {
         let actual = crc32fast::hash(&data[..data_end]);
         if actual != stored {
-            problems.push(Problem::file(
-                path,
-                ProblemKind::Crc,
-                format!(
-                    "data section CRC mismatch: stored {stored:#010x}, computed {actual:#010x}"
-                ),
-            ));
+            // Damage of its own, unless a chunk of the file fails too: that explains it.
+            problems.push(
+                Problem::file(
+                    path,
+                    ProblemKind::Crc,
+                    format!(
+                        "data section CRC mismatch: stored {stored:#010x}, computed {actual:#010x}"
+                    ),
+                )
+                .disagreement(),
+            );
         }
     }
     stored != 0
@@ -231,12 +235,13 @@ fn read_all(
 
 /// What the file's own index says, compared with what reading it gave.
 fn compare_index(reader: &dyn StorageReader, scan: &FileScan, problems: &mut Vec<Problem>) {
+    let mut found = Vec::new();
     let path = reader.path();
     for topic in reader.topics() {
         let name = &topic.topic_metadata.name;
         let read = scan.counts.get(name).copied().unwrap_or(0);
         if read != topic.message_count {
-            problems.push(Problem::topic(
+            found.push(Problem::topic(
                 path,
                 name,
                 ProblemKind::Index,
@@ -253,7 +258,7 @@ fn compare_index(reader: &dyn StorageReader, scan: &FileScan, problems: &mut Vec
             .iter()
             .any(|t| &t.topic_metadata.name == name)
         {
-            problems.push(Problem::topic(
+            found.push(Problem::topic(
                 path,
                 name,
                 ProblemKind::Index,
@@ -265,7 +270,7 @@ fn compare_index(reader: &dyn StorageReader, scan: &FileScan, problems: &mut Vec
     if let Some((first, last)) = scan.time_range {
         let indexed = (info.starting_time, info.starting_time + info.duration);
         if info.message_count > 0 && indexed != (first, last) {
-            problems.push(Problem::file(
+            found.push(Problem::file(
                 path,
                 ProblemKind::Time,
                 format!(
@@ -275,6 +280,7 @@ fn compare_index(reader: &dyn StorageReader, scan: &FileScan, problems: &mut Vec
             ));
         }
     }
+    problems.extend(found.into_iter().map(Problem::disagreement));
 }
 
 /// Opens and reads one storage file, with the checks its format allows. Returns the scan and
@@ -284,7 +290,6 @@ pub(super) fn check_file(
     message_compression: Option<CompressionFormat>,
     payloads: &mut PayloadCheck,
     problems: &mut Vec<Problem>,
-    notes: &mut Vec<String>,
 ) -> Option<(FileScan, Box<dyn StorageReader>)> {
     if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
         problems.push(Problem::file(path, ProblemKind::Unreadable, "empty file"));
@@ -302,11 +307,15 @@ pub(super) fn check_file(
         (false, Ok(rosbag2_rs_storage::StorageId::Mcap)) => {
             if let Ok((data, _watch)) = rosbag2_rs_storage::storage::mapped_file::map_path(path) {
                 if !mcap_section_crcs(path, &data, problems) {
-                    notes.push(format!(
-                        "{}: no data section CRC stored; a changed payload byte is found only \
-                         where chunk CRCs are stored or the payload no longer decodes",
-                        path.display()
-                    ));
+                    problems.push(
+                        Problem::file(
+                            path,
+                            ProblemKind::Crc,
+                            "no data section CRC stored: a changed payload byte is found only \
+                             where chunk CRCs are stored or the payload no longer decodes",
+                        )
+                        .remark(),
+                    );
                 }
             }
             let mut mcap = match McapReader::open(path, OpenMode::Strict) {

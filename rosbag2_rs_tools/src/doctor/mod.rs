@@ -15,6 +15,14 @@
 //!   of the stored definition, and the first messages of each topic decode with it (a
 //!   definition that does not match the payloads).
 //!
+//! What it finds is **damage** (something in the files is lost, broken or disagrees with an
+//! index: `reindex` or a re-recording is needed) or a **remark** (the data is intact, but a tool
+//! may stumble: no stored definition, a definition that does not decode the payloads, no data
+//! section CRC, a time range written loosely). A disagreement between an index or
+//! `metadata.yaml` and what reading gave is listed under the damage it follows from (a chunk
+//! that fails its CRC makes every count after it disagree), and stands on its own only when
+//! nothing explains it.
+//!
 //! It reuses the readers (strict mode) and the recovery scans of `reindex`; nothing is written.
 
 mod files;
@@ -24,6 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use rosbag2_rs_codec::Typestore;
 use rosbag2_rs_storage::compression::file_mode::uncompressed_name;
 use rosbag2_rs_storage::compression::{BagCompression, CompressionMode};
 use rosbag2_rs_storage::storage::StorageId;
@@ -51,6 +60,15 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
+    /// How a problem of this kind counts unless it says otherwise: definitions, payloads and
+    /// time ranges are remarks (nothing of the data is lost), the rest damage.
+    pub fn severity(self) -> Severity {
+        match self {
+            Self::Definition | Self::Payload | Self::Time => Severity::Remark,
+            Self::Unreadable | Self::Crc | Self::Index | Self::Metadata => Severity::Damage,
+        }
+    }
+
     /// The kind's name in reports (`crc`, `index`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -65,26 +83,56 @@ impl ProblemKind {
     }
 }
 
+/// Whether a problem is damage or a remark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Something in the files is lost, broken, or disagrees with an index (`doctor` exits 1).
+    Damage,
+    /// The data is intact, but a tool may stumble (`doctor` exits 0).
+    Remark,
+}
+
+impl Severity {
+    /// The severity's name in reports (`damage`, `remark`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Damage => "damage",
+            Self::Remark => "remark",
+        }
+    }
+}
+
 /// One problem found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// Its kind.
     pub kind: ProblemKind,
+    /// Damage or remark.
+    pub severity: Severity,
     /// The file it concerns, if one.
     pub file: Option<PathBuf>,
     /// The topic it concerns, if one.
     pub topic: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// A disagreement between what an index, `metadata.yaml` or a section CRC says and what
+    /// reading gave: a consequence of damage in the same file (any damage, for the bag's
+    /// totals) when there is some, a problem of its own otherwise.
+    pub disagreement: bool,
+    /// For damage: the disagreements it explains.
+    pub consequences: Vec<Problem>,
 }
 
 impl Problem {
     fn file(path: &Path, kind: ProblemKind, message: impl Into<String>) -> Self {
         Self {
             kind,
+            severity: kind.severity(),
             file: Some(path.to_path_buf()),
             topic: None,
             message: message.into(),
+            disagreement: false,
+            consequences: Vec::new(),
         }
     }
 
@@ -97,12 +145,54 @@ impl Problem {
 
     fn bag(kind: ProblemKind, topic: Option<&str>, message: impl Into<String>) -> Self {
         Self {
-            kind,
             file: None,
             topic: topic.map(str::to_string),
-            message: message.into(),
+            ..Self::file(Path::new(""), kind, message)
         }
     }
+
+    /// This problem as a remark.
+    fn remark(self) -> Self {
+        Self {
+            severity: Severity::Remark,
+            ..self
+        }
+    }
+
+    /// This problem as a disagreement between an index, `metadata.yaml` or a section CRC and
+    /// the data.
+    fn disagreement(self) -> Self {
+        Self {
+            disagreement: true,
+            ..self
+        }
+    }
+
+    /// Damage that explains disagreements: found in the files, not a disagreement itself.
+    fn is_cause(&self) -> bool {
+        self.severity == Severity::Damage && !self.disagreement
+    }
+}
+
+/// Puts each disagreement under the damage it follows from (found in the same file; any, for
+/// a disagreement about the whole bag), merges a remark made of several files into one, then
+/// lists damage before remarks.
+fn arrange(problems: Vec<Problem>) -> Vec<Problem> {
+    let (disagreements, found): (Vec<_>, Vec<_>) =
+        problems.into_iter().partition(|p| p.disagreement);
+    let mut arranged = merge_remarks(found);
+    for d in disagreements {
+        let same_file = arranged
+            .iter()
+            .position(|p| p.is_cause() && p.file.is_some() && p.file == d.file);
+        let any = || arranged.iter().position(Problem::is_cause);
+        match same_file.or_else(|| d.file.is_none().then(any).flatten()) {
+            Some(cause) => arranged[cause].consequences.push(d),
+            None => arranged.push(d),
+        }
+    }
+    arranged.sort_by_key(|p| p.severity);
+    arranged
 }
 
 impl fmt::Display for Problem {
@@ -140,30 +230,55 @@ pub struct DoctorReport {
     pub files: Vec<CheckedFile>,
     /// Messages decoded against their definitions.
     pub decoded_messages: u64,
-    /// The problems; empty for a clean bag.
+    /// The problems: damage first (each with the disagreements it explains), then remarks.
     pub problems: Vec<Problem>,
-    /// Remarks that are not problems (a definition taken from the bundled set, ...).
+    /// What the check assumed or could not do (a definition taken from the bundled set, ...).
     pub notes: Vec<String>,
 }
 
 impl DoctorReport {
-    /// True when no problem was found.
+    /// True when no damage was found (remarks may have been).
     pub fn is_clean(&self) -> bool {
-        self.problems.is_empty()
+        self.damage().next().is_none()
+    }
+
+    /// The damage found, each with the disagreements it explains.
+    pub fn damage(&self) -> impl Iterator<Item = &Problem> {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Damage)
+    }
+
+    /// The remarks.
+    pub fn remarks(&self) -> impl Iterator<Item = &Problem> {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Remark)
+    }
+
+    /// Every problem, consequences included.
+    pub fn all_problems(&self) -> impl Iterator<Item = &Problem> {
+        self.problems
+            .iter()
+            .flat_map(|p| std::iter::once(p).chain(&p.consequences))
     }
 }
 
-/// How thoroughly `doctor` decodes.
+/// How thoroughly `doctor` decodes, and with what.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DoctorOptions {
     /// Messages decoded per topic (from its first); `usize::MAX` decodes every message.
     pub samples_per_topic: usize,
+    /// The ROS 2 distribution whose definitions decode topics the bag stores none for (else
+    /// the bundled and installed ones).
+    pub typestore: Option<Typestore>,
 }
 
 impl Default for DoctorOptions {
     fn default() -> Self {
         Self {
             samples_per_topic: 5,
+            typestore: None,
         }
     }
 }
@@ -264,12 +379,55 @@ fn locate(bag: &Path, problems: &mut Vec<Problem>) -> Result<Located> {
     })
 }
 
+/// The same remark made of several files (no data section CRC in each file of a split bag) as
+/// one remark naming them.
+fn merge_remarks(problems: Vec<Problem>) -> Vec<Problem> {
+    let mut merged: Vec<(Problem, Vec<PathBuf>)> = Vec::new();
+    for p in problems {
+        let same = merged.iter_mut().find(|(q, _)| {
+            p.severity == Severity::Remark
+                && (q.severity, q.kind, &q.topic, &q.message)
+                    == (p.severity, p.kind, &p.topic, &p.message)
+        });
+        match same {
+            Some((_, files)) => files.extend(p.file),
+            None => {
+                let files = p.file.iter().cloned().collect();
+                merged.push((p, files));
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(p, files)| match files.len() {
+            0 | 1 => p,
+            n => {
+                let names: Vec<String> = files
+                    .iter()
+                    .map(|f| {
+                        f.file_name()
+                            .unwrap_or(f.as_os_str())
+                            .to_string_lossy()
+                            .into()
+                    })
+                    .collect();
+                Problem {
+                    file: None,
+                    message: format!("{} ({n} files: {})", p.message, names.join(", ")),
+                    ..p
+                }
+            }
+        })
+        .collect()
+}
+
 /// Compares `metadata.yaml` with what the files hold.
 fn check_metadata(
     metadata: &BagMetadata,
     scanned: &[(PathBuf, files::FileScan)],
     problems: &mut Vec<Problem>,
 ) {
+    let mut found = Vec::new();
     let name_of = |p: &Path| {
         p.file_name()
             .map(|n| uncompressed_name(&n.to_string_lossy()).to_string())
@@ -282,7 +440,7 @@ fn check_metadata(
         };
         let read: u64 = scan.counts.values().sum();
         if read != info.message_count {
-            problems.push(Problem::file(
+            found.push(Problem::file(
                 path,
                 ProblemKind::Metadata,
                 format!(
@@ -294,7 +452,7 @@ fn check_metadata(
         if let Some((first, last)) = scan.time_range {
             let listed = (info.starting_time, info.starting_time + info.duration);
             if listed != (first, last) {
-                problems.push(Problem::file(
+                found.push(Problem::file(
                     path,
                     ProblemKind::Time,
                     format!(
@@ -316,7 +474,7 @@ fn check_metadata(
         let name = topic.topic_metadata.name.as_str();
         let read = counts.get(name).copied().unwrap_or(0);
         if read != topic.message_count {
-            problems.push(Problem::bag(
+            found.push(Problem::bag(
                 ProblemKind::Metadata,
                 Some(name),
                 format!(
@@ -328,7 +486,7 @@ fn check_metadata(
     }
     for (name, n) in &counts {
         if metadata.topic(name).is_none() {
-            problems.push(Problem::bag(
+            found.push(Problem::bag(
                 ProblemKind::Metadata,
                 Some(name),
                 format!("{n} messages on a topic {METADATA_FILENAME} does not list"),
@@ -337,7 +495,7 @@ fn check_metadata(
     }
     let total: u64 = counts.values().sum();
     if total != metadata.message_count {
-        problems.push(Problem::bag(
+        found.push(Problem::bag(
             ProblemKind::Metadata,
             None,
             format!(
@@ -352,7 +510,7 @@ fn check_metadata(
         .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
     if let Some((first, last)) = range {
         if (metadata.starting_time, metadata.end_time()) != (first, last) {
-            problems.push(Problem::bag(
+            found.push(Problem::bag(
                 ProblemKind::Time,
                 None,
                 format!(
@@ -364,6 +522,7 @@ fn check_metadata(
             ));
         }
     }
+    problems.extend(found.into_iter().map(Problem::disagreement));
 }
 
 /// Checks `bag` (a bag directory or a single storage file) without changing it. An error is
@@ -381,15 +540,9 @@ pub fn doctor(bag: &Path, options: &DoctorOptions) -> Result<DoctorReport> {
         .map(|c| c.format);
     let mut scanned = Vec::new();
     let mut topics: Vec<(String, String)> = Vec::new();
-    let mut payloads = payloads::PayloadCheck::new(options.samples_per_topic);
+    let mut payloads = payloads::PayloadCheck::new(options.samples_per_topic, options.typestore);
     for path in &located.files {
-        let result = files::check_file(
-            path,
-            message_compression,
-            &mut payloads,
-            problems,
-            &mut report.notes,
-        );
+        let result = files::check_file(path, message_compression, &mut payloads, problems);
         let storage = StorageId::detect(path).ok();
         let Some((scan, reader)) = result else {
             report.files.push(CheckedFile {
@@ -425,6 +578,7 @@ pub fn doctor(bag: &Path, options: &DoctorOptions) -> Result<DoctorReport> {
         check_metadata(metadata, &scanned, problems);
     }
     report.decoded_messages = payloads.finish(&mut report.problems, &mut report.notes);
+    report.problems = arrange(std::mem::take(&mut report.problems));
     Ok(report)
 }
 
