@@ -123,3 +123,31 @@ fn cdr_sequence_count_reserves_only_what_decodes() {
     cdr.resize(8 + 4 * n, 0);
     assert!(decode_cdr(&reg, "t/msg/Names", &cdr).is_err());
 }
+
+/// A `.mcap.zstd` of a few KB that decompresses to 300 MiB (MCAP magic, then zeros): reading
+/// it decompressed the whole file into memory, growing past the allocator's limit ("out of
+/// memory" here; on a robot, memory taken until the kernel kills something). It now streams
+/// into a temporary file: every byte decompresses, and the open fails on what they are.
+#[test]
+fn a_file_mode_mcap_that_decompresses_to_hundreds_of_megabytes_streams_to_disk() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb_0.mcap.zstd");
+    let mut encoder =
+        zstd::stream::Encoder::new(std::fs::File::create(&path).unwrap(), 19).unwrap();
+    encoder.write_all(mcap::MAGIC).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..300 {
+        encoder.write_all(&zeros).unwrap();
+    }
+    encoder.finish().unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() < 64 << 10);
+    let result =
+        rosbag2_rs_storage::compression::file_mode::open_compressed(&path, OpenMode::Strict);
+    // Decompressed in full (past the limit), then found to be no MCAP file.
+    let error = result
+        .err()
+        .expect("300 MiB of zeros are no MCAP file")
+        .to_string();
+    assert!(error.contains("truncated MCAP file"), "{error}");
+}

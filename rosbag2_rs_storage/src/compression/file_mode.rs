@@ -1,9 +1,12 @@
 //! File mode: storage files compressed as a whole (`bag_0.mcap.zstd`, `bag_0.db3.zstd`).
 //!
-//! Reading: an MCAP file is decompressed into memory and read from there (no file is written).
-//! SQLite can only open a file, so a `.db3` is decompressed into a temporary file in the
-//! system's temporary directory (`TMPDIR`), removed when the reader is dropped; the bag
-//! directory is never written to, so read-only bags open too.
+//! Reading: the file is decompressed as a stream into a temporary file in the system's
+//! temporary directory (`TMPDIR`), so memory does not grow with what it decompresses to (a
+//! small file that claims or expands to gigabytes costs disk, and an error when the disk is
+//! full, never the process). An MCAP file is then memory-mapped from an unnamed temporary file
+//! (gone when the reader is dropped); SQLite can only open a file by name, so a `.db3` goes to
+//! a named one, removed when the reader is dropped. The bag directory is never written to, so
+//! read-only bags open too.
 //!
 //! Writing: [`FileCompressor`] compresses closed storage files on background threads (into a
 //! `.tmp` file renamed when complete); the uncompressed file is removed only once the bag's
@@ -19,6 +22,7 @@ use std::thread::JoinHandle;
 use super::{set_thread_priority, zstd, AdaptedReader, CompressionFormat, ReaderAdapter};
 use crate::error::{Result, StorageError};
 use crate::metadata::FileInformation;
+use crate::storage::mapped_file;
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::sqlite_reader::SqliteReader;
 use crate::storage::{OpenMode, StorageId, StorageReader};
@@ -75,17 +79,16 @@ fn decompress_error(path: &Path, source: std::io::Error) -> StorageError {
 pub fn open_compressed(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>> {
     match detect_inner_storage(path)? {
         StorageId::Mcap => {
-            let data = zstd::decompress_file(path).map_err(|e| decompress_error(path, e))?;
+            let temp_dir = std::env::temp_dir();
+            let mut temp = tempfile::tempfile().map_err(|e| StorageError::io(&temp_dir, e))?;
+            let written = zstd::decompress_file_into(path, &mut temp)
+                .map_err(|e| decompress_error(path, e))?;
             log::debug!(
-                "{}: decompressed {} bytes into memory",
-                path.display(),
-                data.len()
+                "{}: decompressed {written} bytes into a temporary file",
+                path.display()
             );
-            Ok(Box::new(McapReader::from_bytes(
-                path,
-                bytes::Bytes::from(data),
-                mode,
-            )?))
+            let mapped = mapped_file::map(&temp).map_err(|e| StorageError::io(&temp_dir, e))?;
+            Ok(Box::new(McapReader::from_mapping(path, mapped, mode)?))
         }
         StorageId::Sqlite3 => {
             let mut temp = tempfile::Builder::new()

@@ -86,16 +86,6 @@ pub fn compress_file(source: &Path, target: &Path) -> io::Result<()> {
     output.sync_all()
 }
 
-/// Decompresses the whole file `source` into memory.
-pub fn decompress_file(source: &Path) -> io::Result<Vec<u8>> {
-    let file = File::open(source)?;
-    let hint = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut decoder = zstd::stream::Decoder::new(file)?;
-    let mut out = Vec::with_capacity((hint as usize).saturating_mul(3));
-    decoder.read_to_end(&mut out)?;
-    Ok(out)
-}
-
 /// Decompresses the file `source` into `target`.
 pub fn decompress_file_into(source: &Path, target: &mut impl Write) -> io::Result<u64> {
     let mut decoder = zstd::stream::Decoder::new(File::open(source)?)?;

@@ -154,10 +154,19 @@ impl McapReader {
         Self::from_data(path, data, watch, mode)
     }
 
-    /// Reads an MCAP file held in memory (a decompressed `.mcap.zstd`); `path` names it in
-    /// errors and as the reader's file.
+    /// Reads an MCAP file held in memory; `path` names it in errors and as the reader's file.
     pub fn from_bytes(path: &Path, data: Bytes, mode: OpenMode) -> Result<Self> {
         Self::from_data(path, data, Watch::NONE, mode)
+    }
+
+    /// Reads an MCAP file mapped by [`mapped_file::map`] (a decompressed `.mcap.zstd`); `path`
+    /// names it in errors and as the reader's file.
+    pub fn from_mapping(
+        path: &Path,
+        (data, watch): (Bytes, Watch),
+        mode: OpenMode,
+    ) -> Result<Self> {
+        Self::from_data(path, data, watch, mode)
     }
 
     fn from_data(path: &Path, data: Bytes, watch: Watch, mode: OpenMode) -> Result<Self> {
