@@ -126,10 +126,22 @@ step "fuzz targets (20 s each)"
 FUZZ_TARGET_DIR=$CARGO_TARGET_DIR/fuzz CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR/fuzz tools/fuzz.sh
 prune "$CARGO_TARGET_DIR/fuzz"
 
-# The rcl backend: player and recorder built in the sourced Jazzy (the build script finds rcl and
-# makes it the default), against rclpy on ROS 2's default middleware, in a private network namespace.
+# ROS 2 Kilted from PyPI's wheels: rclpy and Fast DDS 3.2, with its colcon-built interfaces, for
+# the rcl backend's second distribution below and the Fast DDS 3 step after it.
+step "ROS 2 Kilted venv (rclpy, rmw_fastrtps_cpp, Fast DDS 3; colcon-built interfaces)"
+kilted=$root/.venv-kilted
+if [ ! -x "$kilted/bin/python" ]; then python3 -m venv "$kilted"; fi
+"$kilted/bin/pip" install -q --disable-pip-version-check -r tests/requirements-ros2-kilted.txt -r tests/requirements-ros2-kilted-build.txt
+test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws"
+
+# The rcl backend: player and recorder built by colcon in a sourced Jazzy, then in a sourced Kilted
+# (the build script finds rcl and makes it the default), against rclpy on ROS 2's default
+# middleware, in a private network namespace. Both share the intermediate artifacts of the
+# release build above: only the crates that see rcl are built again.
 step "rcl backend (sourced ROS 2 Jazzy): interop with rclpy in a private network namespace"
 tools/test_rcl.sh "$ros2"
+step "rcl backend (sourced ROS 2 Kilted): interop with rclpy in a private network namespace"
+CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted tools/test_rcl.sh "$kilted"
 # No later step uses the builds of the default target directory.
 prune "$CARGO_TARGET_DIR/debug"
 prune "$CARGO_TARGET_DIR/release"
@@ -144,10 +156,6 @@ links() { local pattern=$1; shift; for f in "$@"; do ldd "$f" | grep "$pattern" 
 dds_test_exe() { cargo test -q "$@" --test dds --no-run --message-format=json | grep -o '"executable":"[^"]*dds-[^"]*"' | cut -d'"' -f4; }
 
 step "Fast DDS 3 (ROS 2 Kilted venv): Rust DDS suite, and interop with Kilted's rclpy in a private network namespace"
-kilted=$root/.venv-kilted
-if [ ! -x "$kilted/bin/python" ]; then python3 -m venv "$kilted"; fi
-"$kilted/bin/pip" install -q --disable-pip-version-check -r tests/requirements-ros2-kilted.txt -r tests/requirements-ros2-kilted-build.txt
-test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws"
 (
   export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted ROSBAG2_RS_FASTDDS_PREFIX=$kilted
   export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's workspace path in a sourced ROS 2, and the rcl backend it gives: `colcon build` of
-# this repository in the Jazzy of PyPI's wheels (the venv tools/test.sh installs, with
+# this repository in the Jazzy (or Kilted) of PyPI's wheels (the venv tools/test.sh installs, with
 # rosbag2_interfaces built into its ws/ by tools/build_ros2_interfaces.sh) builds every package,
 # rosbag2_rs_interfaces included, in release mode (each package's colcon.pkg); the build script finds rcl, so the
 # installed `player` and `recorder` use the rcl backend by default. The interop tests
@@ -24,6 +24,10 @@ export AMENT_PREFIX_PATH="$ros2/ws:$ros2" CMAKE_PREFIX_PATH="$ros2/ws:$ros2"
 export LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib" PATH="$ros2/bin:$PATH"
 export PYTHONPATH=$(echo "$ros2"/ws/lib/python3*/site-packages)
 unset RMW_IMPLEMENTATION
+# The distribution, as a setup script sets it: from the names of the venv's wheels (ros-kilted-...).
+ROS_DISTRO=$("$ros2/bin/python" -m pip list 2>/dev/null | sed -n 's/^ros-\([a-z]*\)-rclpy .*/\1/p')
+export ROS_DISTRO
+test -n "$ROS_DISTRO" || { echo "no ros-<distro>-rclpy wheel in $ros2"; exit 1; }
 
 ws=$(mktemp -d)
 trap 'rm -rf "$ws"' EXIT

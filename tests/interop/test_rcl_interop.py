@@ -1,5 +1,5 @@
 """Our binaries on the rcl backend against real ROS 2: our `player` and `recorder` as `colcon build`
-installs them in a sourced ROS 2 Jazzy (PyPI's wheels: the build script finds rcl and compiles the
+installs them in a sourced ROS 2 Jazzy or Kilted (PyPI's wheels: the build script finds rcl and compiles the
 rcl backend, the default of such a build), talking through rcl and ROS 2's default rmw
 (rmw_fastrtps_cpp, RMW_IMPLEMENTATION unset) to rclpy nodes, with rosbag2_interfaces built by colcon
 (tools/build_ros2_interfaces.sh).
@@ -29,7 +29,8 @@ from conftest import binary  # noqa: E402
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
-START_LINE = 'middleware: rcl (rmw_fastrtps_cpp, jazzy)'
+# The distribution the sourced environment names (tools/test_rcl.sh sets it as a setup script does).
+START_LINE = f"middleware: rcl (rmw_fastrtps_cpp, {os.environ.get('ROS_DISTRO', 'jazzy')})"
 TIMEOUT = 20.0
 
 

@@ -2,7 +2,7 @@
 //! becomes the message's `Bytes` as it is (no copy), with the message info's source and
 //! received timestamps.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -23,6 +23,8 @@ pub(crate) struct Subscription {
     handle: *mut sys::rcl_subscription_t,
     topic: String,
     callback: Mutex<MessageCallback>,
+    /// The receive time given to the last message taken (see [`Self::take_all`]).
+    last_recv: AtomicI64,
     _type_support: MessageType,
     node: Arc<NodeHandle>,
 }
@@ -63,6 +65,7 @@ impl Subscription {
                 handle,
                 topic: topic.to_string(),
                 callback: Mutex::new(callback),
+                last_recv: AtomicI64::new(i64::MIN),
                 _type_support: type_support,
                 node,
             })
@@ -74,7 +77,8 @@ impl Subscription {
     }
 
     /// Takes every message waiting and hands each to the callback, until the subscription is
-    /// removed.
+    /// removed. Each message's receive time is the rmw's (else now), made later than the
+    /// previous message's when it is not.
     pub fn take_all(&self, removed: &AtomicBool) {
         while !removed.load(Ordering::Acquire) {
             let mut buffer = match SerializedBuffer::new(INITIAL_CAPACITY) {
@@ -106,11 +110,18 @@ impl Subscription {
                     return;
                 }
             }
-            let recv_timestamp = if info.received_timestamp > 0 {
+            let received = if info.received_timestamp > 0 {
                 info.received_timestamp
             } else {
                 super::now_nanos()
             };
+            // Fast DDS 3 stamps a fragmented sample with its first fragment's arrival: a sample
+            // whose fragments were sent again can carry an earlier time than the one delivered
+            // before it. Receive times are kept increasing, so that a bag's time order is the
+            // order the reader delivered (a reliable reader's order is the writer's).
+            let recv_timestamp =
+                received.max(self.last_recv.load(Ordering::Relaxed).saturating_add(1));
+            self.last_recv.store(recv_timestamp, Ordering::Relaxed);
             let message = ReceivedMessage {
                 data: Bytes::from_owner(buffer),
                 recv_timestamp,
