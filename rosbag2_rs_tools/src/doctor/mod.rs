@@ -92,16 +92,6 @@ pub enum Severity {
     Remark,
 }
 
-impl Severity {
-    /// The severity's name in reports (`damage`, `remark`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Damage => "damage",
-            Self::Remark => "remark",
-        }
-    }
-}
-
 /// One problem found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
