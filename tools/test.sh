@@ -58,6 +58,9 @@ if [ ! -x "$ros2/bin/python" ]; then python3 -m venv "$ros2"; fi
 test -d "$ros2/ws/lib" || tools/build_ros2_interfaces.sh "$ros2" "$ros2/ws"
 # The backend links the Fast DDS of the ROS 2 it talks to: shared memory does not mix versions.
 export ROSBAG2_RS_FASTDDS_PREFIX=$ros2
+# Every .idl rosidl generated there is checked against its .msg and recorded type hashes
+# (rosbag2_rs_codec's `idl` test).
+export ROS2_SHARE=$ros2/share:$ros2/ws/share
 features=(--features rosbag2_rs_transport/fastdds,ros2bag_rs_cli/fastdds)
 
 step "cargo tools"

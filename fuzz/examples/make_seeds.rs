@@ -3,7 +3,8 @@
 //! `metadata.yaml` and QoS texts, CDR payloads, definitions, `--where` expressions, service
 //! messages and what other nodes send on the graph.
 //!
-//! `cargo run --manifest-path fuzz/Cargo.toml --example make_seeds` (from the repository root).
+//! `cargo run --manifest-path fuzz/Cargo.toml --example make_seeds [target...]` (from the
+//! repository root): the seeds of the targets named, or of all.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -62,7 +63,22 @@ fn storage_file(uri: &Path) -> PathBuf {
 }
 
 fn copy(from: &Path, target: &str, name: &str) {
-    std::fs::copy(from, seeds(target).join(name)).unwrap();
+    if wanted(target) {
+        std::fs::copy(from, seeds(target).join(name)).unwrap();
+    }
+}
+
+/// Whether `target`'s seeds are written: those named on the command line, or all.
+fn wanted(target: &str) -> bool {
+    let named: Vec<String> = std::env::args().skip(1).collect();
+    named.is_empty() || named.iter().any(|n| n == target)
+}
+
+/// Writes one seed of `target`, if it is wanted.
+fn write_seed(target: &str, name: impl AsRef<Path>, data: impl AsRef<[u8]>) {
+    if wanted(target) {
+        std::fs::write(seeds(target).join(name), data).unwrap();
+    }
 }
 
 fn main() {
@@ -142,16 +158,16 @@ fn main() {
     }
     realsense(tmp);
     // QoS profiles and overrides.
-    std::fs::write(
-        seeds("qos_yaml").join("profiles"),
+    write_seed(
+        "qos_yaml",
+        "profiles",
         "- history: 3\n  depth: 0\n  reliability: 1\n  durability: 2\n  deadline:\n    sec: 2147483647\n    nsec: 4294967295\n  lifespan:\n    sec: 1\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 5\n  avoid_ros_namespace_conventions: false\n",
-    )
-    .unwrap();
-    std::fs::write(
-        seeds("qos_yaml").join("overrides"),
+    );
+    write_seed(
+        "qos_yaml",
+        "overrides",
         "/chatter:\n  reliability: best_effort\n  durability: transient_local\n  history: keep_last\n  depth: 10\nscan:\n  deadline:\n    sec: 1\n    nsec: 0\n",
-    )
-    .unwrap();
+    );
     // CDR payloads: the first byte picks the definition.
     for (i, (type_name, text)) in DEFINITIONS.iter().enumerate() {
         let decoder = TopicDecoder::new(type_name, &ros2msg(text)).unwrap();
@@ -165,19 +181,20 @@ fn main() {
         .unwrap();
         let mut seed = vec![i as u8];
         seed.extend(bytes);
-        std::fs::write(seeds("cdr").join(format!("default-{i}")), seed).unwrap();
-        std::fs::write(seeds("msg_definition").join(format!("def-{i}")), text).unwrap();
+        write_seed("cdr", format!("default-{i}"), seed);
+        write_seed("msg_definition", format!("def-{i}"), text);
     }
-    std::fs::write(
-        seeds("msg_definition").join("srv"),
+    write_seed(
+        "msg_definition",
+        "srv",
         "int64 a\nint64 b\nstring<=10 s\n---\nint64 sum\nfloat64[3] v\n",
-    )
-    .unwrap();
-    std::fs::write(
-        seeds("msg_definition").join("ros1-header"),
+    );
+    write_seed(
+        "msg_definition",
+        "ros1-header",
         "Header header\ntime t\nduration d\nstring CONST=unquoted text\nuint8[] data\n",
-    )
-    .unwrap();
+    );
+    idl_definitions();
     for (i, expr) in [
         "i32 > 3 and s == \"x\"",
         "not (inner.values[2] <= -1.5e3) or bs != 'a'",
@@ -186,14 +203,14 @@ fn main() {
     .iter()
     .enumerate()
     {
-        std::fs::write(seeds("where_expr").join(format!("expr-{i}")), expr).unwrap();
+        write_seed("where_expr", format!("expr-{i}"), expr);
     }
     // Each service message's default value, behind the byte that picks its type.
     for (pick, wire) in WIRE_TYPES.iter().enumerate() {
         let mut seed = vec![pick as u8];
         seed.extend((wire.default_encoding)());
         let name = wire.name.replace('/', "-");
-        std::fs::write(seeds("service_messages").join(name), seed).unwrap();
+        write_seed("service_messages", name, seed);
     }
     graph_wire();
 }
@@ -229,7 +246,7 @@ fn graph_wire() {
     for (pick, name, bytes) in seeds_of {
         let mut seed = vec![pick];
         seed.extend(bytes);
-        std::fs::write(seeds("graph_wire").join(name), seed).unwrap();
+        write_seed("graph_wire", name, seed);
     }
 }
 
@@ -240,6 +257,66 @@ fn ros2msg(text: &str) -> MessageDefinition {
         encoded_message_definition: text.into(),
         type_description_hash: String::new(),
     }
+}
+
+/// `ros2idl` seeds of the `msg_definition` target: rosidl_adapter's IDL (from the codec's golden
+/// set), a hand-written IDL of every spelling, the layout rosbag2 stores (a separator and `IDL:`
+/// line before each file) for the target's root type with a dependency, and a service's
+/// definition mixing `SRV:`, `MSG:` and `IDL:` sections.
+fn idl_definitions() {
+    const SEPARATOR: &str =
+        "================================================================================";
+    write_seed(
+        "msg_definition",
+        "idl-rosidl-adapter",
+        include_str!("../../rosbag2_rs_codec/tests/data/idl/idl_golden/msg/Everything.idl"),
+    );
+    write_seed(
+        "msg_definition",
+        "idl-spellings",
+        include_str!("../../rosbag2_rs_codec/tests/data/idl/idl_golden/msg/Spellings.idl"),
+    );
+    let root = r#"#include "fuzz_msgs/msg/Inner.idl"
+
+module fuzz_msgs {
+  module msg {
+    typedef fuzz_msgs::msg::Inner fuzz_msgs__msg__Inner;
+    typedef fuzz_msgs__msg__Inner fuzz_msgs__msg__Inner__2[2];
+    module Root_Constants {
+      const string NAME = "root";
+    };
+    struct Root {
+      string<8> name;
+      fuzz_msgs__msg__Inner__2 pair;
+      sequence<fuzz_msgs::msg::Inner> all;
+    };
+  };
+};
+"#;
+    let inner = r#"module fuzz_msgs {
+  module msg {
+    struct Inner {
+      @default (value="(1.0, 2.0)")
+      sequence<double, 2> values;
+    };
+  };
+};
+"#;
+    write_seed(
+        "msg_definition",
+        "idl-rosbag2-layout",
+        format!(
+            "{SEPARATOR}\nIDL: fuzz_msgs/msg/Root\n{root}\n{SEPARATOR}\nIDL: fuzz_msgs/msg/Inner\n{inner}"
+        ),
+    );
+    write_seed(
+        "msg_definition",
+        "idl-service",
+        format!(
+            "{SEPARATOR}\nSRV: fuzz_msgs/srv/Call\nfuzz_msgs/Inner req\n---\nbool ok\n\n\
+             {SEPARATOR}\nMSG: fuzz_msgs/Inner\n\n{SEPARATOR}\nIDL: fuzz_msgs/msg/Inner\n{inner}"
+        ),
+    );
 }
 
 /// A RealSense recording of two depth frames.

@@ -7,7 +7,8 @@
 //! - **Definitions** ([`MessageDefinition`], [`MessageDefinitionCache`]): the full `.msg` text of
 //!   a type with its dependencies appended, as MCAP schemas and SQLite `message_definitions`
 //!   store it, from `AMENT_PREFIX_PATH` or a bundled set of common interfaces.
-//! - **The codec** ([`msg`]): definitions parsed at run time, CDR (XCDR1) and ROS 1
+//! - **The codec** ([`msg`]): definitions parsed at run time (`ros2msg` `.msg` text and
+//!   `ros2idl`, the `.idl` rosidl generates: [`msg::idl`]), CDR (XCDR1) and ROS 1
 //!   serialization to and from one [`msg::Value`] tree, YAML/JSON rendering, ROS 1 ↔ ROS 2 type
 //!   mapping and transcoding. Bad bytes give a [`msg::CodecError`] naming the type and field,
 //!   never a panic.

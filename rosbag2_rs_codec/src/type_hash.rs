@@ -10,7 +10,9 @@
 //! gets rosidl's `uint8 structure_needs_at_least_one_member`.
 //!
 //! Input is a definition as bags store it (`ros2msg` text with its dependencies appended, parsed
-//! by [`crate::msg`]), including rosbag2's bare `.srv` text for service event topics.
+//! by [`crate::msg`]), including rosbag2's bare `.srv` text for service event topics, or
+//! `ros2idl` (`.idl` texts, [`crate::msg::idl`]). An IDL `char` is `FIELD_TYPE_CHAR` and `wchar`
+//! `FIELD_TYPE_WCHAR`, as rosidl describes them.
 //!
 //! ```
 //! use rosbag2_rs_codec::{type_hash, MessageDefinition};
@@ -58,8 +60,11 @@ pub enum TypeHashError {
         /// The type nothing defines.
         missing: String,
     },
-    /// A definition in another encoding than `ros2msg` (e.g. `ros2idl`).
-    #[error("the definition of '{type_name}' is encoded as '{encoding}'; only ros2msg is hashed")]
+    /// A definition in another encoding than `ros2msg` or `ros2idl`.
+    #[error(
+        "the definition of '{type_name}' is encoded as '{encoding}'; only ros2msg and ros2idl \
+         are hashed"
+    )]
     UnsupportedEncoding {
         /// The type.
         type_name: String,
@@ -174,6 +179,8 @@ fn primitive_id(p: Primitive) -> Option<u8> {
         Primitive::UInt64 => 9,
         Primitive::Float32 => 10,
         Primitive::Float64 => 11,
+        Primitive::IdlChar => 13,
+        Primitive::WChar => 14,
         Primitive::Bool => 15,
         Primitive::Byte => 16,
         Primitive::Time | Primitive::Duration => return None,
@@ -368,7 +375,7 @@ pub fn announced(hash: Option<&str>) -> Option<&str> {
 impl TypeDescription {
     /// The type description of `type_name` from its definition as a bag stores it (`ros2msg`
     /// with dependencies appended; for a service's `_Event`, `_Request` or `_Response` also
-    /// rosbag2's bare `.srv` text).
+    /// rosbag2's bare `.srv` text; or `ros2idl`, see [`Registry::parse_concatenated_idl`]).
     pub fn from_definition(
         type_name: &str,
         definition: &MessageDefinition,
@@ -378,29 +385,33 @@ impl TypeDescription {
         if definition.encoding.is_empty() && definition.encoded_message_definition.is_empty() {
             return Err(TypeHashError::NoDefinition(type_name.to_string()));
         }
-        if definition.encoding != "ros2msg" {
-            return Err(TypeHashError::UnsupportedEncoding {
-                type_name: type_name.to_string(),
-                encoding: definition.encoding.clone(),
-            });
-        }
-        let text = service_text_as_messages(&root, &definition.encoded_message_definition);
-        let text = text
-            .as_deref()
-            .unwrap_or(&definition.encoded_message_definition);
+        let text = &definition.encoded_message_definition;
         let root_key = root.spelled();
         let mut reg = Registry::new();
-        reg.parse_concatenated(&root_key, text, Dialect::Ros2)
-            .map_err(|source| match source {
-                CodecError::UnknownType { missing, .. } => TypeHashError::UnknownType {
+        let parsed = match definition.encoding.as_str() {
+            "ros2msg" => {
+                let srv = service_text_as_messages(&root, text);
+                reg.parse_concatenated(&root_key, srv.as_deref().unwrap_or(text), Dialect::Ros2)
+            }
+            "ros2idl" => reg.parse_concatenated_idl(&root_key, text),
+            _ => {
+                return Err(TypeHashError::UnsupportedEncoding {
                     type_name: type_name.to_string(),
-                    missing,
-                },
-                source => TypeHashError::Definition {
-                    type_name: type_name.to_string(),
-                    source,
-                },
-            })?;
+                    encoding: definition.encoding.clone(),
+                })
+            }
+        };
+        parsed.map_err(|source| match source {
+            CodecError::Missing(_) => TypeHashError::NoDefinition(type_name.to_string()),
+            CodecError::UnknownType { missing, .. } => TypeHashError::UnknownType {
+                type_name: type_name.to_string(),
+                missing,
+            },
+            source => TypeHashError::Definition {
+                type_name: type_name.to_string(),
+                source,
+            },
+        })?;
         let index = reg
             .index_of(&root_key)
             .ok_or_else(|| TypeHashError::NoDefinition(type_name.to_string()))?;

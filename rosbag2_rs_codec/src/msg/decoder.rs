@@ -4,7 +4,7 @@
 use super::{decode_cdr_at, CdrHeader, CodecError, Dialect, MessageView, Registry, Value};
 use crate::MessageDefinition;
 
-/// Decodes the CDR payloads of one message type from its `ros2msg` definition.
+/// Decodes the CDR payloads of one message type from its `ros2msg` or `ros2idl` definition.
 #[derive(Debug, Clone)]
 pub struct TopicDecoder {
     /// The parsed definition with its dependencies.
@@ -14,31 +14,38 @@ pub struct TopicDecoder {
 }
 
 impl TopicDecoder {
-    /// Parses `definition` (the concatenated `ros2msg` text rosbag2 stores) of `type_name`; the
-    /// `.srv` text rosbag2 stores for service event topics is read too.
+    /// Parses `definition` of `type_name` as rosbag2 stores it: concatenated `ros2msg` text
+    /// (the `.srv` text rosbag2 stores for service event topics is read too) or `ros2idl`
+    /// (see [`Registry::parse_concatenated_idl`]).
     pub fn new(type_name: &str, definition: &MessageDefinition) -> Result<Self, CodecError> {
-        if definition.encoding != "ros2msg" || definition.encoded_message_definition.is_empty() {
-            return Err(CodecError::Definition {
-                type_name: type_name.to_string(),
-                line: 0,
-                reason: if definition.encoded_message_definition.is_empty() {
-                    "no definition stored or known".into()
-                } else {
-                    format!(
-                        "encoding '{}' is not ros2msg, which is all this decoder reads",
-                        definition.encoding
-                    )
-                },
-            });
+        let refuse = |reason: String| CodecError::Definition {
+            type_name: type_name.to_string(),
+            line: 0,
+            reason,
+        };
+        if definition.encoded_message_definition.is_empty() {
+            return Err(refuse("no definition stored or known".into()));
         }
-        // rosbag2 stores a service event topic's definition as the `.srv` text.
-        let text = crate::type_hash::service_definition_as_messages(
-            type_name,
-            &definition.encoded_message_definition,
-        )
-        .unwrap_or_else(|| definition.encoded_message_definition.clone());
+        let text = &definition.encoded_message_definition;
         let mut registry = Registry::new();
-        registry.parse_concatenated(type_name, &text, Dialect::Ros2)?;
+        match definition.encoding.as_str() {
+            "ros2msg" => {
+                // rosbag2 stores a service event topic's definition as the `.srv` text.
+                let srv = crate::type_hash::service_definition_as_messages(type_name, text);
+                registry.parse_concatenated(
+                    type_name,
+                    srv.as_deref().unwrap_or(text),
+                    Dialect::Ros2,
+                )?;
+            }
+            "ros2idl" => registry.parse_concatenated_idl(type_name, text)?,
+            other => {
+                return Err(refuse(format!(
+                    "encoding '{other}' is neither ros2msg nor ros2idl, which are all this \
+                     decoder reads"
+                )))
+            }
+        }
         let index = registry
             .index_of(type_name)
             .ok_or_else(|| CodecError::Missing(type_name.to_string()))?;

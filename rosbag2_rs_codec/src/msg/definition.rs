@@ -1,6 +1,7 @@
 //! Message definitions: parsing `.msg` text (ROS 1 and ROS 2 dialects, concatenated with their
 //! dependencies as in MCAP schemas, rosbag2 `message_definitions` and ROS 1 connection headers)
-//! into a [`Registry`] of types the codecs walk.
+//! into a [`Registry`] of types the codecs walk. `.idl` text (`ros2idl`) gives the same types:
+//! [`super::idl`].
 
 use std::collections::HashMap;
 
@@ -49,6 +50,13 @@ pub enum Primitive {
     Time,
     /// ROS 1 `duration`: int32 seconds, int32 nanoseconds.
     Duration,
+    /// IDL `char`: an 8-bit character (type id `FIELD_TYPE_CHAR`). `.msg` has no spelling for it
+    /// (a `.msg` `char` is [`Primitive::Char`], which rosidl makes a `uint8`); only `.idl`
+    /// definitions give it. Spelled `char` when written as `.msg`.
+    IdlChar,
+    /// IDL `wchar`: a wide character (type id `FIELD_TYPE_WCHAR`), only in `.idl` definitions.
+    /// Parsed and hashed, but, like `wstring`, neither decoded nor encoded.
+    WChar,
 }
 
 impl Primitive {
@@ -92,14 +100,16 @@ impl Primitive {
             Self::Float64 => "float64",
             Self::Time => "time",
             Self::Duration => "duration",
+            Self::IdlChar => "char",
+            Self::WChar => "wchar",
         }
     }
 
     /// Size on the wire in bytes.
     pub fn size(self) -> usize {
         match self {
-            Self::Bool | Self::Byte | Self::Char | Self::Int8 | Self::UInt8 => 1,
-            Self::Int16 | Self::UInt16 => 2,
+            Self::Bool | Self::Byte | Self::Char | Self::IdlChar | Self::Int8 | Self::UInt8 => 1,
+            Self::Int16 | Self::UInt16 | Self::WChar => 2,
             Self::Int32 | Self::UInt32 | Self::Float32 => 4,
             Self::Int64 | Self::UInt64 | Self::Float64 | Self::Time | Self::Duration => 8,
         }
@@ -115,7 +125,7 @@ impl Primitive {
 
     /// True for the one-byte unsigned kinds kept as raw bytes in arrays.
     pub fn is_octet(self) -> bool {
-        matches!(self, Self::Byte | Self::Char | Self::UInt8)
+        matches!(self, Self::Byte | Self::Char | Self::IdlChar | Self::UInt8)
     }
 }
 
@@ -261,6 +271,14 @@ fn is_ident(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// What [`Registry::link`] finds per type: whether it was visited (0 no, 1 in progress, 2 done),
+/// its minimum wire size, and how many levels of types it holds (1 for no nested message).
+struct Walk {
+    state: Vec<u8>,
+    min: Vec<usize>,
+    height: Vec<usize>,
+}
+
 /// Message types by name, linked so that nested types are found by index.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
@@ -272,6 +290,11 @@ pub struct Registry {
 }
 
 const SEPARATOR_MIN: usize = 3;
+
+/// Deepest nesting of message types (a type containing a type containing ...) that links: the
+/// codecs walk a message recursively, so a longer chain from hostile text would overflow the
+/// stack. ROS interfaces nest a handful of levels; rosbag2 stops resolving at 50.
+pub const MAX_NESTING: usize = 100;
 
 impl Registry {
     /// An empty registry.
@@ -342,8 +365,8 @@ impl Registry {
         self.link()
     }
 
-    /// Resolves nested type names to indices; checks that every type is known and that none
-    /// contains itself.
+    /// Resolves nested type names to indices; checks that every type is known, that none
+    /// contains itself and that types nest at most [`MAX_NESTING`] deep.
     pub fn link(&mut self) -> Result<(), CodecError> {
         for t in 0..self.types.len() {
             for f in 0..self.types[t].fields.len() {
@@ -359,21 +382,33 @@ impl Registry {
                 }
             }
         }
-        // Cycle check and minimum sizes, depth first.
+        // Cycle check, nesting depth and minimum sizes, depth first.
         let n = self.types.len();
-        let mut state = vec![0u8; n];
-        let mut min = vec![0usize; n];
+        let mut walk = Walk {
+            state: vec![0; n],
+            min: vec![0; n],
+            height: vec![0; n],
+        };
         for t in 0..n {
-            self.visit(t, &mut state, &mut min)?;
+            self.visit(t, &mut walk, 0)?;
         }
-        self.min_size = min;
+        self.min_size = walk.min;
         self.linked = true;
         Ok(())
     }
 
-    fn visit(&self, t: usize, state: &mut [u8], min: &mut [usize]) -> Result<usize, CodecError> {
-        match state[t] {
-            2 => return Ok(min[t]),
+    /// Visits type `t`, reached through `depth` enclosing types, and the types it contains.
+    fn visit(&self, t: usize, walk: &mut Walk, depth: usize) -> Result<(), CodecError> {
+        let too_deep = || CodecError::Definition {
+            type_name: self.types[t].name.clone(),
+            line: 0,
+            reason: format!("message types nested deeper than {MAX_NESTING}"),
+        };
+        if depth >= MAX_NESTING {
+            return Err(too_deep());
+        }
+        match walk.state[t] {
+            2 => return Ok(()),
             1 => {
                 return Err(CodecError::Recursive {
                     type_name: self.types[t].name.clone(),
@@ -381,13 +416,18 @@ impl Registry {
             }
             _ => {}
         }
-        state[t] = 1;
+        walk.state[t] = 1;
         let mut size = 0usize;
+        let mut height = 1;
         for f in &self.types[t].fields {
             let elem = match &f.base {
                 BaseType::Primitive(p) => p.size(),
                 BaseType::String { .. } | BaseType::WString { .. } => 4,
-                BaseType::Message(_) => self.visit(f.type_index, state, min)?,
+                BaseType::Message(_) => {
+                    self.visit(f.type_index, walk, depth + 1)?;
+                    height = height.max(walk.height[f.type_index] + 1);
+                    walk.min[f.type_index]
+                }
             };
             size = size.saturating_add(match f.array {
                 ArrayKind::Single => elem,
@@ -395,9 +435,14 @@ impl Registry {
                 ArrayKind::Sequence { .. } => 4,
             });
         }
-        state[t] = 2;
-        min[t] = size;
-        Ok(size)
+        // A chain visited from its innermost type first is not deep here, but is as tall.
+        if height > MAX_NESTING {
+            return Err(too_deep());
+        }
+        walk.state[t] = 2;
+        walk.min[t] = size;
+        walk.height[t] = height;
+        Ok(())
     }
 
     /// True once [`Registry::link`] succeeded after the last change.

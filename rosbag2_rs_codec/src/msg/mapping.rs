@@ -138,6 +138,12 @@ pub fn ros1_registry_from_ros2(ros2: &Registry) -> Result<Registry, CodecError> 
                         reason: format!("field '{}' is a wstring, which ROS 1 lacks", f.name),
                     })
                 }
+                BaseType::Primitive(Primitive::WChar) => {
+                    return Err(CodecError::Unmappable {
+                        type_name: ty.name.clone(),
+                        reason: format!("field '{}' is a wchar, which ROS 1 lacks", f.name),
+                    })
+                }
                 _ => {}
             }
         }

@@ -17,6 +17,7 @@
 pub mod decoder;
 pub mod definition;
 pub mod error;
+pub mod idl;
 pub mod mapping;
 pub mod render;
 pub mod transcode;

@@ -293,10 +293,12 @@ fn random_prim(rng: &mut Rng, p: Primitive) -> Value {
     let x = rng.next();
     match p {
         Primitive::Bool => Value::Bool(x & 1 == 1),
-        Primitive::Byte | Primitive::Char | Primitive::UInt8 => Value::UInt8(x as u8),
+        Primitive::Byte | Primitive::Char | Primitive::IdlChar | Primitive::UInt8 => {
+            Value::UInt8(x as u8)
+        }
         Primitive::Int8 => Value::Int8(x as i8),
         Primitive::Int16 => Value::Int16(x as i16),
-        Primitive::UInt16 => Value::UInt16(x as u16),
+        Primitive::UInt16 | Primitive::WChar => Value::UInt16(x as u16),
         Primitive::Int32 => Value::Int32(x as i32),
         Primitive::UInt32 => Value::UInt32(x as u32),
         Primitive::Int64 => Value::Int64(x as i64),

@@ -13,6 +13,10 @@ use super::value::Value;
 /// Largest element count accepted for a sequence whose elements may take no bytes at all.
 const MAX_EMPTY_ELEMENTS: usize = 1 << 20;
 
+/// Why a `wchar` field is neither decoded nor encoded: DDS implementations disagree on its
+/// size on the wire (2 or 4 bytes).
+const WCHAR_UNSUPPORTED: &str = "wchar is not supported";
+
 /// Elements reserved up front for a sequence or array; more grow as they decode.
 const MAX_PRESIZED_ELEMENTS: usize = 1 << 16;
 
@@ -88,10 +92,12 @@ pub(crate) fn zero(p: Primitive) -> Value {
 fn decode_prim(p: Primitive, b: &[u8], be: bool) -> Value {
     match p {
         Primitive::Bool => Value::Bool(b[0] != 0),
-        Primitive::Byte | Primitive::Char | Primitive::UInt8 => Value::UInt8(b[0]),
+        Primitive::Byte | Primitive::Char | Primitive::IdlChar | Primitive::UInt8 => {
+            Value::UInt8(b[0])
+        }
         Primitive::Int8 => Value::Int8(b[0] as i8),
         Primitive::Int16 => Value::Int16(read_num!(b, i16, be)),
-        Primitive::UInt16 => Value::UInt16(read_num!(b, u16, be)),
+        Primitive::UInt16 | Primitive::WChar => Value::UInt16(read_num!(b, u16, be)),
         Primitive::Int32 => Value::Int32(read_num!(b, i32, be)),
         Primitive::UInt32 => Value::UInt32(read_num!(b, u32, be)),
         Primitive::Int64 => Value::Int64(read_num!(b, i64, be)),
@@ -218,7 +224,10 @@ fn encode_prim(buf: &mut Vec<u8>, p: Primitive, v: &Value, be: bool) -> Result<(
     let mismatch = || Fail::new(0, format!("expected {} value, got {}", p.name(), v.kind()));
     match (p, v) {
         (Primitive::Bool, Value::Bool(b)) => buf.push(*b as u8),
-        (Primitive::Byte | Primitive::Char | Primitive::UInt8, Value::UInt8(x)) => buf.push(*x),
+        (
+            Primitive::Byte | Primitive::Char | Primitive::IdlChar | Primitive::UInt8,
+            Value::UInt8(x),
+        ) => buf.push(*x),
         (Primitive::Int8, Value::Int8(x)) => buf.push(*x as u8),
         (Primitive::Int16, Value::Int16(x)) => put_num!(buf, x, be),
         (Primitive::UInt16, Value::UInt16(x)) => put_num!(buf, x, be),
@@ -325,6 +334,7 @@ fn decode_one<'a, R: WireRead<'a>>(
     r: &mut R,
 ) -> Result<Value, Fail> {
     match base {
+        BaseType::Primitive(Primitive::WChar) => Err(Fail::new(r.pos(), WCHAR_UNSUPPORTED)),
         BaseType::Primitive(p) => r.prim(*p),
         BaseType::String { bound } => {
             let at = r.pos();
@@ -465,6 +475,7 @@ fn encode_one<W: WireWrite>(
     w: &mut W,
 ) -> Result<(), Fail> {
     match (base, v) {
+        (BaseType::Primitive(Primitive::WChar), _) => Err(Fail::new(0, WCHAR_UNSUPPORTED)),
         (BaseType::Primitive(p), v) => w.prim(*p, v),
         (BaseType::String { bound }, Value::String(s)) => {
             if bound.is_some_and(|b| s.len() > b) {
@@ -592,6 +603,7 @@ fn transcode_one<'a, R: WireRead<'a>, W: WireWrite>(
     w: &mut W,
 ) -> Result<(), Fail> {
     match base {
+        BaseType::Primitive(Primitive::WChar) => Err(Fail::new(r.pos(), WCHAR_UNSUPPORTED)),
         BaseType::Primitive(p) => {
             let v = r.prim(*p)?;
             w.prim(*p, &v).map_err(|e| Fail {
@@ -628,6 +640,9 @@ fn transcode_field<'a, R: WireRead<'a>, W: WireWrite>(
     };
     check_count(reg, base, t, n, r)?;
     if let BaseType::Primitive(p) = base {
+        if *p == Primitive::WChar && n > 0 {
+            return Err(Fail::new(r.pos(), WCHAR_UNSUPPORTED));
+        }
         if p.is_octet() || (n > 0 && r.little_endian() && w.little_endian()) {
             if n > 0 {
                 r.align(*p)?;

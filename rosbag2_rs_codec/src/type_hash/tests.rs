@@ -194,14 +194,23 @@ fn rosbag2_srv_text_of_service_events() {
 
 #[test]
 fn bad_input_is_a_typed_error() {
+    let other = MessageDefinition {
+        encoding: "ros2fancy".into(),
+        ..msg("module x {};")
+    };
+    assert!(matches!(
+        rihs01("pkg/msg/T", &other),
+        Err(TypeHashError::UnsupportedEncoding { encoding, .. }) if encoding == "ros2fancy"
+    ));
+    // IDL that declares no `pkg/msg/T`.
     let idl = MessageDefinition {
         encoding: "ros2idl".into(),
         ..msg("module x {};")
     };
-    assert!(matches!(
+    assert_eq!(
         rihs01("pkg/msg/T", &idl),
-        Err(TypeHashError::UnsupportedEncoding { encoding, .. }) if encoding == "ros2idl"
-    ));
+        Err(TypeHashError::NoDefinition("pkg/msg/T".into()))
+    );
     assert_eq!(
         rihs01("pkg/msg/T", &MessageDefinition::default()),
         Err(TypeHashError::NoDefinition("pkg/msg/T".into()))
