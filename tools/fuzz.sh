@@ -4,7 +4,9 @@
 # with a memory limit on every run so that an allocation bomb counts as a crash.
 #
 #   tools/fuzz.sh                 # every target, FUZZ_SECONDS (default 20) each: CI's budget
-#   FUZZ_SECONDS=1800 tools/fuzz.sh mcap_read sqlite   # a campaign on some targets
+#   FUZZ_SECONDS=1800 FUZZ_RUNS=10000000 tools/fuzz.sh mcap_read sqlite
+#                                 # a campaign: 30 minutes or 10 million executions per target,
+#                                 # whichever comes first
 #
 # cargo-fuzz needs nightly-only rustc flags (-Zsanitizer, sanitizer coverage); on the stable
 # toolchain RUSTC_BOOTSTRAP=1 enables them. Crashes land in fuzz/artifacts/<target>/; the
@@ -14,6 +16,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-20}
+RUNS=${FUZZ_RUNS:--1}
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$PWD/fuzz/target}}
 
@@ -37,7 +40,7 @@ for target in "${targets[@]}"; do
     log=fuzz/corpus/$target.log
     echo "== $target: ${SECONDS_PER_TARGET}s"
     if cargo fuzz run --debug-assertions "$target" "$corpus" "fuzz/seeds/$target" -- \
-        -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+        -max_total_time="$SECONDS_PER_TARGET" -runs="$RUNS" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -timeout=10 -print_final_stats=1 >"$log" 2>&1; then
         :
     else

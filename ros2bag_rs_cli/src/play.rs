@@ -9,6 +9,7 @@ use std::time::Duration as StdDuration;
 
 use anyhow::{bail, Result};
 use rosbag2_rs_clock::Time;
+use rosbag2_rs_interfaces::action_msgs::ActionInterface;
 use rosbag2_rs_storage::{Bag, StorageConfig, StorageId};
 
 use crate::args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs};
@@ -114,6 +115,17 @@ pub struct PlayArgs {
     /// Leave out the recorded events of these services.
     #[arg(long, num_args = 1.., value_name = "SERVICE")]
     pub exclude_services: Vec<String>,
+    /// Only the recorded topics of these actions (with --topics or --services, those as well).
+    #[arg(long, num_args = 1.., value_name = "ACTION")]
+    pub actions: Vec<String>,
+    /// Leave out the recorded topics of these actions.
+    #[arg(long, num_args = 1.., value_name = "ACTION")]
+    pub exclude_actions: Vec<String>,
+    /// Send the requests of each recorded action's send_goal, cancel_goal and get_result events
+    /// to the action's server at their times (the source as --service-requests-source says);
+    /// its feedback and status topics, which the server publishes, are not played.
+    #[arg(long)]
+    pub send_actions_as_client: bool,
     /// Order (and schedule) messages by the time they were received (recorded) or sent
     /// (published).
     #[arg(long, value_parser = choice::<MessageOrder>(), default_value = "received")]
@@ -136,8 +148,9 @@ pub struct PlayArgs {
     /// publishing the events.
     #[arg(long)]
     pub publish_service_requests: bool,
-    /// Which recorded requests --publish-service-requests sends: those servers received
-    /// (service_introspection) or those clients sent (client_introspection).
+    /// Which recorded requests --publish-service-requests and --send-actions-as-client send:
+    /// those servers received (service_introspection) or those clients sent
+    /// (client_introspection).
     #[arg(
         long,
         value_parser = choice::<ServiceRequestsSource>(),
@@ -216,6 +229,15 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
             "play.exclude_services_to_filter",
             Param::List("--exclude-services"),
         ),
+        ("play.actions_to_filter", Param::List("--actions")),
+        (
+            "play.exclude_actions_to_filter",
+            Param::List("--exclude-actions"),
+        ),
+        (
+            "play.send_actions_as_client",
+            Param::Switch("--send-actions-as-client"),
+        ),
         (
             "play.disable_loan_message",
             Param::Switch("--disable-loan-message"),
@@ -279,6 +301,16 @@ impl PlayArgs {
                 .iter()
                 .map(|s| service_event_topic(&topic_name(s))),
         );
+        let action_topics = |actions: &[String]| -> Vec<String> {
+            actions
+                .iter()
+                .flat_map(|a| ActionInterface::ALL.map(|i| i.topic(&topic_name(a))))
+                .collect()
+        };
+        topics.topics.extend(action_topics(&self.actions));
+        topics
+            .exclude_topics
+            .extend(action_topics(&self.exclude_actions));
         let filter = topics.filter()?;
         let remap = self
             .remap
@@ -331,6 +363,7 @@ impl PlayArgs {
             message_order: self.message_order,
             service_introspection: self.service_introspection,
             publish_service_requests: self.publish_service_requests,
+            send_actions_as_client: self.send_actions_as_client,
             service_requests_source: self.service_requests_source,
             typestore: self.typestore,
         })

@@ -27,8 +27,8 @@ pub struct RecordArgs {
     /// Topics to record by name and regular expression.
     #[command(flatten)]
     pub topics: TopicArgs,
-    /// Record all topics and all services' events (hidden and unpublished topics need their
-    /// own flags).
+    /// Record all topics, all services' events and all actions (hidden and unpublished topics
+    /// need their own flags).
     #[arg(short = 'a', long)]
     pub all: bool,
     /// Record all topics (hidden and unpublished ones need their own flags), no services.
@@ -43,6 +43,16 @@ pub struct RecordArgs {
     /// Do not record the events of these services.
     #[arg(long, num_args = 1.., value_name = "SERVICE")]
     pub exclude_services: Vec<String>,
+    /// Record every action: its services' events (`<action>/_action/send_goal`, `cancel_goal`,
+    /// `get_result`) and its `feedback` and `status` topics.
+    #[arg(long)]
+    pub all_actions: bool,
+    /// Record these actions (as --all-actions does).
+    #[arg(long, num_args = 1.., value_name = "ACTION")]
+    pub actions: Vec<String>,
+    /// Do not record these actions.
+    #[arg(long, num_args = 1.., value_name = "ACTION")]
+    pub exclude_actions: Vec<String>,
     /// Do not record topics of these types (pkg/msg/Type).
     #[arg(long, num_args = 1.., value_name = "TYPE")]
     pub exclude_topic_types: Vec<String>,
@@ -149,6 +159,9 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ("record.all_services", Param::Switch("--all-services")),
         ("record.services", Param::List("--services")),
         ("record.exclude_services", Param::List("--exclude-services")),
+        ("record.all_actions", Param::Switch("--all-actions")),
+        ("record.actions", Param::List("--actions")),
+        ("record.exclude_actions", Param::List("--exclude-actions")),
         (
             "record.exclude_topic_types",
             Param::List("--exclude-topic-types"),
@@ -256,6 +269,9 @@ impl RecordArgs {
             all_services: self.all || self.all_services,
             services: self.services.clone(),
             exclude_services: self.exclude_services.clone(),
+            all_actions: self.all || self.all_actions,
+            actions: self.actions.clone(),
+            exclude_actions: self.exclude_actions.clone(),
             exclude_topic_types: self.exclude_topic_types.clone(),
             topics,
             regex: self.topics.regex.clone(),

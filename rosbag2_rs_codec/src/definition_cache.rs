@@ -74,13 +74,61 @@ impl ServicePart {
     }
 }
 
-/// A message type name, parsed: `pkg/Type`, `pkg/msg/Type` or `pkg/srv/Service_Part`.
+/// The messages rosidl generates for an action `pkg/action/Name`, by what follows `Name` in
+/// their type names, and their `.msg` text (`{goal}` and the like stand for the sections of the
+/// `.action` file, spelled `pkg/Name_Goal`): the goal, result and feedback sections, the
+/// `send_goal` and `get_result` services' messages, and the feedback topic's message.
+const ACTION_PARTS: &[(&str, &str)] = &[
+    ("_Goal", "{goal_text}"),
+    ("_Result", "{result_text}"),
+    ("_Feedback", "{feedback_text}"),
+    (
+        "_SendGoal_Request",
+        "unique_identifier_msgs/UUID goal_id\n{goal} goal\n",
+    ),
+    (
+        "_SendGoal_Response",
+        "bool accepted\nbuiltin_interfaces/Time stamp\n",
+    ),
+    (
+        "_SendGoal_Event",
+        "service_msgs/ServiceEventInfo info\n{base}_SendGoal_Request[<=1] request\n\
+         {base}_SendGoal_Response[<=1] response\n",
+    ),
+    (
+        "_GetResult_Request",
+        "unique_identifier_msgs/UUID goal_id\n",
+    ),
+    ("_GetResult_Response", "int8 status\n{result} result\n"),
+    (
+        "_GetResult_Event",
+        "service_msgs/ServiceEventInfo info\n{base}_GetResult_Request[<=1] request\n\
+         {base}_GetResult_Response[<=1] response\n",
+    ),
+    (
+        "_FeedbackMessage",
+        "unique_identifier_msgs/UUID goal_id\n{feedback} feedback\n",
+    ),
+];
+
+/// Where a type name says its definition is: `pkg/Type`, `pkg/msg/Type`, `pkg/srv/...` or
+/// `pkg/action/...`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `pkg/Type` (as dependencies are spelled): a message, or a message of a service or action.
+    Unspecified,
+    Msg,
+    Srv,
+    Action,
+}
+
+/// A message type name, parsed: `pkg/Type`, `pkg/msg/Type`, `pkg/srv/Service_Part` or
+/// `pkg/action/Action_Part`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct TypeName<'a> {
     package: &'a str,
     name: &'a str,
-    /// Spelled with `srv`: only a service's message.
-    in_srv: bool,
+    kind: Kind,
 }
 
 impl<'a> TypeName<'a> {
@@ -89,29 +137,45 @@ impl<'a> TypeName<'a> {
             |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         let mut parts = name.split('/');
         let (package, mid, last) = (parts.next()?, parts.next()?, parts.next());
-        let (name, in_srv) = match (mid, last) {
-            (name, None) => (name, false),
-            ("msg", Some(name)) => (name, false),
-            ("srv", Some(name)) => (name, true),
+        let (name, kind) = match (mid, last) {
+            (name, None) => (name, Kind::Unspecified),
+            ("msg", Some(name)) => (name, Kind::Msg),
+            ("srv", Some(name)) => (name, Kind::Srv),
+            ("action", Some(name)) => (name, Kind::Action),
             _ => return None,
         };
         (parts.next().is_none() && ident(package) && ident(name)).then_some(Self {
             package,
             name,
-            in_srv,
+            kind,
         })
     }
 
     /// The service and part a `Service_Request`, `_Response` or `_Event` name stands for.
     fn service(self) -> Option<(&'a str, ServicePart)> {
+        if !matches!(self.kind, Kind::Unspecified | Kind::Srv) {
+            return None;
+        }
         ServicePart::ALL
             .into_iter()
             .find_map(|part| Some((self.name.strip_suffix(part.suffix())?, part)))
             .filter(|(service, _)| !service.is_empty())
     }
 
-    /// The name in dependency lists and `MSG:` headers: `pkg/Type`, also for a service's messages
-    /// (the spelling generic `.msg` parsers such as rosbags' accept).
+    /// The action and the template of its part (see [`ACTION_PARTS`]) an `Action_Goal`,
+    /// `Action_SendGoal_Request`, ... name stands for.
+    fn action(self) -> Option<(&'a str, &'static str)> {
+        if !matches!(self.kind, Kind::Unspecified | Kind::Action) {
+            return None;
+        }
+        ACTION_PARTS
+            .iter()
+            .find_map(|(suffix, template)| Some((self.name.strip_suffix(suffix)?, *template)))
+            .filter(|(action, _)| !action.is_empty())
+    }
+
+    /// The name in dependency lists and `MSG:` headers: `pkg/Type`, also for a service's or an
+    /// action's messages (the spelling generic `.msg` parsers such as rosbags' accept).
     fn canonical(self) -> String {
         format!("{}/{}", self.package, self.name)
     }
@@ -151,18 +215,19 @@ fn dependencies(text: &str, package: &str) -> BTreeSet<String> {
     deps
 }
 
-/// The request (`Request`) or response part of a `.srv` text; the parts are split by `---`.
-fn service_part(srv: &str, part: ServicePart) -> String {
-    let lines: Vec<&str> = srv.lines().collect();
-    let split = lines
-        .iter()
-        .position(|l| l.trim() == "---")
-        .unwrap_or(lines.len());
-    let part = match part {
-        ServicePart::Request => &lines[..split],
-        _ => lines.get(split + 1..).unwrap_or_default(),
-    };
-    part.iter().map(|l| format!("{l}\n")).collect()
+/// Section `index` of an interface file whose sections are split by `---` lines (a `.srv`:
+/// request, response; an `.action`: goal, result, feedback).
+fn section(text: &str, index: usize) -> String {
+    let mut sections = vec![String::new()];
+    for line in text.lines() {
+        if line.trim() == "---" {
+            sections.push(String::new());
+        } else if let Some(current) = sections.last_mut() {
+            current.push_str(line);
+            current.push('\n');
+        }
+    }
+    sections.into_iter().nth(index).unwrap_or_default()
 }
 
 impl MessageDefinitionCache {
@@ -245,24 +310,41 @@ impl MessageDefinitionCache {
     }
 
     /// The `.msg` text of one type (without dependencies), if known. A service's request or
-    /// response is its part of the `.srv` file; its event is the message rclcpp publishes.
+    /// response is its part of the `.srv` file; its event is the message rclcpp publishes. An
+    /// action's messages are made from the `.action` file as rosidl makes them.
     pub fn own_text(&mut self, type_name: &str) -> Option<String> {
         let ty = TypeName::parse(type_name)?;
-        if !ty.in_srv {
+        if matches!(ty.kind, Kind::Unspecified | Kind::Msg) {
             if let Some(text) = self.interface_file(ty.package, "msg", ty.name) {
                 return Some(text);
             }
         }
-        let (service, part) = ty.service()?;
-        let srv = self.interface_file(ty.package, "srv", service)?;
-        Some(match part {
-            ServicePart::Event => format!(
-                "service_msgs/ServiceEventInfo info\n\
-                 {package}/{service}_Request[<=1] request\n\
-                 {package}/{service}_Response[<=1] response\n",
-                package = ty.package
-            ),
-            part => service_part(&srv, part),
+        if let Some((service, part)) = ty.service() {
+            if let Some(srv) = self.interface_file(ty.package, "srv", service) {
+                return Some(match part {
+                    ServicePart::Request => section(&srv, 0),
+                    ServicePart::Response => section(&srv, 1),
+                    ServicePart::Event => format!(
+                        "service_msgs/ServiceEventInfo info\n\
+                         {package}/{service}_Request[<=1] request\n\
+                         {package}/{service}_Response[<=1] response\n",
+                        package = ty.package
+                    ),
+                });
+            }
+        }
+        let (action, template) = ty.action()?;
+        let text = self.interface_file(ty.package, "action", action)?;
+        let base = format!("{}/{action}", ty.package);
+        Some(match template {
+            "{goal_text}" => section(&text, 0),
+            "{result_text}" => section(&text, 1),
+            "{feedback_text}" => section(&text, 2),
+            template => template
+                .replace("{goal}", &format!("{base}_Goal"))
+                .replace("{result}", &format!("{base}_Result"))
+                .replace("{feedback}", &format!("{base}_Feedback"))
+                .replace("{base}", &base),
         })
     }
 
@@ -624,5 +706,93 @@ mod tests {
                 "{unknown}"
             );
         }
+    }
+    /// `test_msgs/action/Fibonacci` as the ROS 2 Kilted wheel `ros-kilted-test-msgs` 2.3.0
+    /// installs it, and the RIHS01 hashes rosidl computed for its messages
+    /// (`share/test_msgs/action/Fibonacci.json`).
+    const FIBONACCI: &str =
+        "#goal definition\nint32 order\n---\n#result definition\nint32[] sequence\n---\n#feedback\nint32[] sequence\n";
+    const FIBONACCI_HASHES: &[(&str, &str)] = &[
+        (
+            "Goal",
+            "e58ef5a8f4f039ab522a740823547c460b1d5aed8031c8b7825d33d345d90df8",
+        ),
+        (
+            "Result",
+            "0774b095467813c6904d475498b5486b7ebd4cda6a4569f97e8de8c862689049",
+        ),
+        (
+            "Feedback",
+            "7d1110f2efa019ad5ad8ad2244db98d862f39dc9fae8c976814b0065fa2f32d5",
+        ),
+        (
+            "SendGoal_Request",
+            "dfe75c73dc2c090cbc8fd8c45039bfa279d16aa6aadd348f812c6adad26e669e",
+        ),
+        (
+            "SendGoal_Response",
+            "1e7e84f7edf1fb020d9e51c7842bceef4cbdbd847f354125f3227cf4f314a683",
+        ),
+        (
+            "SendGoal_Event",
+            "a20e708c6aae7a99d1eb0e930a0916f596bb5bae93a342a61752e13135be2c44",
+        ),
+        (
+            "GetResult_Request",
+            "c65e93c4c4328d7f1abd6ace83dba8e5fa0f32de76b4d2c96b5c655d94803b92",
+        ),
+        (
+            "GetResult_Response",
+            "ef88159d47a3d21d9bf4bec690cf668939d9542db28a9cfd77dbcd97eaf1add2",
+        ),
+        (
+            "GetResult_Event",
+            "fe0aa5843ef10550a9b322aeeccd5b11e78bca05b3571cf6999c51bff30c1e23",
+        ),
+        (
+            "FeedbackMessage",
+            "37487bae8cea358366b97003c1ef1ca7ce7c08df36f9e8cca496624226aee64e",
+        ),
+    ];
+
+    #[test]
+    fn action_messages_come_from_action_files_with_rosidls_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let action = dir.path().join("share/test_msgs/action");
+        std::fs::create_dir_all(&action).unwrap();
+        std::fs::write(action.join("Fibonacci.action"), FIBONACCI).unwrap();
+        let mut cache = MessageDefinitionCache::with_prefixes(vec![dir.path().into()]);
+        for (part, hash) in FIBONACCI_HASHES {
+            let name = format!("test_msgs/action/Fibonacci_{part}");
+            assert_eq!(
+                cache.type_hash(&name).unwrap(),
+                format!("RIHS01_{hash}"),
+                "{name}: {}",
+                cache.definition(&name).encoded_message_definition
+            );
+        }
+        let feedback = cache.definition("test_msgs/action/Fibonacci_FeedbackMessage");
+        assert_eq!(
+            feedback.encoded_message_definition,
+            format!(
+                "unique_identifier_msgs/UUID goal_id\ntest_msgs/Fibonacci_Feedback feedback\n\
+                 {SEPARATOR}\nMSG: test_msgs/Fibonacci_Feedback\n#feedback\nint32[] sequence\n\
+                 {SEPARATOR}\nMSG: unique_identifier_msgs/UUID\n{}",
+                cache.own_text("unique_identifier_msgs/msg/UUID").unwrap()
+            )
+        );
+        // The status topic's and the cancel service's types are bundled.
+        for bundled in [
+            "action_msgs/msg/GoalStatusArray",
+            "action_msgs/srv/CancelGoal_Event",
+        ] {
+            assert!(
+                MessageDefinitionCache::with_prefixes(vec![]).knows(bundled),
+                "{bundled}"
+            );
+        }
+        // A service's suffix on an action's name is not read from a `.srv` file.
+        assert!(!cache.knows("test_msgs/srv/Fibonacci_SendGoal_Request"));
+        assert!(!cache.knows("test_msgs/action/Fibonacci_Reply"));
     }
 }

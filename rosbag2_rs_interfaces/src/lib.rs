@@ -34,6 +34,7 @@
 #[macro_use]
 mod macros;
 
+pub mod action_msgs;
 pub mod builtin_interfaces;
 mod cdr;
 mod error;

@@ -66,11 +66,15 @@ pub fn service_of_event_topic(topic: &str) -> Option<&str> {
         .filter(|s| !s.is_empty())
 }
 
-/// The service type of an event type: `pkg/srv/Name_Event` → `pkg/srv/Name`.
+/// The service type of an event type: `pkg/srv/Name_Event` → `pkg/srv/Name`; an action's
+/// `pkg/action/Name_SendGoal_Event` → `pkg/action/Name_SendGoal` (and `_GetResult`).
 pub fn service_type_of_event_type(type_name: &str) -> Option<&str> {
-    type_name
-        .strip_suffix("_Event")
-        .filter(|s| s.contains("/srv/") && !s.ends_with('/'))
+    type_name.strip_suffix("_Event").filter(|s| {
+        !s.ends_with('/')
+            && (s.contains("/srv/")
+                || (s.contains("/action/")
+                    && (s.ends_with("_SendGoal") || s.ends_with("_GetResult"))))
+    })
 }
 
 /// The ROS 2 path of these types: `service_msgs::msg::ServiceEventInfo`.
@@ -92,6 +96,11 @@ mod tests {
         assert_eq!(service_type_of_event_type(&event), Some("pkg/srv/Do"));
         assert_eq!(service_type_of_event_type("pkg/msg/Do_Event"), None);
         assert_eq!(service_type_of_event_type("pkg/srv/_Event"), None);
+        assert_eq!(
+            service_type_of_event_type("pkg/action/Do_SendGoal_Event"),
+            Some("pkg/action/Do_SendGoal")
+        );
+        assert_eq!(service_type_of_event_type("pkg/action/Do_Event"), None);
     }
 
     #[test]

@@ -72,7 +72,9 @@ fn mcap_read(data: &[u8]) {
 }
 
 /// `mcap_read`: a channel record in the summary whose topic length says 1.8 GB; the `mcap`
-/// crate reserved it while reading the summary.
+/// crate reserved it while reading the summary. And a chunk in the summary section holding a
+/// channel whose metadata string says 1.7 GB: the `mcap` crate decompresses chunks it meets
+/// there and parsed the channel unchecked.
 #[test]
 fn mcap_read_regressions() {
     let inputs = inputs("mcap_read");

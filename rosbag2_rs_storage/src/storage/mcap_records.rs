@@ -104,6 +104,13 @@ pub enum McapFormatError {
         #[source]
         source: crate::limits::LengthPastEnd,
     },
+    /// A record the MCAP specification does not allow in the summary section (a chunk, a
+    /// message, ...): the `mcap` crate would read what it holds without the checks here.
+    #[error("record (opcode 0x{opcode:02x}) does not belong in the summary section")]
+    NotInSummary {
+        /// The record's opcode.
+        opcode: u8,
+    },
     /// A record of the summary section that cannot be parsed.
     #[error("corrupted MCAP summary (record at offset {offset}: {source}); `ros2bag-rs reindex` recovers the data")]
     BadSummaryRecord {
@@ -375,8 +382,20 @@ pub fn check_record_at(data: &[u8], offset: u64) -> Result<(), McapFormatError> 
     }
 }
 
+/// The records the MCAP specification allows in the summary section.
+const SUMMARY_RECORDS: [u8; 7] = [
+    mcap::records::op::SCHEMA,
+    mcap::records::op::CHANNEL,
+    mcap::records::op::STATISTICS,
+    mcap::records::op::METADATA_INDEX,
+    mcap::records::op::ATTACHMENT_INDEX,
+    mcap::records::op::CHUNK_INDEX,
+    mcap::records::op::SUMMARY_OFFSET,
+];
+
 /// Checks every record of the summary section of a file that ends with a footer and the
-/// magic, before the `mcap` crate reads the summary. A file without a summary passes.
+/// magic, before the `mcap` crate reads the summary: each is a summary record whose fields fit
+/// in its body. A file without a summary passes.
 pub fn check_summary(data: &[u8]) -> Result<(), McapFormatError> {
     const FOOTER_BODY: usize = 20;
     let Some(footer) = data.len().checked_sub(8 + RECORD_HEADER + FOOTER_BODY) else {
@@ -403,6 +422,9 @@ pub fn check_summary(data: &[u8]) -> Result<(), McapFormatError> {
             source: Box::new(e),
         };
         let (opcode, body, end) = record.map_err(wrap)?;
+        if !SUMMARY_RECORDS.contains(&opcode) {
+            return Err(wrap(McapFormatError::NotInSummary { opcode }));
+        }
         check_lengths(opcode, &data[body..end]).map_err(wrap)?;
         at = end;
     }

@@ -39,6 +39,7 @@ use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 use crate::clock_watch::{ClockWatch, ClockWatchHooks, MatchedSubscriptions};
 use crate::middleware::{Handle, Middleware, RawPublisher};
 use crate::recorder::is_service_event_topic;
+use rosbag2_rs_interfaces::action_msgs::{action_interface, ActionInterface};
 use service_requests::RequestReplayer;
 use type_hashes::PlayedTypeHashes;
 
@@ -570,7 +571,22 @@ fn create_publishers(
         if !filter.matches(&meta.name) {
             continue;
         }
-        if options.publish_service_requests && is_service_event_topic(&meta.name, &meta.type_name) {
+        let action = action_interface(&meta.name, &meta.type_name);
+        let replay_requests = match action {
+            Some((_, interface)) if options.send_actions_as_client => {
+                if !interface.is_service_event() {
+                    // The server's side of the action: its server publishes it.
+                    continue;
+                }
+                true
+            }
+            Some(_) => false,
+            None => {
+                options.publish_service_requests
+                    && is_service_event_topic(&meta.name, &meta.type_name)
+            }
+        };
+        if replay_requests {
             let replayer = RequestReplayer::new(
                 middleware,
                 reader,
@@ -578,6 +594,8 @@ fn create_publishers(
                 (&meta.name, &meta.type_name),
                 |service| options.remapped(service).to_string(),
                 options.service_requests_source,
+                matches!(action, Some((_, ActionInterface::SendGoalEvent)))
+                    .then_some(service_requests::GOAL_RESPONSE_WAIT),
             );
             match replayer {
                 Ok(replayer) => {

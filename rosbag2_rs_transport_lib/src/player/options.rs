@@ -63,8 +63,13 @@ pub struct PlayOptions {
     /// Replay recorded service events as calls of their services (the request of each event
     /// of [`service_requests_source`](Self::service_requests_source)) instead of publishing them.
     pub publish_service_requests: bool,
+    /// Replay recorded actions as their client did (rosbag2's `--send-actions-as-client`): the
+    /// requests of each action's `send_goal`, `cancel_goal` and `get_result` events are sent to
+    /// the action's server; its `feedback` and `status` topics, the server's side, are not
+    /// played.
+    pub send_actions_as_client: bool,
     /// Which recorded events' requests [`publish_service_requests`](Self::publish_service_requests)
-    /// sends.
+    /// and [`send_actions_as_client`](Self::send_actions_as_client) send.
     pub service_requests_source: ServiceRequestsSource,
     /// Definitions for bags that store none (`--typestore`).
     pub typestore: Option<rosbag2_rs_codec::Typestore>,
@@ -129,6 +134,7 @@ impl Default for PlayOptions {
             service_introspection: ServiceIntrospection::Off,
             message_order: MessageOrder::Received,
             publish_service_requests: false,
+            send_actions_as_client: false,
             service_requests_source: ServiceRequestsSource::ServiceIntrospection,
             typestore: None,
         }

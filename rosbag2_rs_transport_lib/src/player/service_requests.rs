@@ -123,7 +123,20 @@ pub(super) struct RequestReplayer {
     source: u8,
     client: Box<dyn RawClient>,
     warned_metadata_only: AtomicBool,
+    /// Whether the service has been available once (the first request waits for discovery).
+    discovered: AtomicBool,
+    /// Wait for each response (up to this long) before playback goes on: an action's goals,
+    /// so that a cancel or result request recorded after the goal's acceptance cannot reach
+    /// the server before the goal.
+    await_response: Option<Duration>,
 }
+
+/// How long a replayed action goal waits for the server to accept or reject it.
+pub(super) const GOAL_RESPONSE_WAIT: Duration = Duration::from_secs(5);
+
+/// How long the first request of a service waits for the service to be discovered: a player
+/// started together with the server it calls would otherwise lose the first requests.
+const DISCOVERY_WAIT: Duration = Duration::from_secs(5);
 
 impl RequestReplayer {
     /// A replayer for the recorded event topic `topic` of `event_type` (its service remapped by
@@ -135,6 +148,7 @@ impl RequestReplayer {
         (topic, event_type): (&str, &str),
         remap: impl Fn(&str) -> String,
         source: ServiceRequestsSource,
+        await_response: Option<Duration>,
     ) -> Result<Self, RequestReplayError> {
         let (Some(service), Some(service_type)) = (
             service_of_event_topic(topic),
@@ -157,13 +171,16 @@ impl RequestReplayer {
             source: source.event_type(),
             client,
             warned_metadata_only: AtomicBool::new(false),
+            discovered: AtomicBool::new(false),
+            await_response,
         })
     }
 }
 
 impl RawPublisher for RequestReplayer {
     /// Sends the request of an event of the chosen source; anything else is dropped, and so is
-    /// a request for a service that is not (yet) on the graph, with an error logged.
+    /// a request for a service that is not on the graph, with an error logged (the first
+    /// request waits up to [`DISCOVERY_WAIT`] for the service to be discovered).
     fn publish(&self, event: &Bytes) -> Result<()> {
         let (kind, request) = match self.codec.split(event) {
             Ok(split) => split,
@@ -188,14 +205,27 @@ impl RawPublisher for RequestReplayer {
             }
             return Ok(());
         };
-        if !self.client.wait_for_service(Duration::ZERO) {
+        let wait = match self.discovered.load(Ordering::Relaxed) {
+            true => Duration::ZERO,
+            false => DISCOVERY_WAIT,
+        };
+        if !self.client.wait_for_service(wait) {
             log::error!(
                 "{}: the service is not available; a recorded request was not sent",
                 self.service
             );
             return Ok(());
         }
-        self.client.send(&request)
+        self.discovered.store(true, Ordering::Relaxed);
+        match self.await_response {
+            None => self.client.send(&request),
+            Some(timeout) => {
+                if let Err(e) = self.client.call(&request, timeout) {
+                    log::warn!("{}: no response to a replayed request: {e}", self.service);
+                }
+                Ok(())
+            }
+        }
     }
 
     /// 1 while the service is available, else 0.

@@ -10,6 +10,7 @@ use rosbag2_rs_storage::QosProfile;
 
 use super::error::{RecorderError, Result};
 use crate::middleware::TopicInfo;
+use rosbag2_rs_interfaces::action_msgs::{action_interface, ActionInterface};
 use rosbag2_rs_interfaces::service_msgs::{event_topic, EVENT_TOPIC_SUFFIX};
 
 /// The smallest keep-last depth the recorder requests, so that a burst is not lost between two
@@ -26,6 +27,12 @@ pub const MIN_SUBSCRIPTION_DEPTH: u64 = 100;
 /// [`is_service_event_topic`]) follow rosbag2's rules for services instead: included by
 /// `all_services`, by their service in `services`, or by `regex`; left out by
 /// `exclude_services` or `exclude_regex`; never hidden, and not selected by `all` (all topics).
+///
+/// An action's five topics (its three services' event topics, `_action/feedback` and
+/// `_action/status`, see [`action_interface`]) follow rosbag2's (Kilted) rules for actions:
+/// included by `all_actions`, by their action in `actions`, by `regex` or by name in `topics`;
+/// left out by `exclude_actions` or `exclude_regex`; never hidden, and selected neither by
+/// `all` nor by `all_services`.
 #[derive(Debug, Clone, Default)]
 pub struct TopicSelection {
     /// Record every topic.
@@ -57,6 +64,13 @@ pub struct TopicSelection {
     pub services: Vec<String>,
     /// Do not record the events of these services (names as `services`).
     pub exclude_services: Vec<String>,
+    /// Record every action's topics (`--all-actions`).
+    pub all_actions: bool,
+    /// Record the topics of these actions, by action name (relative names are expanded
+    /// against the recorder's node).
+    pub actions: Vec<String>,
+    /// Do not record the topics of these actions (names as `actions`).
+    pub exclude_actions: Vec<String>,
 }
 
 /// Whether `topic` of `type_name` carries service introspection events, as rosbag2 tells them:
@@ -97,14 +111,16 @@ impl TopicSelection {
     pub fn validate(&self) -> Result<()> {
         if !self.all
             && !self.all_services
+            && !self.all_actions
             && self.topics.is_empty()
             && self.services.is_empty()
+            && self.actions.is_empty()
             && self.regex.as_deref().is_none_or(str::is_empty)
             && self.topic_types.is_empty()
         {
             return Err(RecorderError::InvalidOptions(
-                "nothing to record: give topics, services, --all, --all-topics, --all-services, \
-                 --regex or --topic-types"
+                "nothing to record: give topics, services, actions, --all, --all-topics, \
+                 --all-services, --all-actions, --regex or --topic-types"
                     .into(),
             ));
         }
@@ -157,6 +173,15 @@ impl CompiledSelection {
             .exclude_regex
             .as_ref()
             .is_some_and(|r| r.is_match(topic));
+        if let Some((action, _)) = action_interface(topic, type_name) {
+            let listed = |list: &[String]| list.iter().any(|a| a == action);
+            return (s.all_actions
+                || listed(&s.actions)
+                || s.topics.iter().any(|t| t == topic)
+                || self.regex.as_ref().is_some_and(|r| r.is_match(topic)))
+                && !listed(&s.exclude_actions)
+                && !excluded_by_regex;
+        }
         if is_service_event_topic(topic, type_name) {
             let service = |list: &[String]| list.iter().any(|t| service_event_topic(t) == topic);
             return (s.all_services
@@ -184,16 +209,26 @@ impl CompiledSelection {
     /// True when only listed topics can ever match, so discovery can stop once all are found.
     pub fn is_fixed_list(&self) -> bool {
         let s = &self.selection;
-        !s.all && !s.all_services && self.regex.is_none() && s.topic_types.is_empty()
+        !s.all
+            && !s.all_services
+            && !s.all_actions
+            && self.regex.is_none()
+            && s.topic_types.is_empty()
     }
 
-    /// The topics listed by name: `topics`, and the event topics of `services`.
+    /// The topics listed by name: `topics`, the event topics of `services` and the topics of
+    /// `actions`.
     pub fn listed_topics(&self) -> impl Iterator<Item = String> + '_ {
         let s = &self.selection;
         s.topics
             .iter()
             .cloned()
             .chain(s.services.iter().map(|t| service_event_topic(t)))
+            .chain(
+                s.actions.iter().flat_map(|action| {
+                    ActionInterface::ALL.map(|interface| interface.topic(action))
+                }),
+            )
     }
 }
 
@@ -458,6 +493,66 @@ mod tests {
         )
         .unwrap();
         assert_eq!(plan.type_hash.as_deref(), Some(A));
+    }
+
+    #[test]
+    fn actions_are_selected_by_their_own_rules() {
+        let select = |s: TopicSelection| s.compile().unwrap();
+        let fib = ActionInterface::ALL.map(|i| {
+            let type_name = match i {
+                ActionInterface::SendGoalEvent => "test_msgs/action/Fibonacci_SendGoal_Event",
+                ActionInterface::GetResultEvent => "test_msgs/action/Fibonacci_GetResult_Event",
+                ActionInterface::Feedback => "test_msgs/action/Fibonacci_FeedbackMessage",
+                ActionInterface::CancelGoalEvent => "action_msgs/srv/CancelGoal_Event",
+                ActionInterface::Status => "action_msgs/msg/GoalStatusArray",
+            };
+            (i.topic("/fib"), type_name)
+        });
+        let all = |s: &CompiledSelection| fib.iter().all(|(t, ty)| s.matches(t, ty));
+        let none = |s: &CompiledSelection| !fib.iter().any(|(t, ty)| s.matches(t, ty));
+        // Neither all topics (hidden), nor all services (the cancel service's events).
+        assert!(none(&select(TopicSelection {
+            all: true,
+            all_services: true,
+            include_hidden_topics: true,
+            ..Default::default()
+        })));
+        assert!(all(&select(TopicSelection {
+            all_actions: true,
+            ..Default::default()
+        })));
+        let listed = select(TopicSelection {
+            actions: vec!["/fib".into()],
+            ..Default::default()
+        });
+        assert!(all(&listed));
+        assert!(!listed.matches("/other/_action/status", "action_msgs/msg/GoalStatusArray"));
+        assert!(!listed.matches("/chatter", "std_msgs/msg/String"));
+        assert!(listed.is_fixed_list());
+        assert_eq!(
+            listed.listed_topics().collect::<Vec<_>>(),
+            fib.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>()
+        );
+        assert!(none(&select(TopicSelection {
+            all_actions: true,
+            exclude_actions: vec!["/fib".into()],
+            ..Default::default()
+        })));
+        assert!(none(&select(TopicSelection {
+            all_actions: true,
+            exclude_regex: Some("fib".into()),
+            ..Default::default()
+        })));
+        assert!(all(&select(TopicSelection {
+            regex: Some("^/fi".into()),
+            ..Default::default()
+        })));
+        // A hidden topic named like an action's but of another type is a topic.
+        assert!(!select(TopicSelection {
+            all_actions: true,
+            ..Default::default()
+        })
+        .matches("/fib/_action/status", "std_msgs/msg/String"));
     }
 
     const EVENT: &str = "rosbag2_interfaces/srv/SetRate_Event";

@@ -450,6 +450,12 @@ fn resolve_names(
             .map(|s| Ok(service_event_topic(&expand_name(s, node)?)))
             .collect::<crate::Result<_>>()?;
     }
+    for actions in [&mut selection.actions, &mut selection.exclude_actions] {
+        *actions = actions
+            .iter()
+            .map(|a| expand_name(a, node))
+            .collect::<crate::Result<_>>()?;
+    }
     let qos_overrides = options
         .qos_overrides
         .iter()

@@ -1,6 +1,7 @@
 //! `convert -o options.yaml`: the output-bag file of `ros2 bag convert`. It has one top-level key,
 //! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
-//! `all_topics`, `all_services` (or Humble's `all`: both), `topics`, `topic_types`, `regex`, `exclude_*`, `max_bagfile_size`,
+//! `all_topics`, `all_services` (or Humble's `all`: both), `all_actions`, `topics`, `topic_types`,
+//! `services`, `actions`, `regex`, `exclude_*`, `max_bagfile_size`,
 //! `max_bagfile_duration`, `storage_preset_profile`, `compression_mode`, `compression_format`,
 //! `compression_queue_size`, `compression_threads`, `compression_threads_priority`, `start_time_ns`,
 //! `end_time_ns`, `custom_data`, ...). Each entry becomes one conversion of the same inputs.
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use regex::Regex;
 use ros2bag_rs_cli::WriterArgs;
+use rosbag2_rs_interfaces::action_msgs::action_interface;
 use rosbag2_rs_storage::{BagWriterOptions, SequentialReader, TopicFilter};
 use rosbag2_rs_tools::ConvertOptions;
 use yaml_rust2::Yaml;
@@ -77,20 +79,41 @@ impl Entry<'_> {
 struct Selection {
     all_topics: bool,
     all_services: bool,
+    all_actions: bool,
     topics: Vec<String>,
     topic_types: Vec<String>,
     services: Vec<String>,
+    actions: Vec<String>,
     regex: Option<Regex>,
     exclude_topics: Vec<String>,
     exclude_topic_types: Vec<String>,
     exclude_services: Vec<String>,
+    exclude_actions: Vec<String>,
     exclude_regex: Option<Regex>,
 }
 
-/// `/add` for a service-event topic `/add/_service_event` of a `pkg/srv/Name_Event` type.
-fn service_of<'a>(topic: &'a str, type_name: &str) -> Option<&'a str> {
-    let service = topic.strip_suffix("/_service_event")?;
-    (type_name.contains("/srv/") && type_name.ends_with("_Event")).then_some(service)
+/// What a recorded topic is part of, for the selection rules.
+enum Part<'a> {
+    /// One of this action's topics.
+    Action(&'a str),
+    /// This service's event topic (`/add/_service_event` of a `pkg/srv/Name_Event` type).
+    Service(&'a str),
+    /// A topic of its own.
+    Topic,
+}
+
+impl<'a> Part<'a> {
+    fn of(topic: &'a str, type_name: &str) -> Self {
+        if let Some((action, _)) = action_interface(topic, type_name) {
+            return Self::Action(action);
+        }
+        match topic.strip_suffix("/_service_event") {
+            Some(service) if type_name.contains("/srv/") && type_name.ends_with("_Event") => {
+                Self::Service(service)
+            }
+            _ => Self::Topic,
+        }
+    }
 }
 
 impl Selection {
@@ -107,31 +130,36 @@ impl Selection {
         Ok(Self {
             all_topics: all || entry.flag("all_topics")?,
             all_services: all || entry.flag("all_services")?,
+            all_actions: entry.flag("all_actions")?,
             topics: entry.list("topics")?,
             topic_types: entry.list("topic_types")?,
             services: entry.list("services")?,
+            actions: entry.list("actions")?,
             regex: regex("regex")?,
             exclude_topics: entry.list("exclude_topics")?,
             exclude_topic_types: entry.list("exclude_topic_types")?,
             exclude_services: entry.list("exclude_services")?,
+            exclude_actions: entry.list("exclude_actions")?,
             exclude_regex: regex("exclude_regex")?,
         })
     }
 
     fn keeps(&self, topic: &str, type_name: &str) -> bool {
-        let service = service_of(topic, type_name);
+        let part = Part::of(topic, type_name);
         let listed = |list: &[String], name: &str| list.iter().any(|t| t == name);
-        let included = match service {
-            Some(s) => self.all_services || listed(&self.services, s),
-            None => {
+        let included = match part {
+            Part::Action(a) => self.all_actions || listed(&self.actions, a),
+            Part::Service(s) => self.all_services || listed(&self.services, s),
+            Part::Topic => {
                 self.all_topics
                     || listed(&self.topics, topic)
                     || listed(&self.topic_types, type_name)
             }
         } || self.regex.as_ref().is_some_and(|r| r.is_match(topic));
-        let excluded = match service {
-            Some(s) => listed(&self.exclude_services, s),
-            None => {
+        let excluded = match part {
+            Part::Action(a) => listed(&self.exclude_actions, a),
+            Part::Service(s) => listed(&self.exclude_services, s),
+            Part::Topic => {
                 listed(&self.exclude_topics, topic) || listed(&self.exclude_topic_types, type_name)
             }
         } || self
@@ -195,7 +223,7 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
         if selected.is_empty() {
             bail!(
                 "{}: output bag '{uri}' selects no topic of the input (set all_topics, \
-                 topics, topic_types, regex, services or all_services); rosbag2 would write it \
+                 topics, topic_types, regex, services, all_services, actions or all_actions); rosbag2 would write it \
                  empty",
                 path.display()
             );
@@ -277,6 +305,11 @@ mod tests {
                 "/add/_service_event",
                 "example_interfaces/srv/AddTwoInts_Event",
             ),
+            (
+                "/fib/_action/cancel_goal/_service_event",
+                "action_msgs/srv/CancelGoal_Event",
+            ),
+            ("/fib/_action/status", "action_msgs/msg/GoalStatusArray"),
         ]
         .into_iter()
         .enumerate()
@@ -299,10 +332,12 @@ mod tests {
             "output_bags:\n- uri: split1\n  topics: [/a, /b]\n  storage_id: sqlite3\n  \
              max_bagfile_size: 1000\n- uri: all\n  all_topics: true\n  exclude_regex: cam\n  \
              custom_data: [k=v]\n  compression_threads_priority: -3\n- uri: services\n  all_services: true\n- uri: types\n  \
-             topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n- uri: humble\n  all: true\n",
+             topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n- uri: humble\n  all: true\n\
+             - uri: actions\n  all_actions: true\n- uri: not_fib\n  all_actions: true\n  \
+             all_services: true\n  exclude_actions: [/fib]\n",
         )
         .unwrap();
-        assert_eq!(bags.len(), 5);
+        assert_eq!(bags.len(), 7);
         assert_eq!(bags[0].output.uri, PathBuf::from("split1"));
         assert_eq!(bags[0].output.storage.storage, StorageId::Sqlite3);
         assert_eq!(bags[0].output.max_bagfile_size, 1000);
@@ -322,6 +357,16 @@ mod tests {
             keeps(4, "/a") && keeps(4, "/camera/image") && keeps(4, "/add/_service_event"),
             "Humble's all: every topic and service"
         );
+        // An action's topics (the cancel service's events included) go with the action only.
+        let fib = [
+            "/fib/_action/status",
+            "/fib/_action/cancel_goal/_service_event",
+        ];
+        assert!(fib.iter().all(|t| keeps(5, t)) && !keeps(5, "/add/_service_event"));
+        assert!(!fib
+            .iter()
+            .any(|t| keeps(4, t) || keeps(2, t) || keeps(6, t)));
+        assert!(keeps(6, "/add/_service_event"));
         assert_eq!(bags[1].output.custom_data["k"], "v");
         assert_eq!(bags[1].output.compression.threads_priority, Some(-3));
         assert_eq!(bags[0].output.compression.threads_priority, None);

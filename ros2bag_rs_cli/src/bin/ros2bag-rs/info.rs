@@ -1,10 +1,11 @@
 //! `info`: what `ros2 bag info` prints, as text or JSON.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_interfaces::action_msgs::{action_interface, action_type, ActionInterface};
 use rosbag2_rs_storage::timing::ArrivalStats;
 use rosbag2_rs_storage::{Bag, BagMetadata, SequentialReader, StorageId, TopicInformation};
 use serde_json::json;
@@ -117,6 +118,33 @@ fn service_of(topic: &TopicInformation) -> Option<(&str, &str)> {
     let type_name = topic.topic_metadata.type_name.as_str();
     let service_type = type_name.strip_suffix("_Event")?;
     (!name.is_empty() && service_type.contains("/srv/")).then_some((name, service_type))
+}
+
+/// An action's recorded topics, as `info` groups them (rosbag2 Kilted's action section).
+struct ActionTopics<'a> {
+    /// The action's name: its topics' names without `/_action/...`.
+    name: &'a str,
+    /// `pkg/action/Name`, from the per-action types among its topics.
+    type_name: Option<&'a str>,
+    /// Its recorded interfaces, in [`ActionInterface::ALL`]'s order.
+    interfaces: Vec<(ActionInterface, &'a TopicInformation)>,
+}
+
+impl ActionTopics<'_> {
+    /// The action's recorded topics (`true`) or services (`false`).
+    fn of_kind(
+        &self,
+        services: bool,
+    ) -> impl Iterator<Item = &(ActionInterface, &TopicInformation)> {
+        self.interfaces
+            .iter()
+            .filter(move |(i, _)| i.is_service_event() == services)
+    }
+}
+
+/// Whether `topic` is one of an action's five topics.
+fn is_action_topic(topic: &TopicInformation) -> bool {
+    action_interface(&topic.topic_metadata.name, &topic.topic_metadata.type_name).is_some()
 }
 
 /// The facts `info` reports about one bag.
@@ -264,12 +292,13 @@ impl BagSummary {
         out
     }
 
-    /// Topics (service-event topics aside) and services, each sorted as asked.
+    /// Topics (service-event and action topics aside) and services, each sorted as asked.
     fn sorted(&self, sort: SortBy) -> (Vec<&TopicInformation>, Vec<&TopicInformation>) {
         let (mut services, mut topics): (Vec<_>, Vec<_>) = self
             .metadata
             .topics_with_message_count
             .iter()
+            .filter(|t| !is_action_topic(t))
             .partition(|t| service_of(t).is_some());
         for list in [&mut topics, &mut services] {
             list.sort_by(|a, b| {
@@ -282,6 +311,67 @@ impl BagSummary {
             });
         }
         (topics, services)
+    }
+
+    /// The actions whose topics the bag holds, by name.
+    fn actions(&self) -> Vec<ActionTopics<'_>> {
+        let mut actions: BTreeMap<&str, ActionTopics<'_>> = BTreeMap::new();
+        for t in &self.metadata.topics_with_message_count {
+            let meta = &t.topic_metadata;
+            let Some((name, interface)) = action_interface(&meta.name, &meta.type_name) else {
+                continue;
+            };
+            let action = actions.entry(name).or_insert_with(|| ActionTopics {
+                name,
+                type_name: None,
+                interfaces: Vec::new(),
+            });
+            action.type_name = action.type_name.or(action_type(&meta.type_name));
+            action.interfaces.push((interface, t));
+        }
+        let mut actions: Vec<_> = actions.into_values().collect();
+        for action in &mut actions {
+            action
+                .interfaces
+                .sort_by_key(|(i, _)| ActionInterface::ALL.iter().position(|a| a == i));
+        }
+        actions
+    }
+
+    /// The action section of the text: `Actions:`, and per action its topics and services.
+    fn actions_text(&self) -> String {
+        let actions = self.actions();
+        let mut out = format!("Actions:           {}\n", actions.len());
+        if actions.is_empty() {
+            return out;
+        }
+        out += "Action information:\n";
+        for action in &actions {
+            let format = action
+                .interfaces
+                .first()
+                .map_or("", |(_, t)| t.topic_metadata.serialization_format.as_str());
+            out += &format!(
+                "  Action: {} | Type: {} | Topics: {} | Services: {} | Serialization Format: {format}\n",
+                action.name,
+                action.type_name.unwrap_or("unknown"),
+                action.of_kind(false).count(),
+                action.of_kind(true).count(),
+            );
+            for (interface, t) in &action.interfaces {
+                let (kind, count) = if interface.is_service_event() {
+                    ("Service", "Event Count")
+                } else {
+                    ("Topic", "Count")
+                };
+                out += &format!(
+                    "    {kind}: {} | {count}: {}\n",
+                    interface.short_name(),
+                    t.message_count
+                );
+            }
+        }
+        out
     }
 
     /// `Size Contribution: 1.5 KiB | ` with `-v`.
@@ -392,10 +482,16 @@ impl BagSummary {
             "End:               {}\n",
             time_format::timestamp(m.end_time(), options.utc)
         );
-        let events: u64 = services.iter().map(|t| t.message_count).sum();
+        let listed: u64 = topics.iter().map(|t| t.message_count).sum();
+        let others: u64 = m
+            .topics_with_message_count
+            .iter()
+            .map(|t| t.message_count)
+            .sum::<u64>()
+            - listed;
         out += &format!(
             "Messages:          {}\n",
-            m.message_count - events.min(m.message_count)
+            m.message_count - others.min(m.message_count)
         );
         let topic_lines: Vec<String> = topics
             .iter()
@@ -434,6 +530,7 @@ impl BagSummary {
             "Service information: {}\n",
             service_lines.join(&format!("\n{pad}  "))
         );
+        out += &self.actions_text();
         if !m.custom_data.is_empty() {
             let pairs: Vec<String> = m
                 .custom_data
@@ -514,6 +611,12 @@ impl BagSummary {
                 let (name, type_name) = service_of(t)?;
                 Some(json!({"name": name, "type": type_name, "event_count": t.message_count}))
             }).collect::<Vec<_>>(),
+            "actions": self.actions().iter().map(|a| json!({
+                "name": a.name,
+                "type": a.type_name,
+                "topics": a.of_kind(false).map(|(i, t)| json!({"name": i.short_name(), "message_count": t.message_count})).collect::<Vec<_>>(),
+                "services": a.of_kind(true).map(|(i, t)| json!({"name": i.short_name(), "event_count": t.message_count})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
             "compression_format": m.compression_format,
             "compression_mode": m.compression_mode,
             "custom_data": m.custom_data,
@@ -566,7 +669,7 @@ mod tests {
     fn summary() -> BagSummary {
         BagSummary {
             metadata: BagMetadata {
-                message_count: 17,
+                message_count: 28,
                 topics_with_message_count: vec![
                     TopicInformation {
                         topic_metadata: TopicMetadata {
@@ -581,6 +684,22 @@ mod tests {
                         4,
                     ),
                     topic("/alpha", "sensor_msgs/msg/Imu", 12),
+                    topic("/fib/_action/status", "action_msgs/msg/GoalStatusArray", 5),
+                    topic(
+                        "/fib/_action/send_goal/_service_event",
+                        "test_msgs/action/Fibonacci_SendGoal_Event",
+                        2,
+                    ),
+                    topic(
+                        "/fib/_action/feedback",
+                        "test_msgs/action/Fibonacci_FeedbackMessage",
+                        3,
+                    ),
+                    topic(
+                        "/fib/_action/cancel_goal/_service_event",
+                        "action_msgs/srv/CancelGoal_Event",
+                        1,
+                    ),
                 ],
                 ..Default::default()
             },
@@ -614,6 +733,27 @@ mod tests {
         short.sizes = None;
         assert!(!short.to_text(&TextOptions::default()).contains("Type Hash"));
         assert!(!text.contains("Topic: /add"), "{text}");
+        assert!(!text.contains("_action"), "{text}");
+        assert!(
+            text.ends_with(
+                "Service:           1\n\
+             Service information: Service: /add | Type: example_interfaces/srv/AddTwoInts | \
+             Event Count: 4 | Size Contribution: 0 B | Serialization Format: cdr\n\
+             Actions:           1\n\
+             Action information:\n  \
+             Action: /fib | Type: test_msgs/action/Fibonacci | Topics: 2 | Services: 2 | \
+             Serialization Format: cdr\n    \
+             Topic: feedback | Count: 3\n    \
+             Topic: status | Count: 5\n    \
+             Service: send_goal | Event Count: 2\n    \
+             Service: cancel_goal | Event Count: 1\n"
+            ),
+            "{text}"
+        );
+        let json = summary().to_json();
+        assert_eq!(json["actions"][0]["type"], "test_msgs/action/Fibonacci");
+        assert_eq!(json["actions"][0]["services"][1]["name"], "cancel_goal");
+        assert_eq!(json["services"].as_array().unwrap().len(), 1);
     }
 
     #[test]

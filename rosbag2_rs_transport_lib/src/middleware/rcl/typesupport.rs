@@ -30,18 +30,18 @@ pub(crate) struct TypeName<'a> {
 }
 
 impl<'a> TypeName<'a> {
-    /// Splits `type_name`, whose middle part must be `kind` (`msg` or `srv`).
-    pub fn parse(type_name: &'a str, kind: &str) -> Result<Self> {
+    /// Splits `type_name`, whose middle part must be one of `kinds` (`msg`, `srv`, `action`).
+    pub fn parse(type_name: &'a str, kinds: &[&str]) -> Result<Self> {
         let valid =
             |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         let mut parts = type_name.split('/');
         match (parts.next(), parts.next(), parts.next(), parts.next()) {
-            (Some(package), Some(k), Some(name), None)
-                if k == kind && valid(package) && valid(name) =>
+            (Some(package), Some(kind), Some(name), None)
+                if kinds.contains(&kind) && valid(package) && valid(name) =>
             {
                 Ok(Self {
                     package,
-                    kind: k,
+                    kind,
                     name,
                 })
             }
@@ -192,9 +192,10 @@ impl TypeSupports {
         })
     }
 
-    /// The C type support of message `type_name` (`pkg/msg/Type`).
+    /// The C type support of message `type_name`: `pkg/msg/Type`, or a message generated for a
+    /// service or action (`pkg/srv/Name_Event`, `pkg/action/Name_FeedbackMessage`, ...).
     pub fn message(&self, type_name: &str) -> Result<MessageType> {
-        let t = TypeName::parse(type_name, "msg")?;
+        let t = TypeName::parse(type_name, &["msg", "srv", "action"])?;
         self.message_of(type_name, &t)
     }
 
@@ -226,14 +227,14 @@ impl TypeSupports {
         })
     }
 
-    /// The C type support of service `type_name` (`pkg/srv/Type`) with its request and response
-    /// structs.
+    /// The C type support of service `type_name` (`pkg/srv/Type`, or an action's
+    /// `pkg/action/Name_SendGoal` and the like) with its request and response structs.
     pub fn service(&self, type_name: &str) -> Result<ServiceType> {
-        let t = TypeName::parse(type_name, "srv")?;
+        let t = TypeName::parse(type_name, &["srv", "action"])?;
         let (path, lib) = self.library(type_name, t.package, TYPESUPPORT_C)?;
         let symbol = format!(
-            "{TYPESUPPORT_C}__get_service_type_support_handle__{}__srv__{}",
-            t.package, t.name
+            "{TYPESUPPORT_C}__get_service_type_support_handle__{}__{}__{}",
+            t.package, t.kind, t.name
         );
         // SAFETY: the generated function has no preconditions.
         let handle = Self::symbol(type_name, &path, &lib, &symbol, |f| unsafe { f() })?;
@@ -243,7 +244,7 @@ impl TypeSupports {
                 type_name,
                 &TypeName {
                     package: t.package,
-                    kind: "srv",
+                    kind: t.kind,
                     name: &name,
                 },
             )
@@ -330,11 +331,19 @@ mod tests {
 
     #[test]
     fn type_names_split_into_package_kind_and_name() {
-        let t = TypeName::parse("std_msgs/msg/String", "msg").unwrap();
+        let t = TypeName::parse("std_msgs/msg/String", &["msg"]).unwrap();
         assert_eq!((t.package, t.kind, t.name), ("std_msgs", "msg", "String"));
-        assert!(TypeName::parse("std_msgs/srv/String", "msg").is_err());
-        assert!(TypeName::parse("std_msgs/String", "msg").is_err());
-        assert!(TypeName::parse("std_msgs/msg/Str;ing", "msg").is_err());
-        assert!(TypeName::parse("a/msg/B/C", "msg").is_err());
+        assert!(TypeName::parse("std_msgs/srv/String", &["msg"]).is_err());
+        assert!(TypeName::parse("std_msgs/String", &["msg"]).is_err());
+        assert!(TypeName::parse("std_msgs/msg/Str;ing", &["msg"]).is_err());
+        assert!(TypeName::parse("a/msg/B/C", &["msg"]).is_err());
+        // A service's event and an action's feedback are messages too.
+        let t = TypeName::parse(
+            "test_msgs/action/Fibonacci_FeedbackMessage",
+            &["msg", "action"],
+        )
+        .unwrap();
+        assert_eq!(t.kind, "action");
+        assert!(TypeName::parse("test_msgs/action/Fibonacci", &["msg", "srv"]).is_err());
     }
 }
