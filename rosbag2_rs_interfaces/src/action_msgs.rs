@@ -95,18 +95,23 @@ impl ActionInterface {
     /// Whether `type_name` is this interface's type (for the two per-action types, of any
     /// action: `pkg/action/Name_SendGoal_Event` and the like).
     pub fn has_type(self, type_name: &str) -> bool {
-        let of_action = |suffix: &str| {
-            type_name
-                .strip_suffix(suffix)
-                .and_then(|t| t.split_once("/action/"))
-                .is_some_and(|(pkg, name)| !pkg.is_empty() && !name.is_empty())
-        };
         match self {
-            Self::SendGoalEvent => of_action("_SendGoal_Event"),
-            Self::GetResultEvent => of_action("_GetResult_Event"),
-            Self::Feedback => of_action("_FeedbackMessage"),
+            Self::SendGoalEvent | Self::GetResultEvent | Self::Feedback => {
+                action_type(type_name).is_some() && type_name.ends_with(self.type_suffix())
+            }
             Self::CancelGoalEvent => type_name == format!("{CANCEL_GOAL_TYPE}_Event"),
             Self::Status => type_name == STATUS_TYPE,
+        }
+    }
+
+    /// What follows `pkg/action/Name` in a per-action interface's type (empty for the shared
+    /// status and cancel types).
+    fn type_suffix(self) -> &'static str {
+        match self {
+            Self::SendGoalEvent => "_SendGoal_Event",
+            Self::GetResultEvent => "_GetResult_Event",
+            Self::Feedback => "_FeedbackMessage",
+            Self::CancelGoalEvent | Self::Status => "",
         }
     }
 }
@@ -124,13 +129,17 @@ pub fn action_interface<'a>(topic: &'a str, type_name: &str) -> Option<(&'a str,
 /// `pkg/action/Name_SendGoal_Event`, `_GetResult_Event` and `_FeedbackMessage`; `None` for the
 /// shared status and cancel types and anything else.
 pub fn action_type(type_name: &str) -> Option<&str> {
-    ["_SendGoal_Event", "_GetResult_Event", "_FeedbackMessage"]
-        .into_iter()
-        .find_map(|suffix| type_name.strip_suffix(suffix))
-        .filter(|t| {
-            t.split_once("/action/")
-                .is_some_and(|(pkg, name)| !pkg.is_empty() && !name.is_empty())
-        })
+    [
+        ActionInterface::SendGoalEvent,
+        ActionInterface::GetResultEvent,
+        ActionInterface::Feedback,
+    ]
+    .into_iter()
+    .find_map(|interface| type_name.strip_suffix(interface.type_suffix()))
+    .filter(|t| {
+        t.split_once("/action/")
+            .is_some_and(|(pkg, name)| !pkg.is_empty() && !name.is_empty())
+    })
 }
 
 #[cfg(test)]

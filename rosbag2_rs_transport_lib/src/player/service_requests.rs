@@ -205,11 +205,12 @@ impl RawPublisher for RequestReplayer {
             }
             return Ok(());
         };
-        let wait = match self.discovered.load(Ordering::Relaxed) {
-            true => Duration::ZERO,
-            false => DISCOVERY_WAIT,
-        };
-        if !self.client.wait_for_service(wait) {
+        let discovered = self.discovered.load(Ordering::Relaxed);
+        if !self.client.wait_for_service(if discovered {
+            Duration::ZERO
+        } else {
+            DISCOVERY_WAIT
+        }) {
             log::error!(
                 "{}: the service is not available; a recorded request was not sent",
                 self.service
