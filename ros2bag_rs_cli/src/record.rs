@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::args::{seconds, TopicArgs, WriterArgs};
 use crate::choice::choice;
@@ -88,6 +88,11 @@ pub struct RecordArgs {
     /// YAML file of QoS profiles to subscribe with, per topic.
     #[arg(long)]
     pub qos_profile_overrides_path: Option<PathBuf>,
+    /// A YAML file of topics recorded with the type given, subscribed at the start whether or
+    /// not they are on the graph yet: `static_topics_and_types_list: [[/topic, pkg/msg/Type],
+    /// ...]` (rosbag2 Lyrical).
+    #[arg(long, value_name = "FILE")]
+    pub static_topics_path: Option<PathBuf>,
     /// Output bag directory (must not exist); default rosbag2_YYYY_MM_DD-HH_MM_SS. In snapshot
     /// mode, the prefix of the snapshot bags.
     #[arg(short = 'o', long)]
@@ -100,6 +105,20 @@ pub struct RecordArgs {
     /// taken, none dropped).
     #[arg(long, default_value_t = DEFAULT_MAX_CACHE_SIZE)]
     pub max_cache_size: u64,
+    /// Seconds of messages the cache holds while the disk is busy, by receive time; beyond it
+    /// messages are dropped and counted too (0: no bound by time; with --max-cache-size 0, the
+    /// only bound).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub max_cache_duration: f64,
+    /// At most this many events a second on events/rosbag2_messages_lost, each with the
+    /// messages every topic lost since the last one (0: none, at most 1000).
+    #[arg(
+        long,
+        alias = "stats_max_publishing_rate",
+        value_name = "HZ",
+        default_value_t = 1.0
+    )]
+    pub stats_max_publishing_rate: f64,
     /// Start paused (resume with the `resume` service or the space bar).
     #[arg(long)]
     pub start_paused: bool,
@@ -131,6 +150,10 @@ pub struct RecordArgs {
     /// split file (and in every snapshot).
     #[arg(long)]
     pub no_repeat_latched: bool,
+    /// Repeat instead the latest messages of only these topics, DEPTH of each (default 1), at
+    /// the start of every split file (snapshots: the latest one), as rosbag2 Lyrical does.
+    #[arg(long, num_args = 1.., value_name = "TOPIC[=DEPTH]", value_parser = repeat_topic)]
+    pub repeat_transient_local: Vec<(String, usize)>,
     /// Retention: keep at most N files (the one being written included), deleting the oldest
     /// after each split (0: no limit).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -212,6 +235,14 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ),
         ("storage.max_cache_size", Param::Value("--max-cache-size")),
         (
+            "record.statistics_max_publishing_rate",
+            Param::Value("--stats-max-publishing-rate"),
+        ),
+        (
+            "storage.max_cache_duration",
+            Param::Value("--max-cache-duration"),
+        ),
+        (
             "storage.storage_preset_profile",
             Param::Value("--storage-preset-profile"),
         ),
@@ -281,6 +312,10 @@ impl RecordArgs {
             include_hidden_topics: self.include_hidden_topics,
             include_unpublished_topics: self.include_unpublished_topics,
             ignore_leaf_topics: self.ignore_leaf_topics,
+            static_topics: match &self.static_topics_path {
+                Some(path) => load_static_topics(path)?,
+                None => Vec::new(),
+            },
         };
         let mut custom_data = BTreeMap::new();
         for pair in &self.custom_data {
@@ -327,6 +362,11 @@ impl RecordArgs {
             max_bagfile_size: bag.max_bagfile_size,
             max_bagfile_duration: bag.max_bagfile_duration,
             max_cache_size: self.max_cache_size,
+            max_cache_duration: crate::non_negative_seconds(
+                self.max_cache_duration,
+                "--max-cache-duration",
+            )?
+            .as_nanos(),
             custom_data,
             selection,
             discovery: !self.no_discovery,
@@ -337,6 +377,7 @@ impl RecordArgs {
             snapshot,
             service_introspection: self.service_introspection,
             repeat_latched: !self.no_repeat_latched,
+            repeat_topics: self.repeat_transient_local.iter().cloned().collect(),
             retention: Retention {
                 max_files: self.max_bag_files,
                 max_total_size: self.max_total_size,
@@ -349,6 +390,7 @@ impl RecordArgs {
                 },
             },
             min_free_space: self.min_free_space,
+            stats_max_publishing_rate: self.stats_max_publishing_rate,
         };
         options.validate()?;
         if options.snapshot.is_none() && options.uri.exists() {
@@ -445,4 +487,83 @@ pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
         summary.failed_snapshots.join("; ")
     );
     Ok(())
+}
+
+/// `TOPIC[=DEPTH]` of `--repeat-transient-local`: a topic and a positive depth (default 1).
+fn repeat_topic(value: &str) -> Result<(String, usize), String> {
+    let (topic, depth) = value.split_once('=').unwrap_or((value, "1"));
+    if topic.is_empty() {
+        return Err(format!("'{value}': the topic name is empty"));
+    }
+    match depth.parse::<usize>() {
+        Ok(depth) if depth > 0 => Ok((topic.to_string(), depth)),
+        _ => Err(format!("'{value}': the depth must be a positive integer")),
+    }
+}
+
+/// The `static_topics_and_types_list` of a `--static-topics-path` file: `[topic, type]` pairs.
+fn load_static_topics(path: &std::path::Path) -> Result<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read static topics file {}", path.display()))?;
+    let docs = rosbag2_rs_storage::limits::load_yaml(&text)
+        .with_context(|| format!("static topics file {} is not YAML", path.display()))?;
+    let list = docs
+        .first()
+        .map(|doc| &doc["static_topics_and_types_list"])
+        .and_then(|list| list.as_vec())
+        .with_context(|| {
+            format!(
+                "{}: no static_topics_and_types_list of [topic, type] pairs",
+                path.display()
+            )
+        })?;
+    list.iter()
+        .enumerate()
+        .map(|(i, entry)| match entry.as_vec().map(Vec::as_slice) {
+            Some([topic, type_name]) => match (topic.as_str(), type_name.as_str()) {
+                (Some(t), Some(ty)) if !t.is_empty() && !ty.is_empty() => {
+                    Ok((t.to_string(), ty.to_string()))
+                }
+                _ => bail!("{}: entry {i} is not [topic, type]", path.display()),
+            },
+            _ => bail!("{}: entry {i} is not [topic, type]", path.display()),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn static_topics_files_are_read_as_rosbag2_writes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("static.yaml");
+        std::fs::write(
+            &file,
+            "static_topics_and_types_list:\n  - [/a, std_msgs/msg/String]\n  - [b, pkg/msg/T]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            load_static_topics(&file).unwrap(),
+            [
+                ("/a".to_string(), "std_msgs/msg/String".to_string()),
+                ("b".to_string(), "pkg/msg/T".to_string())
+            ]
+        );
+        for bad in ["other: 1\n", "static_topics_and_types_list:\n  - [/a]\n"] {
+            std::fs::write(&file, bad).unwrap();
+            let error = load_static_topics(&file).unwrap_err().to_string();
+            assert!(error.contains("static.yaml"), "{error}");
+        }
+    }
+
+    #[test]
+    fn repeat_depths_default_to_one_and_must_be_positive() {
+        assert_eq!(repeat_topic("/tf").unwrap(), ("/tf".to_string(), 1));
+        assert_eq!(repeat_topic("/tf=3").unwrap(), ("/tf".to_string(), 3));
+        for bad in ["/tf=0", "=2", "/tf=x"] {
+            assert!(repeat_topic(bad).is_err(), "{bad}");
+        }
+    }
 }

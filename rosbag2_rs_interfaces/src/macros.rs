@@ -1,25 +1,46 @@
 //! Macros that implement the interface traits for generated-style types.
 
-/// Implements [`crate::MessageType`] for a message struct.
+/// Implements [`crate::MessageType`] for a message struct; with a list of older layouts, for a
+/// type whose fields grew across ROS 2 releases: it also decodes from those (newest first, each
+/// converting `Into` it, missing fields left at their defaults).
 macro_rules! impl_message {
     ($ty:ty, $type_name:expr) => {
         impl $crate::MessageType for $ty {
             const TYPE_NAME: &'static str = $type_name;
         }
     };
+    ($ty:ty, $type_name:expr, older: [$($older:ty),*]) => {
+        impl $crate::MessageType for $ty {
+            const TYPE_NAME: &'static str = $type_name;
+
+            fn from_wire(bytes: &[u8]) -> Result<Self, $crate::InterfaceError> {
+                let decoded = $crate::from_cdr::<Self>(bytes);
+                $(
+                    let decoded = decoded.or_else(|newest| {
+                        $crate::from_cdr::<$older>(bytes).map(Self::from).map_err(|_| newest)
+                    });
+                )*
+                decoded
+            }
+        }
+    };
 }
 
 /// Implements [`crate::ServiceType`] for a service marker, and
 /// [`crate::MessageType`] for its request and response (`<name>_Request`,
-/// `<name>_Response`).
+/// `<name>_Response`), each optionally with the older layouts it also decodes from.
 macro_rules! impl_service {
     ($service:ident, $request:ident, $response:ident, $type_name:literal) => {
+        impl_service!($service, $request, $response, $type_name, older: [], []);
+    };
+    ($service:ident, $request:ident, $response:ident, $type_name:literal,
+     older: [$($old_request:ty),*], [$($old_response:ty),*]) => {
         impl $crate::ServiceType for $service {
             type Request = $request;
             type Response = $response;
             const TYPE_NAME: &'static str = $type_name;
         }
-        impl_message!($request, concat!($type_name, "_Request"));
-        impl_message!($response, concat!($type_name, "_Response"));
+        impl_message!($request, concat!($type_name, "_Request"), older: [$($old_request),*]);
+        impl_message!($response, concat!($type_name, "_Response"), older: [$($old_response),*]);
     };
 }

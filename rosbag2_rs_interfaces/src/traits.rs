@@ -20,6 +20,14 @@ pub trait MessageType:
     fn dds_type_name() -> String {
         names::dds_type_name(Self::TYPE_NAME).expect("TYPE_NAME of a MessageType is well formed")
     }
+
+    /// Decodes a CDR payload of this type ([`from_cdr`](crate::from_cdr)). Types whose fields
+    /// grew across ROS 2 releases (the rosbag2 services' `Stop`, `Resume`, `SplitBagfile`) also
+    /// read the layouts of older releases, with the fields those lack at their defaults, so
+    /// that a Jazzy client and a Lyrical one are both understood.
+    fn from_wire(bytes: &[u8]) -> Result<Self, crate::InterfaceError> {
+        crate::from_cdr(bytes)
+    }
 }
 
 /// A ROS 2 service type: its name and its request and response types.

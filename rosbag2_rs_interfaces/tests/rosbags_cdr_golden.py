@@ -190,13 +190,20 @@ def rule_value(index, kind, store):
 
     bool: true; uint8 (the placeholder of empty types): 0; other integers: i;
     float64: i + 0.5; string: "s<i>"; Time / Duration: sec = i, nanosec = 10 * i;
+    another message: its field j (from 1) by the rule of i + j - 1;
     a sequence: two elements, the values of i and i + 1.
     """
     node, detail = kind
     if node.name == "SEQUENCE":
         return [rule_value(index, detail[0], store), rule_value(index + 1, detail[0], store)]
-    if node.name == "NAME":
+    if node.name == "NAME" and detail.startswith("builtin_interfaces/"):
         return store.types[detail](sec=index, nanosec=10 * index)
+    if node.name == "NAME":
+        # Another message: its field j (from 1) by the rule of index + j - 1.
+        _, nested = store.fielddefs[detail]
+        return store.types[detail](**{
+            name: rule_value(index + j, kind, store) for j, (name, kind) in enumerate(nested)
+        })
     base = detail[0]
     if base == "bool":
         return True

@@ -18,7 +18,9 @@
 //!   [`StorageError::LowDiskSpace`] returned;
 //! - repeat the latched state ([`BagWriter::set_repeat_latched`]): each new file starts with
 //!   the latest message of every transient-local topic, at its original time, so that any
-//!   file alone holds `/tf_static` and the like.
+//!   file alone holds `/tf_static` and the like; or ([`BagWriter::set_repeat_topics`], rosbag2
+//!   Lyrical's `--repeat-transient-local`) the latest messages of the topics named, as many
+//!   as each one's depth.
 //!
 //! From the first split on, `metadata.yaml` lists the closed files only and names the file
 //! being written in `custom_data` under [`FILE_BEING_WRITTEN_KEY`]; the key is gone once the
@@ -120,10 +122,13 @@ pub struct BagWriter {
     /// Bytes written in the current file at the next free-space check.
     next_space_check: u64,
     repeat_latched: bool,
-    /// Per topic: transient-local (its latest message is repeated in each new file).
-    latched_topic: Vec<bool>,
-    /// Per topic: its latest message, for transient-local topics.
-    latest: Vec<Option<SerializedMessage>>,
+    /// Topics whose latest messages are repeated, with how many (replaces `repeat_latched`
+    /// when not empty).
+    repeat_topics: BTreeMap<String, usize>,
+    /// Per topic: how many of its latest messages each new file repeats.
+    repeat_depth: Vec<usize>,
+    /// Per topic: its latest messages, up to its repeat depth.
+    latest: Vec<VecDeque<SerializedMessage>>,
     /// Files opened so far (the next file's number).
     files_opened: usize,
 }
@@ -207,7 +212,8 @@ impl BagWriter {
             min_free_space: 0,
             next_space_check: 0,
             repeat_latched: false,
-            latched_topic: Vec::new(),
+            repeat_topics: BTreeMap::new(),
+            repeat_depth: Vec::new(),
             latest: Vec::new(),
             files_opened: 0,
         };
@@ -231,6 +237,13 @@ impl BagWriter {
     /// whose offered QoS profiles are all transient local).
     pub fn set_repeat_latched(&mut self, on: bool) {
         self.repeat_latched = on;
+    }
+
+    /// Starts each new file with the latest messages of the topics named, as many as each
+    /// one's depth, instead of the latest of every transient-local topic (for topics created
+    /// from now on).
+    pub fn set_repeat_topics(&mut self, topics: BTreeMap<String, usize>) {
+        self.repeat_topics = topics;
     }
 
     /// Calls `callback` on every split.
@@ -473,8 +486,13 @@ impl BagWriter {
             });
         self.definitions.push(definition);
         self.file_topic_counts.push(0);
-        self.latched_topic.push(topic.is_transient_local());
-        self.latest.push(None);
+        let depth = if self.repeat_topics.is_empty() {
+            usize::from(self.repeat_latched && topic.is_transient_local())
+        } else {
+            self.repeat_topics.get(&topic.name).copied().unwrap_or(0)
+        };
+        self.repeat_depth.push(depth);
+        self.latest.push(VecDeque::new());
         Ok(())
     }
 
@@ -548,8 +566,13 @@ impl BagWriter {
             self.split_start
                 .map_or(message.recv_timestamp, |s| s.min(message.recv_timestamp)),
         );
-        if self.repeat_latched && self.latched_topic[index] {
-            self.latest[index] = Some(message.clone());
+        let depth = self.repeat_depth[index];
+        if depth > 0 {
+            let latest = &mut self.latest[index];
+            if latest.len() == depth {
+                latest.pop_front();
+            }
+            latest.push_back(message.clone());
         }
         let max_size = self.options.max_bagfile_size;
         if max_size > 0 && self.storage()?.bytes_written() >= max_size {
@@ -577,17 +600,14 @@ impl BagWriter {
         Ok(())
     }
 
-    /// Writes the latest message of every transient-local topic at the start of a new file,
-    /// in receive-time order, at their original times.
+    /// Writes the latest messages of the repeated topics at the start of a new file, in
+    /// receive-time order, at their original times.
     fn repeat_latest(&mut self) -> Result<()> {
-        if !self.repeat_latched {
-            return Ok(());
-        }
         let mut latest: Vec<(usize, SerializedMessage)> = self
             .latest
             .iter()
             .enumerate()
-            .filter_map(|(i, m)| m.clone().map(|m| (i, m)))
+            .flat_map(|(i, messages)| messages.iter().map(move |m| (i, m.clone())))
             .collect();
         latest.sort_by_key(|(_, m)| m.recv_timestamp);
         for (index, message) in latest {

@@ -294,6 +294,74 @@ fn every_split_file_starts_with_the_latched_state() {
     }
 }
 
+/// `repeat_topics` (rosbag2 Lyrical's `--repeat-transient-local /a=2`): each split file starts
+/// with the latest messages of the topics named, as many as their depth, at their original
+/// times, and with nothing of the other transient-local topics.
+#[test]
+fn named_topics_are_repeated_to_their_depth_and_only_they() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let tf = latched_publisher(&talker, "/tf_static");
+    let a = publisher(&talker, "/a", STRING);
+    clock.set(S);
+    tf.publish(&string_msg("tf")).unwrap();
+    clock.set(2 * S); // the recorder receives it at its start
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rosbag2_recorder",
+        RecordOptions {
+            max_bagfile_duration: S,
+            repeat_topics: [("a".to_string(), 2)].into(),
+            ..options(bag.clone(), TopicSelection::all())
+        },
+    );
+    for i in 0..8 {
+        clock.set(2 * S + i * S / 4);
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+    }
+    recorder.stop().unwrap();
+    let meta = metadata(&bag);
+    let files: Vec<Vec<(String, i64)>> = meta
+        .relative_file_paths
+        .iter()
+        .map(|path| {
+            read_file(&bag.join(path))
+                .iter()
+                .map(|m| {
+                    let text = String::from_utf8_lossy(&m.data[8..m.data.len() - 1]).into_owned();
+                    (text, m.recv_timestamp)
+                })
+                .collect()
+        })
+        .collect();
+    let at = |i: i64| 2 * S + i * S / 4;
+    let file = |list: &[(&str, i64)]| -> Vec<(String, i64)> {
+        list.iter().map(|(t, n)| (t.to_string(), *n)).collect()
+    };
+    assert_eq!(
+        files,
+        [
+            file(&[
+                ("tf", 2 * S),
+                ("a0", at(0)),
+                ("a1", at(1)),
+                ("a2", at(2)),
+                ("a3", at(3))
+            ]),
+            file(&[
+                ("a2", at(2)),
+                ("a3", at(3)),
+                ("a4", at(4)),
+                ("a5", at(5)),
+                ("a6", at(6)),
+                ("a7", at(7))
+            ]),
+        ]
+    );
+}
+
 /// The free-space guard, on a real small file system (tmpfs, needs root: skipped otherwise):
 /// recording stops with the bag closed and readable, before the disk is full; under retention
 /// the oldest files are deleted instead and recording goes on.

@@ -603,6 +603,78 @@ def test_an_rclpy_client_triggers_a_snapshot_of_our_rcl_recorder(tmp_path, ros):
     assert rows == [('/snap', f'snap {i}') for i in range(10)]
 
 
+def test_an_rclpy_client_controls_our_rcl_recorders_as_rosbag2_lyrical(tmp_path, ros):
+    """rosbag2 Lyrical's and Rolling's recorder control from rclpy, with the request and response
+    layouts of the colcon overlay's rosbag2_interfaces: three recorders split at one publish time
+    between the same two messages; `stop` closes a bag, `record` opens a new one; discovery off and
+    on; `is_recording`, `get_uri`."""
+    from rosbag2_interfaces.srv import (GetUri, IsDiscoveryRunning, IsRecording, Record, SplitBagfile,
+                                        StartDiscovery, Stop, StopDiscovery)
+    import yaml
+    peer = ros(88, 'talker')
+    pub = peer.node.create_publisher(String, '/t', RELIABLE_ALL)
+    names = ['robot0', 'robot1', 'robot2']
+    ours = [recorder('-e', '^/t$', '--node-name', n, '-o', tmp_path / n, domain=88) for n in names]
+
+    def publish(texts, subscribers=3):
+        wait_until(lambda: pub.get_subscription_count() == subscribers, f'{subscribers} subscriptions')
+        for text in texts:
+            pub.publish(String(data=text))
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+    try:
+        for o in ours:
+            o.wait_for_line(START_LINE)
+        publish([f'before {i}' for i in range(5)])
+        # Every message so far was published before this time, every later one after it.
+        split_time = peer.node.get_clock().now().to_msg()
+        for n in names:
+            request = SplitBagfile.Request(split_time=split_time, tracking_topic_name='/t',
+                                           split_mode=SplitBagfile.Request.SPLIT_MODE_PUBLISH_TIME)
+            reply = peer.call(SplitBagfile, f'/{n}/split_bagfile', request)
+            assert reply.return_code == SplitBagfile.Response.RETURN_CODE_SUCCESS, reply.error_string
+        publish([f'after {i}' for i in range(5)])
+
+        first = f'/{names[0]}'
+        assert peer.call(IsRecording, f'{first}/is_recording').recording is True
+        assert peer.call(GetUri, f'{first}/get_uri').uri == str(tmp_path / names[0])
+        assert peer.call(IsDiscoveryRunning, f'{first}/is_discovery_running').running is True
+        stopped = peer.call(Stop, f'{first}/stop')
+        assert stopped.return_code == 0, stopped.error_string
+        assert peer.call(IsRecording, f'{first}/is_recording').recording is False
+        assert peer.call(GetUri, f'{first}/get_uri').uri == ''
+        assert peer.call(IsDiscoveryRunning, f'{first}/is_discovery_running').running is False
+        assert peer.call(Stop, f'{first}/stop').return_code == 1
+        publish(['while stopped'], subscribers=2)
+        again = tmp_path / 'again'
+        started = peer.call(Record, f'{first}/record', Record.Request(uri=str(again)))
+        assert started.return_code == 0, started.error_string
+        assert peer.call(Record, f'{first}/record', Record.Request()).return_code == 1
+        publish(['again'])
+        assert peer.call(StopDiscovery, f'{first}/stop_discovery').return_code == 0
+        assert peer.call(IsDiscoveryRunning, f'{first}/is_discovery_running').running is False
+        assert peer.call(StartDiscovery, f'{first}/start_discovery').return_code == 0
+        for o in ours:
+            o.finish(interrupt=True)
+    finally:
+        for o in ours:
+            o.kill()
+
+    def files(bag):
+        meta = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+        return [f['message_count'] for f in meta['files']]
+
+    def texts(bag):
+        with Reader(bag) as reader:
+            return [deserialize_message(bytes(d), String).data for _, _, d in reader.messages()]
+    before, after = [f'before {i}' for i in range(5)], [f'after {i}' for i in range(5)]
+    assert files(tmp_path / names[0]) == [5, 5]
+    assert texts(tmp_path / names[0]) == before + after
+    for n in names[1:]:
+        assert files(tmp_path / n) == [5, 7], n
+        assert texts(tmp_path / n) == before + after + ['while stopped', 'again'], n
+    assert texts(again) == ['again']
+
+
 class FibonacciServer:
     """An rclpy action server of test_msgs/action/Fibonacci with introspection of its services on
     (ROS 2 Kilted's rclpy): it publishes feedback per step, and a goal of order 7 or more waits

@@ -1,5 +1,6 @@
 //! `rosbag2_interfaces/srv`: the services of the rosbag2 player and recorder
-//! (ROS 2 Jazzy definitions).
+//! (ROS 2 Jazzy definitions, with the recorder control of rosbag2 Lyrical and Rolling; the
+//! requests and responses that grew since Jazzy also decode from their Jazzy layouts).
 //!
 //! Each service `X` is a marker type implementing [`crate::ServiceType`], with
 //! its request `XRequest` and response `XResponse`.
@@ -167,33 +168,6 @@ impl_service!(
     "rosbag2_interfaces/srv/PlayNext"
 );
 
-/// `rosbag2_interfaces/srv/Resume`: Resume playback or recording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Resume;
-
-/// `rosbag2_interfaces/srv/Resume_Request`: no fields; rosidl gives it a
-/// placeholder byte, so it is one byte on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct ResumeRequest {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
-
-/// `rosbag2_interfaces/srv/Resume_Response`: no fields; rosidl gives it a
-/// placeholder byte, so it is one byte on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct ResumeResponse {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
-
-impl_service!(
-    Resume,
-    ResumeRequest,
-    ResumeResponse,
-    "rosbag2_interfaces/srv/Resume"
-);
-
 /// `rosbag2_interfaces/srv/Seek`: Jump to a point in the bag (player).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Seek;
@@ -270,60 +244,6 @@ impl_service!(
     "rosbag2_interfaces/srv/Snapshot"
 );
 
-/// `rosbag2_interfaces/srv/SplitBagfile`: Close the current bag file and continue in a new one (recorder).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SplitBagfile;
-
-/// `rosbag2_interfaces/srv/SplitBagfile_Request`: no fields; rosidl gives it a
-/// placeholder byte, so it is one byte on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SplitBagfileRequest {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
-
-/// `rosbag2_interfaces/srv/SplitBagfile_Response`: no fields; rosidl gives it a
-/// placeholder byte, so it is one byte on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SplitBagfileResponse {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
-
-impl_service!(
-    SplitBagfile,
-    SplitBagfileRequest,
-    SplitBagfileResponse,
-    "rosbag2_interfaces/srv/SplitBagfile"
-);
-
-/// `rosbag2_interfaces/srv/Stop`: Stop playback or recording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Stop;
-
-/// `rosbag2_interfaces/srv/Stop_Request`: no fields; rosidl gives it a
-/// placeholder byte, so it is one byte on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct StopRequest {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
-
-/// `rosbag2_interfaces/srv/Stop_Response`: no fields; rosidl gives it a
-/// placeholder byte, so it is one byte on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct StopResponse {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
-
-impl_service!(
-    Stop,
-    StopRequest,
-    StopResponse,
-    "rosbag2_interfaces/srv/Stop"
-);
-
 /// `rosbag2_interfaces/srv/TogglePaused`: Pause if running, resume if paused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TogglePaused;
@@ -349,4 +269,356 @@ impl_service!(
     TogglePausedRequest,
     TogglePausedResponse,
     "rosbag2_interfaces/srv/TogglePaused"
+);
+
+/// The layout rosidl gives a request or response without fields, as `Stop`, `Resume` and
+/// `SplitBagfile` had them before Lyrical: one placeholder byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NoFields {
+    /// Placeholder rosidl generates for types without fields; always 0.
+    pub structure_needs_at_least_one_member: u8,
+}
+
+/// Responses that report how a request went: `return_code` 0 and an empty `error_string` on
+/// success.
+macro_rules! outcome_response {
+    ($ty:ident, $doc:expr) => {
+        #[doc = $doc]
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct $ty {
+            /// 0 on success, otherwise an error code of the service.
+            pub return_code: i32,
+            /// Empty on success, otherwise what went wrong.
+            pub error_string: String,
+        }
+
+        impl $ty {
+            /// A response with `return_code` and `error_string`.
+            pub fn new(return_code: i32, error_string: impl Into<String>) -> Self {
+                Self {
+                    return_code,
+                    error_string: error_string.into(),
+                }
+            }
+        }
+
+        impl From<NoFields> for $ty {
+            /// The pre-Lyrical empty response: nothing reported, success assumed.
+            fn from(_: NoFields) -> Self {
+                Self::default()
+            }
+        }
+    };
+}
+
+/// How a scheduled `Resume` or `SplitBagfile` reads its time: the recorder's clock (node time),
+/// or the publish or receive time of the messages (of the tracking topic, else of any topic).
+pub mod time_mode {
+    /// The recorder's clock (ROS time under sim time).
+    pub const NODE_TIME: i32 = 0;
+    /// The messages' publish (source) time.
+    pub const PUBLISH_TIME: i32 = 1;
+    /// The messages' receive time.
+    pub const RECEIVE_TIME: i32 = 2;
+}
+
+/// `rosbag2_interfaces/srv/Resume`: Resume playback or recording; the recorder also at a given
+/// time (Lyrical: `resume_time`; Rolling: its mode and tracking topic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Resume;
+
+/// `rosbag2_interfaces/srv/Resume_Request`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ResumeRequest {
+    /// When to resume (zero or past: at once); the player takes only zero.
+    pub resume_time: Time,
+    /// How `resume_time` is read: a [`time_mode`] constant.
+    pub resume_mode: i32,
+    /// The topic whose messages' times count (empty: any topic's).
+    pub tracking_topic_name: String,
+}
+
+/// `Resume_Request` as Lyrical defines it: a time only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ResumeRequestLyrical {
+    /// When to resume (zero or past: at once).
+    pub resume_time: Time,
+}
+
+impl From<ResumeRequestLyrical> for ResumeRequest {
+    fn from(old: ResumeRequestLyrical) -> Self {
+        Self {
+            resume_time: old.resume_time,
+            ..Self::default()
+        }
+    }
+}
+
+impl From<NoFields> for ResumeRequest {
+    fn from(_: NoFields) -> Self {
+        Self::default()
+    }
+}
+
+impl ResumeResponse {
+    /// `return_code`: resumed (or scheduled).
+    pub const RETURN_CODE_SUCCESS: i32 = 0;
+    /// `return_code`: `resume_mode` is not a [`time_mode`].
+    pub const RETURN_CODE_INVALID_RESUME_MODE: i32 = 1;
+    /// `return_code`: `tracking_topic_name` is not recorded.
+    pub const RETURN_CODE_INVALID_TRACKING_TOPIC: i32 = 2;
+    /// `return_code`: anything else.
+    pub const RETURN_CODE_RESUME_FAILED: i32 = 3;
+}
+
+outcome_response!(ResumeResponse, "`rosbag2_interfaces/srv/Resume_Response`.");
+
+impl_service!(
+    Resume,
+    ResumeRequest,
+    ResumeResponse,
+    "rosbag2_interfaces/srv/Resume",
+    older: [ResumeRequestLyrical, NoFields], [NoFields]
+);
+
+/// `rosbag2_interfaces/srv/SplitBagfile`: Close the current bag file and continue in a new one
+/// (recorder), at once or at a given time (Rolling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SplitBagfile;
+
+/// `rosbag2_interfaces/srv/SplitBagfile_Request`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SplitBagfileRequest {
+    /// When to split (zero or past: at once).
+    pub split_time: Time,
+    /// How `split_time` is read: a [`time_mode`] constant.
+    pub split_mode: i32,
+    /// The topic whose messages' times count (empty: any topic's).
+    pub tracking_topic_name: String,
+}
+
+impl From<NoFields> for SplitBagfileRequest {
+    fn from(_: NoFields) -> Self {
+        Self::default()
+    }
+}
+
+impl SplitBagfileResponse {
+    /// `return_code`: split (or scheduled).
+    pub const RETURN_CODE_SUCCESS: i32 = 0;
+    /// `return_code`: the recorder is not recording to a bag.
+    pub const RETURN_CODE_NOT_RECORDING: i32 = 1;
+    /// `return_code`: `split_mode` is not a [`time_mode`].
+    pub const RETURN_CODE_INVALID_SPLIT_MODE: i32 = 2;
+    /// `return_code`: `tracking_topic_name` is not recorded.
+    pub const RETURN_CODE_INVALID_TRACKING_TOPIC: i32 = 3;
+    /// `return_code`: the split failed.
+    pub const RETURN_CODE_SPLIT_FAILED: i32 = 4;
+}
+
+outcome_response!(
+    SplitBagfileResponse,
+    "`rosbag2_interfaces/srv/SplitBagfile_Response`."
+);
+
+impl_service!(
+    SplitBagfile,
+    SplitBagfileRequest,
+    SplitBagfileResponse,
+    "rosbag2_interfaces/srv/SplitBagfile",
+    older: [NoFields], [NoFields]
+);
+
+/// `rosbag2_interfaces/srv/Stop`: Stop playback, or recording (Lyrical: the recorder closes its
+/// bag and can `Record` again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stop;
+
+/// `rosbag2_interfaces/srv/Stop_Request`: no fields; rosidl gives it a
+/// placeholder byte, so it is one byte on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StopRequest {
+    /// Placeholder rosidl generates for types without fields; always 0.
+    pub structure_needs_at_least_one_member: u8,
+}
+
+outcome_response!(StopResponse, "`rosbag2_interfaces/srv/Stop_Response`.");
+
+impl_service!(
+    Stop,
+    StopRequest,
+    StopResponse,
+    "rosbag2_interfaces/srv/Stop",
+    older: [], [NoFields]
+);
+
+/// `rosbag2_interfaces/srv/Record`: Start recording again after a `Stop` (recorder, Lyrical).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Record;
+
+/// `rosbag2_interfaces/srv/Record_Request`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RecordRequest {
+    /// The new bag's URI; empty: the one given at start.
+    pub uri: String,
+}
+
+outcome_response!(RecordResponse, "`rosbag2_interfaces/srv/Record_Response`.");
+
+impl_service!(
+    Record,
+    RecordRequest,
+    RecordResponse,
+    "rosbag2_interfaces/srv/Record"
+);
+
+/// A service without request fields whose response reports an outcome.
+macro_rules! outcome_service {
+    ($service:ident, $request:ident, $response:ident, $type_name:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub struct $service;
+
+        #[doc = concat!("`", $type_name, "_Request`: no fields; one placeholder byte.")]
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct $request {
+            /// Placeholder rosidl generates for types without fields; always 0.
+            pub structure_needs_at_least_one_member: u8,
+        }
+
+        outcome_response!($response, concat!("`", $type_name, "_Response`."));
+
+        impl_service!($service, $request, $response, $type_name);
+    };
+}
+
+outcome_service!(
+    StartDiscovery,
+    StartDiscoveryRequest,
+    StartDiscoveryResponse,
+    "rosbag2_interfaces/srv/StartDiscovery",
+    "`rosbag2_interfaces/srv/StartDiscovery`: Look for new topics to record again (recorder, Lyrical)."
+);
+
+outcome_service!(
+    StopDiscovery,
+    StopDiscoveryRequest,
+    StopDiscoveryResponse,
+    "rosbag2_interfaces/srv/StopDiscovery",
+    "`rosbag2_interfaces/srv/StopDiscovery`: Record only the topics subscribed so far (recorder, Lyrical)."
+);
+
+/// A service without request fields that answers one value.
+macro_rules! query_service {
+    ($service:ident, $request:ident, $response:ident, $type_name:literal, $doc:literal,
+     $field:ident: $ty:ty, $field_doc:literal) => {
+        #[doc = $doc]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub struct $service;
+
+        #[doc = concat!("`", $type_name, "_Request`: no fields; one placeholder byte.")]
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct $request {
+            /// Placeholder rosidl generates for types without fields; always 0.
+            pub structure_needs_at_least_one_member: u8,
+        }
+
+        #[doc = concat!("`", $type_name, "_Response`.")]
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct $response {
+            #[doc = $field_doc]
+            pub $field: $ty,
+        }
+
+        impl_service!($service, $request, $response, $type_name);
+    };
+}
+
+query_service!(
+    IsDiscoveryRunning,
+    IsDiscoveryRunningRequest,
+    IsDiscoveryRunningResponse,
+    "rosbag2_interfaces/srv/IsDiscoveryRunning",
+    "`rosbag2_interfaces/srv/IsDiscoveryRunning`: Whether the recorder looks for new topics (Lyrical).",
+    running: bool,
+    "True if discovery is running."
+);
+
+query_service!(
+    IsRecording,
+    IsRecordingRequest,
+    IsRecordingResponse,
+    "rosbag2_interfaces/srv/IsRecording",
+    "`rosbag2_interfaces/srv/IsRecording`: Whether the recorder is recording (Rolling).",
+    recording: bool,
+    "True if recording (a bag is open, even while paused)."
+);
+
+query_service!(
+    GetUri,
+    GetUriRequest,
+    GetUriResponse,
+    "rosbag2_interfaces/srv/GetUri",
+    "`rosbag2_interfaces/srv/GetUri`: The bag being recorded (Rolling).",
+    uri: String,
+    "The bag's URI; empty when not recording."
+);
+
+/// `rosbag2_interfaces/srv/SubscribeToTopics`: Record more topics from now on (recorder,
+/// Rolling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SubscribeToTopics;
+
+/// `rosbag2_interfaces/srv/SubscribeToTopics_Request`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SubscribeToTopicsRequest {
+    /// The topics to record.
+    pub topics: Vec<String>,
+    /// Their types, in the same order (empty, or empty entries: the one type on the graph).
+    pub topic_types: Vec<String>,
+}
+
+/// `rosbag2_interfaces/srv/SubscribeToTopics_Response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SubscribeToTopicsResponse {
+    /// 0 when at least one topic is subscribed, else 1.
+    pub return_code: i32,
+    /// Empty on success, otherwise what went wrong.
+    pub error_string: String,
+    /// The requested topics subscribed now, also those subscribed before.
+    pub subscribed_topics: Vec<String>,
+    /// The requested topics not on the graph, of another type, or of several types.
+    pub unavailable_topics: Vec<String>,
+}
+
+impl_service!(
+    SubscribeToTopics,
+    SubscribeToTopicsRequest,
+    SubscribeToTopicsResponse,
+    "rosbag2_interfaces/srv/SubscribeToTopics"
+);
+
+/// `rosbag2_interfaces/srv/GetSubscribedTopics`: The topics being recorded (Rolling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GetSubscribedTopics;
+
+/// `rosbag2_interfaces/srv/GetSubscribedTopics_Request`: no fields; one placeholder byte.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GetSubscribedTopicsRequest {
+    /// Placeholder rosidl generates for types without fields; always 0.
+    pub structure_needs_at_least_one_member: u8,
+}
+
+/// `rosbag2_interfaces/srv/GetSubscribedTopics_Response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GetSubscribedTopicsResponse {
+    /// The topics subscribed.
+    pub topics: Vec<String>,
+}
+
+impl_service!(
+    GetSubscribedTopics,
+    GetSubscribedTopicsRequest,
+    GetSubscribedTopicsResponse,
+    "rosbag2_interfaces/srv/GetSubscribedTopics"
 );

@@ -8,7 +8,7 @@ use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::service_msgs::{
     event_topic, event_type_name, ServiceEvent, ServiceEventInfo,
 };
-use rosbag2_rs_interfaces::{from_cdr, try_to_cdr, MessageType, ServiceType};
+use rosbag2_rs_interfaces::{try_to_cdr, MessageType, ServiceType};
 use rosbag2_rs_storage::QosProfile;
 
 use crate::middleware::error::{Result, TransportError};
@@ -62,7 +62,7 @@ pub fn serve_introspected<S: ServiceType>(
         name,
         S::TYPE_NAME,
         Box::new(move |id: &RequestId, request: &[u8]| {
-            let request = from_cdr::<S::Request>(request).map_err(|source| {
+            let request = S::Request::from_wire(request).map_err(|source| {
                 TransportError::MalformedRequest {
                     service_type: S::TYPE_NAME,
                     source,
@@ -148,6 +148,7 @@ impl<S: ServiceType> Client<S> {
         let bytes =
             try_to_cdr(request).map_err(|e| TransportError::codec(S::Request::TYPE_NAME, e))?;
         let response = self.raw.call(&bytes, timeout)?;
-        from_cdr(&response).map_err(|e| TransportError::codec(S::Response::TYPE_NAME, e))
+        S::Response::from_wire(&response)
+            .map_err(|e| TransportError::codec(S::Response::TYPE_NAME, e))
     }
 }

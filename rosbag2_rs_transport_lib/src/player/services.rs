@@ -53,9 +53,19 @@ pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
         mw,
         introspection,
         "~/resume",
-        move |_| {
-            succeeded("resume", core_.resume());
-            ResumeResponse::default()
+        move |req: ResumeRequest| {
+            if req.resume_time.as_nanos() != 0 {
+                // As rosbag2's player: resume_time is for recorders.
+                log::warn!("resume: a player resumes at once (resume_time is for recorders)");
+            }
+            if succeeded("resume", core_.resume()) {
+                ResumeResponse::default()
+            } else {
+                ResumeResponse::new(
+                    ResumeResponse::RETURN_CODE_RESUME_FAILED,
+                    "see the player's log",
+                )
+            }
         },
     )?);
     let core_ = c();

@@ -4,8 +4,10 @@
 //! wait on the disk. The writer thread swaps the primary buffer with its own (empty) one and
 //! writes the full one to the [`BagWriter`] outside the lock, releasing each message's bytes as
 //! it is written. `max_cache_size` bounds the bytes of both buffers together (plus the one
-//! message an empty primary buffer always takes): when it is reached, new messages are dropped
-//! and counted per topic. A `max_cache_size` of 0 means no cache, as in rosbag2: each callback
+//! message an empty primary buffer always takes), and `max_cache_duration` (rosbag2 Lyrical)
+//! the receive-time span of the primary buffer, which only fills while the writer is busy: when
+//! either is reached, new messages are dropped and counted per topic. A `max_cache_size` of 0
+//! leaves only the duration bound; with neither, there is no cache, as in rosbag2: each callback
 //! returns once the writer has written its message, so nothing is dropped and a slow disk slows
 //! the callbacks instead. The writer thread logs the drops once a second with their cause
 //! ([`DropCause`]: compression, the disk, or a failed writer) and the recorder summarises them.
@@ -25,6 +27,7 @@ use parking_lot::{Condvar, Mutex};
 use rosbag2_rs_storage::{BagMetadata, BagWriter, SerializedMessage};
 
 use super::error::{RecorderError, Result};
+use super::schedule::ScheduleSlot;
 use super::stats::{DropCause, TopicCounters, TopicRegistry};
 
 /// A request to the writer thread, answered once every message pushed before it is written.
@@ -58,22 +61,41 @@ pub(crate) struct MessageCache {
     /// Signalled when messages are written or dropped (write-through waits on it).
     finished: Condvar,
     max_bytes: u64,
+    max_duration_ns: i64,
 }
 
 impl MessageCache {
-    /// A cache that holds up to `max_bytes` of payload while the writer is busy; 0: no cache,
-    /// [`push`](Self::push) returns once the message is written.
-    pub fn new(max_bytes: u64) -> Self {
+    /// A cache that holds up to `max_bytes` of payload (0: no bound by size) and messages
+    /// received within `max_duration_ns` (non-positive: no bound by time) while the writer is
+    /// busy; with neither bound, no cache: [`push`](Self::push) returns once the message is
+    /// written.
+    pub fn new(max_bytes: u64, max_duration_ns: i64) -> Self {
         Self {
             state: Mutex::new(CacheState::default()),
             ready: Condvar::new(),
             finished: Condvar::new(),
             max_bytes,
+            max_duration_ns: max_duration_ns.max(0),
         }
     }
 
     fn write_through(&self) -> bool {
-        self.max_bytes == 0
+        self.max_bytes == 0 && self.max_duration_ns == 0
+    }
+
+    /// Whether `message` finds the cache full: its bytes beyond the size bound, or its receive
+    /// time beyond the duration bound after the oldest message waiting. An empty cache takes any
+    /// message, so that one larger than the bound is recorded too.
+    fn is_full(&self, state: &CacheState, message: &SerializedMessage) -> bool {
+        let len = message.data.len() as u64;
+        let too_big = self.max_bytes > 0
+            && state.bytes > 0
+            && state.bytes.saturating_add(len) > self.max_bytes;
+        let too_long = self.max_duration_ns > 0
+            && state.primary.first().is_some_and(|oldest| {
+                message.recv_timestamp.saturating_sub(oldest.recv_timestamp) > self.max_duration_ns
+            });
+        too_big || too_long
     }
 
     /// Adds a message, or drops and counts it when the cache is full or the writer has failed.
@@ -86,10 +108,7 @@ impl MessageCache {
         if state.closed {
             return false;
         }
-        // An empty cache takes any message, so that one larger than the bound is recorded too.
-        let full = !self.write_through()
-            && state.bytes > 0
-            && state.bytes.saturating_add(len) > self.max_bytes;
+        let full = !self.write_through() && self.is_full(&state, &message);
         if full || state.failed.is_some() {
             drop(state);
             if counters.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
@@ -97,7 +116,8 @@ impl MessageCache {
                     "topic '{}': dropping messages, {}",
                     message.topic,
                     if full {
-                        "the cache is full (the writer is not keeping up; see --max-cache-size)"
+                        "the cache is full (the writer is not keeping up; see --max-cache-size \
+                         and --max-cache-duration)"
                     } else {
                         "the bag writer has stopped"
                     }
@@ -176,16 +196,18 @@ pub(crate) struct CacheWriter {
 }
 
 impl CacheWriter {
-    /// Starts the writer thread for `writer`.
+    /// Starts the writer thread for `writer`; it splits before the first message that makes
+    /// the `scheduled_split` due.
     pub fn spawn(
         writer: BagWriter,
         cache: Arc<MessageCache>,
         registry: Arc<TopicRegistry>,
+        scheduled_split: Arc<ScheduleSlot>,
     ) -> Result<Self> {
         let c = cache.clone();
         let thread = std::thread::Builder::new()
             .name("rosbag2_writer".into())
-            .spawn(move || WriterLoop::new(writer, c, registry).run())
+            .spawn(move || WriterLoop::new(writer, c, registry, scheduled_split).run())
             .map_err(|source| RecorderError::Spawn {
                 what: "bag writer",
                 source,
@@ -222,6 +244,7 @@ struct WriterLoop {
     writer: Option<BagWriter>,
     cache: Arc<MessageCache>,
     registry: Arc<TopicRegistry>,
+    scheduled_split: Arc<ScheduleSlot>,
     created: usize,
     failure: Option<Arc<RecorderError>>,
     reported_drops: HashMap<String, u64>,
@@ -232,11 +255,17 @@ struct WriterLoop {
 }
 
 impl WriterLoop {
-    fn new(writer: BagWriter, cache: Arc<MessageCache>, registry: Arc<TopicRegistry>) -> Self {
+    fn new(
+        writer: BagWriter,
+        cache: Arc<MessageCache>,
+        registry: Arc<TopicRegistry>,
+        scheduled_split: Arc<ScheduleSlot>,
+    ) -> Self {
         Self {
             writer: Some(writer),
             cache,
             registry,
+            scheduled_split,
             created: 0,
             failure: None,
             reported_drops: HashMap::new(),
@@ -311,6 +340,18 @@ impl WriterLoop {
                 writer.create_topic(&topic.metadata, topic.definition.clone())?;
             }
             for message in batch {
+                let (recv, send) = (message.recv_timestamp, message.send_timestamp);
+                if let Some(due) = self
+                    .scheduled_split
+                    .take_if(|s| s.due_at(&message.topic, recv, send))
+                {
+                    log::info!(
+                        "scheduled split: {} time {} ns reached",
+                        due.mode.as_str(),
+                        due.time_ns
+                    );
+                    writer.split()?;
+                }
                 writer.write(message)?;
                 self.cache.release(message.data.len() as u64, 1);
                 written += 1;
@@ -438,7 +479,7 @@ mod tests {
 
     #[test]
     fn without_a_cache_a_push_returns_once_its_message_is_written() {
-        let cache = Arc::new(MessageCache::new(0));
+        let cache = Arc::new(MessageCache::new(0, 0));
         let (returned, pushed) = crossbeam_channel::bounded(1);
         let pusher = {
             let cache = cache.clone();
@@ -461,8 +502,30 @@ mod tests {
     }
 
     #[test]
+    fn the_duration_bound_drops_what_arrives_too_long_after_the_oldest_waiting_message() {
+        let cache = MessageCache::new(0, 1_000);
+        let counters = TopicCounters::default();
+        let at = |t| SerializedMessage::new(Arc::from("/t"), t, vec![0u8; 10]);
+        for t in [0, 500, 1_000, 1_001, 2_000] {
+            cache.push(at(t), &counters);
+        }
+        assert_eq!(
+            counters.dropped.load(Ordering::Relaxed),
+            2,
+            "1001 and 2000 ns"
+        );
+        let mut held = Vec::new();
+        cache.take(&mut held);
+        assert_eq!(held.len(), 3);
+        // The writer took them: the span starts again at the next message waiting.
+        cache.push(at(5_000), &counters);
+        cache.push(at(6_000), &counters);
+        assert_eq!(counters.dropped.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
     fn the_bound_covers_what_the_writer_holds_until_it_is_written() {
-        let cache = MessageCache::new(250);
+        let cache = MessageCache::new(250, 0);
         let counters = TopicCounters::default();
         let dropped = || counters.dropped.load(Ordering::Relaxed);
         cache.push(message(1000), &counters); // an empty cache takes any message
@@ -504,7 +567,7 @@ mod tests {
             counters: counters.clone(),
             definition: None,
         });
-        let cache = Arc::new(MessageCache::new(u64::MAX));
+        let cache = Arc::new(MessageCache::new(u64::MAX, 0));
         // Everything is queued before the writer runs, so it takes all in one batch: only the
         // command's position can put the split in the right place.
         let split = |cache: &MessageCache| {
@@ -525,7 +588,7 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        let writer = CacheWriter::spawn(writer, cache.clone(), registry).unwrap();
+        let writer = CacheWriter::spawn(writer, cache.clone(), registry, Arc::default()).unwrap();
         assert!(first.recv().unwrap().unwrap(), "a new file was started");
         assert!(
             !second.recv().unwrap().unwrap(),

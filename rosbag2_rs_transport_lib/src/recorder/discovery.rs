@@ -71,6 +71,9 @@ pub struct TopicSelection {
     pub actions: Vec<String>,
     /// Do not record the topics of these actions (names as `actions`).
     pub exclude_actions: Vec<String>,
+    /// Topics recorded with the type given, subscribed at the start whether or not they are
+    /// on the graph yet (rosbag2 Lyrical's `--static-topics-path`); names as `topics`.
+    pub static_topics: Vec<(String, String)>,
 }
 
 /// Whether `topic` of `type_name` carries service introspection events, as rosbag2 tells them:
@@ -117,10 +120,11 @@ impl TopicSelection {
             && self.actions.is_empty()
             && self.regex.as_deref().is_none_or(str::is_empty)
             && self.topic_types.is_empty()
+            && self.static_topics.is_empty()
         {
             return Err(RecorderError::InvalidOptions(
                 "nothing to record: give topics, services, actions, --all, --all-topics, \
-                 --all-services, --all-actions, --regex or --topic-types"
+                 --all-services, --all-actions, --regex, --topic-types or static topics"
                     .into(),
             ));
         }
@@ -223,6 +227,7 @@ impl CompiledSelection {
         s.topics
             .iter()
             .cloned()
+            .chain(s.static_topics.iter().map(|(topic, _)| topic.clone()))
             .chain(s.services.iter().map(|t| service_event_topic(t)))
             .chain(
                 s.actions.iter().flat_map(|action| {
@@ -288,18 +293,54 @@ pub(crate) fn plan_topic(
     {
         return None;
     }
+    Some(plan_for(topic, type_name, overrides))
+}
+
+/// The plan of a topic asked for by name (`subscribe_to_topics`), whatever the selection: of
+/// `wanted` type, or of the one type its publishers (else its endpoints) have; `None` when it
+/// has not that type, or several and none wanted.
+pub(crate) fn plan_requested_topic(
+    topic: &TopicInfo,
+    wanted: Option<&str>,
+    overrides: &BTreeMap<String, QosProfile>,
+) -> Option<TopicPlan> {
+    let mut types: Vec<String> = if topic.publishers.is_empty() {
+        topic.type_names()
+    } else {
+        topic
+            .publishers
+            .iter()
+            .map(|p| p.type_name.clone())
+            .collect()
+    };
+    types.sort();
+    types.dedup();
+    let type_name = match (wanted, types.as_slice()) {
+        (Some(wanted), _) => types.iter().find(|t| *t == wanted)?.clone(),
+        (None, [one]) => one.clone(),
+        (None, _) => return None,
+    };
+    Some(plan_for(topic, type_name, overrides))
+}
+
+/// The subscription of `topic` as `type_name`: the QoS overridden, else adapted to the offers.
+fn plan_for(
+    topic: &TopicInfo,
+    type_name: String,
+    overrides: &BTreeMap<String, QosProfile>,
+) -> TopicPlan {
     let offered: Vec<QosProfile> = topic.publishers.iter().map(|p| p.qos).collect();
     let request = match overrides.get(&topic.name) {
         Some(qos) => *qos,
         None => adapt_request_to_offers(&topic.name, &offered),
     };
-    Some(TopicPlan {
+    TopicPlan {
         name: topic.name.clone(),
         type_name,
         request,
         offered,
         type_hash: announced_type_hash(topic),
-    })
+    }
 }
 
 /// The type hash of a topic as rosbag2 takes it from the graph: the one every endpoint that

@@ -24,8 +24,11 @@
 mod cache;
 mod discovery;
 mod error;
+mod loss_events;
 mod options;
+mod recording;
 mod ring;
+mod schedule;
 mod services;
 mod silence;
 mod snapshot;
@@ -35,7 +38,7 @@ mod stats;
 mod time;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -43,28 +46,29 @@ use std::thread::JoinHandle;
 use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 use rosbag2_rs_codec::MessageDefinitionCache;
-use rosbag2_rs_interfaces::rosbag2_interfaces::msg::WriteSplitEvent;
-use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
-use rosbag2_rs_storage::{
-    BagWriter, BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata,
-};
+use rosbag2_rs_storage::{BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata};
 
 pub use discovery::{
     adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, TopicPlan,
     TopicSelection, MIN_SUBSCRIPTION_DEPTH,
 };
 pub use error::{RecorderError, Result};
+pub use loss_events::{MAX_STATS_RATE, MESSAGES_LOST_TOPIC};
 pub use options::{
     RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
     DEFAULT_SNAPSHOT_DURATION_NS,
 };
+pub use schedule::{Schedule, TimeMode};
 pub use stats::{
     DropCause, RecordSummary, TopicCounters, TopicSummary, DROPPED_BEFORE_CLOCK_KEY,
     DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, SILENCES_KEY,
 };
 
-use cache::{CacheWriter, Command, MessageCache};
-use discovery::{plan_topic, CompiledSelection};
+use cache::Command;
+use discovery::{plan_requested_topic, plan_topic, CompiledSelection};
+use loss_events::LossEvents;
+use recording::Recording;
+use schedule::ScheduleSlot;
 use snapshot::SnapshotBuffers;
 use snapshot_control::PendingSnapshot;
 use snapshot_writer::{check_output, SnapshotJob, SnapshotWriter};
@@ -83,13 +87,32 @@ pub const WRITE_SPLIT_TOPIC: &str = "events/write_split";
 /// State shared by the recorder handle, its services and its discovery thread.
 pub(crate) struct Inner {
     middleware: Arc<dyn Middleware>,
+    /// The options given at start: a `record` after a `stop` opens its bag with them.
+    options: RecordOptions,
     selection: CompiledSelection,
     qos_overrides: BTreeMap<String, QosProfile>,
     own_topics: Vec<String>,
     paused: Arc<AtomicBool>,
+    /// A resume waiting for its time (record mode).
+    scheduled_resume: Arc<ScheduleSlot>,
+    /// A split waiting for its time (record mode).
+    scheduled_split: Arc<ScheduleSlot>,
+    /// Whether discovery looks for new topics (`start_discovery`/`stop_discovery`; it ends by
+    /// itself once every listed topic is recorded).
+    discovery_running: AtomicBool,
     time: RecordTime,
-    registry: Arc<TopicRegistry>,
+    /// The topics of the current recording (a new registry for each `record`).
+    registry: Mutex<Arc<TopicRegistry>>,
+    /// The bag of the current recording, else of the last one.
+    last_bag: Mutex<Option<PathBuf>>,
+    /// Why the last closed recording dropped messages, if it did.
+    drop_cause_at_close: Mutex<Option<DropCause>>,
+    /// Held while a recording starts or stops.
+    transition: Mutex<()>,
     subscriptions: Mutex<BTreeMap<String, Handle>>,
+    /// Topics asked for by `subscribe_to_topics`, whatever the selection, with the type asked
+    /// for (`None`: the one on the graph).
+    requested_topics: Mutex<BTreeMap<String, Option<String>>>,
     failed_topics: Mutex<BTreeSet<String>>,
     sink: Sink,
     service_introspection: ServiceIntrospection,
@@ -100,12 +123,14 @@ pub(crate) struct Inner {
     missing_definitions: Mutex<BTreeSet<String>>,
     /// Keep the latest message of every transient-local topic across cuts (snapshots).
     repeat_latched: bool,
+    /// Instead, those of these topics (expanded names), as many as each one's depth.
+    repeat_topics: BTreeMap<String, usize>,
 }
 
 /// Where received messages go, by mode.
 enum Sink {
-    /// Record mode: the cache that the writer thread empties into the bag.
-    Bag(Arc<MessageCache>),
+    /// Record mode: the recording, none between a `stop` and the next `record`.
+    Bag(Mutex<Option<Recording>>),
     /// Snapshot mode: per-topic ring buffers, and the queue of snapshots to write (closed once
     /// the recorder stops).
     Snapshots {
@@ -118,22 +143,12 @@ enum Sink {
     },
 }
 
-/// The thread that writes, by mode; `Stopped` once the recorder has been torn down.
-enum Output {
-    /// Record mode: the bag's directory and its writer thread.
-    Bag { dir: PathBuf, writer: CacheWriter },
-    /// Snapshot mode: the thread that writes each snapshot to a new bag.
-    Snapshots(SnapshotWriter),
-    /// Torn down.
-    Stopped,
-}
-
 /// A running recorder; see the module documentation.
 pub struct Recorder {
     inner: Arc<Inner>,
-    /// Record mode: the bag's directory.
-    bag: Option<PathBuf>,
-    output: Output,
+    /// Snapshot mode: the thread that writes each snapshot to a new bag.
+    snapshot_writer: Option<SnapshotWriter>,
+    torn_down: bool,
     services: Vec<Handle>,
     clock_subscription: Option<(Handle, ClockWatch)>,
     discovery: Option<(Sender<()>, JoinHandle<()>)>,
@@ -151,61 +166,71 @@ impl Recorder {
         let (selection, qos_overrides) = resolve_names(&options, &node)?;
         let (time, clock_subscription) =
             record_time(&middleware, options.use_sim_time, options.max_cache_size)?;
-        let registry = Arc::new(TopicRegistry::default());
-        let bag_options = BagWriterOptions {
-            uri: options.uri.clone(),
-            storage: options.storage.clone(),
-            max_bagfile_size: options.max_bagfile_size,
-            max_bagfile_duration: options.max_bagfile_duration,
-            custom_data: options.custom_data.clone(),
-            compression: options.compression,
-            attachments: Vec::new(),
-        };
-        let (sink, output) = match options.snapshot {
-            None => open_bag(&middleware, bag_options, &options, &registry)?,
-            Some(limits) => open_snapshots(bag_options, limits)?,
+        let (sink, snapshot_writer) = match options.snapshot {
+            None => (Sink::Bag(Mutex::new(None)), None),
+            Some(limits) => {
+                let (sink, writer) = open_snapshots(recording::bag_options(&options), limits)?;
+                (sink, Some(writer))
+            }
         };
         let inner = Arc::new(Inner {
-            own_topics: vec![expand_name(WRITE_SPLIT_TOPIC, &node)?],
+            own_topics: vec![
+                expand_name(WRITE_SPLIT_TOPIC, &node)?,
+                expand_name(MESSAGES_LOST_TOPIC, &node)?,
+            ],
             middleware,
             selection,
             qos_overrides,
             paused: Arc::new(AtomicBool::new(options.start_paused)),
+            scheduled_resume: Arc::default(),
+            scheduled_split: Arc::default(),
+            discovery_running: AtomicBool::new(options.discovery),
             time,
-            registry,
+            registry: Mutex::default(),
+            last_bag: Mutex::new(None),
+            drop_cause_at_close: Mutex::new(None),
+            transition: Mutex::new(()),
             subscriptions: Mutex::new(BTreeMap::new()),
+            requested_topics: Mutex::new(BTreeMap::new()),
             failed_topics: Mutex::new(BTreeSet::new()),
             sink,
             service_introspection: options.service_introspection,
             local_definitions: Mutex::new(MessageDefinitionCache::new()),
             missing_definitions: Mutex::new(BTreeSet::new()),
             repeat_latched: options.repeat_latched,
+            repeat_topics: options
+                .repeat_topics
+                .iter()
+                .map(|(t, depth)| Ok((expand_name(t, &node)?, *depth)))
+                .collect::<crate::Result<_>>()?,
+            options: options.clone(),
         });
+        if snapshot_writer.is_none() {
+            inner.open_recording(options.uri.clone())?;
+        }
         let services = services::serve_all(&inner)?;
-        let bag = match &output {
-            Output::Bag { dir, .. } => Some(dir.clone()),
-            _ => None,
-        };
         let mut recorder = Self {
             inner,
-            bag,
-            output,
+            snapshot_writer,
+            torn_down: false,
             services,
             clock_subscription,
             discovery: None,
             watch: None,
         };
-        recorder.watch = Some(spawn_watch(recorder.inner.clone())?);
+        let loss_events = LossEvents::new(
+            recorder.inner.middleware.as_ref(),
+            options.stats_max_publishing_rate,
+        )?;
+        recorder.watch = Some(spawn_watch(recorder.inner.clone(), loss_events)?);
         if options.start_paused {
             log::info!("recording starts paused");
         }
         recorder.inner.discover();
-        if options.discovery {
-            recorder.discovery = Some(spawn_discovery(
-                recorder.inner.clone(),
-                options.polling_interval,
-            )?);
-        }
+        recorder.discovery = Some(spawn_discovery(
+            recorder.inner.clone(),
+            options.polling_interval,
+        )?);
         Ok(recorder)
     }
 
@@ -214,9 +239,9 @@ impl Recorder {
         RecorderControl(self.inner.clone())
     }
 
-    /// Normal mode: the bag directory.
-    pub fn bag_dir(&self) -> Option<&Path> {
-        self.bag.as_deref()
+    /// Normal mode: the bag directory of the current recording, else of the last one.
+    pub fn bag_dir(&self) -> Option<PathBuf> {
+        self.inner.last_bag.lock().clone()
     }
 
     /// Pauses: messages arriving from now on are not recorded (not buffered in snapshot mode).
@@ -250,6 +275,63 @@ impl Recorder {
     /// whether one was started (a file that holds no message yet is kept).
     pub fn split(&self) -> Result<bool> {
         self.inner.split()
+    }
+
+    /// Normal mode: whether a bag is being recorded (false after [`Recorder::stop_recording`]
+    /// until [`Recorder::record`]); snapshot mode: always.
+    pub fn is_recording(&self) -> bool {
+        self.inner.is_recording()
+    }
+
+    /// Normal mode: stops recording (the `stop` service): discovery stops, the topics are
+    /// unsubscribed, what is scheduled is dropped and the bag is closed; returns its directory.
+    /// The recorder stays up and [`Recorder::record`] starts again.
+    pub fn stop_recording(&self) -> Result<PathBuf> {
+        self.inner.stop_recording()
+    }
+
+    /// Normal mode: starts recording again after [`Recorder::stop_recording`] (the `record`
+    /// service), to `uri` (empty: the one given at start), numbered `(1)`, `(2)`, ... where
+    /// that bag exists; returns its directory.
+    pub fn record(&self, uri: &str) -> Result<PathBuf> {
+        self.inner.record(uri)
+    }
+
+    /// Records `topics` from now on, whatever the selection (the `subscribe_to_topics`
+    /// service), each of the type at its index in `types` (empty: the one on the graph).
+    /// Returns the topics subscribed and those that could not be (not on the graph, of another
+    /// type or of several).
+    pub fn subscribe_to(
+        &self,
+        topics: &[String],
+        types: &[String],
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        self.inner.subscribe_to(topics, types)
+    }
+
+    /// Starts (`true`) or stops discovery of new topics (`start_discovery`/`stop_discovery`).
+    pub fn set_discovery(&self, running: bool) -> Result<()> {
+        self.inner.set_discovery(running)
+    }
+
+    /// Whether discovery looks for new topics (it ends by itself once every listed topic is
+    /// recorded).
+    pub fn is_discovery_running(&self) -> bool {
+        self.inner.is_discovery_running()
+    }
+
+    /// Normal mode: splits at a time (the `split_bagfile` service with `split_time`): at once
+    /// when the recorder's clock has passed it, else just before the first message that reaches
+    /// it, so that every recorder receiving that message splits between the same two messages.
+    pub fn schedule_split(&self, schedule: Schedule) -> Result<()> {
+        self.inner.schedule_split(schedule)
+    }
+
+    /// Normal mode: resumes at a time (the `resume` service with `resume_time`): at once when
+    /// the recorder's clock has passed it, else with the first message that reaches it (that
+    /// message is recorded).
+    pub fn schedule_resume(&self, schedule: Schedule) -> Result<()> {
+        self.inner.schedule_resume(schedule)
     }
 
     /// Normal mode: returns once every message received so far is written and durable.
@@ -312,19 +394,16 @@ impl Recorder {
     /// The writer's failure (e.g. a full disk), if it has failed; recording then only counts
     /// drops, and [`Recorder::stop`] returns the error.
     pub fn failure(&self) -> Option<Arc<RecorderError>> {
-        match &self.inner.sink {
-            Sink::Bag(cache) => cache.failure(),
-            Sink::Snapshots { .. } => None,
-        }
+        self.inner.with_recording(|r| r.cache.failure()).flatten()
     }
 
     /// Per-topic counts so far (`written` is final only after [`Recorder::stop`]).
     pub fn summary(&self) -> RecordSummary {
         RecordSummary {
-            bag: self.bag.clone(),
+            bag: self.bag_dir(),
             snapshots: Vec::new(),
             failed_snapshots: Vec::new(),
-            topics: RecordSummary::from_registry(&self.inner.registry),
+            topics: RecordSummary::from_registry(&self.inner.registry()),
             drop_cause: self.inner.drop_cause(),
             missing_definitions: self
                 .inner
@@ -348,6 +427,12 @@ impl Recorder {
     /// removes the services, then lets the writer finish (in snapshot mode, after saving the
     /// buffers as a last snapshot when `save_snapshot`).
     fn teardown(&mut self, save_snapshot: bool) -> Result<RecordSummary> {
+        if std::mem::replace(&mut self.torn_down, true) {
+            return Ok(RecordSummary {
+                bag: self.bag_dir(),
+                ..RecordSummary::default()
+            });
+        }
         if let Some((stop, thread)) = self.discovery.take() {
             drop(stop);
             let _ = thread.join();
@@ -360,46 +445,29 @@ impl Recorder {
         self.clock_subscription = None;
         self.inner.time.discard_held();
         self.services.clear();
-        let mut summary = RecordSummary {
-            bag: self.bag.clone(),
-            ..RecordSummary::default()
-        };
+        let mut summary = RecordSummary::default();
         let mut first_error = None;
-        match std::mem::replace(&mut self.output, Output::Stopped) {
-            Output::Bag { writer, .. } => {
-                let (metadata, error) = writer.finish();
-                if let Some(metadata) = metadata {
-                    for topic in self.inner.registry.all() {
-                        let written = metadata
-                            .topic(&topic.metadata.name)
-                            .map_or(0, |t| t.message_count);
-                        topic.counters.written.store(written, Ordering::Relaxed);
-                    }
+        if let Some(writer) = self.snapshot_writer.take() {
+            // Tails end with the recording: what they hold so far is written.
+            self.inner.complete_tails(i64::MAX);
+            if save_snapshot {
+                match self.snapshot() {
+                    Ok(Some(dir)) => log::info!("buffers saved at shutdown to {}", dir.display()),
+                    Ok(None) => log::info!("buffers empty at shutdown: no snapshot written"),
+                    Err(e) => first_error = Some(e),
                 }
-                first_error = error;
             }
-            Output::Snapshots(writer) => {
-                // Tails end with the recording: what they hold so far is written.
-                self.inner.complete_tails(i64::MAX);
-                if save_snapshot {
-                    match self.snapshot() {
-                        Ok(Some(dir)) => {
-                            log::info!("buffers saved at shutdown to {}", dir.display())
-                        }
-                        Ok(None) => log::info!("buffers empty at shutdown: no snapshot written"),
-                        Err(e) => first_error = Some(e),
-                    }
-                }
-                if let Sink::Snapshots { jobs, .. } = &self.inner.sink {
-                    jobs.lock().take();
-                }
-                let outcome = writer.finish();
-                summary.snapshots = outcome.written;
-                summary.failed_snapshots = outcome.failed;
+            if let Sink::Snapshots { jobs, .. } = &self.inner.sink {
+                jobs.lock().take();
             }
-            Output::Stopped => return Ok(summary),
+            let outcome = writer.finish();
+            summary.snapshots = outcome.written;
+            summary.failed_snapshots = outcome.failed;
+        } else {
+            first_error = self.inner.close_recording();
         }
-        summary.topics = RecordSummary::from_registry(&self.inner.registry);
+        summary.bag = self.bag_dir();
+        summary.topics = RecordSummary::from_registry(&self.inner.registry());
         summary.drop_cause = self.inner.drop_cause();
         summary.missing_definitions = self
             .inner
@@ -450,6 +518,9 @@ fn resolve_names(
             .map(|s| Ok(service_event_topic(&expand_name(s, node)?)))
             .collect::<crate::Result<_>>()?;
     }
+    for (topic, _) in &mut selection.static_topics {
+        *topic = expand_name(topic, node)?;
+    }
     for actions in [&mut selection.actions, &mut selection.exclude_actions] {
         *actions = actions
             .iter()
@@ -488,54 +559,11 @@ fn record_time(
     })
 }
 
-/// Record mode: creates the bag (with its retention, free-space guard and latched repeats),
-/// announces its splits on `events/write_split`, and starts the writer thread on a cache of
-/// `max_cache_size` bytes.
-fn open_bag(
-    middleware: &Arc<dyn Middleware>,
-    options: BagWriterOptions,
-    record: &RecordOptions,
-    registry: &Arc<TopicRegistry>,
-) -> Result<(Sink, Output)> {
-    let max_cache_size = record.max_cache_size;
-    let mut bag_writer = BagWriter::create(options)?;
-    bag_writer.set_retention(record.retention);
-    bag_writer.set_min_free_space(record.min_free_space);
-    bag_writer.set_repeat_latched(record.repeat_latched);
-    let (counted, counter) = (registry.clone(), middleware.clone());
-    bag_writer.set_custom_data_source(move || counted.health_counts(|t| counter.lost_messages(t)));
-    let events = middleware.create_publisher(
-        WRITE_SPLIT_TOPIC,
-        WriteSplitEvent::TYPE_NAME,
-        &QosProfile {
-            depth: 1,
-            ..QosProfile::default()
-        },
-    )?;
-    let node_name = middleware.node().fully_qualified_name();
-    bag_writer.on_split(move |split| {
-        let event = WriteSplitEvent {
-            closed_file: split.closed_file.display().to_string(),
-            opened_file: split.opened_file.display().to_string(),
-            node_name: node_name.clone(),
-        };
-        match try_to_cdr(&event) {
-            Ok(bytes) => {
-                if let Err(e) = events.publish(&bytes.into()) {
-                    log::warn!("cannot publish the split event: {e}");
-                }
-            }
-            Err(e) => log::warn!("cannot encode the split event: {e}"),
-        }
-    });
-    let dir = bag_writer.dir().to_path_buf();
-    let cache = Arc::new(MessageCache::new(max_cache_size));
-    let writer = CacheWriter::spawn(bag_writer, cache.clone(), registry.clone())?;
-    Ok((Sink::Bag(cache), Output::Bag { dir, writer }))
-}
-
 /// Snapshot mode: the buffers, and the thread that writes each snapshot (never split).
-fn open_snapshots(options: BagWriterOptions, limits: SnapshotLimits) -> Result<(Sink, Output)> {
+fn open_snapshots(
+    options: BagWriterOptions,
+    limits: SnapshotLimits,
+) -> Result<(Sink, SnapshotWriter)> {
     check_output(&options.uri, 0)?;
     let prefix = options.uri.clone();
     let writer = SnapshotWriter::spawn(BagWriterOptions {
@@ -549,7 +577,7 @@ fn open_snapshots(options: BagWriterOptions, limits: SnapshotLimits) -> Result<(
         prefix,
         pending: Mutex::new(Vec::new()),
     };
-    Ok((sink, Output::Snapshots(writer)))
+    Ok((sink, writer))
 }
 
 /// Pauses and resumes a [`Recorder`] from another thread.
@@ -581,10 +609,16 @@ const SILENCE_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 /// The thread that warns of silent topics and, in snapshot mode, completes snapshots whose
 /// post-trigger tail is over (both by the recorder's clock: virtual time in tests, ROS time
 /// under sim time).
-fn spawn_watch(inner: Arc<Inner>) -> Result<(Sender<()>, JoinHandle<()>)> {
+fn spawn_watch(
+    inner: Arc<Inner>,
+    mut loss_events: Option<LossEvents>,
+) -> Result<(Sender<()>, JoinHandle<()>)> {
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
     let snapshots = inner.snapshot_buffers().is_ok();
-    let poll = if snapshots { TAIL_POLL } else { SILENCE_POLL };
+    let mut poll = if snapshots { TAIL_POLL } else { SILENCE_POLL };
+    if let Some(events) = &loss_events {
+        poll = poll.min(events.period());
+    }
     let thread = std::thread::Builder::new()
         .name("rosbag2_watch".into())
         .spawn(move || {
@@ -598,6 +632,11 @@ fn spawn_watch(inner: Arc<Inner>) -> Result<(Sender<()>, JoinHandle<()>)> {
                 let now = inner.now();
                 if snapshots {
                     inner.complete_tails(now);
+                }
+                inner.run_due_by_clock(now);
+                if let Some(events) = &mut loss_events {
+                    let middleware = &inner.middleware;
+                    events.publish_due(&inner.registry().all(), |t| middleware.lost_messages(t));
                 }
                 if std::time::Instant::now() >= next_silence_check {
                     next_silence_check += SILENCE_POLL;
@@ -615,6 +654,8 @@ fn spawn_watch(inner: Arc<Inner>) -> Result<(Sender<()>, JoinHandle<()>)> {
 /// The discovery pass after which an unmatched `--regex` is reported.
 const REGEX_CHECK_PASS: u32 = 20;
 
+/// The discovery thread: while discovery runs, subscribes to selected topics as they appear
+/// (at each graph event, else every `interval`), until every listed topic is recorded.
 fn spawn_discovery(
     inner: Arc<Inner>,
     interval: std::time::Duration,
@@ -624,17 +665,22 @@ fn spawn_discovery(
     let thread = std::thread::Builder::new()
         .name("rosbag2_discovery".into())
         .spawn(move || {
-            for pass in 1.. {
-                if inner.discovery_complete() {
+            let mut pass = 0;
+            loop {
+                if inner.is_discovery_running() && inner.discovery_complete() {
                     log::debug!("every listed topic is recorded: discovery stops");
-                    return;
+                    inner.discovery_running.store(false, Ordering::SeqCst);
                 }
                 crossbeam_channel::select! {
                     recv(stop_rx) -> _ => return,
                     recv(events) -> event => if event.is_err() { return },
                     default(interval) => {},
                 }
+                if !inner.is_discovery_running() {
+                    continue;
+                }
                 inner.discover();
+                pass += 1;
                 if pass == REGEX_CHECK_PASS {
                     inner.warn_unmatched_regex();
                 }
@@ -674,7 +720,7 @@ impl Inner {
             watch.pause(now);
             return;
         }
-        for topic in self.registry.all() {
+        for topic in self.registry().all() {
             let c = &topic.counters;
             // Arrivals: a message the cache had no room for still shows the topic is alive.
             let arrived = c.received.load(Ordering::Relaxed) + c.dropped.load(Ordering::Relaxed);
@@ -725,10 +771,9 @@ impl Inner {
 
     fn command(&self, command: Command) -> Result<()> {
         match &self.sink {
-            Sink::Bag(cache) => {
-                cache.command(command);
-                Ok(())
-            }
+            Sink::Bag(_) => self
+                .with_recording(|r| r.cache.command(command))
+                .ok_or_else(|| RecorderError::NotAvailable("the recorder is stopped".into())),
             Sink::Snapshots { .. } => Err(RecorderError::NotAvailable(
                 "splitting is not available in snapshot mode".into(),
             )),
@@ -744,7 +789,9 @@ impl Inner {
 
     fn drop_cause(&self) -> Option<DropCause> {
         match &self.sink {
-            Sink::Bag(cache) => cache.drop_cause(),
+            Sink::Bag(_) => self
+                .with_recording(|r| r.cache.drop_cause())
+                .unwrap_or(*self.drop_cause_at_close.lock()),
             Sink::Snapshots { .. } => None,
         }
     }
@@ -794,6 +841,26 @@ impl Inner {
     fn discover(&self) -> Vec<String> {
         let mut subscriptions = self.subscriptions.lock();
         let mut added = Vec::new();
+        if !self.is_recording() {
+            return added;
+        }
+        for (name, type_name) in &self.selection.selection.static_topics {
+            if subscriptions.contains_key(name) || self.failed_topics.lock().contains(name) {
+                continue;
+            }
+            let plan = TopicPlan {
+                name: name.clone(),
+                type_name: type_name.clone(),
+                request: self
+                    .qos_overrides
+                    .get(name)
+                    .copied()
+                    .unwrap_or_else(|| adapt_request_to_offers(name, &[])),
+                offered: Vec::new(),
+                type_hash: None,
+            };
+            self.subscribe_planned(plan, None, &mut subscriptions, &mut added);
+        }
         for topic in self.middleware.topics() {
             if subscriptions.contains_key(&topic.name)
                 || self.failed_topics.lock().contains(&topic.name)
@@ -802,29 +869,48 @@ impl Inner {
             {
                 continue;
             }
-            let Some(plan) = plan_topic(&topic, &self.selection, &self.qos_overrides) else {
+            let requested = self.requested_topics.lock().get(&topic.name).cloned();
+            let plan = match requested {
+                Some(wanted) => {
+                    plan_requested_topic(&topic, wanted.as_deref(), &self.qos_overrides)
+                }
+                None => plan_topic(&topic, &self.selection, &self.qos_overrides),
+            };
+            let Some(plan) = plan else {
                 continue;
             };
             let definition = self.definition_from_graph(&topic, &plan.type_name);
-            match self.subscribe(&plan, definition) {
-                Ok(handle) => {
-                    log::info!(
-                        "recording '{}' ({}, {} {})",
-                        plan.name,
-                        plan.type_name,
-                        plan.request.reliability.as_str(),
-                        plan.request.durability.as_str()
-                    );
-                    subscriptions.insert(plan.name.clone(), handle);
-                    added.push(plan.name);
-                }
-                Err(e) => {
-                    log::error!("cannot subscribe to '{}': {e}", plan.name);
-                    self.failed_topics.lock().insert(plan.name);
-                }
-            }
+            self.subscribe_planned(plan, definition, &mut subscriptions, &mut added);
         }
         added
+    }
+
+    /// Subscribes as `plan` says, adding the topic to `subscriptions` and `added`; a topic that
+    /// cannot be subscribed to is logged and not tried again.
+    fn subscribe_planned(
+        &self,
+        plan: TopicPlan,
+        definition: Option<rosbag2_rs_codec::MessageDefinition>,
+        subscriptions: &mut BTreeMap<String, Handle>,
+        added: &mut Vec<String>,
+    ) {
+        match self.subscribe(&plan, definition) {
+            Ok(handle) => {
+                log::info!(
+                    "recording '{}' ({}, {} {})",
+                    plan.name,
+                    plan.type_name,
+                    plan.request.reliability.as_str(),
+                    plan.request.durability.as_str()
+                );
+                subscriptions.insert(plan.name.clone(), handle);
+                added.push(plan.name);
+            }
+            Err(e) => {
+                log::error!("cannot subscribe to '{}': {e}", plan.name);
+                self.failed_topics.lock().insert(plan.name);
+            }
+        }
     }
 
     /// For a type with no local definition: the one its publishers' nodes describe (`None`
@@ -846,6 +932,27 @@ impl Inner {
                 .insert(type_name.to_string());
         }
         definition
+    }
+
+    /// Lets `topic`'s stamped messages through to `deliver` unless paused; while paused, the
+    /// first message that makes a scheduled resume due resumes the recording and is recorded.
+    fn gate(&self, topic: String, deliver: Deliver) -> Deliver {
+        let (paused, resume) = (self.paused.clone(), self.scheduled_resume.clone());
+        Box::new(move |m: ReceivedMessage, recv, send| {
+            if paused.load(Ordering::Relaxed) {
+                let Some(due) = resume.take_if(|s| s.due_at(&topic, recv, send)) else {
+                    return;
+                };
+                if paused.swap(false, Ordering::SeqCst) {
+                    log::info!(
+                        "recording resumed: scheduled {} time {} ns reached on '{topic}'",
+                        due.mode.as_str(),
+                        due.time_ns
+                    );
+                }
+            }
+            deliver(m, recv, send)
+        })
     }
 
     fn subscribe(
@@ -870,15 +977,18 @@ impl Inner {
             self.middleware.register_type_hash(&plan.type_name, hash);
         }
         // Registered before subscribing, so the writer knows the topic before its messages.
-        self.registry.add(RecordedTopic {
+        self.registry().add(RecordedTopic {
             metadata,
             name: name.clone(),
             counters: counters.clone(),
             definition,
         });
         let deliver: Deliver = match &self.sink {
-            Sink::Bag(cache) => {
-                let (cache, counters) = (cache.clone(), counters.clone());
+            Sink::Bag(_) => {
+                let cache = self
+                    .with_recording(|r| r.cache.clone())
+                    .ok_or_else(|| RecorderError::NotAvailable("the recorder is stopped".into()))?;
+                let counters = counters.clone();
                 Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
                     let message = SerializedMessage {
                         topic: name.clone(),
@@ -892,9 +1002,13 @@ impl Inner {
                 })
             }
             Sink::Snapshots { buffers, .. } => {
-                let latched = self.repeat_latched
-                    && plan.request.durability
-                        == rosbag2_rs_storage::qos::Durability::TransientLocal;
+                let latched = if self.repeat_topics.is_empty() {
+                    self.repeat_latched
+                        && plan.request.durability
+                            == rosbag2_rs_storage::qos::Durability::TransientLocal
+                } else {
+                    self.repeat_topics.contains_key(&plan.name)
+                };
                 let ring = buffers.add_topic(name, counters.clone(), latched);
                 let counters = counters.clone();
                 Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
@@ -903,10 +1017,16 @@ impl Inner {
                 })
             }
         };
+        let deliver = self.gate(plan.name.clone(), deliver);
         let target = Arc::new(Target { deliver, counters });
-        let (paused, time) = (self.paused.clone(), self.time.clone());
+        let (paused, resume, time) = (
+            self.paused.clone(),
+            self.scheduled_resume.clone(),
+            self.time.clone(),
+        );
         let callback: MessageCallback = Box::new(move |m: ReceivedMessage| {
-            if !paused.load(Ordering::Relaxed) {
+            // Paused: only a message that may be due for a scheduled resume is stamped.
+            if !paused.load(Ordering::Relaxed) || resume.is_pending() {
                 time.deliver(m, &target);
             }
         });

@@ -110,6 +110,10 @@ pub struct RecordOptions {
     /// Bytes the cache holds before it drops messages while the disk lags (0: no cache, each
     /// message written before its callback returns, as rosbag2 does).
     pub max_cache_size: u64,
+    /// Receive-time span in ns of the messages the cache holds while the disk lags, beyond
+    /// which it drops messages too (0: no bound by time; rosbag2 Lyrical's
+    /// `--max-cache-duration`).
+    pub max_cache_duration: i64,
     /// User key/value pairs stored in the bag's metadata.
     pub custom_data: BTreeMap<String, String>,
     /// Which topics to record.
@@ -132,12 +136,19 @@ pub struct RecordOptions {
     /// starts with it, and a snapshot holds it even when it is older than the buffers
     /// (default true; `--no-repeat-latched` turns it off).
     pub repeat_latched: bool,
+    /// Repeat instead the latest messages of these topics only, as many as each one's depth
+    /// (rosbag2 Lyrical's `--repeat-transient-local TOPIC[=DEPTH]`; snapshots keep one).
+    pub repeat_topics: BTreeMap<String, usize>,
     /// Bounds on the bag's closed files (`--max-bag-files`, `--max-total-size`,
     /// `--max-total-duration`): the oldest are deleted after each split.
     pub retention: Retention,
     /// Stop cleanly (bag closed and readable) when less than this many bytes are free on the
     /// bag's disk, after deleting the oldest files under retention (0: no check).
     pub min_free_space: u64,
+    /// At most this many `events/rosbag2_messages_lost` a second, each with what every topic
+    /// lost since the last one (0: none; at most [`super::MAX_STATS_RATE`]; default 1, as
+    /// rosbag2 Lyrical).
+    pub stats_max_publishing_rate: f64,
 }
 
 impl Default for RecordOptions {
@@ -149,6 +160,7 @@ impl Default for RecordOptions {
             max_bagfile_size: 0,
             max_bagfile_duration: 0,
             max_cache_size: DEFAULT_MAX_CACHE_SIZE,
+            max_cache_duration: 0,
             custom_data: BTreeMap::new(),
             selection: TopicSelection::default(),
             discovery: true,
@@ -159,8 +171,10 @@ impl Default for RecordOptions {
             snapshot: None,
             service_introspection: ServiceIntrospection::Off,
             repeat_latched: true,
+            repeat_topics: BTreeMap::new(),
             retention: Retention::default(),
             min_free_space: DEFAULT_MIN_FREE_SPACE,
+            stats_max_publishing_rate: 1.0,
         }
     }
 }

@@ -1,5 +1,10 @@
 //! The recorder's services on `/<node_name>/...`, with rosbag2's names and types: `pause`,
-//! `resume`, `is_paused`, `split_bagfile`, `snapshot`; in snapshot mode also
+//! `resume` (Lyrical and Rolling: at a time), `is_paused`, `split_bagfile` (Rolling: at a time),
+//! `snapshot`; rosbag2 Lyrical's recorder control `record`, `stop`, `start_discovery`,
+//! `stop_discovery`, `is_discovery_running`, and Rolling's `is_recording`, `get_uri`,
+//! `subscribe_to_topics` and `get_subscribed_topics`, each
+//! served only where the middleware knows its type (the rcl backend: where the installed
+//! `rosbag2_interfaces` has it); in snapshot mode also
 //! `snapshot/trigger` (`rosbag2_rs_interfaces/srv/TriggerSnapshot`: file name, topics, window,
 //! post-trigger tail), `snapshot/memory`, `snapshot/duration`, `snapshot/clear_buffer`,
 //! `snapshot/pause` and `snapshot/resume`.
@@ -13,8 +18,10 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
 use rosbag2_rs_interfaces::ServiceType;
 
-use super::{Inner, SnapshotTrigger};
+use super::schedule::{Schedule, TimeMode};
+use super::{Inner, RecorderError, SnapshotTrigger};
 use crate::middleware::error::Result;
+use crate::middleware::names::expand_name;
 use crate::middleware::services::serve_introspected;
 use crate::middleware::Handle;
 
@@ -28,12 +35,8 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
     services.serve::<IsPaused>("~/is_paused", |i, _| IsPausedResponse {
         paused: i.is_paused(),
     })?;
-    services.serve::<SplitBagfile>("~/split_bagfile", |i, _| {
-        if let Err(e) = i.split() {
-            log::warn!("split_bagfile: {}", crate::error_chain::Chain(&e));
-        }
-        SplitBagfileResponse::default()
-    })?;
+    services.serve::<SplitBagfile>("~/split_bagfile", reply_split)?;
+    serve_recorder_control(&mut services);
     services.serve::<Snapshot>("~/snapshot", |i, _| {
         let success = match i.trigger(&SnapshotTrigger::default(), None) {
             Ok(queued) => queued.is_some(),
@@ -95,10 +98,191 @@ fn serve_pause_resume(services: &mut Services<'_>, prefix: &str) -> Result<()> {
         i.pause();
         PauseResponse::default()
     })?;
-    services.serve::<Resume>(&format!("{prefix}/resume"), |i, _| {
-        i.resume();
-        ResumeResponse::default()
-    })
+    services.serve::<Resume>(&format!("{prefix}/resume"), reply_resume)
+}
+
+/// rosbag2 Lyrical's and Rolling's recorder control. A middleware that cannot serve one (the
+/// rcl backend with an older `rosbag2_interfaces` installed) leaves it out with a note.
+fn serve_recorder_control(services: &mut Services<'_>) {
+    let served = [
+        services.serve::<Record>("~/record", |i, req| {
+            outcome(i.record(&req.uri).map(drop), RecordResponse::new)
+        }),
+        services.serve::<Stop>("~/stop", |i, _| {
+            outcome(i.stop_recording().map(drop), StopResponse::new)
+        }),
+        services.serve::<StartDiscovery>("~/start_discovery", |i, _| {
+            outcome(i.set_discovery(true), StartDiscoveryResponse::new)
+        }),
+        services.serve::<StopDiscovery>("~/stop_discovery", |i, _| {
+            outcome(i.set_discovery(false), StopDiscoveryResponse::new)
+        }),
+        services.serve::<IsDiscoveryRunning>("~/is_discovery_running", |i, _| {
+            IsDiscoveryRunningResponse {
+                running: i.is_discovery_running(),
+            }
+        }),
+        services.serve::<IsRecording>("~/is_recording", |i, _| IsRecordingResponse {
+            recording: i.is_recording(),
+        }),
+        services.serve::<SubscribeToTopics>("~/subscribe_to_topics", reply_subscribe),
+        services.serve::<GetSubscribedTopics>("~/get_subscribed_topics", |i, _| {
+            GetSubscribedTopicsResponse {
+                topics: i.subscriptions.lock().keys().cloned().collect(),
+            }
+        }),
+        services.serve::<GetUri>("~/get_uri", |i, _| GetUriResponse {
+            uri: i.uri().map(|u| u.display().to_string()).unwrap_or_default(),
+        }),
+    ];
+    for error in served.into_iter().filter_map(Result::err) {
+        log::info!("recorder control service not served: {error}");
+    }
+}
+
+fn reply_subscribe(inner: &Inner, req: SubscribeToTopicsRequest) -> SubscribeToTopicsResponse {
+    match inner.subscribe_to(&req.topics, &req.topic_types) {
+        Ok((subscribed_topics, unavailable_topics)) => SubscribeToTopicsResponse {
+            return_code: i32::from(subscribed_topics.is_empty()),
+            error_string: if subscribed_topics.is_empty() {
+                "none of the topics could be subscribed to".into()
+            } else {
+                String::new()
+            },
+            subscribed_topics,
+            unavailable_topics,
+        },
+        Err(e) => failed(
+            "subscribe_to_topics",
+            SubscribeToTopicsResponse {
+                return_code: 1,
+                error_string: e.to_string(),
+                subscribed_topics: Vec::new(),
+                unavailable_topics: req.topics,
+            },
+        ),
+    }
+}
+
+/// A response with return code 0, or 1 and the error.
+fn outcome<R>(result: super::Result<()>, response: impl Fn(i32, String) -> R) -> R {
+    match result {
+        Ok(()) => response(0, String::new()),
+        Err(e) => {
+            let why = crate::error_chain::Chain(&e).to_string();
+            log::warn!("{why}");
+            response(1, why)
+        }
+    }
+}
+
+/// The schedule a `Resume` or `SplitBagfile` request asks for: `Ok(None)` for at once (a zero
+/// time), `Err` with the invalid part's return code (`mode_code` for the mode, `topic_code`
+/// for the tracking topic).
+fn requested_schedule(
+    inner: &Inner,
+    time: &rosbag2_rs_interfaces::builtin_interfaces::Time,
+    mode: i32,
+    topic: &str,
+    (mode_code, topic_code): (i32, i32),
+) -> std::result::Result<Option<Schedule>, (i32, String)> {
+    let mode = TimeMode::from_wire(mode).ok_or((mode_code, format!("invalid mode {mode}")))?;
+    let time_ns = time.as_nanos();
+    if time_ns == 0 {
+        return Ok(None);
+    }
+    let topic = match topic {
+        "" => None,
+        t => Some(
+            expand_name(t, inner.middleware.node())
+                .map_err(|e| (topic_code, format!("invalid tracking topic '{t}': {e}")))?,
+        ),
+    };
+    Ok(Some(Schedule {
+        time_ns,
+        mode,
+        topic,
+    }))
+}
+
+fn reply_resume(inner: &Inner, req: ResumeRequest) -> ResumeResponse {
+    let codes = (
+        ResumeResponse::RETURN_CODE_INVALID_RESUME_MODE,
+        ResumeResponse::RETURN_CODE_INVALID_TRACKING_TOPIC,
+    );
+    let schedule = requested_schedule(
+        inner,
+        &req.resume_time,
+        req.resume_mode,
+        &req.tracking_topic_name,
+        codes,
+    );
+    let result = match schedule {
+        Err((code, why)) => return failed("resume", ResumeResponse::new(code, why)),
+        Ok(None) => {
+            inner.resume();
+            Ok(())
+        }
+        Ok(Some(schedule)) => inner.schedule_resume(schedule),
+    };
+    match result {
+        Ok(()) => ResumeResponse::default(),
+        Err(e) => failed(
+            "resume",
+            ResumeResponse::new(ResumeResponse::RETURN_CODE_RESUME_FAILED, e.to_string()),
+        ),
+    }
+}
+
+fn reply_split(inner: &Inner, req: SplitBagfileRequest) -> SplitBagfileResponse {
+    let codes = (
+        SplitBagfileResponse::RETURN_CODE_INVALID_SPLIT_MODE,
+        SplitBagfileResponse::RETURN_CODE_INVALID_TRACKING_TOPIC,
+    );
+    let schedule = requested_schedule(
+        inner,
+        &req.split_time,
+        req.split_mode,
+        &req.tracking_topic_name,
+        codes,
+    );
+    let result = match schedule {
+        Err((code, why)) => return failed("split_bagfile", SplitBagfileResponse::new(code, why)),
+        Ok(_) if !inner.is_recording() => {
+            return failed(
+                "split_bagfile",
+                SplitBagfileResponse::new(
+                    SplitBagfileResponse::RETURN_CODE_NOT_RECORDING,
+                    "the recorder is not recording",
+                ),
+            )
+        }
+        Ok(None) => inner.split().map(drop),
+        Ok(Some(schedule)) => inner.schedule_split(schedule),
+    };
+    match result {
+        Ok(()) => SplitBagfileResponse::default(),
+        Err(e @ RecorderError::NotAvailable(_)) => failed(
+            "split_bagfile",
+            SplitBagfileResponse::new(
+                SplitBagfileResponse::RETURN_CODE_NOT_RECORDING,
+                e.to_string(),
+            ),
+        ),
+        Err(e) => failed(
+            "split_bagfile",
+            SplitBagfileResponse::new(
+                SplitBagfileResponse::RETURN_CODE_SPLIT_FAILED,
+                crate::error_chain::Chain(&e).to_string(),
+            ),
+        ),
+    }
+}
+
+/// Logs a failed request's response and returns it.
+fn failed<R: std::fmt::Debug>(service: &str, response: R) -> R {
+    log::warn!("{service}: {response:?}");
+    response
 }
 
 /// Logs the outcome of a reconfiguration; true if applied.

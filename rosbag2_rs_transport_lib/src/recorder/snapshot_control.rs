@@ -181,9 +181,9 @@ impl Inner {
             taken,
             selection,
             dir,
-            topics: self.registry.all(),
+            topics: self.registry().all(),
             health: self
-                .registry
+                .registry()
                 .health_counts(|t| self.middleware.lost_messages(t)),
             reply,
         }

@@ -37,8 +37,11 @@ pub struct ControlArgs {
 pub enum ControlAction {
     /// Pause time.
     Pause,
-    /// Resume time.
-    Resume,
+    /// Resume time; a recorder also at a time (`--at`).
+    Resume {
+        #[command(flatten)]
+        at: AtTime,
+    },
     /// Pause when playing, resume when paused.
     Toggle,
     /// Print whether the player is paused.
@@ -65,8 +68,35 @@ pub enum ControlAction {
         /// Hz (0 stops).
         hz: f64,
     },
-    /// Stop playback.
+    /// Stop playback; a recorder (`--node`): stop recording and close the bag.
     Stop,
+    /// Recorder: start recording again after `stop`.
+    Record {
+        /// The new bag (default: the one given at start, numbered `(1)`, `(2)`, ... if it
+        /// exists).
+        uri: Option<String>,
+    },
+    /// Recorder: look for new topics to record.
+    StartDiscovery,
+    /// Recorder: record only the topics subscribed so far.
+    StopDiscovery,
+    /// Recorder: print whether it looks for new topics.
+    IsDiscoveryRunning,
+    /// Recorder: print whether it is recording.
+    IsRecording,
+    /// Recorder: print the bag being recorded.
+    GetUri,
+    /// Recorder: record these topics too, whatever its selection.
+    Subscribe {
+        /// Topic names.
+        #[arg(required = true)]
+        topics: Vec<String>,
+        /// Their types, in the same order (default: the one on the graph).
+        #[arg(long, num_args = 1..)]
+        types: Vec<String>,
+    },
+    /// Recorder: print the topics it records.
+    SubscribedTopics,
     /// Recorder in snapshot mode: write a snapshot. Without options, the plain
     /// `snapshot` service (rosbag2_interfaces/srv/Snapshot); with any, `snapshot/trigger`.
     Snapshot {
@@ -86,8 +116,12 @@ pub enum ControlAction {
         #[arg(long, default_value_t = 0.0)]
         post_trigger: f64,
     },
-    /// Recorder: close the current file and continue in a new one.
-    Split,
+    /// Recorder: close the current file and continue in a new one, at once or at a time
+    /// (`--at`): just before the first message that reaches it.
+    Split {
+        #[command(flatten)]
+        at: AtTime,
+    },
     /// Recorder in snapshot mode: bytes buffered per topic (non-positive: no limit by size).
     SetMemory {
         /// Bytes.
@@ -104,13 +138,68 @@ pub enum ControlAction {
     ClearBuffer,
 }
 
+/// When a recorder's `resume` or `split` happens.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AtTime {
+    /// At this time, seconds since the epoch (ROS time under sim time); default: at once.
+    #[arg(long)]
+    at: Option<f64>,
+    /// Which time reaches it: the recorder's clock (`node`, default), or the messages'
+    /// `publish` or `receive` time.
+    #[arg(long, value_enum, default_value = "node", requires = "at")]
+    by: TimeBy,
+    /// Only this topic's messages count (with `--by publish|receive`).
+    #[arg(long, requires = "at")]
+    tracking_topic: Option<String>,
+}
+
+/// `--by`: the `resume_mode` / `split_mode` of the request.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum TimeBy {
+    Node,
+    Publish,
+    Receive,
+}
+
+impl AtTime {
+    /// The request's time (zero: at once), mode and tracking topic.
+    fn request(&self) -> Result<(TimeMsg, i32, String)> {
+        let time = match self.at {
+            Some(t) => TimeMsg::from_nanos(seconds(t, "--at")?.as_nanos()),
+            None => TimeMsg::default(),
+        };
+        let mode = match self.by {
+            TimeBy::Node => time_mode::NODE_TIME,
+            TimeBy::Publish => time_mode::PUBLISH_TIME,
+            TimeBy::Receive => time_mode::RECEIVE_TIME,
+        };
+        Ok((time, mode, self.tracking_topic.clone().unwrap_or_default()))
+    }
+}
+
+/// An error for a response's non-zero return code.
+fn check_outcome(service: &str, return_code: i32, error: &str) -> Result<()> {
+    if return_code != 0 {
+        bail!("{service} refused (code {return_code}): {error}");
+    }
+    Ok(())
+}
+
 impl ControlAction {
     /// True for the requests a recorder serves (and a player does not).
     fn is_recorder_request(&self) -> bool {
         matches!(
             self,
             Self::Snapshot { .. }
-                | Self::Split
+                | Self::Split { .. }
+                | Self::Record { .. }
+                | Self::StartDiscovery
+                | Self::StopDiscovery
+                | Self::IsDiscoveryRunning
+                | Self::IsRecording
+                | Self::GetUri
+                | Self::Subscribe { .. }
+                | Self::SubscribedTopics
                 | Self::SetMemory { .. }
                 | Self::SetDuration { .. }
                 | Self::ClearBuffer
@@ -161,8 +250,15 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
         ControlAction::Pause => {
             call::<Pause>(node, player, "pause", &Default::default(), timeout)?;
         }
-        ControlAction::Resume => {
-            call::<Resume>(node, player, "resume", &Default::default(), timeout)?;
+        ControlAction::Resume { at } => {
+            let (resume_time, resume_mode, tracking_topic_name) = at.request()?;
+            let request = ResumeRequest {
+                resume_time,
+                resume_mode,
+                tracking_topic_name,
+            };
+            let r = call::<Resume>(node, player, "resume", &request, timeout)?;
+            check_outcome("resume", r.return_code, &r.error_string)?;
         }
         ControlAction::Toggle => {
             call::<TogglePaused>(node, player, "toggle_paused", &Default::default(), timeout)?;
@@ -221,7 +317,83 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
             }
         }
         ControlAction::Stop => {
-            call::<Stop>(node, player, "stop", &Default::default(), timeout)?;
+            let r = call::<Stop>(node, player, "stop", &Default::default(), timeout)?;
+            check_outcome("stop", r.return_code, &r.error_string)?;
+        }
+        ControlAction::Record { uri } => {
+            let request = RecordRequest {
+                uri: uri.clone().unwrap_or_default(),
+            };
+            let r = call::<Record>(node, player, "record", &request, timeout)?;
+            check_outcome("record", r.return_code, &r.error_string)?;
+        }
+        ControlAction::StartDiscovery => {
+            let r = call::<StartDiscovery>(
+                node,
+                player,
+                "start_discovery",
+                &Default::default(),
+                timeout,
+            )?;
+            check_outcome("start_discovery", r.return_code, &r.error_string)?;
+        }
+        ControlAction::StopDiscovery => {
+            let r = call::<StopDiscovery>(
+                node,
+                player,
+                "stop_discovery",
+                &Default::default(),
+                timeout,
+            )?;
+            check_outcome("stop_discovery", r.return_code, &r.error_string)?;
+        }
+        ControlAction::IsDiscoveryRunning => {
+            let request = Default::default();
+            let r = call::<IsDiscoveryRunning>(
+                node,
+                player,
+                "is_discovery_running",
+                &request,
+                timeout,
+            )?;
+            println!("{}", r.running);
+        }
+        ControlAction::IsRecording => {
+            let r =
+                call::<IsRecording>(node, player, "is_recording", &Default::default(), timeout)?;
+            println!("{}", r.recording);
+        }
+        ControlAction::Subscribe { topics, types } => {
+            let request = SubscribeToTopicsRequest {
+                topics: topics.clone(),
+                topic_types: types.clone(),
+            };
+            let r =
+                call::<SubscribeToTopics>(node, player, "subscribe_to_topics", &request, timeout)?;
+            for topic in &r.subscribed_topics {
+                println!("{topic}");
+            }
+            for topic in &r.unavailable_topics {
+                eprintln!("not available: {topic}");
+            }
+            check_outcome("subscribe_to_topics", r.return_code, &r.error_string)?;
+        }
+        ControlAction::SubscribedTopics => {
+            let request = Default::default();
+            let r = call::<GetSubscribedTopics>(
+                node,
+                player,
+                "get_subscribed_topics",
+                &request,
+                timeout,
+            )?;
+            for topic in &r.topics {
+                println!("{topic}");
+            }
+        }
+        ControlAction::GetUri => {
+            let r = call::<GetUri>(node, player, "get_uri", &Default::default(), timeout)?;
+            println!("{}", r.uri);
         }
         ControlAction::Snapshot {
             filename,
@@ -261,8 +433,15 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
             }
             println!("{}", r.message);
         }
-        ControlAction::Split => {
-            call::<SplitBagfile>(node, player, "split_bagfile", &Default::default(), timeout)?;
+        ControlAction::Split { at } => {
+            let (split_time, split_mode, tracking_topic_name) = at.request()?;
+            let request = SplitBagfileRequest {
+                split_time,
+                split_mode,
+                tracking_topic_name,
+            };
+            let r = call::<SplitBagfile>(node, player, "split_bagfile", &request, timeout)?;
+            check_outcome("split_bagfile", r.return_code, &r.error_string)?;
         }
         ControlAction::SetMemory { bytes } => {
             let request = SetMemoryRequest { memory: *bytes };
