@@ -73,7 +73,8 @@ pub struct ParamTable {
 }
 
 impl ParamTable {
-    fn find(&self, name: &str) -> Option<Param> {
+    /// What the parameter `name` sets, if the table has it.
+    pub fn find(&self, name: &str) -> Option<Param> {
         self.params
             .iter()
             .find(|(n, _)| *n == name)

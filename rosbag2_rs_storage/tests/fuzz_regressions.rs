@@ -72,9 +72,11 @@ fn mcap_read(data: &[u8]) {
 }
 
 /// `mcap_read`: a channel record in the summary whose topic length says 1.8 GB; the `mcap`
-/// crate reserved it while reading the summary. And a chunk in the summary section holding a
+/// crate reserved it while reading the summary. A chunk in the summary section holding a
 /// channel whose metadata string says 1.7 GB: the `mcap` crate decompresses chunks it meets
-/// there and parsed the channel unchecked.
+/// there and parsed the channel unchecked. And a chunk index whose map of message index offsets
+/// is 3 bytes long: the `mcap` crate reads whole 10-byte entries, so it took the compression
+/// string's length from 7 bytes further on (1.9 GB).
 #[test]
 fn mcap_read_regressions() {
     let inputs = inputs("mcap_read");

@@ -104,6 +104,17 @@ pub enum McapFormatError {
         #[source]
         source: crate::limits::LengthPastEnd,
     },
+    /// A record whose map or array of fixed-size entries has a byte length that is not a
+    /// whole number of entries: the `mcap` crate would read its last entry past the field.
+    #[error("record (opcode 0x{opcode:02x}): a field of {len} bytes is not a whole number of {entry}-byte entries")]
+    PartialEntry {
+        /// The record's opcode.
+        opcode: u8,
+        /// The field's byte length.
+        len: usize,
+        /// The size of one entry.
+        entry: usize,
+    },
     /// A record the MCAP specification does not allow in the summary section (a chunk, a
     /// message, ...): the `mcap` crate would read what it holds without the checks here.
     #[error("record (opcode 0x{opcode:02x}) does not belong in the summary section")]
@@ -291,8 +302,12 @@ impl Iterator for Records<'_> {
 enum Field {
     /// So many bytes.
     Fixed(usize),
-    /// `u32` length, then that many bytes (strings, byte arrays, maps of fixed-size entries).
+    /// `u32` length, then that many bytes (strings, byte arrays).
     Len32,
+    /// `u32` byte length, then entries of this many bytes each (maps of `u16` to `u64`, arrays
+    /// of message index entries): the `mcap` crate reads whole entries until the length is
+    /// consumed, so one that does not divide runs its last entry past the field.
+    Entries(usize),
     /// `u64` length, then that many bytes.
     Len64,
     /// `u32` byte length, then string → string entries.
@@ -309,11 +324,11 @@ fn layout(opcode: u8) -> Option<&'static [Field]> {
         op::FOOTER => &[Fixed(20)],
         op::SCHEMA => &[Fixed(2), Len32, Len32, Len32],
         op::CHANNEL => &[Fixed(4), Len32, Len32, StringMap],
-        op::MESSAGE_INDEX => &[Fixed(2), Len32],
-        op::CHUNK_INDEX => &[Fixed(32), Len32, Fixed(8), Len32, Fixed(16)],
+        op::MESSAGE_INDEX => &[Fixed(2), Entries(16)],
+        op::CHUNK_INDEX => &[Fixed(32), Entries(10), Fixed(8), Len32, Fixed(16)],
         op::ATTACHMENT => &[Fixed(16), Len32, Len32, Len64, Fixed(4)],
         op::ATTACHMENT_INDEX => &[Fixed(40), Len32, Len32],
-        op::STATISTICS => &[Fixed(42), Len32],
+        op::STATISTICS => &[Fixed(42), Entries(10)],
         op::METADATA => &[Len32, StringMap],
         op::METADATA_INDEX => &[Fixed(16), Len32],
         op::SUMMARY_OFFSET => &[Fixed(17)],
@@ -334,7 +349,7 @@ pub fn check_lengths(opcode: u8, body: &[u8]) -> Result<(), McapFormatError> {
     for field in fields {
         let (prefix, len) = match *field {
             Field::Fixed(n) => (0, n as u64),
-            Field::Len32 | Field::StringMap => (
+            Field::Len32 | Field::Entries(_) | Field::StringMap => (
                 4,
                 body.get(at..at + 4)
                     .map_or(u64::MAX, |b| u64::from(le_u32(b, 0))),
@@ -343,6 +358,15 @@ pub fn check_lengths(opcode: u8, body: &[u8]) -> Result<(), McapFormatError> {
         };
         let left = body.len().saturating_sub(at + prefix);
         let n = crate::limits::check_len(len, 1, left).map_err(fail)?;
+        if let Field::Entries(entry) = *field {
+            if n % entry != 0 {
+                return Err(McapFormatError::PartialEntry {
+                    opcode,
+                    len: n,
+                    entry,
+                });
+            }
+        }
         at += prefix;
         if let Field::StringMap = field {
             let map = &body[at..at + n];

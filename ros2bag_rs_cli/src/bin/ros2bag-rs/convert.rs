@@ -18,8 +18,9 @@ pub struct ConvertArgs {
     #[command(flatten)]
     input: InputArgs,
     /// Output bag directory, or .bag file for rosbag_v2 (must not exist); or, as for
-    /// `ros2 bag convert -o`, a YAML file of output bags (`output_bags: [{uri: ..., ...}]`).
-    #[arg(short, long)]
+    /// `ros2 bag convert -o/--output-options`, a YAML file of output bags
+    /// (`output_bags: [{uri: ..., ...}]`).
+    #[arg(short, long, alias = "output-options")]
     output: PathBuf,
     /// The output's storage, compression and splitting.
     #[command(flatten)]

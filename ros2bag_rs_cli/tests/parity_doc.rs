@@ -1,0 +1,153 @@
+//! `docs/ros2bag_parity.md` holds: every flag it lists as "same" or "different" for a verb is
+//! accepted by `ros2bag-rs <verb>` (the `player` and `recorder` binaries share the argument
+//! definitions of `play` and `record`), and every node parameter it names for `play` or
+//! `record` is one the node takes, set through a flag the verb accepts. A flag is tried as
+//! `ros2bag-rs VERB FLAG --help`: clap prints the help, or wants the flag's value, but never
+//! says the flag is unknown; nothing runs.
+
+use std::process::Command;
+
+use ros2bag_rs_cli::{Param, ParamTable, PLAY_PARAMETERS, RECORD_PARAMETERS};
+
+const PARITY: &str = include_str!("../../docs/ros2bag_parity.md");
+
+/// The rows of the verbs' tables that say "same" or "different": `(verb, first cell, rest)`.
+fn rows() -> Vec<(String, String, String)> {
+    let mut verb = None;
+    let mut rows = Vec::new();
+    for line in PARITY.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            // "## `record`", "## `list`, `reindex`": only single-verb tables list flags.
+            verb = heading
+                .strip_prefix('`')
+                .and_then(|h| h.strip_suffix('`'))
+                .map(str::to_string);
+            continue;
+        }
+        let (Some(verb), Some(row)) = (&verb, line.strip_prefix("| ")) else {
+            continue;
+        };
+        let Some((first, rest)) = row.split_once(" | ") else {
+            continue;
+        };
+        if rest.starts_with("same") || rest.starts_with("different") {
+            rows.push((verb.clone(), first.to_string(), rest.to_string()));
+        }
+    }
+    rows
+}
+
+/// The `code` spans of `text`.
+fn code_spans(text: &str) -> impl Iterator<Item = &str> {
+    text.split('`').skip(1).step_by(2)
+}
+
+/// Whether `ros2bag-rs VERB FLAG --help` takes the flag; else clap's complaint.
+fn refusal(verb: &str, flag: &str) -> Option<String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_ros2bag-rs"))
+        .args([verb, flag, "--help"])
+        .env("ROS_DOMAIN_ID", "not a domain")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    (stderr.contains("unexpected argument") || stderr.contains("unrecognized subcommand"))
+        .then(|| format!("{verb} {flag}: {}", stderr.lines().next().unwrap_or("")))
+}
+
+/// `(verb, flag)` for every flag of a "same" or "different" row of the verbs' tables.
+fn listed_flags() -> Vec<(String, String)> {
+    let mut flags = Vec::new();
+    for (verb, first, _) in rows() {
+        for code in code_spans(&first) {
+            for spelling in code.split('/') {
+                let flag = spelling.split_whitespace().next().unwrap_or_default();
+                if flag.starts_with('-') {
+                    flags.push((verb.clone(), flag.to_string()));
+                }
+            }
+        }
+    }
+    flags
+}
+
+#[test]
+fn every_flag_the_parity_document_lists_is_accepted() {
+    let flags = listed_flags();
+    for expected in [
+        ("record", "--max-cache-duration"),
+        ("record", "--stats_max_publishing_rate"),
+        ("play", "-x"),
+        ("play", "--send-actions-as-client"),
+        ("play", "--progress-bar-update-rate"),
+        ("info", "--sort"),
+        ("convert", "-o"),
+    ] {
+        assert!(
+            flags
+                .iter()
+                .any(|(v, f)| (v.as_str(), f.as_str()) == expected),
+            "the parser of the document misses {expected:?}: {flags:?}"
+        );
+    }
+    let refused: Vec<String> = flags
+        .iter()
+        .filter_map(|(verb, flag)| refusal(verb, flag))
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "{} of {} listed flags refused:\n{}",
+        refused.len(),
+        flags.len(),
+        refused.join("\n")
+    );
+}
+
+#[test]
+fn every_parameter_the_parity_document_names_is_taken() {
+    let mut checked = Vec::new();
+    let mut wrong = Vec::new();
+    for (verb, _, rest) in rows() {
+        let (table, verb): (&ParamTable, &str) = match verb.as_str() {
+            "record" => (&RECORD_PARAMETERS, "record"),
+            "play" | "burst" => (&PLAY_PARAMETERS, "play"),
+            _ => continue,
+        };
+        for name in code_spans(&rest).filter(|c| {
+            ["record.", "play.", "storage."]
+                .iter()
+                .any(|p| c.starts_with(p))
+                && c.chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch == '_' || ch == '.')
+        }) {
+            checked.push(name.to_string());
+            let flag = match table.find(name) {
+                None | Some(Param::Unsupported) => {
+                    wrong.push(format!("{verb}: {name} is not taken"));
+                    continue;
+                }
+                Some(
+                    Param::Value(f)
+                    | Param::Positive(f)
+                    | Param::Switch(f)
+                    | Param::List(f)
+                    | Param::Seconds(f)
+                    | Param::Nanoseconds(f)
+                    | Param::Milliseconds(f),
+                ) => f,
+                Some(Param::Positional) => continue,
+            };
+            wrong.extend(refusal(verb, flag));
+        }
+    }
+    for expected in [
+        "record.actions",
+        "play.send_actions_as_client",
+        "storage.max_cache_duration",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == expected),
+            "{expected} not found: {checked:?}"
+        );
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
