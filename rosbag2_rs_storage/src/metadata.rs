@@ -108,10 +108,13 @@ impl BagMetadata {
         self.message_count = self.files.iter().map(|f| f.message_count).sum();
         if let (Some(start), Some(end)) = (
             non_empty.iter().map(|f| f.starting_time).min(),
-            non_empty.iter().map(|f| f.starting_time + f.duration).max(),
+            non_empty
+                .iter()
+                .map(|f| f.starting_time.saturating_add(f.duration))
+                .max(),
         ) {
             self.starting_time = start;
-            self.duration = end - start;
+            self.duration = end.saturating_sub(start);
         } else {
             self.starting_time = 0;
             self.duration = 0;

@@ -137,7 +137,7 @@ impl Ros1Reader {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             starting_time: first,
-            duration: last - first,
+            duration: last.saturating_sub(first),
             message_count: topics.iter().map(|t| t.message_count).sum(),
         };
         let mut reader = Self {

@@ -306,7 +306,7 @@ impl SqliteReader {
         }
         if let (Some(first), Some(last)) = (first, last) {
             self.info.starting_time = first;
-            self.info.duration = last - first;
+            self.info.duration = last.saturating_sub(first);
         }
         self.info.message_count = count as u64;
         Ok(())

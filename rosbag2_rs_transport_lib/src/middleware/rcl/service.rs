@@ -13,8 +13,9 @@ use super::{exit, sys, NodeHandle};
 use crate::middleware::error::Result;
 use crate::middleware::{RequestId, ServiceHandler};
 
-/// How many times a response is sent while the client's reply reader is not matched.
-const SEND_ATTEMPTS: u32 = 10;
+/// How many times a response is sent while the client's reply reader is not matched (each
+/// attempt waits 100 ms in rmw_fastrtps): 5 s, for discovery on a loaded machine.
+const SEND_ATTEMPTS: u32 = 50;
 
 /// A C message struct as CDR bytes (encapsulation header included).
 pub(crate) fn to_cdr(message: &CMessage, introspected: &Introspected) -> Result<SerializedBuffer> {
@@ -157,7 +158,7 @@ impl Service {
         let mut response = from_cdr(&reply, &self.type_support.response)?;
         // A fresh client's reply reader may not be matched yet (discovery is not symmetric):
         // rmw_fastrtps waits 100 ms for it, then gives up with RMW_RET_TIMEOUT. Try for up to
-        // SEND_ATTEMPTS of those, as our native backends wait (at most 1 s) for the match.
+        // SEND_ATTEMPTS of those (a reply lost on a loaded machine after 1 s was seen once).
         let mut attempts = 0;
         loop {
             attempts += 1;
