@@ -121,9 +121,8 @@ pub(crate) struct Inner {
     local_definitions: Mutex<MessageDefinitionCache>,
     /// Types known neither here nor to their publishers' nodes.
     missing_definitions: Mutex<BTreeSet<String>>,
-    /// Keep the latest message of every transient-local topic across cuts (snapshots).
-    repeat_latched: bool,
-    /// Instead, those of these topics (expanded names), as many as each one's depth.
+    /// The topics whose latest messages are kept across cuts instead of every transient-local
+    /// topic's (`RecordOptions::repeat_topics`, names expanded).
     repeat_topics: BTreeMap<String, usize>,
 }
 
@@ -197,7 +196,6 @@ impl Recorder {
             service_introspection: options.service_introspection,
             local_definitions: Mutex::new(MessageDefinitionCache::new()),
             missing_definitions: Mutex::new(BTreeSet::new()),
-            repeat_latched: options.repeat_latched,
             repeat_topics: options
                 .repeat_topics
                 .iter()
@@ -1003,7 +1001,7 @@ impl Inner {
             }
             Sink::Snapshots { buffers, .. } => {
                 let latched = if self.repeat_topics.is_empty() {
-                    self.repeat_latched
+                    self.options.repeat_latched
                         && plan.request.durability
                             == rosbag2_rs_storage::qos::Durability::TransientLocal
                 } else {
