@@ -489,15 +489,37 @@ pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
     Ok(())
 }
 
+/// A `--repeat-transient-local` value that is not `TOPIC[=DEPTH]`.
+#[derive(Debug, thiserror::Error)]
+pub enum RepeatTopicError {
+    /// `=DEPTH` with no topic before it.
+    #[error("'{0}': the topic name is empty")]
+    NoTopic(String),
+    /// A depth that is not a positive integer.
+    #[error("'{value}': the depth must be a positive integer")]
+    BadDepth {
+        /// The whole value.
+        value: String,
+        /// Why the depth did not parse (none for 0).
+        #[source]
+        source: Option<std::num::ParseIntError>,
+    },
+}
+
 /// `TOPIC[=DEPTH]` of `--repeat-transient-local`: a topic and a positive depth (default 1).
-fn repeat_topic(value: &str) -> Result<(String, usize), String> {
+fn repeat_topic(value: &str) -> std::result::Result<(String, usize), RepeatTopicError> {
     let (topic, depth) = value.split_once('=').unwrap_or((value, "1"));
     if topic.is_empty() {
-        return Err(format!("'{value}': the topic name is empty"));
+        return Err(RepeatTopicError::NoTopic(value.to_string()));
     }
+    let bad = |source| RepeatTopicError::BadDepth {
+        value: value.to_string(),
+        source,
+    };
     match depth.parse::<usize>() {
-        Ok(depth) if depth > 0 => Ok((topic.to_string(), depth)),
-        _ => Err(format!("'{value}': the depth must be a positive integer")),
+        Ok(0) => Err(bad(None)),
+        Ok(depth) => Ok((topic.to_string(), depth)),
+        Err(e) => Err(bad(Some(e))),
     }
 }
 

@@ -101,13 +101,11 @@ impl LossEvents {
             node_name: self.node_name.clone(),
             messages_lost_statistics: stats,
         };
-        match try_to_cdr(&event)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| {
-                self.publisher
-                    .publish(&bytes.into())
-                    .map_err(|e| e.to_string())
-            }) {
+        let bytes = match try_to_cdr(&event) {
+            Ok(bytes) => bytes,
+            Err(e) => return log::warn!("cannot encode the event of {MESSAGES_LOST_TOPIC}: {e}"),
+        };
+        match self.publisher.publish(&bytes.into()) {
             Ok(()) => self.last_event = Some(now),
             Err(e) => log::warn!("cannot publish on {MESSAGES_LOST_TOPIC}: {e}"),
         }
