@@ -103,7 +103,10 @@ impl LossEvents {
         };
         let bytes = match try_to_cdr(&event) {
             Ok(bytes) => bytes,
-            Err(e) => return log::warn!("cannot encode the event of {MESSAGES_LOST_TOPIC}: {e}"),
+            Err(e) => {
+                log::warn!("cannot encode the event of {MESSAGES_LOST_TOPIC}: {e}");
+                return;
+            }
         };
         match self.publisher.publish(&bytes.into()) {
             Ok(()) => self.last_event = Some(now),
