@@ -19,7 +19,7 @@ mkdir -p "$ws/src/rosbag2_interfaces" "$ws/src/rosbag2_rs_interfaces"
 cp -r "$root/tests/ros2_interfaces/rosbag2_interfaces/." "$root/rosbag2_rs_interfaces/rosbag2_interfaces/msg" \
   "$root/rosbag2_rs_interfaces/rosbag2_interfaces/srv" "$ws/src/rosbag2_interfaces/"
 cp -r "$root/rosbag2_rs_interfaces/package.xml" "$root/rosbag2_rs_interfaces/CMakeLists.txt" \
-  "$root/rosbag2_rs_interfaces/srv" "$ws/src/rosbag2_rs_interfaces/"
+  "$root/rosbag2_rs_interfaces/msg" "$root/rosbag2_rs_interfaces/srv" "$ws/src/rosbag2_rs_interfaces/"
 # The wheels were built in a manylinux image: their CMake exports name that image's Python
 # headers. Point them at this venv's Python (once; the venv is the tests' own: a second run finds
 # nothing to rewrite).

@@ -279,11 +279,13 @@ impl PlayArgs {
     /// The player options these flags describe.
     pub fn options(&self) -> Result<PlayOptions> {
         let bags = self.input.resolve(self.storage.as_deref())?;
-        if let Some(file) = &self.storage_config_file {
-            let first = Bag::locate(&bags[0])?;
-            let storage = StorageId::detect(&first.files[0])?;
-            StorageConfig::load(file, storage)?;
-        }
+        let storage_config = match &self.storage_config_file {
+            Some(file) => {
+                let first = Bag::locate(&bags[0])?;
+                StorageConfig::load(file, StorageId::detect(&first.files[0])?)?
+            }
+            None => StorageConfig::default(),
+        };
         if let Some(hz) = self.clock {
             anyhow::ensure!(
                 hz.is_finite() && hz > 0.0,
@@ -334,6 +336,7 @@ impl PlayArgs {
         .map(Time::ros);
         Ok(PlayOptions {
             bags,
+            storage_config,
             rate: self.rate,
             start_paused: self.start_paused,
             start_offset: seconds(self.start_offset, "--start-offset")?,

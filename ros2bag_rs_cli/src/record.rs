@@ -14,8 +14,8 @@ use crate::ros_args::{Param, ParamTable};
 use rosbag2_rs_storage::Retention;
 use rosbag2_rs_transport_lib::{
     load_qos_overrides, DropCause, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
-    SnapshotLimits, TopicSelection, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
-    DEFAULT_SNAPSHOT_DURATION_NS,
+    SnapshotLimits, ThrottleLimit, ThrottleLimitError, TopicSelection, DEFAULT_MAX_CACHE_SIZE,
+    DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
 };
 
 /// `record`'s arguments.
@@ -119,6 +119,10 @@ pub struct RecordArgs {
         default_value_t = 1.0
     )]
     pub stats_max_publishing_rate: f64,
+    /// Publish every topic's totals (received, written, dropped, lost in transport, throttled)
+    /// this many times a second on events/rosbag2_rs_statistics (0: not at all).
+    #[arg(long, value_name = "HZ", default_value_t = 0.0)]
+    pub statistics_rate: f64,
     /// Start paused (resume with the `resume` service or the space bar).
     #[arg(long)]
     pub start_paused: bool,
@@ -154,6 +158,16 @@ pub struct RecordArgs {
     /// the start of every split file (snapshots: the latest one), as rosbag2 Lyrical does.
     #[arg(long, num_args = 1.., value_name = "TOPIC[=DEPTH]", value_parser = repeat_topic)]
     pub repeat_transient_local: Vec<(String, usize)>,
+    /// Repeat the latest DEPTH (default 1) messages of every transient-local topic at the start
+    /// of every split file, also with --repeat-transient-local (whose depths win), as rosbag2
+    /// Lyrical does (0: none).
+    #[arg(long, value_name = "DEPTH", num_args = 0..=1, default_missing_value = "1")]
+    pub repeat_all_transient_local: Option<usize>,
+    /// Record these topics at most at a rate, in messages (`/camera:=5`, `/scan:=2.5hz`) or
+    /// bytes (`/points:=2MB/s`, `/image:=512KiB/s`) per second of bag time: no second of the bag
+    /// holds more; what is left out is counted per topic.
+    #[arg(long, num_args = 1.., value_name = "TOPIC:=LIMIT", value_parser = throttle_topic)]
+    pub throttle: Vec<(String, ThrottleLimit)>,
     /// Retention: keep at most N files (the one being written included), deleting the oldest
     /// after each split (0: no limit).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -274,6 +288,16 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
             "storage.storage_config_uri",
             Param::Value("--storage-config-file"),
         ),
+        (
+            "record.repeat_transient_local",
+            Param::List("--repeat-transient-local"),
+        ),
+        (
+            "record.repeat_all_transient_local",
+            Param::Positive("--repeat-all-transient-local"),
+        ),
+        ("record.throttle", Param::List("--throttle")),
+        ("record.statistics_rate", Param::Value("--statistics-rate")),
         ("storage.start_time_ns", Param::Unsupported),
         ("storage.end_time_ns", Param::Unsupported),
     ],
@@ -378,6 +402,8 @@ impl RecordArgs {
             service_introspection: self.service_introspection,
             repeat_latched: !self.no_repeat_latched,
             repeat_topics: self.repeat_transient_local.iter().cloned().collect(),
+            repeat_all_transient_local: self.repeat_all_transient_local,
+            throttle: self.throttle.iter().cloned().collect(),
             retention: Retention {
                 max_files: self.max_bag_files,
                 max_total_size: self.max_total_size,
@@ -391,6 +417,7 @@ impl RecordArgs {
             },
             min_free_space: self.min_free_space,
             stats_max_publishing_rate: self.stats_max_publishing_rate,
+            statistics_rate: self.statistics_rate,
         };
         options.validate()?;
         if options.snapshot.is_none() && options.uri.exists() {
@@ -523,6 +550,37 @@ fn repeat_topic(value: &str) -> std::result::Result<(String, usize), RepeatTopic
     }
 }
 
+/// A `--throttle` value that is not `TOPIC:=LIMIT`.
+#[derive(Debug, thiserror::Error)]
+pub enum ThrottleArgError {
+    /// No `:=`, or nothing before it.
+    #[error("'{0}': expected TOPIC:=LIMIT, e.g. /camera:=5 or /points:=2MB/s")]
+    Syntax(String),
+    /// The limit does not parse.
+    #[error("--throttle {topic}")]
+    Limit {
+        /// The topic.
+        topic: String,
+        /// Why.
+        #[source]
+        source: ThrottleLimitError,
+    },
+}
+
+/// `TOPIC:=LIMIT` of `--throttle`.
+fn throttle_topic(value: &str) -> std::result::Result<(String, ThrottleLimit), ThrottleArgError> {
+    match value.split_once(":=") {
+        Some((topic, limit)) if !topic.is_empty() => limit
+            .parse()
+            .map(|limit| (topic.to_string(), limit))
+            .map_err(|source| ThrottleArgError::Limit {
+                topic: topic.to_string(),
+                source,
+            }),
+        _ => Err(ThrottleArgError::Syntax(value.to_string())),
+    }
+}
+
 /// The `static_topics_and_types_list` of a `--static-topics-path` file: `[topic, type]` pairs.
 fn load_static_topics(path: &std::path::Path) -> Result<Vec<(String, String)>> {
     let text = std::fs::read_to_string(path)
@@ -578,6 +636,30 @@ mod tests {
             let error = load_static_topics(&file).unwrap_err().to_string();
             assert!(error.contains("static.yaml"), "{error}");
         }
+    }
+
+    #[test]
+    fn throttle_values_are_topic_and_limit() {
+        assert_eq!(
+            throttle_topic("/camera:=5").unwrap(),
+            ("/camera".into(), ThrottleLimit::MessagesPerSecond(5.0))
+        );
+        assert_eq!(
+            throttle_topic("points:=2MB/s").unwrap(),
+            ("points".into(), ThrottleLimit::BytesPerSecond(2_000_000))
+        );
+        assert!(matches!(
+            throttle_topic("/camera=5"),
+            Err(ThrottleArgError::Syntax(_))
+        ));
+        assert!(matches!(
+            throttle_topic(":=5"),
+            Err(ThrottleArgError::Syntax(_))
+        ));
+        assert!(matches!(
+            throttle_topic("/camera:=0"),
+            Err(ThrottleArgError::Limit { .. })
+        ));
     }
 
     #[test]

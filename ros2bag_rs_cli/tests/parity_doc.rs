@@ -1,4 +1,4 @@
-//! `docs/ros2bag_parity.md` holds: every flag it lists as "same" or "different" for a verb is
+//! `docs/ros2bag_parity.md` holds: every flag it lists as "same", "different" or "ours" for a verb is
 //! accepted by `ros2bag-rs <verb>` (the `player` and `recorder` binaries share the argument
 //! definitions of `play` and `record`), and every node parameter it names for `play` or
 //! `record` is one the node takes, set through a flag the verb accepts. A flag is tried as
@@ -11,7 +11,8 @@ use ros2bag_rs_cli::{Param, ParamTable, PLAY_PARAMETERS, RECORD_PARAMETERS};
 
 const PARITY: &str = include_str!("../../docs/ros2bag_parity.md");
 
-/// The rows of the verbs' tables that say "same" or "different": `(verb, first cell, rest)`.
+/// The rows of the verbs' tables that say "same", "different" or "ours" (a flag of ours in the
+/// first cell): `(verb, first cell, rest)`.
 fn rows() -> Vec<(String, String, String)> {
     let mut verb = None;
     let mut rows = Vec::new();
@@ -30,7 +31,10 @@ fn rows() -> Vec<(String, String, String)> {
         let Some((first, rest)) = row.split_once(" | ") else {
             continue;
         };
-        if rest.starts_with("same") || rest.starts_with("different") {
+        if ["same", "different", "ours"]
+            .iter()
+            .any(|kind| rest.starts_with(kind))
+        {
             rows.push((verb.clone(), first.to_string(), rest.to_string()));
         }
     }
@@ -54,7 +58,7 @@ fn refusal(verb: &str, flag: &str) -> Option<String> {
         .then(|| format!("{verb} {flag}: {}", stderr.lines().next().unwrap_or("")))
 }
 
-/// `(verb, flag)` for every flag of a "same" or "different" row of the verbs' tables.
+/// `(verb, flag)` for every flag of a "same", "different" or "ours" row of the verbs' tables.
 fn listed_flags() -> Vec<(String, String)> {
     let mut flags = Vec::new();
     for (verb, first, _) in rows() {
@@ -76,6 +80,7 @@ fn every_flag_the_parity_document_lists_is_accepted() {
     for expected in [
         ("record", "--max-cache-duration"),
         ("record", "--stats_max_publishing_rate"),
+        ("record", "--throttle"),
         ("play", "-x"),
         ("play", "--send-actions-as-client"),
         ("play", "--progress-bar-update-rate"),

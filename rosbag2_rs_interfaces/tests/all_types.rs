@@ -13,7 +13,7 @@ use std::process::Command;
 
 use rosbag2_rs_interfaces::builtin_interfaces::{Duration, Time};
 use rosbag2_rs_interfaces::rosbag2_interfaces::{msg, srv};
-use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv as rs_srv;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::{msg as rs_msg, srv as rs_srv};
 use rosbag2_rs_interfaces::{
     dds_request_type_name, dds_response_type_name, from_cdr, to_cdr, MessageType, ServiceType,
 };
@@ -123,6 +123,24 @@ fn every_type_matches_rosbags_and_round_trips() {
     c.message(msg::MessagesLostEvent {
         node_name: s(1),
         messages_lost_statistics: vec![stat(2), stat(3)],
+    });
+    let topic_stat = |i: u64| rs_msg::TopicRecordStatistics {
+        topic_name: s(i as usize),
+        received: i + 1,
+        written: i + 2,
+        dropped: i + 3,
+        lost_in_transport: i + 4,
+        throttled: i + 5,
+    };
+    c.message(topic_stat(1));
+    c.message(rs_msg::RecordStatistics {
+        stamp: Time {
+            sec: 1,
+            nanosec: 10,
+        },
+        node_name: s(2),
+        uri: s(3),
+        topics: vec![topic_stat(4), topic_stat(5)],
     });
     c.service::<srv::Burst>(
         srv::BurstRequest { num_messages: 1 },
@@ -288,11 +306,24 @@ fn every_type_matches_rosbags_and_round_trips() {
         },
     );
 
+    c.service::<rs_srv::PauseAt>(
+        rs_srv::PauseAtRequest {
+            pause_time: Time {
+                sec: 1,
+                nanosec: 10,
+            },
+        },
+        rs_srv::PauseAtResponse {
+            success: true,
+            message: s(2),
+        },
+    );
+
     let mut seen = c.seen.clone();
     seen.sort_unstable();
     let all: Vec<&str> = c.table.keys().map(String::as_str).collect();
     assert_eq!(seen, all, "every type in the rosbags table is checked once");
-    assert_eq!(seen.len(), 56);
+    assert_eq!(seen.len(), 60);
 }
 
 /// Requests and responses that grew since Jazzy still read the Jazzy (and Lyrical) layouts, as

@@ -14,7 +14,7 @@ use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
 use crate::message::SerializedMessage;
 use crate::metadata::TopicInformation;
-use crate::storage::{open_reader, OpenMode, StorageReader, UnreadableTopic};
+use crate::storage::{open_reader_with, OpenMode, StorageConfig, StorageReader, UnreadableTopic};
 use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_codec::MessageDefinitionCache;
 
@@ -39,6 +39,12 @@ impl SequentialReader {
 
     /// Opens several bags to be read merged in time order.
     pub fn open_many(paths: &[PathBuf]) -> Result<Self> {
+        Self::open_many_with(paths, &StorageConfig::default())
+    }
+
+    /// [`open_many`](Self::open_many) with what a storage configuration file sets for reading
+    /// (`--storage-config-file`: SQLite3's `read: pragmas`).
+    pub fn open_many_with(paths: &[PathBuf], config: &StorageConfig) -> Result<Self> {
         if paths.is_empty() {
             return Err(StorageError::InvalidArgument("no bag given".into()));
         }
@@ -50,7 +56,7 @@ impl SequentialReader {
             let mut bag = Bag::locate(path)?;
             let first = sources.len();
             for file in &bag.files {
-                let source = open_reader(file, OpenMode::Strict)?;
+                let source = open_reader_with(file, OpenMode::Strict, config)?;
                 sources.push(match bag.compression {
                     Some(c) if c.mode == CompressionMode::Message => {
                         Box::new(DecompressingReader::new(source, c.format))

@@ -16,11 +16,11 @@
 //! - stop before the disk is full ([`BagWriter::set_min_free_space`]): under retention the
 //!   oldest closed files go first; then the bag is closed cleanly and
 //!   [`StorageError::LowDiskSpace`] returned;
-//! - repeat the latched state ([`BagWriter::set_repeat_latched`]): each new file starts with
-//!   the latest message of every transient-local topic, at its original time, so that any
-//!   file alone holds `/tf_static` and the like; or ([`BagWriter::set_repeat_topics`], rosbag2
-//!   Lyrical's `--repeat-transient-local`) the latest messages of the topics named, as many
-//!   as each one's depth.
+//! - repeat the latched state ([`BagWriter::set_repeat_latched`], rosbag2 Lyrical's
+//!   `--repeat-all-transient-local`): each new file starts with the latest messages of every
+//!   transient-local topic, at their original times, so that any file alone holds `/tf_static`
+//!   and the like; and ([`BagWriter::set_repeat_topics`], `--repeat-transient-local`) the
+//!   latest messages of the topics named, as many as each one's depth.
 //!
 //! From the first split on, `metadata.yaml` lists the closed files only and names the file
 //! being written in `custom_data` under [`FILE_BEING_WRITTEN_KEY`]; the key is gone once the
@@ -121,8 +121,9 @@ pub struct BagWriter {
     min_free_space: u64,
     /// Bytes written in the current file at the next free-space check.
     next_space_check: u64,
-    repeat_latched: bool,
-    /// Topics whose latest messages are repeated, with how many (replaces `repeat_latched`
+    /// How many of the latest messages of each transient-local topic each new file repeats.
+    repeat_latched_depth: usize,
+    /// Topics whose latest messages are repeated, with how many (instead of `repeat_latched_depth`
     /// when not empty).
     repeat_topics: BTreeMap<String, usize>,
     /// Per topic: how many of its latest messages each new file repeats.
@@ -211,7 +212,7 @@ impl BagWriter {
             retention: Retention::default(),
             min_free_space: 0,
             next_space_check: 0,
-            repeat_latched: false,
+            repeat_latched_depth: 0,
             repeat_topics: BTreeMap::new(),
             repeat_depth: Vec::new(),
             latest: Vec::new(),
@@ -233,15 +234,15 @@ impl BagWriter {
         self.next_space_check = 0;
     }
 
-    /// Starts each new file with the latest message of every transient-local topic (a topic
-    /// whose offered QoS profiles are all transient local).
-    pub fn set_repeat_latched(&mut self, on: bool) {
-        self.repeat_latched = on;
+    /// Starts each new file with the latest `depth` messages of every transient-local topic (a
+    /// topic whose offered QoS profiles are all transient local) not named by
+    /// [`set_repeat_topics`](Self::set_repeat_topics); 0: none.
+    pub fn set_repeat_latched(&mut self, depth: usize) {
+        self.repeat_latched_depth = depth;
     }
 
     /// Starts each new file with the latest messages of the topics named, as many as each
-    /// one's depth, instead of the latest of every transient-local topic (for topics created
-    /// from now on).
+    /// one's depth, whatever their durability (for topics created from now on).
     pub fn set_repeat_topics(&mut self, topics: BTreeMap<String, usize>) {
         self.repeat_topics = topics;
     }
@@ -486,10 +487,10 @@ impl BagWriter {
             });
         self.definitions.push(definition);
         self.file_topic_counts.push(0);
-        let depth = if self.repeat_topics.is_empty() {
-            usize::from(self.repeat_latched && topic.is_transient_local())
-        } else {
-            self.repeat_topics.get(&topic.name).copied().unwrap_or(0)
+        let depth = match self.repeat_topics.get(&topic.name) {
+            Some(depth) => *depth,
+            None if topic.is_transient_local() => self.repeat_latched_depth,
+            None => 0,
         };
         self.repeat_depth.push(depth);
         self.latest.push(VecDeque::new());

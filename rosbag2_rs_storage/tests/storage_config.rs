@@ -119,3 +119,29 @@ fn mcap_crcs_left_out_as_rosbag2_storage_mcap_spells_it() {
     assert!(without.0.len() > 5 && without.0.iter().all(|&crc| crc == 0));
     assert_eq!(without.1, 0);
 }
+
+#[test]
+fn sqlite_read_pragmas_run_when_a_bag_is_opened_for_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(dir.path(), StorageId::Sqlite3, "");
+    let config = |text: &str| {
+        let file = dir.path().join("read.yaml");
+        std::fs::write(&file, text).unwrap();
+        StorageConfig::load(&file, StorageId::Sqlite3).unwrap()
+    };
+    let count = |config: &StorageConfig| -> Result<usize> {
+        let mut reader = SequentialReader::open_many_with(std::slice::from_ref(&bag), config)?;
+        let mut n = 0;
+        while reader.read_next()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    };
+    let tuned = config("read:\n  pragmas: [\"cache_size = -65536\", \"mmap_size = 268435456\"]\n");
+    assert_eq!(tuned.read_pragmas.len(), 2);
+    assert_eq!(count(&tuned).unwrap(), 100);
+    // Run, not just read: a pragma that writes fails on the read-only database, naming it.
+    let writing = config("read:\n  pragmas: [\"journal_mode = WAL\"]\n");
+    let error = count(&writing).unwrap_err().to_string();
+    assert!(error.contains(".db3"), "{error}");
+}

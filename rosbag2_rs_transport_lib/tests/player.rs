@@ -1681,3 +1681,77 @@ fn a_read_error_during_burst_ends_playback_with_the_error() {
     let cause = std::error::Error::source(&error).unwrap().to_string();
     assert!(cause.contains("truncated"), "{cause}");
 }
+
+/// Spins until `condition` holds (the effect of a thread that virtual time just woke); a
+/// safety net, not a timing assertion.
+fn until(condition: impl Fn() -> bool) {
+    let give_up = std::time::Instant::now() + GUARD;
+    while !condition() {
+        assert!(std::time::Instant::now() < give_up, "never happened");
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn a_resume_and_a_pause_at_node_times_act_at_those_instants() {
+    use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{PauseAt, PauseAtRequest};
+    let (rig, player, handle) = Rig::started_paused(&ten());
+    let t0 = rig.time.now_nanos();
+    let (resume_at, pause_at) = (t0 + 2_000 * MS, t0 + 2_350 * MS);
+    let invalid = rig
+        .client::<Resume>("resume")
+        .call(
+            &ResumeRequest {
+                resume_time: TimeMsg::from_nanos(resume_at),
+                resume_mode: time_mode::PUBLISH_TIME,
+                ..Default::default()
+            },
+            GUARD,
+        )
+        .unwrap();
+    assert_eq!(
+        invalid.return_code,
+        ResumeResponse::RETURN_CODE_INVALID_RESUME_MODE
+    );
+    let resumed = rig
+        .client::<Resume>("resume")
+        .call(
+            &ResumeRequest {
+                resume_time: TimeMsg::from_nanos(resume_at),
+                ..Default::default()
+            },
+            GUARD,
+        )
+        .unwrap();
+    assert_eq!(resumed, ResumeResponse::default());
+    let paused = rig
+        .client::<PauseAt>("pause_at")
+        .call(
+            &PauseAtRequest {
+                pause_time: TimeMsg::from_nanos(pause_at),
+            },
+            GUARD,
+        )
+        .unwrap();
+    assert!(paused.success, "{}", paused.message);
+
+    // Three sleepers until the resume: playback and both schedules; then two, then one.
+    for (sleepers, time, paused_after) in [(3, resume_at, false), (2, pause_at, true)] {
+        while rig.time.now_nanos() < time {
+            assert!(rig.time.wait_settled(sleepers, GUARD));
+            rig.time.advance_to_next_deadline();
+        }
+        until(|| player.is_paused() == paused_after);
+    }
+    for _ in 0..3 {
+        assert!(rig.time.wait_settled(1, GUARD));
+        rig.time.advance(Duration::from_nanos(1_000 * MS));
+    }
+    assert!(rig.time.wait_settled(1, GUARD));
+    player.stop();
+    handle.join().unwrap();
+    // Played from the resume on, 100 ms apart, until the pause at 350 ms.
+    let start = (resume_at - STEADY_T0) / MS;
+    let after: Vec<i64> = times(&rig).iter().map(|t| t - start).collect();
+    assert_eq!(after, [0, 100, 200, 300]);
+}

@@ -479,3 +479,94 @@ fn a_static_topic_is_recorded_before_it_is_on_the_graph() {
         STRING
     );
 }
+
+#[test]
+fn recorders_told_one_resume_and_one_pause_time_record_the_same_messages() {
+    use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{PauseAt, PauseAtRequest};
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let t = publisher(&bus.node("talker", "/").unwrap(), "/t", STRING);
+    clock.set(10 * SEC);
+    let bags: Vec<_> = ["a", "b"].iter().map(|n| dir.path().join(n)).collect();
+    let recorders: Vec<_> = ["rec_a", "rec_b"]
+        .iter()
+        .zip(&bags)
+        .map(|(name, bag)| {
+            start(
+                &bus,
+                name,
+                RecordOptions {
+                    start_paused: true,
+                    ..options(bag.clone(), TopicSelection::all())
+                },
+            )
+        })
+        .collect();
+    let cli = bus.node("cli", "/").unwrap();
+    for name in ["rec_a", "rec_b"] {
+        let resumed = Client::<Resume>::new(&cli, &format!("/{name}/resume"))
+            .unwrap()
+            .call(
+                &ResumeRequest {
+                    resume_time: Time::from_nanos(12 * SEC + SEC / 2),
+                    ..Default::default()
+                },
+                T,
+            )
+            .unwrap();
+        assert_eq!(resumed, ResumeResponse::default());
+        let paused = Client::<PauseAt>::new(&cli, &format!("/{name}/pause_at"))
+            .unwrap()
+            .call(
+                &PauseAtRequest {
+                    pause_time: Time::from_nanos(16 * SEC + SEC / 2),
+                },
+                T,
+            )
+            .unwrap();
+        assert!(paused.success);
+    }
+    for i in 10..20 {
+        clock.set(i * SEC);
+        t.publish(&string_msg(&i.to_string())).unwrap();
+    }
+    for recorder in recorders {
+        assert!(recorder.is_paused());
+        recorder.stop().unwrap();
+    }
+    for bag in &bags {
+        assert_eq!(texts_by_file(bag), [["13", "14", "15", "16"]]);
+    }
+}
+
+#[test]
+fn a_pause_then_a_resume_at_times_leave_out_what_lies_between() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let t = publisher(&bus.node("talker", "/").unwrap(), "/t", STRING);
+    clock.set(10 * SEC);
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rosbag2_recorder",
+        options(bag.clone(), TopicSelection::all()),
+    );
+    recorder.pause_at(12 * SEC + SEC / 2);
+    recorder
+        .schedule_resume(Schedule {
+            time_ns: 15 * SEC + SEC / 2,
+            mode: TimeMode::Node,
+            topic: None,
+        })
+        .unwrap();
+    for i in 10..20 {
+        clock.set(i * SEC);
+        t.publish(&string_msg(&i.to_string())).unwrap();
+    }
+    assert!(!recorder.is_paused());
+    recorder.stop().unwrap();
+    assert_eq!(
+        texts_by_file(&bag),
+        [["10", "11", "12", "16", "17", "18", "19"]]
+    );
+}

@@ -362,6 +362,44 @@ fn named_topics_are_repeated_to_their_depth_and_only_they() {
     );
 }
 
+#[test]
+fn every_latched_topic_is_repeated_to_the_depth_asked_and_named_ones_to_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let tf = latched_publisher(&talker, "/tf_static");
+    let a = publisher(&talker, "/a", STRING);
+    let bag = dir.path().join("bag");
+    clock.set(2 * S);
+    let recorder = start(
+        &bus,
+        "rosbag2_recorder",
+        RecordOptions {
+            max_bagfile_duration: S,
+            repeat_topics: [("a".to_string(), 1)].into(),
+            repeat_all_transient_local: Some(2),
+            ..options(bag.clone(), TopicSelection::all())
+        },
+    );
+    let at = |i: i64| 2 * S + i * S / 4;
+    for i in 0..3 {
+        clock.set(at(i));
+        tf.publish(&string_msg(&format!("tf{i}"))).unwrap();
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+    }
+    clock.set(at(5));
+    a.publish(&string_msg("a5")).unwrap();
+    recorder.stop().unwrap();
+    let second = &metadata(&bag).relative_file_paths[1];
+    let mut texts: Vec<String> = read_file(&bag.join(second))
+        .iter()
+        .map(|m| String::from_utf8_lossy(&m.data[8..m.data.len() - 1]).into_owned())
+        .collect();
+    texts.sort();
+    // The latched topic's latest two, the named topic's latest one, and the new message.
+    assert_eq!(texts, ["a2", "a5", "tf1", "tf2"]);
+}
+
 /// The free-space guard, on a real small file system (tmpfs, needs root: skipped otherwise):
 /// recording stops with the bag closed and readable, before the disk is full; under retention
 /// the oldest files are deleted instead and recording goes on.

@@ -603,6 +603,94 @@ def test_an_rclpy_client_triggers_a_snapshot_of_our_rcl_recorder(tmp_path, ros):
     assert rows == [('/snap', f'snap {i}') for i in range(10)]
 
 
+def test_our_rcl_recorder_throttles_an_rclpy_topic_and_rclpy_reads_its_statistics(tmp_path, ros):
+    """`--throttle` on a 100 Hz rclpy topic (5 messages a second at most, in any second of the bag)
+    and `--statistics-rate`: an rclpy subscriber of rosbag2_rs_interfaces/msg/RecordStatistics
+    (the colcon overlay's type support) sees every message accounted for: received + throttled =
+    published, written = what the bag holds."""
+    from rosbag2_rs_interfaces.msg import RecordStatistics
+    peer = ros(90, 'talker')
+    fast = peer.node.create_publisher(String, '/fast', RELIABLE_ALL)
+    stats = []
+    peer.node.create_subscription(RecordStatistics, '/events/rosbag2_rs_statistics', stats.append, 10)
+    out = tmp_path / 'throttled'
+    ours = recorder('--topics', '/fast', '--throttle', '/fast:=5', '--statistics-rate', '20', '-o', out,
+                    domain=90)
+    published = 200
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: fast.get_subscription_count() == 1, 'our subscription on /fast')
+        for i in range(published):
+            fast.publish(String(data=f'frame {i}'))
+            time.sleep(0.01)
+        wait_until(lambda: fast.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+
+        def totals():
+            topics = [t for t in stats[-1].topics if t.topic_name == '/fast'] if stats else []
+            return topics[0] if topics else None
+        wait_until(lambda: totals() is not None and totals().received + totals().throttled == published
+                   and totals().written == totals().received, 'statistics with every message')
+        last = stats[-1]
+        assert last.node_name == '/rosbag2_recorder' and last.uri == str(out)
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(out) as reader:
+        stamps = [ts for _, ts, _ in reader.messages()]
+    counted = totals()
+    assert len(stamps) == counted.written and counted.dropped == 0 and counted.throttled > 0
+    fullest = max(sum(1 for t in stamps if start <= t < start + 10**9) for start in stamps)
+    assert fullest <= 5, f'{fullest} messages within one second'
+    # About 2 s of publishing at 5 per second: the limit is used, not just respected.
+    assert len(stamps) >= 8, stamps
+
+
+def test_an_rclpy_client_resumes_and_pauses_two_of_our_rcl_players_at_one_time(tmp_path, ros):
+    """`resume` with a resume_time (rosbag2 Rolling's player) and rosbag2_rs_interfaces/srv/PauseAt,
+    called from rclpy on two players started paused: neither publishes before the resume time, and
+    neither publishes more than the bag holds between the two times (messages 50 ms apart)."""
+    from builtin_interfaces.msg import Time
+    from rosbag2_rs_interfaces.srv import PauseAt
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 50, string_cdr(f'x {i}')) for i in range(400)])})
+    peer = ros(91)
+    got = {'/one': [], '/two': []}
+    for topic, seen in got.items():
+        peer.node.create_subscription(String, topic, lambda m, seen=seen: seen.append((time.time_ns(), m.data)),
+                                      RELIABLE_ALL)
+    names = ['player_one', 'player_two']
+    ours = [player(tmp_path / 'bag', '--start-paused', '--remap', f'/chatter:=/{topic}', '--ros-args', '-r',
+                   f'__node:={name}', domain=91) for name, topic in zip(names, ['one', 'two'])]
+    try:
+        for o in ours:
+            o.wait_for_line(START_LINE)
+        wait_until(lambda: all(peer.node.count_publishers(t) == 1 for t in got), 'our publishers')
+
+        def at(ns):
+            return Time(sec=ns // 10**9, nanosec=ns % 10**9)
+        resume_at = time.time_ns() + 2 * 10**9
+        pause_at = resume_at + 500 * MS
+        for name in names:
+            bad = peer.call(Resume, f'/{name}/resume', Resume.Request(resume_time=at(resume_at), resume_mode=1))
+            assert bad.return_code == Resume.Response.RETURN_CODE_INVALID_RESUME_MODE
+            reply = peer.call(Resume, f'/{name}/resume', Resume.Request(resume_time=at(resume_at)))
+            assert reply.return_code == Resume.Response.RETURN_CODE_SUCCESS, reply.error_string
+            paused = peer.call(PauseAt, f'/{name}/pause_at', PauseAt.Request(pause_time=at(pause_at)))
+            assert paused.success is True, paused.message
+        assert all(peer.call(IsPaused, f'/{n}/is_paused').paused for n in names)
+        wait_until(lambda: time.time_ns() > pause_at and all(peer.call(IsPaused, f'/{n}/is_paused').paused
+                                                              for n in names), 'both paused again')
+        for o in ours:
+            o.finish(interrupt=True)
+    finally:
+        for o in ours:
+            o.kill()
+    for topic, seen in got.items():
+        assert seen, f'nothing on {topic}'
+        assert min(t for t, _ in seen) >= resume_at, f'{topic}: a message before the resume time'
+        # 500 ms of playback: messages 0 to 10 at most (message 10 is due at the pause itself).
+        assert [m for _, m in seen] == [f'x {i}' for i in range(len(seen))] and len(seen) <= 11, seen
+
+
 def test_an_rclpy_client_controls_our_rcl_recorders_as_rosbag2_lyrical(tmp_path, ros):
     """rosbag2 Lyrical's and Rolling's recorder control from rclpy, with the request and response
     layouts of the colcon overlay's rosbag2_interfaces: three recorders split at one publish time
@@ -758,7 +846,10 @@ def test_an_rclpy_action_session_is_recorded_and_sent_again_to_a_fresh_server(tm
         for topic in ACTION_TOPICS:
             if topic.endswith('cancel_goal/_service_event'):
                 continue  # its publisher shows once introspection of the cancel service is on: same
-            wait_until(lambda: peer.node.count_subscribers(topic) == 2, f'both recorders on {topic}')
+            try:
+                wait_until(lambda: peer.node.count_subscribers(topic) == 2, f'both recorders on {topic}')
+            except AssertionError as e:
+                raise AssertionError(f'{e}; the recorders said:\n{listed.err}\n{everything.err}') from None
         client = ActionClient(peer.node, Fibonacci, '/fibonacci')
         assert client.wait_for_server(timeout_sec=TIMEOUT)
         for order in (3, 5):

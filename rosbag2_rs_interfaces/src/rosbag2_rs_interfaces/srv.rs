@@ -1,5 +1,6 @@
 //! `rosbag2_rs_interfaces/srv`: configuring, clearing and triggering the
-//! recorder's snapshot buffer, and the player's `/clock` publishing at run time.
+//! recorder's snapshot buffer, the player's `/clock` publishing at run time, and
+//! pausing either at a time.
 //!
 //! Each service `X` is a marker type implementing [`crate::ServiceType`], with
 //! its request `XRequest` and response `XResponse`.
@@ -152,4 +153,32 @@ impl_service!(
     SetClockPublishFrequencyRequest,
     SetClockPublishFrequencyResponse,
     "rosbag2_rs_interfaces/srv/SetClockPublishFrequency"
+);
+
+/// `rosbag2_rs_interfaces/srv/PauseAt`: pause a player or recorder when its
+/// clock reaches a time (the counterpart of `Resume`'s `resume_time`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PauseAt;
+
+/// `rosbag2_rs_interfaces/srv/PauseAt_Request`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PauseAtRequest {
+    /// When to pause, by the node's clock (ROS time); zero or past: at once.
+    pub pause_time: crate::builtin_interfaces::Time,
+}
+
+/// `rosbag2_rs_interfaces/srv/PauseAt_Response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PauseAtResponse {
+    /// True if the pause is done or scheduled.
+    pub success: bool,
+    /// Why it was refused, if it was.
+    pub message: String,
+}
+
+impl_service!(
+    PauseAt,
+    PauseAtRequest,
+    PauseAtResponse,
+    "rosbag2_rs_interfaces/srv/PauseAt"
 );

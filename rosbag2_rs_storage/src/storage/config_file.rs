@@ -1,7 +1,7 @@
 //! Storage configuration files (`--storage-config-file`), as rosbag2's storage plugins read
 //! them: for MCAP, writer options in the mcap library's names (`noChunking`, `chunkSize`,
 //! `compression`, `compressionLevel`, ...); for SQLite3, `write: pragmas: [...]` run when a
-//! database is created (and `read: pragmas`, which a reader has no use for here).
+//! database is created and `read: pragmas: [...]` run when one is opened for reading.
 //!
 //! ```yaml
 //! # MCAP
@@ -40,6 +40,8 @@ pub struct StorageConfig {
     pub no_crc: NoCrc,
     /// SQLite3: `PRAGMA` statements (`name = value`) run when a database is created.
     pub write_pragmas: Vec<String>,
+    /// SQLite3: `PRAGMA` statements run when a database is opened for reading.
+    pub read_pragmas: Vec<String>,
 }
 
 /// The MCAP CRCs a storage configuration leaves out.
@@ -134,9 +136,7 @@ impl StorageConfig {
                     log::warn!("{}: {key} is not offered by this MCAP writer; ignored", path.display())
                 }
                 (StorageId::Sqlite3, "write") => config.write_pragmas = pragmas(value, &bad)?,
-                (StorageId::Sqlite3, "read") => {
-                    pragmas(value, &bad)?;
-                }
+                (StorageId::Sqlite3, "read") => config.read_pragmas = pragmas(value, &bad)?,
                 _ => {
                     return Err(bad(format!(
                         "unknown setting '{key}' for the {} storage",

@@ -405,12 +405,25 @@ impl Default for WriterOptions {
 /// Opens a storage file for reading, detecting its format; a file-mode compressed file is
 /// decompressed (see [`crate::compression::file_mode`]).
 pub fn open_reader(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>> {
+    open_reader_with(path, mode, &StorageConfig::default())
+}
+
+/// [`open_reader`] with what a storage configuration file sets for reading: SQLite3's
+/// `read: pragmas`, run on each database as it is opened (MCAP has no reader options).
+pub fn open_reader_with(
+    path: &Path,
+    mode: OpenMode,
+    config: &StorageConfig,
+) -> Result<Box<dyn StorageReader>> {
     if crate::compression::file_mode::is_compressed_file(path)? {
         return crate::compression::file_mode::open_compressed(path, mode);
     }
     Ok(match StorageId::detect(path)? {
         StorageId::Mcap => Box::new(mcap_reader::McapReader::open(path, mode)?),
-        StorageId::Sqlite3 => Box::new(sqlite_reader::SqliteReader::open(path)?),
+        StorageId::Sqlite3 => Box::new(sqlite_reader::SqliteReader::open_with_pragmas(
+            path,
+            &config.read_pragmas,
+        )?),
         StorageId::Rosbag1 => Box::new(crate::rosbag1::Ros1Reader::open(path, mode)?),
     })
 }

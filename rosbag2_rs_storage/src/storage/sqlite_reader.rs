@@ -70,6 +70,12 @@ fn check_not_truncated(path: &Path) -> Result<()> {
 impl SqliteReader {
     /// Opens `path` read-only.
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_with_pragmas(path, &[])
+    }
+
+    /// Opens `path` read-only and runs `pragmas` (`PRAGMA name = value;` statements, as
+    /// [`crate::StorageConfig`] checks them) on it first.
+    pub fn open_with_pragmas(path: &Path, pragmas: &[String]) -> Result<Self> {
         if !path.is_file() {
             return Err(StorageError::io(
                 path,
@@ -86,6 +92,9 @@ impl SqliteReader {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(sql)?;
+        for pragma in pragmas {
+            conn.execute_batch(pragma).map_err(sql)?;
+        }
         let has_table = |name: &str| -> Result<bool> {
             conn.query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?1",

@@ -14,6 +14,7 @@ mod options;
 mod playback;
 mod qos;
 mod read_ahead;
+mod schedule;
 mod service_requests;
 mod services;
 mod type_hashes;
@@ -27,7 +28,7 @@ use crossbeam_channel::{Receiver, Sender};
 use parking_lot::{Mutex, RwLock};
 use rosbag2_rs_clock::{
     create_player_clock, ClockChange, Duration, JumpHandle, JumpThreshold, MonotonicSource,
-    PlayerClock, PlayerClockOptions, SteadyClock, Time, TimeJump, TimeSource,
+    PlayerClock, PlayerClockOptions, SteadyClock, SystemClock, Time, TimeJump, TimeSource,
 };
 use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
@@ -100,6 +101,9 @@ struct TopicPublisher {
     publisher: Box<dyn RawPublisher>,
     qos: QosProfile,
     clock_before: bool,
+    /// A recorded service's requests, sent to the service (`subscription_count`: 1 once it is
+    /// on the graph).
+    calls_service: bool,
 }
 
 /// Where the playback thread must continue after a jump.
@@ -149,6 +153,10 @@ struct Core {
     middleware: Arc<dyn Middleware>,
     clock: Arc<dyn PlayerClock>,
     steady: SteadyClock,
+    /// The node's clock: what scheduled pauses and resumes wait for.
+    system: SystemClock,
+    /// The pauses and resumes waiting for their time.
+    schedules: schedule::Schedules,
     /// Keyed by bag topic name.
     publishers: HashMap<String, TopicPublisher>,
     /// `/clock`, once the player publishes it (from the start, or from the first
@@ -252,15 +260,31 @@ impl Player {
     /// Opens the bags and creates the publishers, services and clock; playback starts with
     /// [`play`](Self::play).
     pub fn new(middleware: Arc<dyn Middleware>, options: PlayOptions) -> Result<Self, PlayerError> {
-        Self::with_time_source(middleware, options, Arc::new(MonotonicSource::new()))
+        Self::build(
+            middleware,
+            options,
+            Arc::new(MonotonicSource::new()),
+            SystemClock::new(),
+        )
     }
 
-    /// As [`new`](Self::new), with the steady time source the clocks run on (tests pass a
-    /// `VirtualTimeSource`).
+    /// As [`new`](Self::new), with the time source the clocks run on (tests pass a
+    /// `VirtualTimeSource`): steady time, and the node's clock that scheduled pauses and
+    /// resumes wait for.
     pub fn with_time_source(
         middleware: Arc<dyn Middleware>,
         options: PlayOptions,
         source: Arc<dyn TimeSource>,
+    ) -> Result<Self, PlayerError> {
+        let system = SystemClock::with_source(source.clone());
+        Self::build(middleware, options, source, system)
+    }
+
+    fn build(
+        middleware: Arc<dyn Middleware>,
+        options: PlayOptions,
+        source: Arc<dyn TimeSource>,
+        system: SystemClock,
     ) -> Result<Self, PlayerError> {
         check_options(&options)?;
         let (reader, filter) = open_bags(&options)?;
@@ -335,6 +359,8 @@ impl Player {
             middleware: middleware.clone(),
             clock,
             steady: SteadyClock::with_source(source),
+            system,
+            schedules: schedule::Schedules::default(),
             publishers,
             clock_publisher,
             split_events,
@@ -368,6 +394,18 @@ impl Player {
             _jumps: jumps,
             _clock_watch: watch,
         })
+    }
+
+    /// Pauses when the node's clock (system time) reaches `time_ns`, at once when it has; a
+    /// newer scheduled pause replaces a pending one. Refused under sim time.
+    pub fn pause_at(&self, time_ns: i64) -> Result<(), PlayerError> {
+        self.core.schedule(schedule::Action::Pause, time_ns)
+    }
+
+    /// Resumes when the node's clock (system time) reaches `time_ns`, at once when it has; a
+    /// newer scheduled resume replaces a pending one. Refused under sim time.
+    pub fn resume_at(&self, time_ns: i64) -> Result<(), PlayerError> {
+        self.core.schedule(schedule::Action::Resume, time_ns)
     }
 
     /// Plays the bags as the options say; blocks until playback finishes or is stopped.
@@ -511,7 +549,7 @@ fn open_bags(options: &PlayOptions) -> Result<(SequentialReader, TopicFilter), P
     if own_time {
         filter.exclude_topics.push(CLOCK_TOPIC.to_string());
     }
-    let mut reader = SequentialReader::open_many(&options.bags)?;
+    let mut reader = SequentialReader::open_many_with(&options.bags, &options.storage_config)?;
     reader.set_filter(&filter)?;
     if own_time
         && reader
@@ -605,6 +643,7 @@ fn create_publishers(
                             publisher: Box::new(replayer),
                             qos: QosProfile::default(),
                             clock_before: options.clock_before(&meta.name),
+                            calls_service: true,
                         },
                     );
                 }
@@ -638,6 +677,7 @@ fn create_publishers(
                         publisher,
                         qos,
                         clock_before,
+                        calls_service: false,
                     },
                 );
             }

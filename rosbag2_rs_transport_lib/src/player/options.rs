@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rosbag2_rs_interfaces::service_msgs::ServiceEventInfo;
-use rosbag2_rs_storage::{QosProfile, TopicFilter};
+use rosbag2_rs_storage::{QosProfile, StorageConfig, TopicFilter};
 
 use crate::middleware::services::ServiceIntrospection;
 
@@ -14,6 +14,8 @@ use crate::middleware::services::ServiceIntrospection;
 pub struct PlayOptions {
     /// Bags (directories or single files), merged in receive-time order.
     pub bags: Vec<PathBuf>,
+    /// What `--storage-config-file` sets for reading (SQLite3's `read: pragmas`).
+    pub storage_config: StorageConfig,
     /// Playback rate; must be positive.
     pub rate: f64,
     /// Start with time paused.
@@ -112,6 +114,7 @@ impl Default for PlayOptions {
     fn default() -> Self {
         Self {
             bags: Vec::new(),
+            storage_config: StorageConfig::default(),
             rate: 1.0,
             start_paused: false,
             start_offset: Duration::ZERO,

@@ -12,6 +12,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::msg::ReadSplitEvent;
 use rosbag2_rs_storage::{SequentialReader, SerializedMessage, TopicFilter};
 
 use super::read_ahead::{Item, ReadAhead};
+use super::service_requests::DISCOVERY_WAIT;
 use super::{
     Core, PlaySpan, PlaybackEnd, PlaybackSummary, PlayerError, Reposition, Request, WAIT, WAIT_REAL,
 };
@@ -35,6 +36,25 @@ impl Drop for PlayingGuard<'_> {
 }
 
 impl Core {
+    /// Waits, up to [`DISCOVERY_WAIT`], for the services whose recorded requests are sent
+    /// (`--publish-service-requests`, `--send-actions-as-client`): a player started together
+    /// with the servers it calls would otherwise send its first requests late, after their
+    /// discovery, and the recorded spacing would be lost.
+    fn wait_for_services(&self) {
+        let deadline = std::time::Instant::now() + DISCOVERY_WAIT;
+        let missing = || {
+            self.publishers
+                .values()
+                .any(|p| p.calls_service && p.publisher.subscription_count() == 0)
+        };
+        while missing()
+            && std::time::Instant::now() < deadline
+            && !self.control.stop.load(Ordering::SeqCst)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
     /// Runs one playback of `span` on the calling thread, with `/clock` published on a helper
     /// thread when a frequency is set.
     pub(super) fn play(&self, span: PlaySpan) -> Result<PlaybackSummary, PlayerError> {
@@ -49,7 +69,10 @@ impl Core {
         let mut reader = match self.reader.lock().take() {
             Some(reader) => reader,
             None => {
-                let mut reader = SequentialReader::open_many(&self.options.bags)?;
+                let mut reader = SequentialReader::open_many_with(
+                    &self.options.bags,
+                    &self.options.storage_config,
+                )?;
                 reader.set_filter(&self.filter)?;
                 reader
             }
@@ -71,6 +94,7 @@ impl Core {
                 std::hint::spin_loop();
             }
         }
+        self.wait_for_services();
         self.replay_latched(from)?;
         let mut playback = Playback {
             core: self,

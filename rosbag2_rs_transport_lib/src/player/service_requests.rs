@@ -134,9 +134,10 @@ pub(super) struct RequestReplayer {
 /// How long a replayed action goal waits for the server to accept or reject it.
 pub(super) const GOAL_RESPONSE_WAIT: Duration = Duration::from_secs(5);
 
-/// How long the first request of a service waits for the service to be discovered: a player
-/// started together with the server it calls would otherwise lose the first requests.
-const DISCOVERY_WAIT: Duration = Duration::from_secs(5);
+/// How long the player waits for the services it calls before playing, and the first request
+/// of a service for the service to be discovered: a player started together with the server it
+/// calls would otherwise lose the first requests.
+pub(super) const DISCOVERY_WAIT: Duration = Duration::from_secs(5);
 
 impl RequestReplayer {
     /// A replayer for the recorded event topic `topic` of `event_type` (its service remapped by

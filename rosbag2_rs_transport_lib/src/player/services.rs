@@ -8,9 +8,11 @@ use std::sync::Arc;
 use rosbag2_rs_clock::{Duration, Time};
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
-    SetClockPublishFrequency, SetClockPublishFrequencyResponse,
+    PauseAt, PauseAtRequest, PauseAtResponse, SetClockPublishFrequency,
+    SetClockPublishFrequencyResponse,
 };
 
+use super::schedule::Action;
 use super::{Core, PlaySpan, PlayerError};
 use crate::middleware::error::Result;
 use crate::middleware::services::serve_introspected;
@@ -30,6 +32,37 @@ fn succeeded<T>(service: &str, result: std::result::Result<T, PlayerError>) -> b
 /// Zero means "not set" in the `play` request.
 fn set(nanos: i64) -> Option<i64> {
     (nanos != 0).then_some(nanos)
+}
+
+/// The `resume` service: at once, or at `resume_time` by the node's clock (rosbag2 Rolling's
+/// player; the messages' publish and receive times, and a tracking topic, are for recorders).
+fn resume(core: &Arc<Core>, req: &ResumeRequest) -> ResumeResponse {
+    let time = req.resume_time.as_nanos();
+    if time != 0 && req.resume_mode != time_mode::NODE_TIME {
+        return ResumeResponse::new(
+            ResumeResponse::RETURN_CODE_INVALID_RESUME_MODE,
+            "a player resumes by node time only",
+        );
+    }
+    if time != 0 && !req.tracking_topic_name.is_empty() {
+        return ResumeResponse::new(
+            ResumeResponse::RETURN_CODE_INVALID_TRACKING_TOPIC,
+            "a player resumes by node time: no tracking topic",
+        );
+    }
+    let result = if time == 0 {
+        core.resume()
+    } else {
+        core.schedule(Action::Resume, time)
+    };
+    match result {
+        Ok(()) => ResumeResponse::default(),
+        Err(e) => {
+            let reason = crate::error_chain::Chain(&e).to_string();
+            log::warn!("resume refused: {reason}");
+            ResumeResponse::new(ResumeResponse::RETURN_CODE_RESUME_FAILED, &reason)
+        }
+    }
 }
 
 /// Creates every control service; they live as long as the returned handles.
@@ -53,18 +86,24 @@ pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
         mw,
         introspection,
         "~/resume",
-        move |req: ResumeRequest| {
-            if req.resume_time.as_nanos() != 0 {
-                // As rosbag2's player: resume_time is for recorders.
-                log::warn!("resume: a player resumes at once (resume_time is for recorders)");
-            }
-            if succeeded("resume", core_.resume()) {
-                ResumeResponse::default()
-            } else {
-                ResumeResponse::new(
-                    ResumeResponse::RETURN_CODE_RESUME_FAILED,
-                    "see the player's log",
-                )
+        move |req: ResumeRequest| resume(&core_, &req),
+    )?);
+    let core_ = c();
+    handles.push(serve_introspected::<PauseAt>(
+        mw,
+        introspection,
+        "~/pause_at",
+        move |req: PauseAtRequest| {
+            let result = core_.schedule(Action::Pause, req.pause_time.as_nanos());
+            match result {
+                Ok(()) => PauseAtResponse {
+                    success: true,
+                    message: String::new(),
+                },
+                Err(e) => PauseAtResponse {
+                    success: false,
+                    message: crate::error_chain::Chain(&e).to_string(),
+                },
             }
         },
     )?);

@@ -245,7 +245,8 @@ struct WriterLoop {
     cache: Arc<MessageCache>,
     registry: Arc<TopicRegistry>,
     scheduled_split: Arc<ScheduleSlot>,
-    created: usize,
+    /// The counters of the topics created in the bag so far, by name.
+    created: HashMap<Arc<str>, Arc<TopicCounters>>,
     failure: Option<Arc<RecorderError>>,
     reported_drops: HashMap<String, u64>,
     last_report: Instant,
@@ -266,7 +267,7 @@ impl WriterLoop {
             cache,
             registry,
             scheduled_split,
-            created: 0,
+            created: HashMap::new(),
             failure: None,
             reported_drops: HashMap::new(),
             last_report: Instant::now(),
@@ -329,15 +330,16 @@ impl WriterLoop {
         if batch.is_empty() {
             return Ok(());
         }
-        let new_topics = self.registry.since(self.created);
+        let new_topics = self.registry.since(self.created.len());
         let (Some(writer), None) = (self.writer.as_mut(), &self.failure) else {
             self.count_dropped(batch);
             return Ok(());
         };
         let mut written = 0;
         let result = (|| -> Result<()> {
-            for topic in &new_topics {
+            for topic in new_topics {
                 writer.create_topic(&topic.metadata, topic.definition.clone())?;
+                self.created.insert(topic.name, topic.counters);
             }
             for message in batch {
                 let (recv, send) = (message.recv_timestamp, message.send_timestamp);
@@ -354,13 +356,15 @@ impl WriterLoop {
                 }
                 writer.write(message)?;
                 self.cache.release(message.data.len() as u64, 1);
+                if let Some(counters) = self.created.get(&message.topic) {
+                    TopicCounters::add(&counters.written, 1);
+                }
                 written += 1;
             }
             Ok(())
         })();
-        match result {
-            Ok(()) => self.created += new_topics.len(),
-            Err(_) => self.count_dropped(&batch[written..]),
+        if result.is_err() {
+            self.count_dropped(&batch[written..]);
         }
         result
     }

@@ -4,31 +4,24 @@
 //! and only when something was lost.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::{
     MessagesLostEvent, MessagesLostEventTopicStat,
 };
-use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
-use rosbag2_rs_storage::QosProfile;
 
-use super::error::{RecorderError, Result};
+use super::error::Result;
+use super::rated_publisher::RatedPublisher;
 use super::stats::RecordedTopic;
-use crate::middleware::{Middleware, RawPublisher};
+use crate::middleware::Middleware;
 
 /// The topic of the lost-messages events, relative to the recorder node (as in rosbag2).
 pub const MESSAGES_LOST_TOPIC: &str = "events/rosbag2_messages_lost";
 
-/// rosbag2's bound on `--stats-max-publishing-rate`.
-pub const MAX_STATS_RATE: f64 = 1000.0;
-
 /// Publishes the lost-messages events.
 pub(super) struct LossEvents {
-    publisher: Box<dyn RawPublisher>,
+    out: RatedPublisher<MessagesLostEvent>,
     node_name: String,
-    period: Duration,
-    last_event: Option<Instant>,
     /// Per topic, the totals (transport, recorder) already reported.
     reported: HashMap<String, (u64, u64)>,
 }
@@ -36,35 +29,19 @@ pub(super) struct LossEvents {
 impl LossEvents {
     /// Events at most `rate` times a second; `None` for a rate of 0 (no events).
     pub fn new(middleware: &dyn Middleware, rate: f64) -> Result<Option<Self>> {
-        if !(0.0..=MAX_STATS_RATE).contains(&rate) {
-            return Err(RecorderError::InvalidOptions(format!(
-                "the statistics publishing rate must be within 0 and {MAX_STATS_RATE} Hz, \
-                 got {rate}"
-            )));
-        }
-        if rate == 0.0 {
-            return Ok(None);
-        }
-        let publisher = middleware.create_publisher(
-            MESSAGES_LOST_TOPIC,
-            MessagesLostEvent::TYPE_NAME,
-            &QosProfile {
-                depth: 10,
-                ..QosProfile::default()
-            },
-        )?;
-        Ok(Some(Self {
-            publisher,
-            node_name: middleware.node().fully_qualified_name(),
-            period: Duration::from_secs_f64(1.0 / rate),
-            last_event: None,
-            reported: HashMap::new(),
-        }))
+        let what = "the statistics publishing rate";
+        Ok(
+            RatedPublisher::new(middleware, MESSAGES_LOST_TOPIC, rate, what)?.map(|out| Self {
+                out,
+                node_name: middleware.node().fully_qualified_name(),
+                reported: HashMap::new(),
+            }),
+        )
     }
 
     /// The longest the caller may wait between two calls of [`LossEvents::publish_due`].
     pub fn period(&self) -> Duration {
-        self.period
+        self.out.period()
     }
 
     /// Publishes what `topics` lost since the last event (`lost_in_transport` gives the
@@ -74,43 +51,24 @@ impl LossEvents {
         topics: &[RecordedTopic],
         lost_in_transport: impl Fn(&str) -> u64,
     ) {
-        let now = Instant::now();
-        if self.last_event.is_some_and(|t| now < t + self.period) {
+        if !self.out.is_due() {
             return;
         }
         let totals = topics.iter().map(|t| {
-            let c = &t.counters;
-            let in_recorder = [
-                &c.dropped,
-                &c.dropped_before_clock,
-                &c.lost_in_failed_snapshots,
-            ]
-            .iter()
-            .map(|n| n.load(Ordering::Relaxed))
-            .sum();
             (
                 t.metadata.name.clone(),
-                (lost_in_transport(&t.metadata.name), in_recorder),
+                (
+                    lost_in_transport(&t.metadata.name),
+                    t.counters.lost_in_recorder(),
+                ),
             )
         });
         let stats = losses_since(&mut self.reported, totals);
-        if stats.is_empty() {
-            return;
-        }
-        let event = MessagesLostEvent {
-            node_name: self.node_name.clone(),
-            messages_lost_statistics: stats,
-        };
-        let bytes = match try_to_cdr(&event) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                log::warn!("cannot encode the event of {MESSAGES_LOST_TOPIC}: {e}");
-                return;
-            }
-        };
-        match self.publisher.publish(&bytes.into()) {
-            Ok(()) => self.last_event = Some(now),
-            Err(e) => log::warn!("cannot publish on {MESSAGES_LOST_TOPIC}: {e}"),
+        if !stats.is_empty() {
+            self.out.publish(&MessagesLostEvent {
+                node_name: self.node_name.clone(),
+                messages_lost_statistics: stats,
+            });
         }
     }
 }

@@ -26,6 +26,7 @@ mod discovery;
 mod error;
 mod loss_events;
 mod options;
+mod rated_publisher;
 mod recording;
 mod ring;
 mod schedule;
@@ -34,12 +35,14 @@ mod silence;
 mod snapshot;
 mod snapshot_control;
 mod snapshot_writer;
+mod statistics;
 mod stats;
+mod throttle;
 mod time;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -53,16 +56,19 @@ pub use discovery::{
     TopicSelection, MIN_SUBSCRIPTION_DEPTH,
 };
 pub use error::{RecorderError, Result};
-pub use loss_events::{MAX_STATS_RATE, MESSAGES_LOST_TOPIC};
+pub use loss_events::MESSAGES_LOST_TOPIC;
 pub use options::{
     RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
     DEFAULT_SNAPSHOT_DURATION_NS,
 };
+pub use rated_publisher::MAX_STATS_RATE;
 pub use schedule::{Schedule, TimeMode};
+pub use statistics::STATISTICS_TOPIC;
 pub use stats::{
     DropCause, RecordSummary, TopicCounters, TopicSummary, DROPPED_BEFORE_CLOCK_KEY,
-    DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, SILENCES_KEY,
+    DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, SILENCES_KEY, THROTTLED_MESSAGES_KEY,
 };
+pub use throttle::{Throttle, ThrottleLimit, ThrottleLimitError};
 
 use cache::Command;
 use discovery::{plan_requested_topic, plan_topic, CompiledSelection};
@@ -72,6 +78,7 @@ use schedule::ScheduleSlot;
 use snapshot::SnapshotBuffers;
 use snapshot_control::PendingSnapshot;
 use snapshot_writer::{check_output, SnapshotJob, SnapshotWriter};
+use statistics::Statistics;
 use stats::{RecordedTopic, TopicRegistry};
 use time::{Deliver, RecordTime, Target};
 
@@ -93,6 +100,10 @@ pub(crate) struct Inner {
     qos_overrides: BTreeMap<String, QosProfile>,
     own_topics: Vec<String>,
     paused: Arc<AtomicBool>,
+    /// The node time from which messages are not recorded, as if paused (`pause_at`; `i64::MAX`:
+    /// none). Kept until a resume at or after it, so that no message of that time or later is
+    /// recorded whichever callback sees it first.
+    pause_from: Arc<AtomicI64>,
     /// A resume waiting for its time (record mode).
     scheduled_resume: Arc<ScheduleSlot>,
     /// A split waiting for its time (record mode).
@@ -124,6 +135,8 @@ pub(crate) struct Inner {
     /// The topics whose latest messages are kept across cuts instead of every transient-local
     /// topic's (`RecordOptions::repeat_topics`, names expanded).
     repeat_topics: BTreeMap<String, usize>,
+    /// The topics recorded at most at a rate (`RecordOptions::throttle`, names expanded).
+    throttle: BTreeMap<String, ThrottleLimit>,
 }
 
 /// Where received messages go, by mode.
@@ -176,11 +189,13 @@ impl Recorder {
             own_topics: vec![
                 expand_name(WRITE_SPLIT_TOPIC, &node)?,
                 expand_name(MESSAGES_LOST_TOPIC, &node)?,
+                expand_name(STATISTICS_TOPIC, &node)?,
             ],
             middleware,
             selection,
             qos_overrides,
             paused: Arc::new(AtomicBool::new(options.start_paused)),
+            pause_from: Arc::new(AtomicI64::new(i64::MAX)),
             scheduled_resume: Arc::default(),
             scheduled_split: Arc::default(),
             discovery_running: AtomicBool::new(options.discovery),
@@ -201,6 +216,11 @@ impl Recorder {
                 .iter()
                 .map(|(t, depth)| Ok((expand_name(t, &node)?, *depth)))
                 .collect::<crate::Result<_>>()?,
+            throttle: options
+                .throttle
+                .iter()
+                .map(|(t, limit)| Ok((expand_name(t, &node)?, *limit)))
+                .collect::<crate::Result<_>>()?,
             options: options.clone(),
         });
         if snapshot_writer.is_none() {
@@ -216,11 +236,12 @@ impl Recorder {
             discovery: None,
             watch: None,
         };
-        let loss_events = LossEvents::new(
-            recorder.inner.middleware.as_ref(),
-            options.stats_max_publishing_rate,
-        )?;
-        recorder.watch = Some(spawn_watch(recorder.inner.clone(), loss_events)?);
+        let middleware = recorder.inner.middleware.as_ref();
+        let events = Events {
+            losses: LossEvents::new(middleware, options.stats_max_publishing_rate)?,
+            statistics: Statistics::new(middleware, options.statistics_rate)?,
+        };
+        recorder.watch = Some(spawn_watch(recorder.inner.clone(), events)?);
         if options.start_paused {
             log::info!("recording starts paused");
         }
@@ -230,6 +251,13 @@ impl Recorder {
             options.polling_interval,
         )?);
         Ok(recorder)
+    }
+
+    /// Pauses when the recorder's clock reaches `time_ns` (at once when it has): messages
+    /// received from then on are not recorded until a resume; a newer time replaces a pending
+    /// one (the `pause_at` service).
+    pub fn pause_at(&self, time_ns: i64) {
+        self.inner.pause_at(time_ns);
     }
 
     /// A handle that pauses and resumes from another thread (e.g. keyboard controls).
@@ -604,19 +632,28 @@ const TAIL_POLL: std::time::Duration = std::time::Duration::from_millis(10);
 /// How often the watch thread looks for silent topics.
 const SILENCE_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// The thread that warns of silent topics and, in snapshot mode, completes snapshots whose
-/// post-trigger tail is over (both by the recorder's clock: virtual time in tests, ROS time
-/// under sim time).
-fn spawn_watch(
-    inner: Arc<Inner>,
-    mut loss_events: Option<LossEvents>,
-) -> Result<(Sender<()>, JoinHandle<()>)> {
+/// What the watch thread publishes, each at its own rate.
+struct Events {
+    losses: Option<LossEvents>,
+    statistics: Option<Statistics>,
+}
+
+/// The thread that warns of silent topics, publishes the lost-messages events and the
+/// statistics and, in snapshot mode, completes snapshots whose post-trigger tail is over (by the
+/// recorder's clock: virtual time in tests, ROS time under sim time).
+fn spawn_watch(inner: Arc<Inner>, mut events: Events) -> Result<(Sender<()>, JoinHandle<()>)> {
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
     let snapshots = inner.snapshot_buffers().is_ok();
-    let mut poll = if snapshots { TAIL_POLL } else { SILENCE_POLL };
-    if let Some(events) = &loss_events {
-        poll = poll.min(events.period());
-    }
+    let poll = [
+        events.losses.as_ref().map(LossEvents::period),
+        events.statistics.as_ref().map(Statistics::period),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(
+        if snapshots { TAIL_POLL } else { SILENCE_POLL },
+        std::cmp::min,
+    );
     let thread = std::thread::Builder::new()
         .name("rosbag2_watch".into())
         .spawn(move || {
@@ -632,9 +669,20 @@ fn spawn_watch(
                     inner.complete_tails(now);
                 }
                 inner.run_due_by_clock(now);
-                if let Some(events) = &mut loss_events {
-                    let middleware = &inner.middleware;
-                    events.publish_due(&inner.registry().all(), |t| middleware.lost_messages(t));
+                let middleware = &inner.middleware;
+                let lost = |t: &str| middleware.lost_messages(t);
+                let topics = inner.registry().all();
+                if let Some(losses) = &mut events.losses {
+                    losses.publish_due(&topics, lost);
+                }
+                if let Some(statistics) = &mut events.statistics {
+                    let uri = inner.uri();
+                    let from = statistics::Snapshot {
+                        now,
+                        uri: uri.as_deref(),
+                        topics: &topics,
+                    };
+                    statistics.publish_due(from, lost);
                 }
                 if std::time::Instant::now() >= next_silence_check {
                     next_silence_check += SILENCE_POLL;
@@ -698,7 +746,26 @@ impl Inner {
         }
     }
 
+    /// Pauses when the recorder's clock reaches `time_ns` (at once when it has): messages
+    /// received from then on are not recorded; a newer time replaces a pending one.
+    fn pause_at(&self, time_ns: i64) {
+        if time_ns <= self.now() {
+            self.pause_from.store(i64::MAX, Ordering::SeqCst);
+            self.pause();
+            return;
+        }
+        log::info!("pause scheduled at {time_ns} ns (node time)");
+        self.pause_from.store(time_ns, Ordering::SeqCst);
+    }
+
+    /// Resumes now: a scheduled pause that is already due is over, a later one stays pending.
     fn resume(&self) {
+        self.resume_after(self.now());
+    }
+
+    /// Resumes as scheduled at `time`: a scheduled pause up to that time is over.
+    fn resume_after(&self, time: i64) {
+        clear_reached(&self.pause_from, time);
         if let Sink::Snapshots { buffers, .. } = &self.sink {
             buffers.clear();
         }
@@ -720,8 +787,12 @@ impl Inner {
         }
         for topic in self.registry().all() {
             let c = &topic.counters;
-            // Arrivals: a message the cache had no room for still shows the topic is alive.
-            let arrived = c.received.load(Ordering::Relaxed) + c.dropped.load(Ordering::Relaxed);
+            // Arrivals: a message the cache had no room for (or the throttle left out) still
+            // shows the topic is alive.
+            let arrived = [&c.received, &c.dropped, &c.throttled]
+                .iter()
+                .map(|n| n.load(Ordering::Relaxed))
+                .sum();
             let event = watch.observe(
                 &topic.metadata.name,
                 arrived,
@@ -932,15 +1003,21 @@ impl Inner {
         definition
     }
 
-    /// Lets `topic`'s stamped messages through to `deliver` unless paused; while paused, the
+    /// Lets `topic`'s stamped messages through to `deliver` unless paused; a message received
+    /// at or after a scheduled pause pauses the recording and is not recorded; while paused, the
     /// first message that makes a scheduled resume due resumes the recording and is recorded.
     fn gate(&self, topic: String, deliver: Deliver) -> Deliver {
-        let (paused, resume) = (self.paused.clone(), self.scheduled_resume.clone());
+        let (paused, pause_from, resume) = (
+            self.paused.clone(),
+            self.pause_from.clone(),
+            self.scheduled_resume.clone(),
+        );
         Box::new(move |m: ReceivedMessage, recv, send| {
             if paused.load(Ordering::Relaxed) {
                 let Some(due) = resume.take_if(|s| s.due_at(&topic, recv, send)) else {
                     return;
                 };
+                clear_reached(&pause_from, due.time_ns);
                 if paused.swap(false, Ordering::SeqCst) {
                     log::info!(
                         "recording resumed: scheduled {} time {} ns reached on '{topic}'",
@@ -948,6 +1025,12 @@ impl Inner {
                         due.time_ns
                     );
                 }
+            }
+            if recv >= pause_from.load(Ordering::SeqCst) {
+                if !paused.swap(true, Ordering::SeqCst) {
+                    log::info!("recording paused: scheduled node time reached on '{topic}'");
+                }
+                return;
             }
             deliver(m, recv, send)
         })
@@ -1000,13 +1083,10 @@ impl Inner {
                 })
             }
             Sink::Snapshots { buffers, .. } => {
-                let latched = if self.repeat_topics.is_empty() {
-                    self.options.repeat_latched
+                let latched = self.repeat_topics.contains_key(&plan.name)
+                    || (self.options.latched_depth() > 0
                         && plan.request.durability
-                            == rosbag2_rs_storage::qos::Durability::TransientLocal
-                } else {
-                    self.repeat_topics.contains_key(&plan.name)
-                };
+                            == rosbag2_rs_storage::qos::Durability::TransientLocal);
                 let ring = buffers.add_topic(name, counters.clone(), latched);
                 let counters = counters.clone();
                 Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
@@ -1014,6 +1094,10 @@ impl Inner {
                     ring.push(m.data, recv_timestamp, send_timestamp);
                 })
             }
+        };
+        let deliver = match self.throttle.get(&plan.name) {
+            Some(limit) => throttled(*limit, counters.clone(), deliver),
+            None => deliver,
         };
         let deliver = self.gate(plan.name.clone(), deliver);
         let target = Arc::new(Target { deliver, counters });
@@ -1035,6 +1119,26 @@ impl Inner {
             callback,
         )?)
     }
+}
+
+/// Drops the scheduled pause in `pause_from` if `now` has reached it (a resume after it); a
+/// later one stays pending.
+fn clear_reached(pause_from: &AtomicI64, now: i64) {
+    let _ = pause_from.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |p| {
+        (p <= now).then_some(i64::MAX)
+    });
+}
+
+/// Lets through to `deliver` what `limit` admits, counting the rest as throttled.
+fn throttled(limit: ThrottleLimit, counters: Arc<TopicCounters>, deliver: Deliver) -> Deliver {
+    let throttle = Mutex::new(Throttle::new(limit));
+    Box::new(move |m: ReceivedMessage, recv, send| {
+        if throttle.lock().admit(recv, m.data.len() as u64) {
+            deliver(m, recv, send)
+        } else {
+            TopicCounters::add(&counters.throttled, 1);
+        }
+    })
 }
 
 impl Drop for Recorder {

@@ -8,6 +8,7 @@ use rosbag2_rs_storage::{CompressionOptions, QosProfile, Retention, WriterOption
 
 use super::discovery::TopicSelection;
 use super::error::{RecorderError, Result};
+use super::throttle::ThrottleLimit;
 use crate::middleware::services::ServiceIntrospection;
 
 /// rosbag2's default `--max-cache-size`: 100 MiB.
@@ -139,6 +140,13 @@ pub struct RecordOptions {
     /// Repeat instead the latest messages of these topics only, as many as each one's depth
     /// (rosbag2 Lyrical's `--repeat-transient-local TOPIC[=DEPTH]`; snapshots keep one).
     pub repeat_topics: BTreeMap<String, usize>,
+    /// Repeat the latest this many messages of every transient-local topic, also with
+    /// `repeat_topics` (whose depths win) and whatever `repeat_latched` says (rosbag2 Lyrical's
+    /// `--repeat-all-transient-local [DEPTH]`; 0: none; snapshots keep one).
+    pub repeat_all_transient_local: Option<usize>,
+    /// Topics recorded at most at a rate (`--throttle TOPIC:=LIMIT`): what goes beyond it is
+    /// not recorded, and counted per topic as throttled.
+    pub throttle: BTreeMap<String, ThrottleLimit>,
     /// Bounds on the bag's closed files (`--max-bag-files`, `--max-total-size`,
     /// `--max-total-duration`): the oldest are deleted after each split.
     pub retention: Retention,
@@ -149,6 +157,10 @@ pub struct RecordOptions {
     /// lost since the last one (0: none; at most [`super::MAX_STATS_RATE`]; default 1, as
     /// rosbag2 Lyrical).
     pub stats_max_publishing_rate: f64,
+    /// This many times a second, every topic's totals on `events/rosbag2_rs_statistics`
+    /// (received, written, dropped, lost in transport, throttled; 0: none, the default; at
+    /// most [`super::MAX_STATS_RATE`]).
+    pub statistics_rate: f64,
 }
 
 impl Default for RecordOptions {
@@ -172,14 +184,27 @@ impl Default for RecordOptions {
             service_introspection: ServiceIntrospection::Off,
             repeat_latched: true,
             repeat_topics: BTreeMap::new(),
+            repeat_all_transient_local: None,
+            throttle: BTreeMap::new(),
             retention: Retention::default(),
             min_free_space: DEFAULT_MIN_FREE_SPACE,
             stats_max_publishing_rate: 1.0,
+            statistics_rate: 0.0,
         }
     }
 }
 
 impl RecordOptions {
+    /// How many of the latest messages of each transient-local topic not in `repeat_topics`
+    /// every split file repeats: `repeat_all_transient_local`, else one while `repeat_latched`
+    /// and no topic is named, else none.
+    pub fn latched_depth(&self) -> usize {
+        match self.repeat_all_transient_local {
+            Some(depth) => depth,
+            None => usize::from(self.repeat_latched && self.repeat_topics.is_empty()),
+        }
+    }
+
     /// Checks the options that can be checked before touching the graph or the disk.
     pub fn validate(&self) -> Result<()> {
         if self.uri.as_os_str().is_empty() {

@@ -98,7 +98,7 @@ impl Inner {
         })?;
         bag_writer.set_retention(options.retention);
         bag_writer.set_min_free_space(options.min_free_space);
-        bag_writer.set_repeat_latched(options.repeat_latched);
+        bag_writer.set_repeat_latched(options.latched_depth());
         bag_writer.set_repeat_topics(self.repeat_topics.clone());
         let (counted, counter) = (registry.clone(), self.middleware.clone());
         bag_writer
@@ -326,7 +326,7 @@ impl Inner {
             return Err(snapshot_mode());
         }
         if schedule.due_by_clock(self.now()) {
-            self.resume();
+            self.resume_after(schedule.time_ns);
             return Ok(());
         }
         log::info!(
@@ -344,12 +344,11 @@ impl Inner {
     /// Runs the node-time schedules that the recorder's clock reading `now` makes due with no
     /// message to carry them.
     pub(super) fn run_due_by_clock(&self, now: i64) {
-        if self
-            .scheduled_resume
-            .take_if(|s| s.due_by_clock(now))
-            .is_some()
-        {
-            self.resume();
+        if let Some(due) = self.scheduled_resume.take_if(|s| s.due_by_clock(now)) {
+            self.resume_after(due.time_ns);
+        }
+        if now >= self.pause_from.load(Ordering::SeqCst) && !self.is_paused() {
+            self.pause();
         }
         if self
             .scheduled_split

@@ -1,5 +1,5 @@
 //! The recorder's services on `/<node_name>/...`, with rosbag2's names and types: `pause`,
-//! `resume` (Lyrical and Rolling: at a time), `is_paused`, `split_bagfile` (Rolling: at a time),
+//! `resume` (Lyrical and Rolling: at a time), `is_paused`, (ours) `pause_at` a time, `split_bagfile` (Rolling: at a time),
 //! `snapshot`; rosbag2 Lyrical's recorder control `record`, `stop`, `start_discovery`,
 //! `stop_discovery`, `is_discovery_running`, and Rolling's `is_recording`, `get_uri`,
 //! `subscribe_to_topics` and `get_subscribed_topics`, each
@@ -92,11 +92,19 @@ impl Services<'_> {
     }
 }
 
-/// Serves `<prefix>/pause` and `<prefix>/resume`, which pause and resume the recording.
+/// Serves `<prefix>/pause`, `<prefix>/pause_at` and `<prefix>/resume`, which pause and resume
+/// the recording.
 fn serve_pause_resume(services: &mut Services<'_>, prefix: &str) -> Result<()> {
     services.serve::<Pause>(&format!("{prefix}/pause"), |i, _| {
         i.pause();
         PauseResponse::default()
+    })?;
+    services.serve::<PauseAt>(&format!("{prefix}/pause_at"), |i, req| {
+        i.pause_at(req.pause_time.as_nanos());
+        PauseAtResponse {
+            success: true,
+            message: String::new(),
+        }
     })?;
     services.serve::<Resume>(&format!("{prefix}/resume"), reply_resume)
 }

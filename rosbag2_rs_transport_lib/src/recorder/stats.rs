@@ -12,11 +12,12 @@ use rosbag2_rs_storage::TopicMetadata;
 /// Counters of one recorded topic.
 #[derive(Debug, Default)]
 pub struct TopicCounters {
-    /// Messages that arrived while recording (not paused).
+    /// Messages that arrived while recording (not paused) and passed the topic's throttle.
     pub received: AtomicU64,
     /// Messages that could not be written: the cache was full or the writer had failed.
     pub dropped: AtomicU64,
-    /// Messages written to a bag (normal mode: by the writer thread; snapshot mode: in snapshots).
+    /// Messages written to a bag (normal mode: by the writer thread as it writes them, then the
+    /// bag's count once closed; snapshot mode: in snapshots).
     pub written: AtomicU64,
     /// Snapshot mode: messages evicted from the ring buffer by its limits (by design, not a loss).
     pub evicted: AtomicU64,
@@ -31,11 +32,26 @@ pub struct TopicCounters {
     pub last_received_ns: AtomicI64,
     /// Times the topic went silent: no message for ten of its periods (and at least a second).
     pub silences: AtomicU64,
+    /// Messages left out by the topic's `--throttle` limit (by design, not a loss).
+    pub throttled: AtomicU64,
 }
 
 impl TopicCounters {
     pub(crate) fn add(counter: &AtomicU64, n: u64) {
         counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Messages lost in the recorder, every way: dropped, not recorded before the first
+    /// `/clock`, lost in failed snapshots.
+    pub fn lost_in_recorder(&self) -> u64 {
+        [
+            &self.dropped,
+            &self.dropped_before_clock,
+            &self.lost_in_failed_snapshots,
+        ]
+        .iter()
+        .map(|n| n.load(Ordering::Relaxed))
+        .sum()
     }
 }
 
@@ -72,12 +88,16 @@ pub const DROPPED_BEFORE_CLOCK_KEY: &str = "dropped_before_clock:";
 /// The `custom_data` key prefix (then the topic name) of the times a topic went silent for
 /// longer than 10 of its periods.
 pub const SILENCES_KEY: &str = "silences:";
+/// The `custom_data` key prefix (then the topic name) of the messages a `--throttle` limit left
+/// out.
+pub const THROTTLED_MESSAGES_KEY: &str = "throttled_messages:";
 
 impl TopicRegistry {
     /// The bag's loss and stall counts so far, as `custom_data` entries: per topic, the
     /// messages dropped by the recorder ([`DROPPED_MESSAGES_KEY`]), not recorded before the
     /// first `/clock` ([`DROPPED_BEFORE_CLOCK_KEY`]), lost by the middleware on the way
-    /// ([`LOST_MESSAGES_KEY`], from `lost`), and the topic's silences ([`SILENCES_KEY`]).
+    /// ([`LOST_MESSAGES_KEY`], from `lost`), left out by a throttle
+    /// ([`THROTTLED_MESSAGES_KEY`]), and the topic's silences ([`SILENCES_KEY`]).
     /// Only counts above zero are listed: a missing key means none.
     pub fn health_counts(&self, lost: impl Fn(&str) -> u64) -> BTreeMap<String, String> {
         let mut entries = BTreeMap::new();
@@ -93,6 +113,10 @@ impl TopicRegistry {
                     topic.counters.dropped_before_clock.load(Ordering::Relaxed),
                 ),
                 (LOST_MESSAGES_KEY, lost(name)),
+                (
+                    THROTTLED_MESSAGES_KEY,
+                    topic.counters.throttled.load(Ordering::Relaxed),
+                ),
                 (
                     SILENCES_KEY,
                     topic.counters.silences.load(Ordering::Relaxed),
@@ -165,7 +189,7 @@ pub struct TopicSummary {
     pub topic: String,
     /// Message type.
     pub type_name: String,
-    /// Messages that arrived while recording.
+    /// Messages that arrived while recording (and passed the topic's throttle).
     pub received: u64,
     /// Messages written to the bag (or to snapshots).
     pub written: u64,
@@ -179,6 +203,8 @@ pub struct TopicSummary {
     pub lost_in_failed_snapshots: u64,
     /// Times the topic went silent for longer than 10 of its periods.
     pub silences: u64,
+    /// Messages left out by the topic's `--throttle` limit.
+    pub throttled: u64,
     /// Messages the middleware lost before they reached the recorder (Zenoh: gaps in the
     /// publishers' sequence numbers); 0 where the middleware cannot tell.
     pub lost: u64,
@@ -220,6 +246,7 @@ impl RecordSummary {
                     .lost_in_failed_snapshots
                     .load(Ordering::Relaxed),
                 silences: t.counters.silences.load(Ordering::Relaxed),
+                throttled: t.counters.throttled.load(Ordering::Relaxed),
                 lost: 0,
             })
             .collect();
@@ -252,7 +279,7 @@ impl RecordSummary {
         let mut out = String::new();
         for t in &self.topics {
             out.push_str(&format!(
-                "{}: received {}, written {}, dropped {}{}{}{}{}{}\n",
+                "{}: received {}, written {}, dropped {}{}{}{}{}{}{}\n",
                 t.topic,
                 t.received,
                 t.written,
@@ -282,6 +309,11 @@ impl RecordSummary {
                 },
                 if t.silences > 0 {
                     format!(", went silent {} times", t.silences)
+                } else {
+                    String::new()
+                },
+                if t.throttled > 0 {
+                    format!(", left out by the throttle {}", t.throttled)
                 } else {
                     String::new()
                 }

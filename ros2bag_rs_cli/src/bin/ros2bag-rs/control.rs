@@ -1,6 +1,7 @@
 //! `ros2bag-rs control`: one request to a running player's services (pause, resume, rate,
 //! seek, ...) or recorder's (snapshot, split, snapshot buffer limits, clear), without a ROS 2
-//! installation.
+//! installation; to several nodes at once with `--node A,B,...` (with `--at`, they all act at
+//! that one time).
 
 use std::time::Duration as StdDuration;
 
@@ -8,8 +9,9 @@ use anyhow::{bail, Result};
 use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
-    ClearBuffer, SetClockPublishFrequency, SetClockPublishFrequencyRequest, SetDuration,
-    SetDurationRequest, SetMemory, SetMemoryRequest, TriggerSnapshot, TriggerSnapshotRequest,
+    ClearBuffer, PauseAt, PauseAtRequest, SetClockPublishFrequency,
+    SetClockPublishFrequencyRequest, SetDuration, SetDurationRequest, SetMemory, SetMemoryRequest,
+    TriggerSnapshot, TriggerSnapshotRequest,
 };
 use rosbag2_rs_interfaces::ServiceType;
 
@@ -21,9 +23,10 @@ use rosbag2_rs_transport_lib::{Client, Middleware};
 pub struct ControlArgs {
     /// The node's name (with namespace if it has one); default /rosbag2_player, or
     /// /rosbag2_recorder for the recorder's requests (snapshot, split, set-memory,
-    /// set-duration, clear-buffer).
-    #[arg(long, global = true)]
-    pub node: Option<String>,
+    /// set-duration, clear-buffer). Several (`--node /a,/b` or `--node /a --node /b`): the same
+    /// request to each, in order.
+    #[arg(long, global = true, value_delimiter = ',')]
+    pub node: Vec<String>,
     /// Seconds to wait for the node.
     #[arg(long, default_value_t = 5.0, global = true)]
     pub timeout: f64,
@@ -35,9 +38,14 @@ pub struct ControlArgs {
 /// A request to a running player.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum ControlAction {
-    /// Pause time.
-    Pause,
-    /// Resume time; a recorder also at a time (`--at`).
+    /// Pause, at once or when the node's clock reaches a time (`--at`).
+    Pause {
+        /// At this time, seconds since the epoch (the node's clock: ROS time under sim time);
+        /// default: at once.
+        #[arg(long)]
+        at: Option<f64>,
+    },
+    /// Resume, at once or at a time (`--at`; a recorder also by the messages' time).
     Resume {
         #[command(flatten)]
         at: AtTime,
@@ -234,21 +242,48 @@ fn call<S: ServiceType>(
     Ok(client.call(request, timeout)?)
 }
 
-/// Sends one request to a running player and prints the answer.
+/// Sends the request to each running player or recorder named and prints the answers.
 pub fn run_control(args: &ControlArgs) -> Result<()> {
     let node = ros_node(&format!("ros2bag_rs_control_{}", std::process::id()), "/")?;
-    let node = node.as_ref();
     let default_node = if args.action.is_recorder_request() {
         "/rosbag2_recorder"
     } else {
         "/rosbag2_player"
     };
-    let player = args.node.as_deref().unwrap_or(default_node);
+    let targets = match args.node.as_slice() {
+        [] => vec![default_node.to_string()],
+        named => named.to_vec(),
+    };
     let timeout = StdDuration::from_secs_f64(args.timeout.max(0.1));
+    for target in &targets {
+        if targets.len() > 1 {
+            println!("{target}:");
+        }
+        control(node.as_ref(), target, &args.action, timeout)?;
+    }
+    Ok(())
+}
+
+/// Sends `action` to the player or recorder `player` and prints the answer.
+fn control(
+    node: &dyn Middleware,
+    player: &str,
+    action: &ControlAction,
+    timeout: StdDuration,
+) -> Result<()> {
     let refused = |what: &str| anyhow::anyhow!("{player} refused {what} (see its log for why)");
-    match &args.action {
-        ControlAction::Pause => {
+    match action {
+        ControlAction::Pause { at: None } => {
             call::<Pause>(node, player, "pause", &Default::default(), timeout)?;
+        }
+        ControlAction::Pause { at: Some(at) } => {
+            let request = PauseAtRequest {
+                pause_time: TimeMsg::from_nanos(seconds(*at, "--at")?.as_nanos()),
+            };
+            let r = call::<PauseAt>(node, player, "pause_at", &request, timeout)?;
+            if !r.success {
+                bail!("{player} refused the pause: {}", r.message);
+            }
         }
         ControlAction::Resume { at } => {
             let (resume_time, resume_mode, tracking_topic_name) = at.request()?;
@@ -490,11 +525,22 @@ mod tests {
         ] {
             let c = Control::try_parse_from(args).unwrap().control;
             assert_eq!(
-                (c.timeout, c.node.as_deref()),
-                (2.0, Some("/p")),
+                (c.timeout, c.node.as_slice()),
+                (2.0, &["/p".to_string()][..]),
                 "{args:?}"
             );
             assert!(matches!(c.action, ControlAction::IsPaused));
+        }
+        // Several nodes, one time.
+        for args in [
+            &["control", "--node", "/a,/b", "pause", "--at", "12.5"][..],
+            &[
+                "control", "--node", "/a", "--node", "/b", "pause", "--at", "12.5",
+            ],
+        ] {
+            let c = Control::try_parse_from(args).unwrap().control;
+            assert_eq!(c.node, ["/a", "/b"], "{args:?}");
+            assert!(matches!(c.action, ControlAction::Pause { at: Some(t) } if t == 12.5));
         }
         // The recorder's requests, with negative limits (no limit on that axis).
         let c = Control::try_parse_from([
@@ -513,7 +559,7 @@ mod tests {
         .unwrap()
         .control;
         assert!(
-            c.node.is_none(),
+            c.node.is_empty(),
             "the recorder's default node is chosen later"
         );
         match c.action {
