@@ -152,7 +152,12 @@ impl Throttle {
         {
             return false;
         }
-        self.next_slot = Some(self.next_slot.unwrap_or(recv_ns).max(recv_ns) + period);
+        self.next_slot = Some(
+            self.next_slot
+                .unwrap_or(recv_ns)
+                .max(recv_ns)
+                .saturating_add(period),
+        );
         self.recent.push_back((recv_ns, cost));
         self.recent_cost += cost;
         true
