@@ -23,7 +23,13 @@ pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
 
 impl Choice for MessageOrder {
     const NAMES: &'static [(Self, &'static str)] =
-        &[(Self::Received, "received"), (Self::Sent, "sent")];
+        // And rosbag2's parameter values (`play.message_order`).
+        &[
+            (Self::Received, "received"),
+            (Self::Sent, "sent"),
+            (Self::Received, "received_timestamp"),
+            (Self::Sent, "sent_timestamp"),
+        ];
 }
 
 impl Choice for ServiceIntrospection {

@@ -128,7 +128,12 @@ pub struct PlayArgs {
     pub send_actions_as_client: bool,
     /// Order (and schedule) messages by the time they were received (recorded) or sent
     /// (published).
-    #[arg(long, value_parser = choice::<MessageOrder>(), default_value = "received")]
+    #[arg(
+        long,
+        value_parser = choice::<MessageOrder>(),
+        ignore_case = true,
+        default_value = "received"
+    )]
     pub message_order: MessageOrder,
     /// Update the progress line at this frequency in Hz (0: no progress line; negative: as
     /// often as possible, at most 100 Hz). Shown only when stdout is a terminal.
@@ -141,6 +146,10 @@ pub struct PlayArgs {
         value_name = "HZ"
     )]
     pub progress_bar: f64,
+    /// Empty lines printed between the log output and the progress line when it starts
+    /// (rosbag2 Kilted).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub progress_bar_separation_lines: u32,
     /// Publish service events of the player's own services (off, metadata or contents).
     #[arg(long, value_parser = choice::<ServiceIntrospection>(), default_value = "off")]
     pub service_introspection: ServiceIntrospection,
@@ -256,9 +265,14 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
             Param::Value("--progress-bar"),
         ),
         (
+            "play.progress_bar_separation_lines",
+            Param::Value("--progress-bar-separation-lines"),
+        ),
+        (
             "play.service_requests_source",
             Param::Value("--service-requests-source"),
         ),
+        ("play.message_order", Param::Value("--message-order")),
         ("play.topic_remapping_options", Param::Unsupported),
         (
             "storage.storage_config_uri",
@@ -390,7 +404,8 @@ pub fn run_play(args: &PlayArgs, namespace: &str) -> Result<()> {
     let controls = attach(
         &player,
         !args.disable_keyboard_controls,
-        progress_interval(args.progress_bar)?,
+        progress_interval(args.progress_bar)?
+            .map(|every| (every, args.progress_bar_separation_lines)),
     )?;
     let summary = player.play()?;
     drop(controls);
@@ -492,10 +507,12 @@ fn progress_interval(hz: f64) -> Result<Option<StdDuration>> {
     })
 }
 
+/// Starts the keyboard controls (`keyboard`), the progress line (`progress`: its period and
+/// the empty lines before it) and the signal handling of an interactive player.
 fn attach(
     player: &Arc<Player>,
     keyboard: bool,
-    progress_every: Option<StdDuration>,
+    progress: Option<(StdDuration, u32)>,
 ) -> Result<Attached> {
     let signals = crate::shutdown::shutdown_requested()?;
     // Not the player: the thread outlives playback (it waits for a signal that may never come),
@@ -521,16 +538,17 @@ fn attach(
     } else {
         None
     };
-    let progress = progress_every
-        .filter(|_| std::io::stdout().is_terminal())
-        .map(|every| {
-            let stop = Arc::new(AtomicBool::new(false));
-            let (player, flag) = (player.clone(), stop.clone());
-            (
-                stop,
-                std::thread::spawn(move || show_progress(&player, &flag, every)),
-            )
-        });
+    let progress =
+        progress
+            .filter(|_| std::io::stdout().is_terminal())
+            .map(|(every, separation)| {
+                let stop = Arc::new(AtomicBool::new(false));
+                let (player, flag) = (player.clone(), stop.clone());
+                (
+                    stop,
+                    std::thread::spawn(move || show_progress(&player, &flag, every, separation)),
+                )
+            });
     Ok(Attached {
         _keyboard: keyboard,
         progress,
@@ -551,10 +569,12 @@ fn on_key(player: &Player, key: Key) {
 }
 
 /// Rewrites one terminal line with the position, rate and state, `every` so often, until
-/// `stop`; then ends the line. Log lines clear it first (see `logging`).
-fn show_progress(player: &Player, stop: &AtomicBool, every: StdDuration) {
+/// `stop`, `separation` empty lines below the log output; then ends the line. Log lines clear
+/// it first (see `logging`).
+fn show_progress(player: &Player, stop: &AtomicBool, every: StdDuration, separation: u32) {
     let (start, end) = player.bag_range();
     let mut out = std::io::stdout();
+    let _ = write!(out, "{}", "\n".repeat(separation as usize));
     crate::logging::set_progress_line(true);
     // Sleeps in slices of at most 100 ms, so that the end is noticed soon at a low frequency.
     let slice = every.min(StdDuration::from_millis(100));

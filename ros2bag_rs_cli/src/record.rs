@@ -248,6 +248,7 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
             Param::Positive("--max-bag-duration"),
         ),
         ("storage.max_cache_size", Param::Value("--max-cache-size")),
+        ("storage.max_bag_files", Param::Positive("--max-bag-files")),
         (
             "record.statistics_max_publishing_rate",
             Param::Value("--stats-max-publishing-rate"),
