@@ -98,6 +98,41 @@ const OUTSIDE_OPTIONS: &[&str] = &[
     "play.disable_loan_message",
 ];
 
+/// Gives each supported parameter of `table` to the command `own` (without its last arguments
+/// from index `own.1` for `storage.uri`, which replaces them), with the value `value` picks;
+/// `options` gives the parsed flags and options of a command line, which must differ from
+/// those of `own` alone (the flags for [`OUTSIDE_OPTIONS`]). Returns how many were checked.
+fn check_every_parameter(
+    table: &ros2bag_rs_cli::ParamTable,
+    own: (&[&str], usize),
+    value: impl Fn(&str, Param) -> String,
+    options: impl Fn(&[String]) -> (String, String),
+) -> usize {
+    let (own, without_uri) = own;
+    let base: Vec<String> = own.iter().map(|a| a.to_string()).collect();
+    let (base_flags, base_options) = options(&base);
+    let mut checked = 0;
+    for &(name, kind) in table.params {
+        if matches!(kind, Param::Unsupported) {
+            continue;
+        }
+        let value = value(name, kind);
+        let own = if name == "storage.uri" {
+            &own[..without_uri]
+        } else {
+            own
+        };
+        let (flags, options) = options(&with_parameter(own, name, kind, &value, table));
+        if OUTSIDE_OPTIONS.contains(&name) {
+            assert_ne!(flags, base_flags, "{name}:={value} is ignored");
+        } else {
+            assert_ne!(options, base_options, "{name}:={value} changes nothing");
+        }
+        checked += 1;
+    }
+    checked
+}
+
 #[test]
 fn every_recorder_parameter_changes_the_recording() {
     let dir = tempfile::tempdir().unwrap();
@@ -111,29 +146,13 @@ fn every_recorder_parameter_changes_the_recording() {
             format!("{:?}", parsed.args.to_options().unwrap()),
         )
     };
-    let base: Vec<String> = own.iter().map(|a| a.to_string()).collect();
-    let (base_flags, base_options) = options(&base);
-    let mut checked = 0;
-    for &(name, kind) in RECORD_PARAMETERS.params {
-        if matches!(kind, Param::Unsupported) {
-            continue;
-        }
-        let value = sample(name, kind, dir.path());
-        // The output given by the parameter instead of `-o`.
-        let own = if name == "storage.uri" {
-            &own[..3]
-        } else {
-            &own[..]
-        };
-        let argv = with_parameter(own, name, kind, &value, &RECORD_PARAMETERS);
-        let (flags, options) = options(&argv);
-        if OUTSIDE_OPTIONS.contains(&name) {
-            assert_ne!(flags, base_flags, "{name}:={value} is ignored");
-        } else {
-            assert_ne!(options, base_options, "{name}:={value} changes nothing");
-        }
-        checked += 1;
-    }
+    // The output given by `storage.uri` instead of `-o`.
+    let checked = check_every_parameter(
+        &RECORD_PARAMETERS,
+        (&own, 3),
+        |name, kind| sample(name, kind, dir.path()),
+        options,
+    );
     assert!(checked >= 40, "{checked} parameters");
 }
 
@@ -178,38 +197,18 @@ fn every_player_parameter_changes_the_playback() {
             .unwrap_or_else(|e| panic!("{argv:?}: {e:#}"));
         (format!("{:?}", parsed.args), format!("{options:?}"))
     };
-    let base: Vec<String> = own.iter().map(|a| a.to_string()).collect();
-    let (base_flags, base_options) = options(&base);
-    let mut checked = 0;
-    for &(name, kind) in PLAY_PARAMETERS.params {
-        if matches!(kind, Param::Unsupported) {
-            continue;
+    // The bag given by `storage.uri` instead of on the command line.
+    let value = |name: &str, kind| match name {
+        "storage.uri" => small_bag(&dir.path().join("other")).display().to_string(),
+        "storage.storage_config_uri" => {
+            let path = dir.path().join("read.yaml");
+            std::fs::write(&path, "chunkSize: 1000000\n").unwrap();
+            path.display().to_string()
         }
-        let value = match name {
-            "storage.uri" => small_bag(&dir.path().join("other")).display().to_string(),
-            "storage.storage_config_uri" => {
-                let path = dir.path().join("read.yaml");
-                std::fs::write(&path, "chunkSize: 1000000\n").unwrap();
-                path.display().to_string()
-            }
-            "storage.storage_id" | "play.storage_id" => "mcap".into(),
-            _ => sample(name, kind, dir.path()),
-        };
-        // The bag given by the parameter instead of on the command line.
-        let own = if name == "storage.uri" {
-            &own[..1]
-        } else {
-            &own[..]
-        };
-        let argv = with_parameter(own, name, kind, &value, &PLAY_PARAMETERS);
-        let (flags, options) = options(&argv);
-        if OUTSIDE_OPTIONS.contains(&name) {
-            assert_ne!(flags, base_flags, "{name}:={value} is ignored");
-        } else {
-            assert_ne!(options, base_options, "{name}:={value} changes nothing");
-        }
-        checked += 1;
-    }
+        "storage.storage_id" | "play.storage_id" => "mcap".into(),
+        _ => sample(name, kind, dir.path()),
+    };
+    let checked = check_every_parameter(&PLAY_PARAMETERS, (&own, 1), value, options);
     assert!(checked >= 30, "{checked} parameters");
 }
 
