@@ -13,6 +13,7 @@ mod args;
 mod choice;
 mod keyboard;
 mod logging;
+mod node_parameters;
 mod play;
 mod record;
 mod ros_args;
@@ -29,7 +30,9 @@ pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
 pub use ros_args::{read_params_file, split_ros_args, Param, ParamTable, RosArgs};
 pub use shutdown::shutdown_requested;
 
-use rosbag2_rs_transport_lib::Middleware;
+use rosbag2_rs_transport_lib::{
+    serve_parameters, DeclaredParameter, Middleware, ParameterServices,
+};
 
 /// A node binary's command line: its flags, the rosbag2 node parameters it takes, and what it
 /// runs.
@@ -40,8 +43,8 @@ pub trait NodeCommand: clap::Parser {
     fn log_level(&self) -> log::LevelFilter;
     /// The node name, for log lines.
     fn node_name(&self) -> &str;
-    /// Runs the node in `namespace`.
-    fn run(self, namespace: &str) -> Result<()>;
+    /// Runs the node in `namespace`, declaring `parameters`.
+    fn run(self, namespace: &str, parameters: Vec<DeclaredParameter>) -> Result<()>;
 }
 
 /// The `player` binary: `ros2 bag play`'s flags.
@@ -68,8 +71,8 @@ impl NodeCommand for PlayerNode {
     fn node_name(&self) -> &str {
         &self.play.node_name
     }
-    fn run(self, namespace: &str) -> Result<()> {
-        run_play(&self.play, namespace)
+    fn run(self, namespace: &str, parameters: Vec<DeclaredParameter>) -> Result<()> {
+        run_play(&self.play, namespace, parameters)
     }
 }
 
@@ -97,8 +100,8 @@ impl NodeCommand for RecorderNode {
     fn node_name(&self) -> &str {
         &self.record.node_name
     }
-    fn run(self, namespace: &str) -> Result<()> {
-        run_record(self.record, namespace)
+    fn run(self, namespace: &str, parameters: Vec<DeclaredParameter>) -> Result<()> {
+        run_record(self.record, namespace, parameters)
     }
 }
 
@@ -109,10 +112,13 @@ pub fn node_main<C: NodeCommand>() -> ! {
     let (argv, warnings) = ros
         .command_line(own, &C::PARAMETERS)
         .unwrap_or_else(|e| fail(e));
-    let command = C::parse_from(argv);
+    let clap_command = C::command();
+    let matches = clap_command.clone().get_matches_from(argv);
+    let command = C::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let parameters = node_parameters::declared(&C::PARAMETERS, &clap_command, &matches);
     logging::init(command.log_level(), command.node_name());
     warnings.iter().for_each(|w| log::warn!("{w}"));
-    match command.run(ros.namespace.as_deref().unwrap_or("/")) {
+    match command.run(ros.namespace.as_deref().unwrap_or("/"), parameters) {
         Ok(()) => std::process::exit(0),
         Err(e) => fail(e),
     }
@@ -130,6 +136,26 @@ pub fn fail(e: anyhow::Error) -> ! {
     }
     eprintln!("error: {e:#}");
     std::process::exit(1);
+}
+
+/// What a player or recorder node offers besides its own services, as every rclcpp node does:
+/// its parameters (`ros2 param list`) and its log lines on `/rosout`. Drop it before the node.
+#[derive(Debug)]
+pub struct NodeServices {
+    _parameters: ParameterServices,
+    _rosout: logging::RosoutGuard,
+}
+
+/// Serves `parameters` on `node` and sends the process's log lines to its `/rosout`.
+pub fn node_services(
+    node: &dyn Middleware,
+    parameters: Vec<DeclaredParameter>,
+) -> Result<NodeServices> {
+    Ok(NodeServices {
+        _parameters: serve_parameters(node, parameters)
+            .context("cannot serve the node's parameters")?,
+        _rosout: logging::to_rosout(node),
+    })
 }
 
 /// The node of a command-line tool, on the middleware `RMW_IMPLEMENTATION` selects, configured

@@ -1,10 +1,15 @@
 //! Logging for the binaries: `--log-level` applies to rosbag2-rs itself. The DDS stack underneath
 //! is silent unless `--log-level` is debug or trace (its warnings are per-packet notes and its
 //! shutdown reports errors about entities it already dropped); rosbag2-rs logs the DDS failures
-//! that matter itself. `RUST_LOG` overrides all of this.
+//! that matter itself. `RUST_LOG` overrides all of this. While a node is up, every line logged
+//! also goes to its `/rosout` ([`to_rosout`]).
 
+use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use rosbag2_rs_transport_lib::{LogOrigin, Middleware, Rosout};
 
 /// The crates whose messages `--log-level` controls.
 const OURS: &[&str] = &[
@@ -46,6 +51,59 @@ pub fn set_progress_line(active: bool) {
     PROGRESS_LINE.store(active, Ordering::SeqCst);
 }
 
+/// The `/rosout` publisher of the process's node, while it is up.
+static ROSOUT: Mutex<Option<Rosout>> = Mutex::new(None);
+
+thread_local! {
+    /// Set while this thread publishes a line on `/rosout`: what the middleware logs meanwhile
+    /// goes to the console only.
+    static PUBLISHING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Sends every line logged from now on to `node`'s `/rosout` too, until the guard is dropped
+/// (before the node goes: the publisher is one of its entities). A node that cannot publish
+/// there is logged and left without.
+pub fn to_rosout(node: &dyn Middleware) -> RosoutGuard {
+    match Rosout::new(node) {
+        Ok(rosout) => {
+            *ROSOUT.lock().unwrap_or_else(|e| e.into_inner()) = Some(rosout);
+        }
+        Err(e) => log::warn!("log lines do not go to /rosout: {e}"),
+    }
+    RosoutGuard(())
+}
+
+/// Sends log lines to `/rosout` while it lives (see [`to_rosout`]).
+#[derive(Debug)]
+pub struct RosoutGuard(());
+
+impl Drop for RosoutGuard {
+    fn drop(&mut self) {
+        let rosout = ROSOUT.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(rosout);
+    }
+}
+
+/// Publishes `record` on `/rosout`, if a node is up.
+fn publish(record: &log::Record<'_>, message: &str) {
+    if PUBLISHING.with(|p| p.replace(true)) {
+        return;
+    }
+    if let Some(rosout) = ROSOUT.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        let origin = LogOrigin {
+            file: record.file().unwrap_or_default(),
+            module: record.module_path().unwrap_or_default(),
+            line: record.line().unwrap_or_default(),
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        // A line that cannot go out is on the console already.
+        let _ = rosout.log(record.level(), message, origin, now);
+    }
+    PUBLISHING.with(|p| p.set(false));
+}
+
 /// One log line as rclcpp prints it: `[INFO] [1732480000.123456789] [rosbag2_player]: message`.
 fn format_line(level: log::Level, now: std::time::SystemTime, node: &str, message: &str) -> String {
     let level = match level {
@@ -83,12 +141,14 @@ pub fn init(level: log::LevelFilter, node: &str) {
         if clear && PROGRESS_LINE.load(Ordering::SeqCst) {
             write!(out, "\r\x1b[K")?;
         }
+        let message = record.args().to_string();
         let line = format_line(
             record.level(),
             std::time::SystemTime::now(),
             &node,
-            &record.args().to_string(),
+            &message,
         );
+        publish(record, &message);
         writeln!(out, "{line}")
     });
     builder.parse_env("RUST_LOG").init();

@@ -18,7 +18,7 @@ use crate::keyboard::{Key, KeyboardControls};
 use crate::ros_args::{Param, ParamTable};
 use crate::ros_node;
 use rosbag2_rs_transport_lib::{
-    load_qos_overrides, service_event_topic, MessageOrder, PlayOptions, Player,
+    load_qos_overrides, service_event_topic, DeclaredParameter, MessageOrder, PlayOptions, Player,
     ServiceIntrospection, ServiceRequestsSource,
 };
 
@@ -397,9 +397,14 @@ impl PlayArgs {
 }
 
 /// `ros2 bag play`: plays until the end, a `stop` request or SIGINT/SIGTERM.
-pub fn run_play(args: &PlayArgs, namespace: &str) -> Result<()> {
+pub fn run_play(
+    args: &PlayArgs,
+    namespace: &str,
+    parameters: Vec<DeclaredParameter>,
+) -> Result<()> {
     let options = args.options()?;
     let node = ros_node(&options.node_name, namespace)?;
+    let _services = crate::node_services(&*node, parameters)?;
     let player = Arc::new(Player::new(node, options)?);
     let controls = attach(
         &player,
@@ -446,6 +451,7 @@ pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
     );
     let wait = StdDuration::from_secs_f64(args.wait_for_subscribers);
     let node = ros_node(&options.node_name, namespace)?;
+    let _services = crate::node_services(&*node, Vec::new())?;
     let player = Arc::new(Player::new(node, options)?);
     let lonely = player.wait_for_subscribers(wait);
     if !lonely.is_empty() {

@@ -13,9 +13,9 @@ use crate::keyboard::{Key, KeyboardControls};
 use crate::ros_args::{Param, ParamTable};
 use rosbag2_rs_storage::Retention;
 use rosbag2_rs_transport_lib::{
-    load_qos_overrides, DropCause, NodeIdentity, RecordOptions, Recorder, ServiceIntrospection,
-    SnapshotLimits, ThrottleLimit, ThrottleLimitError, TopicSelection, DEFAULT_MAX_CACHE_SIZE,
-    DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
+    load_qos_overrides, DeclaredParameter, DropCause, NodeIdentity, RecordOptions, Recorder,
+    ServiceIntrospection, SnapshotLimits, ThrottleLimit, ThrottleLimitError, TopicSelection,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
 };
 
 /// `record`'s arguments.
@@ -433,10 +433,15 @@ impl RecordArgs {
 
 /// Records on the DDS graph, with the recorder node in `namespace`, until SIGINT/SIGTERM (or a
 /// writer failure), then closes the bag and prints the per-topic summary.
-pub fn run_record(args: RecordArgs, namespace: &str) -> Result<()> {
+pub fn run_record(
+    args: RecordArgs,
+    namespace: &str,
+    parameters: Vec<DeclaredParameter>,
+) -> Result<()> {
     let options = args.to_options()?;
     let shutdown = crate::shutdown::shutdown_requested()?;
     let middleware = crate::ros_node(&args.node_name, namespace)?;
+    let _services = crate::node_services(&*middleware, parameters)?;
     let snapshot_mode = options.snapshot.is_some();
     let uri = options.uri.clone();
     let recorder = Recorder::start(middleware, options)?;

@@ -40,6 +40,7 @@ pub mod builtin_interfaces;
 mod cdr;
 mod error;
 mod names;
+pub mod rcl_interfaces;
 pub mod rosbag2_interfaces;
 pub mod rosbag2_rs_interfaces;
 pub mod service_msgs;

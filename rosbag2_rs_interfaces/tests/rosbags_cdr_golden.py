@@ -14,7 +14,10 @@ Regenerate from the repository root (needs `pip install rosbags`; .venv has it):
         > rosbag2_rs_interfaces/tests/rosbags_golden.txt
 """
 
+import re
 from pathlib import Path
+
+import numpy
 
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
@@ -49,6 +52,19 @@ def register(store):
             request, response = split_service(path.read_text())
             add(request, f"{package}/srv/{path.stem}_Request")
             add(response, f"{package}/srv/{path.stem}_Response")
+    # ROS 2's rcl_interfaces: the parameter services and `/rosout` lines every node has (the
+    # messages are in rosbags' Jazzy store too, which checks that these copies agree).
+    rcl = CRATE.parent / "rosbag2_rs_codec" / "msgs" / "rcl_interfaces"
+    for name in RCL_MESSAGES:
+        add((rcl / "msg" / f"{name}.msg").read_text(), f"rcl_interfaces/msg/{name}")
+    for name in RCL_SERVICES:
+        text = (rcl / "srv" / f"{name}.srv").read_text()
+        # Messages of the same package are named without it; rosbags would look for them
+        # under the service's name.
+        text = re.sub(r"^([A-Z]\w*)(?=[\[ ])", r"rcl_interfaces/\1", text, flags=re.M)
+        request, response = split_service(text)
+        add(request, f"rcl_interfaces/srv/{name}_Request")
+        add(response, f"rcl_interfaces/srv/{name}_Response")
     store.register(types)
     # ROS 2's own type_description_interfaces: its messages are in rosbags' Jazzy store, its
     # service (served by every Jazzy node) is not.
@@ -59,6 +75,12 @@ def register(store):
         store.register(parsed)
         (keys[typename],) = parsed
     return keys, {name: types[keys[name]][1] for name in order}
+
+
+RCL_MESSAGES = ("FloatingPointRange", "IntegerRange", "ListParametersResult", "Log",
+                "Parameter", "ParameterDescriptor", "ParameterValue", "SetParametersResult")
+RCL_SERVICES = ("DescribeParameters", "GetParameterTypes", "GetParameters", "ListParameters",
+                "SetParameters", "SetParametersAtomically")
 
 
 # type_description_interfaces/srv/GetTypeDescription.srv (Jazzy), comments left out.
@@ -195,7 +217,13 @@ def rule_value(index, kind, store):
     """
     node, detail = kind
     if node.name == "SEQUENCE":
-        return [rule_value(index, detail[0], store), rule_value(index + 1, detail[0], store)]
+        items = [rule_value(index, detail[0], store), rule_value(index + 1, detail[0], store)]
+        element, element_detail = detail[0]
+        if element.name == "BASE" and element_detail[0] != "string":
+            # rosbags takes sequences of numbers and bools as numpy arrays.
+            return numpy.array(items, dtype=element_detail[0].replace(
+                "byte", "uint8").replace("octet", "uint8"))
+        return items
     if node.name == "NAME" and detail.startswith("builtin_interfaces/"):
         return store.types[detail](sec=index, nanosec=10 * index)
     if node.name == "NAME":

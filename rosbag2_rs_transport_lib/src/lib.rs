@@ -27,9 +27,11 @@ mod clock_topic;
 mod clock_watch;
 mod error_chain;
 mod middleware;
+mod parameters;
 mod player;
 mod qos_overrides;
 mod recorder;
+mod rosout;
 mod type_description;
 
 pub use clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
@@ -52,6 +54,7 @@ pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
     ReceivedMessage, RequestId, ServiceHandler, TopicInfo, MIN_RELIABLE_WRITER_DEPTH,
 };
+pub use parameters::{parse_value, serve_parameters, DeclaredParameter, ParameterServices};
 pub use player::{
     adapt_to_recorded, MessageOrder, PlayOptions, PlaySpan, PlaybackEnd, PlaybackSummary, Player,
     PlayerError, ServiceRequestsSource, StopHandle,
@@ -66,3 +69,4 @@ pub use recorder::{
     DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, MAX_STATS_RATE, MESSAGES_LOST_TOPIC,
     MIN_SUBSCRIPTION_DEPTH, SILENCES_KEY, THROTTLED_MESSAGES_KEY, WRITE_SPLIT_TOPIC,
 };
+pub use rosout::{rosout_qos, LogOrigin, Rosout, ROSOUT_TOPIC};

@@ -137,7 +137,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         Command::Info(args) => info::run(args),
         Command::Convert(args) => convert::run(*args),
         Command::Cat(args) => cat::run(args),
-        Command::Record(args) => run_record(*args, namespace),
+        Command::Record(args) => run_record(*args, namespace, Vec::new()),
         Command::Play(args) => play::run(*args, namespace),
         Command::Burst(args) => run_burst(&args, namespace),
         Command::List(args) => list::run(&args),

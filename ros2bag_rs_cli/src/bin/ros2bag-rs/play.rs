@@ -13,7 +13,7 @@ pub fn run(mut args: PlayArgs, namespace: &str) -> Result<()> {
     if let Some(dir) = &converted {
         args.input.bags = vec![dir.path().join("bag")];
     }
-    run_play(&args, namespace)
+    run_play(&args, namespace, Vec::new())
 }
 
 /// When the only input is a RealSense recording, its realsense2_camera-layout conversion in a
