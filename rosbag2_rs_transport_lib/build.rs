@@ -1,5 +1,10 @@
-//! Build script: with the `fastdds` feature, compiles the Fast DDS shim
-//! (`src/middleware/fastdds/shim.cpp`) against an installed Fast DDS 2.x or 3.x and links it.
+//! Build script: compiles the Fast DDS shim (`src/middleware/fastdds/shim.cpp`) against an
+//! installed Fast DDS 2.x or 3.x and links it, setting the cfg `rosbag2_rs_fastdds` (the native
+//! Fast DDS backend):
+//! - with the `fastdds` feature, from the first prefix below that has one (an error if none);
+//! - without it, in a sourced ROS 2 (rcl found, see below), from that ROS 2's own prefixes
+//!   (`AMENT_PREFIX_PATH`): the Fast DDS its rmw_fastrtps_cpp uses, never another one elsewhere
+//!   on the system, so nothing needs remembering (`ROSBAG2_RS_NO_FASTDDS` turns it off).
 //!
 //! Fast DDS is found by its CMake package configuration under, in order:
 //! `ROSBAG2_RS_FASTDDS_PREFIX`, each prefix of `AMENT_PREFIX_PATH` and `CMAKE_PREFIX_PATH` (a
@@ -128,9 +133,34 @@ fn main() {
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
-    let mut rpath_dirs: Vec<PathBuf> = rcl::configure();
-    if env::var_os("CARGO_FEATURE_FASTDDS").is_some() {
-        rpath_dirs.extend(fastdds());
+    println!("cargo:rerun-if-env-changed=ROSBAG2_RS_NO_FASTDDS");
+    println!("cargo::rustc-check-cfg=cfg(rosbag2_rs_fastdds)");
+    let rcl = rcl::configure();
+    let fastdds = if env::var_os("CARGO_FEATURE_FASTDDS").is_some() {
+        Some(
+            prefixes()
+                .iter()
+                .find_map(|p| find_in(p))
+                .unwrap_or_else(|| {
+                    panic!(
+                "the `fastdds` feature needs Fast DDS 3.x (fastdds-config.cmake, headers and \
+                 libfastdds.so) or 2.x (fastrtps-config.cmake, headers and libfastrtps.so) and \
+                 none was found in ROSBAG2_RS_FASTDDS_PREFIX, AMENT_PREFIX_PATH, \
+                 CMAKE_PREFIX_PATH, /usr/local or /usr: install it (Debian/Ubuntu: `apt-get \
+                 install libfastrtps-dev`), source a ROS 2 Jazzy or Kilted environment, or build \
+                 without the feature"
+            )
+                }),
+        )
+    } else if rcl.is_some() && env::var_os("ROSBAG2_RS_NO_FASTDDS").is_none() {
+        rcl::ament_prefixes().iter().find_map(|p| find_in(p))
+    } else {
+        None
+    };
+    let mut rpath_dirs: Vec<PathBuf> = rcl.unwrap_or_default();
+    if let Some(fastdds) = fastdds {
+        println!("cargo:rustc-cfg=rosbag2_rs_fastdds");
+        rpath_dirs.extend(build_shim(&fastdds));
     }
     // Libraries outside the system's library directories (a ROS 2 install, a venv of ROS 2
     // wheels) are found at run time through the executables' RPATH (DT_RPATH, which also serves
@@ -150,8 +180,9 @@ fn main() {
     }
 }
 
-/// Compiles and links the Fast DDS shim; returns the directories the executables' RPATH needs.
-fn fastdds() -> Vec<PathBuf> {
+/// Compiles the Fast DDS shim against `fastdds` and links both; returns the directories the
+/// executables' RPATH needs.
+fn build_shim(fastdds: &FastDds) -> Vec<PathBuf> {
     let shim = Path::new("src/middleware/fastdds");
     println!("cargo:rerun-if-changed={}", shim.join("shim.cpp").display());
     println!("cargo:rerun-if-changed={}", shim.join("shim.hpp").display());
@@ -159,15 +190,6 @@ fn fastdds() -> Vec<PathBuf> {
         "cargo:rerun-if-changed={}",
         shim.join("compat.hpp").display()
     );
-    let Some(fastdds) = prefixes().iter().find_map(|p| find_in(p)) else {
-        panic!(
-            "the `fastdds` feature needs Fast DDS 3.x (fastdds-config.cmake, headers and \
-             libfastdds.so) or 2.x (fastrtps-config.cmake, headers and libfastrtps.so) and none \
-             was found in ROSBAG2_RS_FASTDDS_PREFIX, AMENT_PREFIX_PATH, CMAKE_PREFIX_PATH, \
-             /usr/local or /usr: install it (Debian/Ubuntu: `apt-get install libfastrtps-dev`), \
-             source a ROS 2 Jazzy or Kilted environment, or build without the feature"
-        );
-    };
     cc::Build::new()
         .cpp(true)
         .std("c++14")

@@ -117,12 +117,6 @@ cargo build -q -p rosbag2_rs_transport_lib -p rosbag2_rs_codec -p rosbag2_rs_sto
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
   ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop --ignore=tests/interop/test_fastdds_interop.py'
 
-step "interop tests against real ROS 2 (rclpy on rmw_fastrtps_cpp) in a private network namespace"
-unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$@"' _ \
-  env LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib" AMENT_PREFIX_PATH="$ros2/ws:$ros2" \
-  PYTHONPATH="$(echo "$ros2"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
-  ROSBAG2_RS_PROFILE=release "$ros2/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py
-
 # Every parser's fuzz target (cargo-fuzz, libFuzzer) for a short fixed budget from the committed
 # seeds, with memory limits that make an allocation bomb a crash (docs/fuzzing.md).
 step "fuzz targets (20 s each)"
@@ -138,40 +132,36 @@ if [ ! -x "$kilted/bin/python" ]; then python3 -m venv "$kilted"; fi
 test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws"
 
 # The rcl backend: player and recorder built by colcon in a sourced Jazzy, then in a sourced Kilted
-# (the build script finds rcl and makes it the default), against rclpy on ROS 2's default
-# middleware, in a private network namespace. Both share the intermediate artifacts of the
-# release build above: only the crates that see rcl are built again.
-step "rcl backend (sourced ROS 2 Jazzy): interop with rclpy in a private network namespace"
+# (the build script finds rcl and makes it the default, and compiles the native Fast DDS backend
+# against that ROS 2's Fast DDS: 2.14, then 3.2), against rclpy on ROS 2's default middleware, in
+# a private network namespace; the rclpy suite runs over both backends of those binaries. Both
+# share the intermediate artifacts of the release build above: only the crates that see rcl are
+# built again.
+step "sourced ROS 2 Jazzy: rcl and native Fast DDS backends, interop with rclpy in a private network namespace"
 tools/test_rcl.sh "$ros2"
-step "rcl backend (sourced ROS 2 Kilted): interop with rclpy in a private network namespace"
-CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted tools/test_rcl.sh "$kilted"
+step "sourced ROS 2 Kilted: rcl and native Fast DDS 3 backends, interop with rclpy in a private network namespace"
+# The 200-fresh-clients soak runs on Jazzy only.
+CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted tools/test_rcl.sh "$kilted" \
+  --deselect tests/interop/test_fastdds_interop.py::test_fresh_rclpy_clients_are_all_answered_while_playing
 # No later step uses the builds of the default target directory.
 prune "$CARGO_TARGET_DIR/debug"
 prune "$CARGO_TARGET_DIR/release"
 prune "$CARGO_TARGET_DIR/rcl"
 
-# The Fast DDS backend on the other Fast DDS versions, each in a target directory of its own (the
-# builds above stay valid): ROS 2 Kilted's Fast DDS 3 from PyPI's wheels, with Kilted's rclpy as
-# the peer, and Debian's Fast DDS 2.9. Debug builds; never two Fast DDS versions in one process.
-netns() { unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$@"' _ "$@"; }
+# The Fast DDS backend's Rust suite on the other Fast DDS versions, each in a target directory of
+# its own (the builds above stay valid): ROS 2 Kilted's Fast DDS 3 from PyPI's wheels (its rclpy
+# interop ran above, through the Kilted colcon build) and Debian's Fast DDS 2.9. Debug builds;
+# never two Fast DDS versions in one process.
 # Fails unless every file given links `pattern` (a Fast DDS library of the expected version).
 links() { local pattern=$1; shift; for f in "$@"; do ldd "$f" | grep "$pattern" >/dev/null || { echo "$f does not link $pattern"; ldd "$f"; exit 1; }; done; }
 dds_test_exe() { cargo test -q "$@" --test dds --no-run --message-format=json | grep -o '"executable":"[^"]*dds-[^"]*"' | cut -d'"' -f4; }
 
-step "Fast DDS 3 (ROS 2 Kilted venv): Rust DDS suite, and interop with Kilted's rclpy in a private network namespace"
+step "Fast DDS 3 (ROS 2 Kilted venv): Rust DDS suite"
 (
   export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted ROSBAG2_RS_FASTDDS_PREFIX=$kilted
   export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
-  cargo build -q -p rosbag2_rs_transport -p ros2bag_rs_cli --bins "${features[@]}"
-  cargo build -q -p rosbag2_rs_transport_lib --example dds_probe --features fastdds
-  links 'libfastdds\.so\.3' "$CARGO_TARGET_DIR"/debug/{player,recorder,ros2bag-rs} \
-    "$(dds_test_exe -p rosbag2_rs_transport_lib --features fastdds)"
+  links 'libfastdds\.so\.3' "$(dds_test_exe -p rosbag2_rs_transport_lib --features fastdds)"
   cargo test -q -p rosbag2_rs_transport_lib --features fastdds --test dds
-  # The 200-fresh-clients soak (about 2 min) runs on Jazzy only.
-  netns env LD_LIBRARY_PATH="$kilted/ws/lib:$kilted/lib" AMENT_PREFIX_PATH="$kilted/ws:$kilted" \
-    PYTHONPATH="$(echo "$kilted"/ws/lib/python3*/site-packages)" RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
-    ROSBAG2_RS_PROFILE=debug "$kilted/bin/python" -m pytest -q tests/interop/test_fastdds_interop.py \
-    --deselect tests/interop/test_fastdds_interop.py::test_fresh_rclpy_clients_are_all_answered_while_playing
 )
 prune "$CARGO_TARGET_DIR/kilted"
 

@@ -178,13 +178,20 @@ mod tests {
             "a parameter rosbag2-rs does not take is not declared"
         );
         let rate = p.iter().find(|p| p.name == "play.rate").unwrap();
-        assert!(rate.description.starts_with("--rate: "), "{}", rate.description);
+        assert!(
+            rate.description.starts_with("--rate: "),
+            "{}",
+            rate.description
+        );
     }
 
     #[test]
     fn every_parameter_a_node_takes_is_declared_once() {
         for (table, p) in [
-            (PlayerNode::PARAMETERS, parameters::<PlayerNode>(&["player", "bag"])),
+            (
+                PlayerNode::PARAMETERS,
+                parameters::<PlayerNode>(&["player", "bag"]),
+            ),
             (
                 RecorderNode::PARAMETERS,
                 parameters::<RecorderNode>(&["recorder", "-a"]),

@@ -148,7 +148,7 @@ struct Ros2 {
 }
 
 /// The prefixes of `AMENT_PREFIX_PATH`, in order.
-fn ament_prefixes() -> Vec<PathBuf> {
+pub fn ament_prefixes() -> Vec<PathBuf> {
     env::var_os("AMENT_PREFIX_PATH")
         .map(|list| {
             env::split_paths(&list)
@@ -270,19 +270,17 @@ fn libpython(prefix: &Path) -> Option<(PathBuf, String)> {
 }
 
 /// Finds rcl, generates the bindings, links; returns the directories the executables' RPATH
-/// needs (none without rcl).
-pub fn configure() -> Vec<PathBuf> {
+/// needs, or `None` without rcl.
+pub fn configure() -> Option<Vec<PathBuf>> {
     println!("cargo::rustc-check-cfg=cfg(rosbag2_rs_rcl)");
     println!("cargo::rustc-check-cfg=cfg(rosbag2_rs_rcl_type_hash)");
     println!("cargo:rerun-if-env-changed=ROS_DISTRO");
     println!("cargo:rerun-if-env-changed=ROSBAG2_RS_NO_RCL");
     println!("cargo:rerun-if-changed=build/rcl.rs");
     if env::var_os("ROSBAG2_RS_NO_RCL").is_some() {
-        return Vec::new();
+        return None;
     }
-    let Some(ros2) = find_rcl() else {
-        return Vec::new();
-    };
+    let ros2 = find_rcl()?;
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let wrapper = out.join("rcl_wrapper.h");
     let text: String = HEADERS
@@ -370,5 +368,5 @@ pub fn configure() -> Vec<PathBuf> {
             ),
         }
     }
-    rpath
+    Some(rpath)
 }

@@ -39,7 +39,7 @@ pub use middleware::cyclonedds::{
     DdsConfig, DdsMiddleware, DiscoveryRange, NodeEntities, ParticipantEntities,
 };
 pub use middleware::error::{Result, TransportError};
-#[cfg(feature = "fastdds")]
+#[cfg(rosbag2_rs_fastdds)]
 pub use middleware::fastdds::{FastDdsConfig, FastDdsMiddleware};
 pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;

@@ -31,7 +31,7 @@ fn cyclone(name: &str, namespace: &str, domain_id: u16) -> Box<dyn Middleware> {
 
 /// Fast DDS nodes use other domains than Cyclone's: Fast DDS's shared-memory ports are
 /// host-wide, not per network namespace.
-#[cfg(feature = "fastdds")]
+#[cfg(rosbag2_rs_fastdds)]
 fn fastdds(name: &str, namespace: &str, domain_id: u16) -> Box<dyn Middleware> {
     let config = FastDdsConfig {
         dds: config(domain_id + 100),
@@ -69,11 +69,11 @@ macro_rules! suite {
 }
 
 suite!(cyclone);
-#[cfg(feature = "fastdds")]
+#[cfg(rosbag2_rs_fastdds)]
 suite!(fastdds);
 
 // Cyclone announces type hashes once the typehash work reads and writes them there too.
-#[cfg(feature = "fastdds")]
+#[cfg(rosbag2_rs_fastdds)]
 #[test]
 fn fastdds_endpoints_announce_registered_type_hashes() {
     endpoints_announce_registered_type_hashes(fastdds);
@@ -391,7 +391,7 @@ fn localhost_discovery_leaves_the_interface_to_the_users_cyclone_configuration()
     eventually("the message", || !got.lock().unwrap().is_empty());
 }
 
-#[cfg_attr(not(feature = "fastdds"), allow(dead_code))]
+#[cfg_attr(not(rosbag2_rs_fastdds), allow(dead_code))]
 fn endpoints_announce_registered_type_hashes(node: MakeNode) {
     common::enter_private_network();
     let talker = node("talker", "/", 17);

@@ -568,17 +568,18 @@ def test_our_rcl_player_describes_its_types_as_an_rclpy_node_does(tmp_path, ros)
 
 
 def test_an_rcl_build_runs_on_a_native_backend_on_request(tmp_path):
-    """ROSBAG2_RS_MIDDLEWARE=native: today's backends. RMW_IMPLEMENTATION is left unset (the native
-    default of a build without the `fastdds` feature is Cyclone DDS): with PyPI's wheels, librcl's
-    load-time check exits the process when RMW_IMPLEMENTATION names another rmw than the one it
-    links (there is no rmw_implementation to load it)."""
+    """ROSBAG2_RS_MIDDLEWARE=native: the native backends, chosen by RMW_IMPLEMENTATION; unset, ROS 2's
+    default, Fast DDS, which a build in a sourced ROS 2 compiles in against that ROS 2's Fast DDS with
+    no feature flag. (With PyPI's wheels, librcl's load-time check exits the process when
+    RMW_IMPLEMENTATION names another rmw than the one it links: there is no rmw_implementation to
+    load it.)"""
     write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
     env = {k: v for k, v in ours_env(84).items() if k != 'RMW_IMPLEMENTATION'}
     env['ROSBAG2_RS_MIDDLEWARE'] = 'native'
     proc = subprocess.run([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls'],
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert 'middleware: Cyclone DDS (rmw_cyclonedds_cpp)' in proc.stderr and 'middleware: rcl' not in proc.stderr, \
+    assert 'middleware: Fast DDS (rmw_fastrtps_cpp)' in proc.stderr and 'middleware: rcl' not in proc.stderr, \
         proc.stderr
     bad = subprocess.run([str(binary('player')), str(tmp_path / 'bag'), '--disable-keyboard-controls'],
                          capture_output=True, text=True, env={**env, 'ROSBAG2_RS_MIDDLEWARE': 'rmw'}, timeout=60)
@@ -939,8 +940,7 @@ def test_an_rclpy_action_session_is_recorded_and_sent_again_to_a_fresh_server(tm
                 feedback += c.topic.endswith('/feedback')
         assert goals == recorded_goals, bag
         assert feedback == 2 + 4 + 7, bag
-    install = pathlib.Path(os.environ['ROSBAG2_RS_BIN_DIR']).parents[2]
-    info = subprocess.run([install / 'ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs', 'info', tmp_path / 'listed'],
+    info = subprocess.run([binary('ros2bag-rs'), 'info', tmp_path / 'listed'],
                           capture_output=True, text=True, check=True).stdout
     assert 'Actions:           1\n' in info and \
         'Action: /fibonacci | Type: test_msgs/action/Fibonacci | Topics: 2 | Services: 3 |' in info, info

@@ -17,7 +17,7 @@ use rosbag2_rs_storage::QosProfile;
 pub(crate) mod cyclonedds;
 pub(crate) mod dds_common;
 pub(crate) mod error;
-#[cfg(feature = "fastdds")]
+#[cfg(rosbag2_rs_fastdds)]
 pub(crate) mod fastdds;
 pub(crate) mod inprocess;
 pub(crate) mod names;
@@ -259,6 +259,13 @@ pub(crate) fn min_writer_depth(qos: &QosProfile) -> u64 {
         _ => MIN_RELIABLE_WRITER_DEPTH,
     }
 }
+
+/// How long a writer that is going away waits for its reliable readers to acknowledge what it
+/// wrote, so that the last messages of a playback are not lost because the process ends right
+/// after writing them (Cyclone DDS lingers so; the Fast DDS shim's `writer_linger` and the rcl
+/// backend's publishers wait as long).
+#[cfg_attr(not(rosbag2_rs_rcl), allow(dead_code))]
+pub(crate) const WRITER_LINGER: Duration = Duration::from_secs(1);
 
 /// How long a service that is going away (its node ending, often on the `stop` request it just
 /// answered) keeps delivering what it owes: replies still waiting for their client's reader and

@@ -53,7 +53,7 @@ impl Rmw {
     pub const fn is_built(self) -> bool {
         match self {
             Rmw::CycloneDds => true,
-            Rmw::FastDds => cfg!(feature = "fastdds"),
+            Rmw::FastDds => cfg!(rosbag2_rs_fastdds),
             Rmw::Zenoh => cfg!(feature = "zenoh"),
         }
     }
@@ -99,11 +99,11 @@ impl Rmw {
             Rmw::CycloneDds => Ok(Arc::new(crate::middleware::cyclonedds::DdsMiddleware::new(
                 name, namespace,
             )?)),
-            #[cfg(feature = "fastdds")]
+            #[cfg(rosbag2_rs_fastdds)]
             Rmw::FastDds => Ok(Arc::new(
                 crate::middleware::fastdds::FastDdsMiddleware::new(name, namespace)?,
             )),
-            #[cfg(not(feature = "fastdds"))]
+            #[cfg(not(rosbag2_rs_fastdds))]
             Rmw::FastDds => Err(self.not_built()),
             #[cfg(feature = "zenoh")]
             Rmw::Zenoh => Ok(Arc::new(crate::middleware::zenoh::ZenohMiddleware::new(
@@ -115,13 +115,17 @@ impl Rmw {
     }
 
     /// The error for a backend this build lacks.
-    #[cfg_attr(all(feature = "fastdds", feature = "zenoh"), allow(dead_code))]
+    #[cfg_attr(all(rosbag2_rs_fastdds, feature = "zenoh"), allow(dead_code))]
     fn not_built(self) -> TransportError {
         TransportError::InvalidArgument(format!(
-            "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}')",
+            "RMW_IMPLEMENTATION={}: this build has no {} backend (cargo feature '{}'{})",
             self.rmw_name(),
             self.vendor(),
-            self.feature()
+            self.feature(),
+            match self {
+                Rmw::FastDds => ", or a build in a sourced ROS 2 that has Fast DDS",
+                _ => "",
+            }
         ))
     }
 }

@@ -5,7 +5,7 @@
 pub mod announcer;
 pub mod discovery_info;
 // Used by the Fast DDS backend; Cyclone's USER_DATA parsing is still its own (sys.rs).
-#[cfg_attr(not(feature = "fastdds"), allow(dead_code))]
+#[cfg_attr(not(rosbag2_rs_fastdds), allow(dead_code))]
 pub mod user_data;
 pub mod xtypes;
 

@@ -541,7 +541,7 @@ impl Middleware for RclMiddleware {
         let ts = self.types.message(type_name)?;
         let qos = QosProfile {
             depth: qos.depth.max(min_writer_depth(qos)),
-            ..qos.clone()
+            ..*qos
         };
         Ok(Box::new(publisher::RclPublisher::new(
             self.node.clone(),

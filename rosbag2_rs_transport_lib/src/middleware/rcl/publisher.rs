@@ -10,7 +10,7 @@ use rosbag2_rs_storage::QosProfile;
 use super::typesupport::MessageType;
 use super::{exit, ffi, qos, sys, NodeHandle};
 use crate::middleware::error::Result;
-use crate::middleware::{check_payload, RawPublisher};
+use crate::middleware::{check_payload, RawPublisher, WRITER_LINGER};
 
 /// An rcl publisher of one topic.
 pub(crate) struct RclPublisher {
@@ -107,6 +107,15 @@ impl RawPublisher for RclPublisher {
 
 impl Drop for RclPublisher {
     fn drop(&mut self) {
+        // What was published last (the end of a playback) still reaches the reliable
+        // subscriptions: wait for their acknowledgements, boundedly, as the native backends'
+        // writers linger.
+        if self.subscription_count() > 0 && !self.wait_for_acks(WRITER_LINGER) {
+            log::debug!(
+                "{}: not every message was acknowledged before it went",
+                self.topic
+            );
+        }
         // SAFETY: initialised in `new` on `node`, which is still alive; finalised once.
         exit::teardown(|| unsafe {
             let ret = sys::rcl_publisher_fini(self.handle, self.node.node());
