@@ -45,12 +45,17 @@ set +u
 set -u
 bin=$ws/install/rosbag2_rs_transport/lib/rosbag2_rs_transport
 for exe in player recorder; do
-  readelf -d "$bin/$exe" | grep -q 'librcl\.so' \
+  # (grep -q on a here-string: under pipefail, a reader that stops early fails its writer.)
+  grep -q 'librcl\.so' <<<"$(readelf -d "$bin/$exe")" \
     || { echo "the installed $exe does not link librcl: the build script did not find rcl"; exit 1; }
 done
-# The native Fast DDS backend, built in without a feature flag, on the sourced ROS 2's Fast DDS.
-ldd "$bin/player" | grep -q "$ros2/lib/libfast\(rtps\|dds\)\.so" \
-  || { echo "the installed player does not link the sourced ROS 2's Fast DDS"; ldd "$bin/player"; exit 1; }
+# The native Fast DDS backend, built in without a feature flag: the player links Fast DDS itself
+# (not only through rcl's rmw), and the one it finds is the sourced ROS 2's.
+needed=$(readelf -d "$bin/player") resolved=$(ldd "$bin/player")
+grep -q 'NEEDED.*libfast\(rtps\|dds\)\.so' <<<"$needed" \
+  || { echo "the installed player has no native Fast DDS backend"; exit 1; }
+grep -q "$ros2/lib/libfast\(rtps\|dds\)\.so" <<<"$resolved" \
+  || { echo "the installed player does not load the sourced ROS 2's Fast DDS"; echo "$resolved"; exit 1; }
 test -d "$ws/install/rosbag2_rs_interfaces/share/rosbag2_rs_interfaces" \
   || { echo "colcon did not install rosbag2_rs_interfaces"; exit 1; }
 

@@ -22,7 +22,7 @@ import pytest
 
 rclpy = pytest.importorskip('rclpy', reason='needs the ROS 2 venv (tools/test.sh runs this file with it)')
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rosbag2_interfaces.srv import IsPaused, Pause, Resume, Seek, SetRate, Snapshot  # noqa: E402
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer  # noqa: E402
 from sensor_msgs.msg import Image  # noqa: E402
@@ -561,3 +561,49 @@ def test_our_player_describes_its_types_as_an_rclpy_node_does(tmp_path, ros):
         assert not wrong.successful and wrong.failure_reason
     finally:
         player.kill()
+
+
+def test_rclpy_reads_our_players_parameters_as_ros2_param_does_and_its_lines_on_rosout(tmp_path, ros):
+    from rcl_interfaces.msg import Log, ParameterType
+    from rcl_interfaces.srv import DescribeParameters, GetParameters, ListParameters, SetParameters
+    from rclpy.parameter import Parameter
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(i * 10, string_cdr(f'x {i}')) for i in range(5)])})
+    peer = ros(65)
+    lines = []
+    rosout_qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    peer.node.create_subscription(Log, '/rosout', lines.append, rosout_qos)
+    ours = Player(tmp_path / 'bag', '--start-paused', '--ros-args', '-r', '__ns:=/robot1',
+                  '-p', 'play.rate:=2.0', '-p', 'play.topics_to_filter:=[/chatter]', '-p', 'play.delay.sec:=3',
+                  domain=65)
+    node = '/robot1/rosbag2_player'
+    try:
+        # `ros2 param list`: every name, recursively.
+        listed = peer.call(ListParameters, f'{node}/list_parameters').result
+        assert {'use_sim_time', 'storage.uri', 'play.rate', 'play.loop', 'play.topics_to_filter',
+                'play.delay.sec', 'play.delay.nsec'} <= set(listed.names), listed.names
+        assert 'play' in listed.prefixes and 'play.node_prefix' not in listed.names
+        # `ros2 param get`: the values the node was started with, typed as rosbag2's.
+        names = ['play.rate', 'play.topics_to_filter', 'play.delay.sec', 'play.loop', 'storage.uri']
+        values = peer.call(GetParameters, f'{node}/get_parameters', GetParameters.Request(names=names)).values
+        assert [v.type for v in values] == [ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_STRING_ARRAY,
+                                            ParameterType.PARAMETER_INTEGER, ParameterType.PARAMETER_BOOL,
+                                            ParameterType.PARAMETER_STRING]
+        assert (values[0].double_value, list(values[1].string_array_value), values[2].integer_value,
+                values[3].bool_value, values[4].string_value) == (2.0, ['/chatter'], 3, False, str(tmp_path / 'bag'))
+        unknown = GetParameters.Request(names=['play.rate', 'no.such'])
+        assert list(peer.call(GetParameters, f'{node}/get_parameters', unknown).values) == []
+        # `ros2 param describe`; a set is refused, the value stays.
+        described = peer.call(DescribeParameters, f'{node}/describe_parameters',
+                              DescribeParameters.Request(names=['play.rate'])).descriptors
+        assert described[0].name == 'play.rate' and described[0].read_only and described[0].description.startswith('--rate')
+        rate = Parameter('play.rate', Parameter.Type.DOUBLE, 5.0).to_parameter_msg()
+        results = peer.call(SetParameters, f'{node}/set_parameters', SetParameters.Request(parameters=[rate])).results
+        assert not results[0].successful and 'read-only' in results[0].reason
+        # A line the player logs is on /rosout under its node's logger name.
+        assert peer.call(SetRate, f'{node}/set_rate', SetRate.Request(rate=3.0)).success is True
+        assert seconds_until(lambda: any(line.msg == 'rate set to 3' for line in lines)) < 20, [line.msg for line in lines]
+        line = next(line for line in lines if line.msg == 'rate set to 3')
+        assert (line.name, line.level) == ('robot1.rosbag2_player', Log.INFO)
+        assert line.function.startswith('rosbag2_rs_transport_lib') and line.line > 0
+    finally:
+        ours.kill()
