@@ -148,7 +148,7 @@ prune "$CARGO_TARGET_DIR/debug"
 prune "$CARGO_TARGET_DIR/release"
 prune "$CARGO_TARGET_DIR/rcl"
 
-# The Fast DDS backend's Rust suite on the other Fast DDS versions, each in a target directory of
+# The Fast DDS backend's Rust suites (DDS, conformance) on the other Fast DDS versions, each in a target directory of
 # its own (the builds above stay valid): ROS 2 Kilted's Fast DDS 3 from PyPI's wheels (its rclpy
 # interop ran above, through the Kilted colcon build) and Debian's Fast DDS 2.9. Debug builds;
 # never two Fast DDS versions in one process.
@@ -161,7 +161,7 @@ step "Fast DDS 3 (ROS 2 Kilted venv): Rust DDS suite"
   export CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted ROSBAG2_RS_FASTDDS_PREFIX=$kilted
   export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
   links 'libfastdds\.so\.3' "$(dds_test_exe -p rosbag2_rs_transport_lib --features fastdds)"
-  cargo test -q -p rosbag2_rs_transport_lib --features fastdds --test dds
+  cargo test -q -p rosbag2_rs_transport_lib --features fastdds --test dds --test conformance
 )
 prune "$CARGO_TARGET_DIR/kilted"
 
@@ -172,5 +172,5 @@ step "Fast DDS 2.9 (Debian's libfastrtps-dev): Rust DDS suite"
   export CARGO_BUILD_BUILD_DIR=$CARGO_TARGET_DIR
   deb=(-p rosbag2_rs_transport_lib --no-default-features --features fastdds)
   links 'libfastrtps\.so\.2\.9' "$(dds_test_exe "${deb[@]}")"
-  cargo test -q "${deb[@]}" --test dds
+  cargo test -q "${deb[@]}" --test dds --test conformance
 )

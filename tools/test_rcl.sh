@@ -60,10 +60,14 @@ test -d "$ws/install/rosbag2_rs_interfaces/share/rosbag2_rs_interfaces" \
   || { echo "colcon did not install rosbag2_rs_interfaces"; exit 1; }
 
 # The code only this environment compiles (the rcl backend, the native Fast DDS backend), linted;
-# a developer's probe (not installed), built in the same environment; and the backend's unit tests.
+# a developer's probe (not installed), built in the same environment; the backend's unit tests.
 cargo clippy -q -p rosbag2_rs_transport_lib -p ros2bag_rs_cli --all-targets -- -D warnings
 cargo build -q --release -p rosbag2_rs_transport_lib --example dds_probe
 cargo test -q -p rosbag2_rs_transport_lib --lib rcl
+# The backend conformance suite over every backend this build has: rcl, the native Fast DDS on
+# the sourced ROS 2's Fast DDS, Cyclone DDS, Zenoh, in-process (each networked case in a private
+# network namespace of its own).
+cargo test -q -p rosbag2_rs_transport_lib --test conformance
 
 # The installed executables in one directory, as the tests look for them.
 bins=$ws/bins

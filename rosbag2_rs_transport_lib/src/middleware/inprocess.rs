@@ -26,6 +26,8 @@ type SharedHandler = Arc<Mutex<ServiceHandler>>;
 
 struct PublisherEntry {
     topic: String,
+    /// Its node, `/ns/name`.
+    node: String,
     type_name: String,
     qos: QosProfile,
     type_hash: Option<String>,
@@ -34,6 +36,8 @@ struct PublisherEntry {
 
 struct SubscriptionEntry {
     topic: String,
+    /// Its node, `/ns/name`.
+    node: String,
     type_name: String,
     qos: QosProfile,
     type_hash: Option<String>,
@@ -279,6 +283,7 @@ impl Middleware for InProcessNode {
             id,
             PublisherEntry {
                 topic: topic.clone(),
+                node: self.identity.fully_qualified_name(),
                 type_name: type_name.to_string(),
                 qos: *qos,
                 type_hash: self.type_hash(type_name),
@@ -335,6 +340,7 @@ impl Middleware for InProcessNode {
                 id,
                 SubscriptionEntry {
                     topic,
+                    node: self.identity.fully_qualified_name(),
                     type_name: type_name.to_string(),
                     qos: *qos,
                     type_hash: self.type_hash(type_name),
@@ -417,18 +423,21 @@ impl Middleware for InProcessNode {
 
     fn topics(&self) -> Vec<TopicInfo> {
         let state = self.bus.state.lock();
-        let endpoint = |type_name: &String, qos: &QosProfile, hash: &Option<String>| EndpointInfo {
-            type_name: type_name.clone(),
-            qos: *qos,
-            node: None,
-            type_hash: hash.clone(),
-        };
+        let endpoint =
+            |node: &String, type_name: &String, qos: &QosProfile, hash: &Option<String>| {
+                EndpointInfo {
+                    type_name: type_name.clone(),
+                    qos: *qos,
+                    node: Some(node.clone()),
+                    type_hash: hash.clone(),
+                }
+            };
         let publishers = state.publishers.values().map(|p| {
-            let info = endpoint(&p.type_name, &p.qos, &p.type_hash);
+            let info = endpoint(&p.node, &p.type_name, &p.qos, &p.type_hash);
             (p.topic.clone(), true, info)
         });
         let subscriptions = state.subscriptions.values().map(|s| {
-            let info = endpoint(&s.type_name, &s.qos, &s.type_hash);
+            let info = endpoint(&s.node, &s.type_name, &s.qos, &s.type_hash);
             (s.topic.clone(), false, info)
         });
         group_by_topic(publishers.chain(subscriptions))
