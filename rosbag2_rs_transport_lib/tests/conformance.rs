@@ -11,23 +11,14 @@
 
 mod common;
 
-use common::{cdr, collector};
+use common::{cdr, collector, eventually};
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rosbag2_rs_storage::qos::Durability;
 use rosbag2_rs_storage::QosProfile;
 use rosbag2_rs_transport_lib::*;
 use rosbag2_rs_transport_lib::{DdsConfig, DdsMiddleware, DiscoveryRange};
-
-/// Waits for a condition that depends on discovery (which takes real time on a network).
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// A backend under test.
 struct Backend {
@@ -86,24 +77,11 @@ const FASTDDS: Backend = Backend {
 #[cfg(feature = "zenoh")]
 const ZENOH: Backend = Backend {
     node: |name, namespace, _domain| {
-        use rosbag2_rs_transport_lib::zenoh::{Role, ZenohConfig, ZenohMiddleware};
-        let config = ZenohConfig::from_vars(Role::Session, &zenoh_env()).unwrap();
-        Box::new(ZenohMiddleware::with_config(name, namespace, config).unwrap())
+        let config = common::zenoh_session_config();
+        Box::new(zenoh::ZenohMiddleware::with_config(name, namespace, config).unwrap())
     },
     sets_send_time: true,
 };
-
-/// Sessions and the router on loopback.
-#[cfg(feature = "zenoh")]
-fn zenoh_env() -> rosbag2_rs_transport_lib::zenoh::ZenohEnv {
-    rosbag2_rs_transport_lib::zenoh::ZenohEnv {
-        config_override: Some(
-            r#"connect/endpoints=["tcp/127.0.0.1:7447"];listen/endpoints=["tcp/127.0.0.1:0"]"#
-                .into(),
-        ),
-        ..Default::default()
-    }
-}
 
 /// rcl nodes take their domain from `ROS_DOMAIN_ID`, and the rmw's shared-memory ports are
 /// host-wide: one rcl case at a time (`RCL_CASE`), each in its own network namespace.
@@ -169,15 +147,8 @@ suite!(
 #[cfg(feature = "zenoh")]
 #[test]
 fn zenoh_suite() {
-    use rosbag2_rs_transport_lib::zenoh::router::Router;
-    use rosbag2_rs_transport_lib::zenoh::{Role, ZenohConfig};
     common::enter_private_network();
-    let mut router = ZenohConfig::from_vars(Role::Router, &zenoh_env()).unwrap();
-    router
-        .zenoh
-        .insert_json5("listen/endpoints", r#"["tcp/127.0.0.1:7447"]"#)
-        .unwrap();
-    let _router = Router::start(router).unwrap();
+    let _router = common::start_zenoh_router();
     messages_small_and_large_arrive_byte_for_byte(&ZENOH);
     transient_local_reaches_a_late_joiner(&ZENOH);
     services_answer_every_client_even_fresh_ones(&ZENOH);

@@ -4,22 +4,11 @@
 
 mod common;
 
-use common::{cdr, collector};
-
-use std::time::{Duration, Instant};
+use common::{cdr, collector, eventually};
 
 use rosbag2_rs_storage::QosProfile;
 use rosbag2_rs_transport_lib::*;
 use rosbag2_rs_transport_lib::{DdsConfig, DdsMiddleware, DiscoveryRange};
-
-/// Waits for a condition that depends on discovery (which takes real time on a network).
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// Makes a node of the backend under test: name, namespace, DDS domain (discovery on loopback).
 type MakeNode = fn(&str, &str, u16) -> Box<dyn Middleware>;

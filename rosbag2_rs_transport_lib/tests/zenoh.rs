@@ -2,47 +2,22 @@
 //! rmw_zenohd, in one private network namespace (one test: Zenoh's runtime threads are
 //! process-wide and stay in the namespace of the thread that started them): payloads without
 //! DDS padding, the send time and type hash it carries, no sequence gaps counted as lost. The
-//! cases every backend shares (transient local, services, the graph) are in `conformance.rs`. Interop with Python eclipse-zenoh peers in
-//! rmw_zenoh's format is tested in `tests/interop/test_zenoh_interop.py`.
+//! cases every backend shares (transient local, services, the graph) are in `conformance.rs`.
+//! Interop with Python eclipse-zenoh peers in rmw_zenoh's format is in
+//! `tests/interop/test_zenoh_interop.py`.
 #![cfg(feature = "zenoh")]
 
 mod common;
 
-use std::time::{Duration, Instant};
-
-use common::{cdr, collector};
+use common::{cdr, collector, eventually};
 use rosbag2_rs_storage::QosProfile;
-use rosbag2_rs_transport_lib::zenoh::router::Router;
-use rosbag2_rs_transport_lib::zenoh::{Role, ZenohConfig, ZenohEnv, ZenohMiddleware};
+use rosbag2_rs_transport_lib::zenoh::ZenohMiddleware;
 use rosbag2_rs_transport_lib::*;
 
 const HASH: &str = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
 
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn env() -> ZenohEnv {
-    ZenohEnv {
-        config_override: Some(
-            r#"connect/endpoints=["tcp/127.0.0.1:7447"];listen/endpoints=["tcp/127.0.0.1:0"]"#
-                .into(),
-        ),
-        ..ZenohEnv::default()
-    }
-}
-
 fn node(name: &str) -> ZenohMiddleware {
-    let n = ZenohMiddleware::with_config(
-        name,
-        "/",
-        ZenohConfig::from_vars(Role::Session, &env()).unwrap(),
-    )
-    .unwrap();
+    let n = ZenohMiddleware::with_config(name, "/", common::zenoh_session_config()).unwrap();
     n.register_type_hash("std_msgs/msg/String", HASH);
     n
 }
@@ -50,12 +25,7 @@ fn node(name: &str) -> ZenohMiddleware {
 #[test]
 fn zenoh_backend_end_to_end() {
     common::enter_private_network();
-    let mut router = ZenohConfig::from_vars(Role::Router, &env()).unwrap();
-    router
-        .zenoh
-        .insert_json5("listen/endpoints", r#"["tcp/127.0.0.1:7447"]"#)
-        .unwrap();
-    let _router = Router::start(router).unwrap();
+    let _router = common::start_zenoh_router();
     let talker = node("talker");
     let listener = node("listener");
 

@@ -43,3 +43,47 @@ pub fn enter_private_network() {
         assert!(status.success(), "ip {args:?} failed");
     }
 }
+
+/// Waits for a condition that depends on discovery (which takes real time on a network).
+pub fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The configuration of Zenoh sessions that reach the router of [`start_zenoh_router`]
+/// (everything on loopback).
+#[cfg(feature = "zenoh")]
+pub fn zenoh_session_config() -> rosbag2_rs_transport_lib::zenoh::ZenohConfig {
+    use rosbag2_rs_transport_lib::zenoh::{Role, ZenohConfig};
+    ZenohConfig::from_vars(Role::Session, &zenoh_env()).unwrap()
+}
+
+#[cfg(feature = "zenoh")]
+fn zenoh_env() -> rosbag2_rs_transport_lib::zenoh::ZenohEnv {
+    rosbag2_rs_transport_lib::zenoh::ZenohEnv {
+        config_override: Some(
+            r#"connect/endpoints=["tcp/127.0.0.1:7447"];listen/endpoints=["tcp/127.0.0.1:0"]"#
+                .into(),
+        ),
+        ..Default::default()
+    }
+}
+
+/// The crate's router, configured as rmw_zenohd, on loopback port 7447 (call it in the private
+/// network namespace the test entered).
+#[cfg(feature = "zenoh")]
+pub fn start_zenoh_router() -> rosbag2_rs_transport_lib::zenoh::router::Router {
+    use rosbag2_rs_transport_lib::zenoh::{Role, ZenohConfig};
+    let mut router = ZenohConfig::from_vars(Role::Router, &zenoh_env()).unwrap();
+    router
+        .zenoh
+        .insert_json5("listen/endpoints", r#"["tcp/127.0.0.1:7447"]"#)
+        .unwrap();
+    rosbag2_rs_transport_lib::zenoh::router::Router::start(router).unwrap()
+}
