@@ -18,6 +18,8 @@
 //! - `cfg(rosbag2_rs_rcl)`: the backend is compiled;
 //! - `cfg(rosbag2_rs_rcl_type_hash)`: the rmw's endpoint info carries a type hash (Jazzy and
 //!   later; Humble's does not);
+//! - `cfg(rosbag2_rs_rcl_dynamic)`: rcl builds type supports at run time from type descriptions
+//!   (`rcl/dynamic_message_type_support.h`, Jazzy and later);
 //! - `ROSBAG2_RS_ROS_DISTRO` (compile-time env): the distribution, from `ROS_DISTRO` or rcl's
 //!   version;
 //! - the bindings at `$OUT_DIR/rcl_bindings.rs`.
@@ -104,6 +106,10 @@ const FUNCTIONS: &[&str] = &[
     "rcutils_get_zero_initialized_uint8_array",
     "rcutils_uint8_array_init",
     "rcutils_uint8_array_fini",
+    // run-time type support from a type description (with DYNAMIC_HEADERS)
+    "rcl_dynamic_message_type_support_handle_init",
+    "rcl_convert_type_description_msg_to_runtime",
+    "rosidl_runtime_c__type_description__TypeDescription__destroy",
 ];
 
 /// Types the backend names besides those the functions use.
@@ -138,6 +144,13 @@ const HEADERS: &[&str] = &[
     "rosidl_runtime_c/message_type_support_struct.h",
     "rosidl_runtime_c/service_type_support_struct.h",
     "rosidl_typesupport_introspection_c/message_introspection.h",
+];
+
+/// The headers of rcl's dynamic type support (Jazzy and later), included where they exist.
+const DYNAMIC_HEADERS: &[&str] = &[
+    "rcl/dynamic_message_type_support.h",
+    "rcl/type_description_conversions.h",
+    "rosidl_runtime_c/type_description/type_description__functions.h",
 ];
 
 /// A ROS 2 with rcl: its prefix and where its headers and libraries are.
@@ -274,6 +287,7 @@ fn libpython(prefix: &Path) -> Option<(PathBuf, String)> {
 pub fn configure() -> Option<Vec<PathBuf>> {
     println!("cargo::rustc-check-cfg=cfg(rosbag2_rs_rcl)");
     println!("cargo::rustc-check-cfg=cfg(rosbag2_rs_rcl_type_hash)");
+    println!("cargo::rustc-check-cfg=cfg(rosbag2_rs_rcl_dynamic)");
     println!("cargo:rerun-if-env-changed=ROS_DISTRO");
     println!("cargo:rerun-if-env-changed=ROSBAG2_RS_NO_RCL");
     println!("cargo:rerun-if-changed=build/rcl.rs");
@@ -283,8 +297,11 @@ pub fn configure() -> Option<Vec<PathBuf>> {
     let ros2 = find_rcl()?;
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let wrapper = out.join("rcl_wrapper.h");
+    let has_header = |h: &str| ros2.includes.iter().any(|i| i.join(h).is_file());
+    let dynamic = DYNAMIC_HEADERS.iter().all(|h| has_header(h));
     let text: String = HEADERS
         .iter()
+        .chain(if dynamic { DYNAMIC_HEADERS } else { &[] })
         .map(|h| format!("#include <{h}>\n"))
         .collect();
     std::fs::write(&wrapper, text).expect("OUT_DIR is writable");
@@ -319,6 +336,9 @@ pub fn configure() -> Option<Vec<PathBuf>> {
         .expect("OUT_DIR is writable");
 
     println!("cargo:rustc-cfg=rosbag2_rs_rcl");
+    if dynamic {
+        println!("cargo:rustc-cfg=rosbag2_rs_rcl_dynamic");
+    }
     let endpoint_header = ros2
         .includes
         .iter()
@@ -337,6 +357,9 @@ pub fn configure() -> Option<Vec<PathBuf>> {
     println!("cargo:rustc-link-search=native={}", ros2.lib.display());
     for lib in ["rcl", "rmw", "rcutils"] {
         println!("cargo:rustc-link-lib=dylib={lib}");
+    }
+    if dynamic {
+        println!("cargo:rustc-link-lib=dylib=rosidl_runtime_c");
     }
     let mut rpath = Vec::new();
     if !ros2.lib.starts_with("/usr/lib") && !ros2.lib.starts_with("/lib") {

@@ -262,7 +262,7 @@ fn sources(
     .collect())
 }
 
-fn to_wire(description: &type_hash::TypeDescription) -> TypeDescription {
+pub(crate) fn to_wire(description: &type_hash::TypeDescription) -> TypeDescription {
     let individual = |t: &type_hash::IndividualTypeDescription| IndividualTypeDescription {
         type_name: t.type_name.clone(),
         fields: t

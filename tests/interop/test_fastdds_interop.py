@@ -12,6 +12,7 @@ LD_LIBRARY_PATH, AMENT_PREFIX_PATH and PYTHONPATH naming the venv and the colcon
 Runs only inside a private network namespace."""
 import hashlib
 import os
+import pathlib
 import signal
 import socket
 import subprocess
@@ -469,64 +470,111 @@ def test_a_long_lived_client_reaches_a_restarted_player_at_its_first_call(tmp_pa
 
 # Definitions from the graph (issue 25): a type with no local definition is asked of its
 # publisher's node (`~/get_type_description`), and our player describes the types it plays.
-def goal_status_array():
-    from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
-    from builtin_interfaces.msg import Time
-    from unique_identifier_msgs.msg import UUID
-    return GoalStatusArray(status_list=[
-        GoalStatus(goal_info=GoalInfo(goal_id=UUID(uuid=list(range(i, i + 16))), stamp=Time(sec=i, nanosec=7)),
-                   status=GoalStatus.STATUS_SUCCEEDED if i % 2 else GoalStatus.STATUS_ABORTED)
+def participant_entities():
+    """A message of nested types, sequences of them, bounded strings and a char array, of a package
+    whose definitions we do not bundle (rmw_dds_common)."""
+    from rmw_dds_common.msg import Gid, NodeEntitiesInfo, ParticipantEntitiesInfo
+    return ParticipantEntitiesInfo(gid=Gid(data=list(b'abcdefghijklmnop')), node_entities_info_seq=[
+        NodeEntitiesInfo(node_namespace='/robot', node_name=f'node_{i}', reader_gid_seq=[Gid()] * i,
+                         writer_gid_seq=[Gid()] * (2 - i))
         for i in range(3)])
 
 
+def ament_prefix_without(package, root):
+    """AMENT_PREFIX_PATH with `package` uninstalled: each prefix that has it is replaced by one whose
+    ament index and share/ link to the original's entries except the package's, and whose lib/ is the
+    original's (its libraries are there, but nothing finds them through the index)."""
+    prefixes = []
+    for i, prefix in enumerate(os.environ['AMENT_PREFIX_PATH'].split(os.pathsep)):
+        original = pathlib.Path(prefix)
+        index = original / 'share/ament_index/resource_index'
+        if not (index / 'packages' / package).exists():
+            prefixes.append(prefix)
+            continue
+        copy = root / f'prefix{i}'
+        for kind in index.iterdir():
+            (copy / 'share/ament_index/resource_index' / kind.name).mkdir(parents=True)
+            for entry in kind.iterdir():
+                if entry.name != package:
+                    (copy / 'share/ament_index/resource_index' / kind.name / entry.name).symlink_to(entry)
+        for entry in (original / 'share').iterdir():
+            if entry.name not in ('ament_index', package):
+                (copy / 'share' / entry.name).symlink_to(entry)
+        (copy / 'lib').symlink_to(original / 'lib')
+        prefixes.append(str(copy))
+    return os.pathsep.join(prefixes)
+
+
 def test_our_recorder_takes_an_unknown_types_definition_from_its_rclpy_publisher(tmp_path, ros, backend):
-    if backend == 'rcl':
-        pytest.skip('the rcl backend subscribes through installed type supports only: rcl\'s runtime type '
-                    'support is not used yet (test_rcl_interop: the type is named and the rest plays)')
-    from action_msgs.msg import GoalStatusArray
-    from rclpy.serialization import serialize_message
-    peer = ros(63, 'status_talker')
-    pub = peer.node.create_publisher(GoalStatusArray, '/goal_status', 10)
-    announced = str(peer.node.get_publishers_info_by_topic('/goal_status')[0].topic_type_hash)
-    message = goal_status_array()
+    from rclpy.serialization import deserialize_message, serialize_message
+    from rmw_dds_common.msg import Gid, ParticipantEntitiesInfo
+    type_name = 'rmw_dds_common/msg/ParticipantEntitiesInfo'
+    peer = ros(63, 'entities_talker')
+    pub = peer.node.create_publisher(ParticipantEntitiesInfo, '/entities', 10)
+    # A second type, so that the recorder ends with two run-time type supports (on Jazzy, finalising
+    # them took the process down).
+    gid_pub = peer.node.create_publisher(Gid, '/gid', 10)
+    announced = str(peer.node.get_publishers_info_by_topic('/entities')[0].topic_type_hash)
+    message = participant_entities()
     out = tmp_path / 'rec'
-    # No ROS 2 package on our side: action_msgs is neither bundled nor under AMENT_PREFIX_PATH.
+    # rmw_dds_common is not installed on our side: not bundled, not under AMENT_PREFIX_PATH. The
+    # native backend needs no ROS 2; the rcl backend needs the rest of the sourced one, and
+    # subscribes with the type support rcl builds from the description the publisher's node gives
+    # where that was verified (Jazzy's rmw_fastrtps_cpp: Kilted's crashes), else names the package.
+    dynamic = backend == 'native' or os.environ.get('ROS_DISTRO') == 'jazzy'
     env = {k: v for k, v in ours_env(63).items() if k != 'AMENT_PREFIX_PATH'}
-    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--topics', '/goal_status',
+    if backend == 'rcl':
+        env['AMENT_PREFIX_PATH'] = ament_prefix_without('rmw_dds_common', tmp_path / 'sourced')
+    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--topics', '/entities', '/gid',
                                  '--print-missing-definitions', '-o', str(out)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        assert seconds_until(lambda: pub.get_subscription_count() > 0) < 20, 'the recorder did not subscribe'
-        for _ in range(3):
+        subscribed = seconds_until(lambda: pub.get_subscription_count() > 0 and gid_pub.get_subscription_count() > 0) < 20
+        if not dynamic:
+            time.sleep(1)
+        for _ in range(3 if subscribed else 0):
             pub.publish(message)
+            gid_pub.publish(message.gid)
         time.sleep(0.5)
     finally:
         recorder.send_signal(signal.SIGINT)
         stdout, err = recorder.communicate(timeout=30)
-    assert 'panicked' not in err, err
+    assert recorder.returncode == 0 and 'panicked' not in err, err
+    assert "'rmw_dds_common/msg/ParticipantEntitiesInfo': definition received from node '/entities_talker'" in err, err
+    if not dynamic:
+        assert not subscribed
+        assert "cannot subscribe to '/entities': type 'rmw_dds_common/msg/ParticipantEntitiesInfo' is not installed: " \
+               "install the ROS 2 package 'rmw_dds_common'" in err, err
+        assert 'run-time type support is used only where it was verified' in err, err
+        return
+    assert subscribed, f'the recorder did not subscribe:\n{err}'
     assert stdout.strip() == '', f'listed as missing: {stdout}\n{err}'
     with Reader(out) as reader:
-        [conn] = reader.connections
-        definition = conn.msgdef.data
-        assert 'STATUS_SUCCEEDED' in definition, definition  # the publisher's sources: constants kept
-        assert 'MSG: unique_identifier_msgs/UUID' in definition, definition
-        raws = [bytes(raw) for _, _, raw in reader.messages()]
-    # As on the wire: what rclpy serializes, padded to 4 bytes by Fast DDS.
-    serialized = bytes(serialize_message(message))
-    assert raws and raws[0][:len(serialized)] == serialized
+        definitions = {c.topic: c.msgdef.data for c in reader.connections}
+        definition = definitions['/entities']
+        assert 'string<=256 node_name' in definition, definition  # the publisher's sources
+        assert 'MSG: rmw_dds_common/Gid' in definition, definition
+        raws = [bytes(raw) for c, _, raw in reader.messages() if c.topic == '/entities']
+        gids = [bytes(raw) for c, _, raw in reader.messages() if c.topic == '/gid']
+    # As on the wire: as long as what rclpy serializes, and the same message (Fast DDS 2 leaves the
+    # alignment padding after a string unset on the wire, so the bytes may differ there).
+    assert [len(raw) for raw in raws] == [len(serialize_message(message))] * 3
+    assert all(deserialize_message(raw, ParticipantEntitiesInfo) == message for raw in raws)
+    assert gids == [bytes(serialize_message(message.gid))] * 3
     assert f'type_description_hash: {announced}' in (out / 'metadata.yaml').read_text()
     # Python rosbags decodes it from the bag's definition alone.
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
     store = get_typestore(Stores.EMPTY)
-    store.register(get_types_from_msg(definition, 'action_msgs/msg/GoalStatusArray'))
-    decoded = store.deserialize_cdr(raws[0], 'action_msgs/msg/GoalStatusArray')
-    assert [s.status for s in decoded.status_list] == [6, 4, 6]
-    assert list(decoded.status_list[2].goal_info.goal_id.uuid) == list(range(2, 18))
+    store.register(get_types_from_msg(definition, type_name))
+    decoded = store.deserialize_cdr(raws[0], type_name)
+    assert [n.node_name for n in decoded.node_entities_info_seq] == ['node_0', 'node_1', 'node_2']
+    assert [len(n.writer_gid_seq) for n in decoded.node_entities_info_seq] == [2, 1, 0]
+    assert bytes(decoded.gid.data) == b'abcdefghijklmnop'
     # Our own `cat` decodes it too.
-    cat = subprocess.run([str(binary('ros2bag-rs')), 'cat', str(out), '--format', 'json', '-n', '1'],
+    cat = subprocess.run([str(binary('ros2bag-rs')), 'cat', str(out), '--topics', '/entities', '--format', 'json', '-n', '1'],
                          capture_output=True, text=True, env=env, timeout=60)
     assert cat.returncode == 0, cat.stderr
-    assert '"status": 4' in cat.stdout.replace('"status":4', '"status": 4'), cat.stdout
+    assert '"node_name": "node_2"' in cat.stdout.replace('":"', '": "'), cat.stdout
 
 
 def test_our_player_describes_its_types_as_an_rclpy_node_does(tmp_path, ros):

@@ -127,6 +127,16 @@ pub enum TransportError {
         /// The library looked for.
         library: String,
     },
+    /// A type that is not installed, whose type support the rcl backend could not build from
+    /// its description either (an rmw without run-time type support, or a description it
+    /// refuses).
+    #[error("{missing}; nor could rcl subscribe with its description: {refused}")]
+    NotInstalled {
+        /// Which package to install.
+        missing: Box<TransportError>,
+        /// Why the run-time type support was not built or refused.
+        refused: Box<TransportError>,
+    },
     /// A type support library that does not load, or lacks the type's symbol.
     #[error("type support of '{type_name}' in {}", library.display())]
     TypeSupportLoad {

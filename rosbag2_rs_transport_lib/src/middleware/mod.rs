@@ -223,6 +223,16 @@ pub trait Middleware: Send + Sync {
     /// middleware carries one (DDS: `typehash=` in USER_DATA; Zenoh: key expressions and
     /// liveliness tokens). A middleware that carries none ignores it.
     fn register_type_hash(&self, _type_name: &str, _hash: &str) {}
+    /// Tells the node the description of `type_name` (from a bag or from the publishers'
+    /// nodes), for a type that may not be installed: a middleware that builds type support at
+    /// run time (rcl's dynamic type support) subscribes with it. Others ignore it (they move
+    /// bytes whatever the type).
+    fn register_type_description(
+        &self,
+        _type_name: &str,
+        _description: &rosbag2_rs_codec::type_hash::TypeDescription,
+    ) {
+    }
     /// The description of `type_name` that a publisher of `topic` announces in the middleware's
     /// own type system (DDS: an XTypes complete type object, fetched through the type lookup
     /// service), for a type no node describes. `None` where there is none (reasons logged).

@@ -48,6 +48,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Sender;
 use parking_lot::Mutex;
+use rosbag2_rs_codec::type_hash::TypeDescription;
 use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::{BagWriterOptions, QosProfile, SerializedMessage, TopicMetadata};
 
@@ -1056,6 +1057,15 @@ impl Inner {
         // Our subscription announces the hash its publishers do.
         if let Some(hash) = &plan.type_hash {
             self.middleware.register_type_hash(&plan.type_name, hash);
+        }
+        // A type learned from the graph may not be installed: a middleware that builds type
+        // support at run time subscribes with its description.
+        if let Some(description) = definition
+            .as_ref()
+            .and_then(|d| TypeDescription::from_definition(&plan.type_name, d).ok())
+        {
+            self.middleware
+                .register_type_description(&plan.type_name, &description);
         }
         // Registered before subscribing, so the writer knows the topic before its messages.
         self.registry().add(RecordedTopic {

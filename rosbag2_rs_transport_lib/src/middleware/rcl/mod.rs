@@ -14,6 +14,8 @@
 //! when entities come or go, and the node's graph guard condition (graph changes, [`graph`]).
 
 mod client;
+#[cfg(rosbag2_rs_rcl_dynamic)]
+mod dynamic;
 mod exit;
 mod ffi;
 mod graph;
@@ -30,6 +32,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
+use rosbag2_rs_codec::type_hash::TypeDescription;
 use rosbag2_rs_storage::QosProfile;
 
 use crate::middleware::error::{Result, TransportError};
@@ -456,6 +459,9 @@ pub struct RclMiddleware {
     executor: Arc<Executor>,
     thread: Option<JoinHandle<()>>,
     types: typesupport::TypeSupports,
+    /// Descriptions of types that may not be installed (see
+    /// [`Middleware::register_type_description`]).
+    descriptions: Mutex<std::collections::HashMap<String, TypeDescription>>,
     rmw: String,
 }
 
@@ -495,6 +501,7 @@ impl RclMiddleware {
             executor,
             thread: Some(thread),
             types: typesupport::TypeSupports::default(),
+            descriptions: Mutex::default(),
             rmw,
         })
     }
@@ -502,6 +509,39 @@ impl RclMiddleware {
     /// The rmw rcl runs on (`rmw_get_implementation_identifier`: `rmw_fastrtps_cpp`, ...).
     pub fn rmw_identifier(&self) -> &str {
         &self.rmw
+    }
+
+    /// A subscription of a type that is not installed (`missing` says which package), with the
+    /// type support rcl builds from the type's registered description, where the rmw takes it.
+    fn subscribe_described(
+        &self,
+        missing: TransportError,
+        type_name: &str,
+        topic: &str,
+        qos: &QosProfile,
+        callback: MessageCallback,
+    ) -> Result<subscription::Subscription> {
+        let Some(description) = self.descriptions.lock().get(type_name).cloned() else {
+            return Err(missing);
+        };
+        #[cfg(rosbag2_rs_rcl_dynamic)]
+        let subscribed = match dynamic::unverified(&self.rmw) {
+            Some(refused) => Err(refused),
+            None => dynamic::message_type(&self.types, type_name, &description).and_then(|ts| {
+                subscription::Subscription::new(self.node.clone(), ts, topic, qos, callback)
+            }),
+        };
+        #[cfg(not(rosbag2_rs_rcl_dynamic))]
+        let subscribed = {
+            let _ = (description, topic, qos, callback);
+            Err(TransportError::Middleware(format!(
+                "the rcl of ROS 2 {ROS_DISTRO} builds no type support at run time"
+            )))
+        };
+        subscribed.map_err(|refused| TransportError::NotInstalled {
+            missing: Box::new(missing),
+            refused: Box::new(refused),
+        })
     }
 
     /// Every node on the graph: `(namespace, name, enclave)`.
@@ -559,8 +599,12 @@ impl Middleware for RclMiddleware {
         callback: MessageCallback,
     ) -> Result<Handle> {
         let name = expand_name(topic, &self.identity)?;
-        let ts = self.types.message(type_name)?;
-        let sub = subscription::Subscription::new(self.node.clone(), ts, &name, qos, callback)?;
+        let sub = match self.types.message(type_name) {
+            Err(missing @ TransportError::TypeSupportMissing { .. }) => {
+                self.subscribe_described(missing, type_name, &name, qos, callback)?
+            }
+            ts => subscription::Subscription::new(self.node.clone(), ts?, &name, qos, callback)?,
+        };
         Ok(Handle::new(
             self.executor.register(Entity::Subscription(sub)),
         ))
@@ -599,5 +643,11 @@ impl Middleware for RclMiddleware {
         let (tx, rx) = crossbeam_channel::unbounded();
         self.executor.graph.listen(tx);
         rx
+    }
+
+    fn register_type_description(&self, type_name: &str, description: &TypeDescription) {
+        self.descriptions
+            .lock()
+            .insert(type_name.to_string(), description.clone());
     }
 }

@@ -67,16 +67,30 @@ pub(crate) fn library_path(package: &str, typesupport: &str) -> Option<PathBuf> 
         .filter(|l| l.is_file())
 }
 
-/// A message type support: the handle rcl takes, and the library it lives in.
+/// A message type support: the handle rcl takes, and what keeps it valid (the library it lives
+/// in, or the type support rcl built at run time).
 #[derive(Clone)]
 pub(crate) struct MessageType {
     /// `rosidl_message_type_support_t` of the C type support.
     pub handle: *const sys::rosidl_message_type_support_t,
-    _library: Arc<Library>,
+    _owner: Arc<dyn Send + Sync>,
 }
 
-// SAFETY: a type support handle is immutable static data of its library, which this keeps
-// loaded; rcl and rmw read it from any thread.
+impl MessageType {
+    /// A handle that stays valid while `owner` lives.
+    pub fn new(
+        handle: *const sys::rosidl_message_type_support_t,
+        owner: Arc<dyn Send + Sync>,
+    ) -> Self {
+        Self {
+            handle,
+            _owner: owner,
+        }
+    }
+}
+
+// SAFETY: a type support handle is immutable data of its owner (a loaded library, or a type
+// support built at run time), which this keeps alive; rcl and rmw read it from any thread.
 unsafe impl Send for MessageType {}
 // SAFETY: as above: only read.
 unsafe impl Sync for MessageType {}
@@ -186,10 +200,7 @@ impl TypeSupports {
         );
         // SAFETY: the generated function has no preconditions.
         let handle = Self::symbol(type_name, &path, &lib, &symbol, |f| unsafe { f() })?;
-        Ok(MessageType {
-            handle,
-            _library: lib,
-        })
+        Ok(MessageType::new(handle, lib))
     }
 
     /// The C type support of message `type_name`: `pkg/msg/Type`, or a message generated for a
@@ -197,6 +208,13 @@ impl TypeSupports {
     pub fn message(&self, type_name: &str) -> Result<MessageType> {
         let t = TypeName::parse(type_name, &["msg", "srv", "action"])?;
         self.message_of(type_name, &t)
+    }
+
+    /// The message `type_name` (`pkg/msg/Type`) with its introspection.
+    #[cfg_attr(not(rosbag2_rs_rcl_dynamic), allow(dead_code))]
+    pub fn introspected_message(&self, type_name: &str) -> Result<Introspected> {
+        let t = TypeName::parse(type_name, &["msg"])?;
+        self.introspected(type_name, &t)
     }
 
     /// The message `pkg/<kind>/Name` with its introspection.
