@@ -63,11 +63,22 @@ impl InputArgs {
     /// The bags: the positional ones, then the `-i` inputs, each checked against its storage id
     /// (`-i URI ID`, or `storage` for all) when one is given. At least one is required.
     pub fn resolve(&self, storage: Option<&str>) -> Result<Vec<PathBuf>> {
+        self.resolve_with(storage, &[])
+    }
+
+    /// [`InputArgs::resolve`] with more bags after those (`convert --input-options`), each
+    /// with its storage id if it has one.
+    pub fn resolve_with(
+        &self,
+        storage: Option<&str>,
+        more: &[(PathBuf, Option<String>)],
+    ) -> Result<Vec<PathBuf>> {
         let mut bags: Vec<(PathBuf, Option<&str>)> =
             self.bags.iter().map(|b| (b.clone(), storage)).collect();
         for (uri, id) in self.grouped() {
             bags.push((PathBuf::from(uri), id.or(storage)));
         }
+        bags.extend(more.iter().map(|(uri, id)| (uri.clone(), id.as_deref())));
         anyhow::ensure!(
             !bags.is_empty(),
             "no bag given: name one (or -i URI, or the storage.uri parameter)"

@@ -21,6 +21,14 @@ pub fn declared(
     for &(name, param) in table.params {
         let arg = match param {
             Param::Unsupported => continue,
+            Param::Only(value) => {
+                out.push(DeclaredParameter {
+                    name: name.to_string(),
+                    value: ParameterValue::string(value),
+                    description: format!("'{value}', the only value taken here"),
+                });
+                continue;
+            }
             Param::Positional => command.get_positionals().next(),
             Param::Value(flag)
             | Param::Positive(flag)

@@ -132,8 +132,8 @@ pub struct RecordArgs {
     /// Name of the recorder node (services are under /NODE_NAME/).
     #[arg(long, default_value = "rosbag2_recorder")]
     pub node_name: String,
-    /// Metadata to store in the bag, KEY=VALUE.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    /// Metadata to store in the bag, KEY=VALUE (none given: none, as in rosbag2).
+    #[arg(long, num_args = 0.., value_name = "KEY=VALUE")]
     pub custom_data: Vec<String>,
     /// Do not read the keyboard (space pauses and resumes).
     #[arg(long)]
@@ -263,7 +263,10 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ),
         ("storage.snapshot_mode", Param::Switch("--snapshot")),
         ("storage.custom_data", Param::List("--custom-data")),
-        ("record.rmw_serialization_format", Param::Unsupported),
+        // rosbag2 Lyrical splits the format in two (the first deprecated); only cdr exists.
+        ("record.rmw_serialization_format", Param::Only("cdr")),
+        ("record.input_serialization_format", Param::Only("cdr")),
+        ("record.output_serialization_format", Param::Only("cdr")),
         ("record.node_prefix", Param::Unsupported),
         (
             "record.compression_mode",

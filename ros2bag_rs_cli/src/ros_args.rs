@@ -57,6 +57,9 @@ pub enum Param {
     /// A rosbag2 parameter rosbag2-rs does not offer: ignored, with a warning unless the value
     /// is the default (false, zero, empty).
     Unsupported,
+    /// A parameter with one possible value here (rosbag2's default): that value, or an empty
+    /// one, is taken; any other is an error.
+    Only(&'static str),
 }
 
 /// The parameters a node takes and the flags they stand for.
@@ -321,6 +324,11 @@ impl RosArgs {
                 (Param::Positional, None) => {
                     if !text.is_empty() {
                         positional.push(text.to_string());
+                    }
+                }
+                (Param::Only(only), None) => {
+                    if !text.is_empty() && text != only {
+                        return Err(bad(&format!("'{only}' (the only one here)")));
                     }
                 }
                 (Param::Unsupported, None) => {

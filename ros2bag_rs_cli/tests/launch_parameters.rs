@@ -113,8 +113,23 @@ fn check_every_parameter(
     let (base_flags, base_options) = options(&base);
     let mut checked = 0;
     for &(name, kind) in table.params {
-        if matches!(kind, Param::Unsupported) {
-            continue;
+        match kind {
+            Param::Unsupported => continue,
+            // One possible value: taken, and another is refused.
+            Param::Only(only) => {
+                let line = |value: &str| {
+                    let parameter = format!("{name}:={value}");
+                    let args = [own, &["--ros-args", "-p", &parameter]].concat();
+                    split_ros_args(args.iter().map(|a| a.to_string()))
+                        .1
+                        .command_line(own.iter().map(|a| a.to_string()).collect(), table)
+                };
+                assert!(line(only).is_ok(), "{name}:={only} is refused");
+                assert!(line("json").is_err(), "{name}:=json is accepted");
+                checked += 1;
+                continue;
+            }
+            _ => {}
         }
         let value = value(name, kind);
         let own = if name == "storage.uri" {

@@ -139,7 +139,7 @@ fn every_parameter_the_parity_document_names_is_taken() {
                     | Param::Nanoseconds(f)
                     | Param::Milliseconds(f),
                 ) => f,
-                Some(Param::Positional) => continue,
+                Some(Param::Positional | Param::Only(_)) => continue,
             };
             wrong.extend(refusal(verb, flag));
         }

@@ -190,7 +190,13 @@ fn every_type_matches_rosbags_and_round_trips() {
         srv::ResumeResponse::new(1, s(2)),
     );
     c.service::<srv::Record>(
-        srv::RecordRequest { uri: s(1) },
+        srv::RecordRequest {
+            uri: s(1),
+            start_time: Time {
+                sec: 2,
+                nanosec: 20,
+            },
+        },
         srv::RecordResponse::new(1, s(2)),
     );
     c.service::<srv::StartDiscovery>(
@@ -438,8 +444,8 @@ fn rcl_interfaces_types(c: &mut Checker) {
 }
 
 /// Requests and responses that grew since Jazzy still read the Jazzy (and Lyrical) layouts, as
-/// older clients and servers send them: one placeholder byte (padded or not), or `Resume`'s
-/// Lyrical time alone.
+/// older clients and servers send them: one placeholder byte (padded or not), `Resume`'s early
+/// Lyrical time alone, or `Record`'s Jazzy URI alone.
 #[test]
 fn grown_types_read_their_older_layouts() {
     let jazzy = [&[0u8, 1, 0, 0, 0][..], &[0, 1, 0, 3, 0, 0, 0, 0]];
@@ -486,6 +492,19 @@ fn grown_types_read_their_older_layouts() {
     );
     // Garbage is still an error, naming the newest layout's failure.
     assert!(srv::ResumeRequest::from_wire(&[0, 1]).is_err());
+    // Jazzy's `Record` request: a URI alone (`/b`, padded to 4 bytes as Fast DDS sends it).
+    for jazzy_record in [
+        &[0u8, 1, 0, 0, 3, 0, 0, 0, b'/', b'b', 0][..],
+        &[0, 1, 0, 0, 3, 0, 0, 0, b'/', b'b', 0, 0],
+    ] {
+        assert_eq!(
+            srv::RecordRequest::from_wire(jazzy_record).unwrap(),
+            srv::RecordRequest {
+                uri: "/b".into(),
+                ..Default::default()
+            }
+        );
+    }
 }
 
 #[test]

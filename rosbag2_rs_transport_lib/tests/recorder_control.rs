@@ -314,6 +314,62 @@ fn a_resume_at_a_time_records_from_the_first_message_that_reaches_it() {
 }
 
 #[test]
+fn a_record_from_a_time_starts_every_recorder_with_the_same_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    clock.set(10 * SEC);
+    let talker = bus.node("talker", "/").unwrap();
+    let t = publisher(&talker, "/t", STRING);
+    let recorders: Vec<_> = (0..2)
+        .map(|i| {
+            let bag = dir.path().join(format!("first{i}"));
+            start(
+                &bus,
+                &format!("recorder{i}"),
+                options(bag, TopicSelection::all()),
+            )
+        })
+        .collect();
+    for r in &recorders {
+        r.stop_recording().unwrap();
+    }
+    let bags: Vec<_> = (0..2)
+        .map(|i| dir.path().join(format!("second{i}")))
+        .collect();
+    // The first through its service (rosbag2 Lyrical's `start_time`), the other through the
+    // library: from 13 s by the recorders' clock.
+    let cli = bus.node("cli", "/").unwrap();
+    let request = RecordRequest {
+        uri: bags[0].display().to_string(),
+        start_time: Time::from_nanos(13 * SEC),
+    };
+    let reply = Client::<Record>::new(&cli, "/recorder0/record")
+        .unwrap()
+        .call(&request, T)
+        .unwrap();
+    assert_eq!(reply, RecordResponse::default());
+    recorders[1]
+        .record_from(&bags[1].display().to_string(), 13 * SEC)
+        .unwrap();
+    // Open, subscribed and waiting.
+    for r in &recorders {
+        assert!(r.is_recording() && r.is_paused());
+        assert_eq!(r.topics(), ["/t"]);
+    }
+    for i in 1..=5 {
+        clock.set(10 * SEC + i * SEC - SEC / 2);
+        t.publish(&string_msg(&i.to_string())).unwrap();
+    }
+    for r in recorders {
+        assert!(!r.is_paused());
+        r.stop().unwrap();
+    }
+    for bag in &bags {
+        assert_eq!(texts_by_file(bag), [vec!["4", "5"]], "{}", bag.display());
+    }
+}
+
+#[test]
 fn topics_are_added_at_run_time_whatever_the_selection() {
     let dir = tempfile::tempdir().unwrap();
     let (bus, _clock) = virtual_bus();

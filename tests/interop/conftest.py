@@ -26,6 +26,31 @@ def binary(name: str) -> pathlib.Path:
     return path
 
 
+def ament_prefix_without(package, root):
+    """AMENT_PREFIX_PATH with `package` uninstalled: each prefix that has it is replaced by one whose
+    ament index and share/ link to the original's entries except the package's, and whose lib/ is the
+    original's (its libraries are there, but nothing finds them through the index)."""
+    prefixes = []
+    for i, prefix in enumerate(os.environ['AMENT_PREFIX_PATH'].split(os.pathsep)):
+        original = pathlib.Path(prefix)
+        index = original / 'share/ament_index/resource_index'
+        if not (index / 'packages' / package).exists():
+            prefixes.append(prefix)
+            continue
+        copy = root / f'prefix{i}'
+        for kind in index.iterdir():
+            (copy / 'share/ament_index/resource_index' / kind.name).mkdir(parents=True)
+            for entry in kind.iterdir():
+                if entry.name != package:
+                    (copy / 'share/ament_index/resource_index' / kind.name / entry.name).symlink_to(entry)
+        for entry in (original / 'share').iterdir():
+            if entry.name not in ('ament_index', package):
+                (copy / 'share' / entry.name).symlink_to(entry)
+        (copy / 'lib').symlink_to(original / 'lib')
+        prefixes.append(str(copy))
+    return os.pathsep.join(prefixes)
+
+
 @pytest.fixture(scope='session')
 def typestore():
     return get_typestore(Stores.ROS2_JAZZY)

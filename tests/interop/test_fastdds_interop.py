@@ -12,7 +12,6 @@ LD_LIBRARY_PATH, AMENT_PREFIX_PATH and PYTHONPATH naming the venv and the colcon
 Runs only inside a private network namespace."""
 import hashlib
 import os
-import pathlib
 import signal
 import socket
 import subprocess
@@ -29,7 +28,7 @@ from rosbags.rosbag2 import Reader, StoragePlugin, Writer  # noqa: E402
 from sensor_msgs.msg import Image  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from conftest import binary  # noqa: E402
+from conftest import ament_prefix_without, binary  # noqa: E402
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
@@ -470,6 +469,16 @@ def test_a_long_lived_client_reaches_a_restarted_player_at_its_first_call(tmp_pa
 
 # Definitions from the graph (issue 25): a type with no local definition is asked of its
 # publisher's node (`~/get_type_description`), and our player describes the types it plays.
+def goal_status_array():
+    from action_msgs.msg import GoalInfo, GoalStatus, GoalStatusArray
+    from builtin_interfaces.msg import Time
+    from unique_identifier_msgs.msg import UUID
+    return GoalStatusArray(status_list=[
+        GoalStatus(goal_info=GoalInfo(goal_id=UUID(uuid=list(range(i, i + 16))), stamp=Time(sec=i, nanosec=7)),
+                   status=GoalStatus.STATUS_SUCCEEDED if i % 2 else GoalStatus.STATUS_ABORTED)
+        for i in range(3)])
+
+
 def participant_entities():
     """A message of nested types, sequences of them, bounded strings and a char array, of a package
     whose definitions we do not bundle (rmw_dds_common)."""
@@ -478,31 +487,6 @@ def participant_entities():
         NodeEntitiesInfo(node_namespace='/robot', node_name=f'node_{i}', reader_gid_seq=[Gid()] * i,
                          writer_gid_seq=[Gid()] * (2 - i))
         for i in range(3)])
-
-
-def ament_prefix_without(package, root):
-    """AMENT_PREFIX_PATH with `package` uninstalled: each prefix that has it is replaced by one whose
-    ament index and share/ link to the original's entries except the package's, and whose lib/ is the
-    original's (its libraries are there, but nothing finds them through the index)."""
-    prefixes = []
-    for i, prefix in enumerate(os.environ['AMENT_PREFIX_PATH'].split(os.pathsep)):
-        original = pathlib.Path(prefix)
-        index = original / 'share/ament_index/resource_index'
-        if not (index / 'packages' / package).exists():
-            prefixes.append(prefix)
-            continue
-        copy = root / f'prefix{i}'
-        for kind in index.iterdir():
-            (copy / 'share/ament_index/resource_index' / kind.name).mkdir(parents=True)
-            for entry in kind.iterdir():
-                if entry.name != package:
-                    (copy / 'share/ament_index/resource_index' / kind.name / entry.name).symlink_to(entry)
-        for entry in (original / 'share').iterdir():
-            if entry.name not in ('ament_index', package):
-                (copy / 'share' / entry.name).symlink_to(entry)
-        (copy / 'lib').symlink_to(original / 'lib')
-        prefixes.append(str(copy))
-    return os.pathsep.join(prefixes)
 
 
 def test_our_recorder_takes_an_unknown_types_definition_from_its_rclpy_publisher(tmp_path, ros, backend):

@@ -25,7 +25,7 @@ from rosbags.rosbag2 import Reader, StoragePlugin, Writer  # noqa: E402
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from conftest import binary  # noqa: E402
+from conftest import ament_prefix_without, binary  # noqa: E402
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
@@ -126,12 +126,20 @@ def write_bag(path, topics, extra_types=None):
             writer.write(conn, T0 + offset * MS, data)
 
 
+# What each middleware layer's start line says: rcl (the default of a build in a sourced ROS 2), or
+# the native Fast DDS backend the same build compiled in (ROSBAG2_RS_MIDDLEWARE=native).
+START_LINES = {'rcl': START_LINE, 'native': 'middleware: Fast DDS (rmw_fastrtps_cpp)'}
+
+
 class Ours:
     """One of our binaries, its stderr collected on a thread (so that a test can wait for a line)."""
 
-    def __init__(self, args, domain):
+    def __init__(self, args, domain, middleware='rcl', env=None):
+        env = {**ours_env(domain), **(env or {})}
+        if middleware == 'native':
+            env['ROSBAG2_RS_MIDDLEWARE'] = 'native'
         self.proc = subprocess.Popen([str(a) for a in args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, env=ours_env(domain))
+                                     stderr=subprocess.PIPE, text=True, env=env)
         self.lines = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -166,12 +174,12 @@ class Ours:
             self.proc.wait()
 
 
-def player(bag, *args, domain):
-    return Ours([binary('player'), bag, '--disable-keyboard-controls', *args], domain)
+def player(bag, *args, domain, middleware='rcl'):
+    return Ours([binary('player'), bag, '--disable-keyboard-controls', *args], domain, middleware)
 
 
-def recorder(*args, domain):
-    return Ours([binary('recorder'), '--disable-keyboard-controls', *args], domain)
+def recorder(*args, domain, middleware='rcl'):
+    return Ours([binary('recorder'), '--disable-keyboard-controls', *args], domain, middleware)
 
 
 RELIABLE_ALL = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
@@ -575,6 +583,29 @@ def test_our_rcl_graph_lists_rclpy_nodes_with_namespaces_and_enclaves(ros):
         proc.stdout + proc.stderr
 
 
+def test_our_rcl_recorder_records_without_our_interfaces_package_and_names_it(tmp_path, ros):
+    """Our binaries run where rosbag2_rs_interfaces (this workspace's own services) is not installed:
+    the services of that package are left out with one warning naming it, rosbag2's own services
+    answer, and the recording is made."""
+    peer = ros(92, 'talker')
+    pub = peer.node.create_publisher(String, '/chatter', RELIABLE_ALL)
+    ours = Ours([binary('recorder'), '--disable-keyboard-controls', '--topics', '/chatter', '-o', tmp_path / 'rec'], 92,
+                env={'AMENT_PREFIX_PATH': ament_prefix_without('rosbag2_rs_interfaces', tmp_path / 'sourced')})
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our subscription on /chatter')
+        assert peer.call(IsPaused, '/rosbag2_recorder/is_paused').paused is False
+        for i in range(5):
+            pub.publish(String(data=f'x {i}'))
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        err = ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    assert "not served: ~/pause_at: install the ROS 2 package 'rosbag2_rs_interfaces'" in err, err
+    with Reader(tmp_path / 'rec') as reader:
+        assert [deserialize_message(d, String).data for _, _, d in reader.messages()] == [f'x {i}' for i in range(5)]
+
+
 def test_an_rclpy_client_triggers_a_snapshot_of_our_rcl_recorder(tmp_path, ros):
     """rosbag2_rs_interfaces/srv/TriggerSnapshot, from the colcon overlay's type supports (strings,
     a string sequence, nested times in the request)."""
@@ -764,6 +795,36 @@ def test_an_rclpy_client_controls_our_rcl_recorders_as_rosbag2_lyrical(tmp_path,
     assert texts(again) == ['again']
 
 
+def test_an_rclpy_client_starts_our_rcl_recorder_at_a_time_as_rosbag2_lyrical(tmp_path, ros):
+    """Lyrical's `record` with `start_time` from rclpy: the stopped recorder opens its bag and
+    subscribes at once, paused until its clock reaches the time; what is published after it is the
+    bag's first message."""
+    from rosbag2_interfaces.srv import IsRecording, Record, Stop
+    peer = ros(93, 'talker')
+    pub = peer.node.create_publisher(String, '/t', RELIABLE_ALL)
+    ours = recorder('--topics', '/t', '-o', tmp_path / 'first', domain=93)
+    try:
+        ours.wait_for_line(START_LINE)
+        assert peer.call(Stop, '/rosbag2_recorder/stop').return_code == 0
+        start = peer.node.get_clock().now() + rclpy.duration.Duration(seconds=1.5)
+        request = Record.Request(uri=str(tmp_path / 'second'), start_time=start.to_msg())
+        reply = peer.call(Record, '/rosbag2_recorder/record', request)
+        assert reply.return_code == 0, reply.error_string
+        assert peer.call(IsRecording, '/rosbag2_recorder/is_recording').recording is True
+        # Waiting for the time: paused (a recorder that ignored start_time would record at once).
+        assert peer.call(IsPaused, '/rosbag2_recorder/is_paused').paused is True
+        wait_until(lambda: pub.get_subscription_count() == 1, 'our subscription on /t')
+        wait_until(lambda: peer.node.get_clock().now() > start, 'the start time')
+        pub.publish(String(data='after'))
+        wait_until(lambda: not peer.call(IsPaused, '/rosbag2_recorder/is_paused').paused, 'the scheduled start')
+        wait_until(lambda: pub.wait_for_all_acked(rclpy.duration.Duration(seconds=1)), 'acknowledgements')
+        ours.finish(interrupt=True)
+    finally:
+        ours.kill()
+    with Reader(tmp_path / 'second') as reader:
+        assert [deserialize_message(bytes(d), String).data for _, _, d in reader.messages()] == ['after']
+
+
 class FibonacciServer:
     """An rclpy action server of test_msgs/action/Fibonacci with introspection of its services on
     (ROS 2 Kilted's rclpy): it publishes feedback per step, and a goal of order 7 or more waits
@@ -829,20 +890,26 @@ ACTION_TOPICS = {
 
 @pytest.mark.skipif(not rclpy_has_action_introspection(),
                     reason="needs rclpy's action introspection (ROS 2 Kilted) and test_msgs")
-def test_an_rclpy_action_session_is_recorded_and_sent_again_to_a_fresh_server(tmp_path, ros):
-    """rosbag2 Kilted's actions: `--actions` and `-a` record an rclpy client's session with an
-    rclpy action server (three goals, the last one cancelled); `info` lists the action; rosbags
-    reads the goals from the bag; `--send-actions-as-client` sends the same goals (same ids, in
-    order) and the cancel to a fresh rclpy server."""
+@pytest.mark.parametrize('middleware', ['rcl', 'native'])
+def test_an_rclpy_action_session_is_recorded_and_sent_again_to_a_fresh_server(tmp_path, ros, middleware):
+    """rosbag2 Kilted's actions, on the rcl backend and on the native Fast DDS one: `--actions` and
+    `-a` record an rclpy client's session with an rclpy action server (three goals, the last one
+    cancelled); `info` lists the action; rosbags reads the goals from the bag;
+    `--send-actions-as-client` sends the same goals (same ids, in order) and the cancel to a fresh
+    rclpy server."""
     from rclpy.action import ActionClient
     from rosbags.typesys import get_typestore, get_types_from_msg
     from test_msgs.action import Fibonacci
-    peer = ros(88, 'fibonacci')
-    listed = recorder('--actions', '/fibonacci', '--node-name', 'listed', '-o', tmp_path / 'listed', domain=88)
-    everything = recorder('-a', '--node-name', 'everything', '-o', tmp_path / 'all', domain=88)
+    # A domain of its own per middleware: endpoints of one case are not counted in the next.
+    domain = {'rcl': 88, 'native': 94}[middleware]
+    peer = ros(domain, 'fibonacci')
+    listed = recorder('--actions', '/fibonacci', '--node-name', 'listed', '-o', tmp_path / 'listed', domain=domain,
+                      middleware=middleware)
+    everything = recorder('-a', '--node-name', 'everything', '-o', tmp_path / 'all', domain=domain,
+                          middleware=middleware)
     try:
-        listed.wait_for_line(START_LINE)
-        everything.wait_for_line(START_LINE)
+        listed.wait_for_line(START_LINES[middleware])
+        everything.wait_for_line(START_LINES[middleware])
         server = FibonacciServer(peer)
         for topic in ACTION_TOPICS:
             if topic.endswith('cancel_goal/_service_event'):
@@ -901,8 +968,8 @@ def test_an_rclpy_action_session_is_recorded_and_sent_again_to_a_fresh_server(tm
 
     # The recorded client's requests, sent again to a fresh server at their times (the first
     # request of each service waits for the server's discovery).
-    fresh = FibonacciServer(ros(89, 'fresh'), introspection=False)
-    ours = player(tmp_path / 'listed', '--send-actions-as-client', domain=89)
+    fresh = FibonacciServer(ros(domain + 1, 'fresh'), introspection=False)
+    ours = player(tmp_path / 'listed', '--send-actions-as-client', domain=domain + 1, middleware=middleware)
     try:
         try:
             wait_until(lambda: len(fresh.goals) == 3 and len(fresh.cancels) == 1, 'the three goals and the cancel')

@@ -1,6 +1,6 @@
 //! `rosbag2_interfaces/srv`: the services of the rosbag2 player and recorder
-//! (ROS 2 Jazzy definitions, with the recorder control of rosbag2 Lyrical and Rolling; the
-//! requests and responses that grew since Jazzy also decode from their Jazzy layouts).
+//! (rosbag2 Lyrical's definitions, 0.33.3, and four recorder services of ours proposed upstream;
+//! the requests and responses that grew since Jazzy also decode from their Jazzy layouts).
 //!
 //! Each service `X` is a marker type implementing [`crate::ServiceType`], with
 //! its request `XRequest` and response `XResponse`.
@@ -323,7 +323,7 @@ pub mod time_mode {
 }
 
 /// `rosbag2_interfaces/srv/Resume`: Resume playback or recording; the recorder also at a given
-/// time (Lyrical: `resume_time`; Rolling: its mode and tracking topic).
+/// time (Lyrical: `resume_time`, its mode and tracking topic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Resume;
 
@@ -338,7 +338,7 @@ pub struct ResumeRequest {
     pub tracking_topic_name: String,
 }
 
-/// `Resume_Request` as Lyrical defines it: a time only.
+/// `Resume_Request` with a time only, as an earlier rosbag2 release defined it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ResumeRequestLyrical {
     /// When to resume (zero or past: at once).
@@ -382,7 +382,7 @@ impl_service!(
 );
 
 /// `rosbag2_interfaces/srv/SplitBagfile`: Close the current bag file and continue in a new one
-/// (recorder), at once or at a given time (Rolling).
+/// (recorder), at once or at a given time (Lyrical).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SplitBagfile;
 
@@ -452,7 +452,8 @@ impl_service!(
     older: [], [NoFields]
 );
 
-/// `rosbag2_interfaces/srv/Record`: Start recording again after a `Stop` (recorder, Lyrical).
+/// `rosbag2_interfaces/srv/Record`: Start recording again after a `Stop` (recorder; Jazzy
+/// 0.26.10 and Lyrical; Lyrical also at a time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Record;
 
@@ -461,6 +462,24 @@ pub struct Record;
 pub struct RecordRequest {
     /// The new bag's URI; empty: the one given at start.
     pub uri: String,
+    /// When to start, by the node's clock (zero or past: at once; Lyrical).
+    pub start_time: Time,
+}
+
+/// `Record_Request` as Jazzy defines it: a URI only.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RecordRequestJazzy {
+    /// The new bag's URI; empty: the one given at start.
+    pub uri: String,
+}
+
+impl From<RecordRequestJazzy> for RecordRequest {
+    fn from(old: RecordRequestJazzy) -> Self {
+        Self {
+            uri: old.uri,
+            ..Self::default()
+        }
+    }
 }
 
 outcome_response!(RecordResponse, "`rosbag2_interfaces/srv/Record_Response`.");
@@ -469,7 +488,8 @@ impl_service!(
     Record,
     RecordRequest,
     RecordResponse,
-    "rosbag2_interfaces/srv/Record"
+    "rosbag2_interfaces/srv/Record",
+    older: [RecordRequestJazzy], []
 );
 
 /// A service without request fields whose response reports an outcome.
@@ -549,7 +569,7 @@ query_service!(
     IsRecordingRequest,
     IsRecordingResponse,
     "rosbag2_interfaces/srv/IsRecording",
-    "`rosbag2_interfaces/srv/IsRecording`: Whether the recorder is recording (Rolling).",
+    "`rosbag2_interfaces/srv/IsRecording`: Whether the recorder is recording (ours, proposed upstream).",
     recording: bool,
     "True if recording (a bag is open, even while paused)."
 );
@@ -559,13 +579,13 @@ query_service!(
     GetUriRequest,
     GetUriResponse,
     "rosbag2_interfaces/srv/GetUri",
-    "`rosbag2_interfaces/srv/GetUri`: The bag being recorded (Rolling).",
+    "`rosbag2_interfaces/srv/GetUri`: The bag being recorded (ours, proposed upstream).",
     uri: String,
     "The bag's URI; empty when not recording."
 );
 
-/// `rosbag2_interfaces/srv/SubscribeToTopics`: Record more topics from now on (recorder,
-/// Rolling).
+/// `rosbag2_interfaces/srv/SubscribeToTopics`: Record more topics from now on (recorder; ours,
+/// proposed upstream).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SubscribeToTopics;
 
@@ -598,7 +618,7 @@ impl_service!(
     "rosbag2_interfaces/srv/SubscribeToTopics"
 );
 
-/// `rosbag2_interfaces/srv/GetSubscribedTopics`: The topics being recorded (Rolling).
+/// `rosbag2_interfaces/srv/GetSubscribedTopics`: The topics being recorded (ours, proposed upstream).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GetSubscribedTopics;
 

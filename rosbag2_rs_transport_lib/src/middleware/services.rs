@@ -38,6 +38,70 @@ pub fn serve<S: ServiceType>(
     serve_introspected::<S>(middleware, ServiceIntrospection::Off, name, handler)
 }
 
+/// The services of a node, served one by one. A service whose type the middleware cannot load
+/// (the rcl backend, with the type's package not installed, or installed in an older version
+/// without the type) is left out, and [`Self::finish`] names what was left out in one line per
+/// package, so that the node still plays or records. Any other error is returned.
+pub(crate) struct ServiceSet<'a> {
+    middleware: &'a dyn Middleware,
+    introspection: ServiceIntrospection,
+    handles: Vec<Handle>,
+    /// Services left out, by package, with whether the package is missing altogether.
+    left_out: std::collections::BTreeMap<(String, bool), Vec<String>>,
+}
+
+impl<'a> ServiceSet<'a> {
+    /// An empty set, whose services publish events as `introspection` says.
+    pub fn new(middleware: &'a dyn Middleware, introspection: ServiceIntrospection) -> Self {
+        Self {
+            middleware,
+            introspection,
+            handles: Vec::new(),
+            left_out: Default::default(),
+        }
+    }
+
+    /// Serves `S` on `name` (see [`serve_introspected`]), or leaves it out if its type cannot
+    /// be loaded.
+    pub fn serve<S: ServiceType>(
+        &mut self,
+        name: &str,
+        handler: impl FnMut(S::Request) -> S::Response + Send + 'static,
+    ) -> Result<()> {
+        let package = |type_name: &str| type_name.split('/').next().unwrap_or_default().to_string();
+        let key = match serve_introspected::<S>(self.middleware, self.introspection, name, handler)
+        {
+            Ok(handle) => {
+                self.handles.push(handle);
+                return Ok(());
+            }
+            Err(TransportError::TypeSupportMissing { package, .. }) => (package, true),
+            Err(TransportError::TypeSupportLoad { type_name, .. }) => (package(&type_name), false),
+            Err(e) => return Err(e),
+        };
+        self.left_out.entry(key).or_default().push(name.to_string());
+        Ok(())
+    }
+
+    /// The handles of the services served, after logging those left out: a warning for a
+    /// package that is not installed, a note for one whose installed version lacks the types
+    /// (an older ROS 2's `rosbag2_interfaces`).
+    pub fn finish(self) -> Vec<Handle> {
+        for ((package, missing), names) in self.left_out {
+            let names = names.join(", ");
+            if missing {
+                log::warn!(
+                    "not served: {names}: install the ROS 2 package '{package}' (not in the \
+                     ament index of AMENT_PREFIX_PATH)"
+                );
+            } else {
+                log::info!("not served: {names}: the installed '{package}' has no such service");
+            }
+        }
+        self.handles
+    }
+}
+
 /// [`serve`] with service introspection: unless `introspection` is off, each request and its
 /// response are published as service events on `<name>/_service_event`.
 pub fn serve_introspected<S: ServiceType>(

@@ -15,7 +15,7 @@ use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
 use super::schedule::Action;
 use super::{Core, PlaySpan, PlayerError};
 use crate::middleware::error::Result;
-use crate::middleware::services::serve_introspected;
+use crate::middleware::services::ServiceSet;
 use crate::middleware::Handle;
 
 /// Logs a refused request and turns the outcome into the `success` field.
@@ -67,155 +67,89 @@ fn resume(core: &Arc<Core>, req: &ResumeRequest) -> ResumeResponse {
 
 /// Creates every control service; they live as long as the returned handles.
 pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
-    let mw = core.middleware.as_ref();
-    let introspection = core.options.service_introspection;
+    let mut services =
+        ServiceSet::new(core.middleware.as_ref(), core.options.service_introspection);
     let c = || core.clone();
-    let mut handles = Vec::new();
     let core_ = c();
-    handles.push(serve_introspected::<Pause>(
-        mw,
-        introspection,
-        "~/pause",
-        move |_| {
-            succeeded("pause", core_.pause());
-            PauseResponse::default()
-        },
-    )?);
+    services.serve::<Pause>("~/pause", move |_| {
+        succeeded("pause", core_.pause());
+        PauseResponse::default()
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<Resume>(
-        mw,
-        introspection,
-        "~/resume",
-        move |req: ResumeRequest| resume(&core_, &req),
-    )?);
+    services.serve::<Resume>("~/resume", move |req: ResumeRequest| resume(&core_, &req))?;
     let core_ = c();
-    handles.push(serve_introspected::<PauseAt>(
-        mw,
-        introspection,
-        "~/pause_at",
-        move |req: PauseAtRequest| {
-            let result = core_.schedule(Action::Pause, req.pause_time.as_nanos());
-            match result {
-                Ok(()) => PauseAtResponse {
-                    success: true,
-                    message: String::new(),
-                },
-                Err(e) => PauseAtResponse {
-                    success: false,
-                    message: crate::error_chain::Chain(&e).to_string(),
-                },
-            }
-        },
-    )?);
+    services.serve::<PauseAt>("~/pause_at", move |req: PauseAtRequest| {
+        let result = core_.schedule(Action::Pause, req.pause_time.as_nanos());
+        match result {
+            Ok(()) => PauseAtResponse {
+                success: true,
+                message: String::new(),
+            },
+            Err(e) => PauseAtResponse {
+                success: false,
+                message: crate::error_chain::Chain(&e).to_string(),
+            },
+        }
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<TogglePaused>(
-        mw,
-        introspection,
-        "~/toggle_paused",
-        move |_| {
-            succeeded("toggle_paused", core_.toggle_paused());
-            TogglePausedResponse::default()
-        },
-    )?);
+    services.serve::<TogglePaused>("~/toggle_paused", move |_| {
+        succeeded("toggle_paused", core_.toggle_paused());
+        TogglePausedResponse::default()
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<IsPaused>(
-        mw,
-        introspection,
-        "~/is_paused",
-        move |_| IsPausedResponse {
-            paused: core_.clock.is_paused(),
-        },
-    )?);
+    services.serve::<IsPaused>("~/is_paused", move |_| IsPausedResponse {
+        paused: core_.clock.is_paused(),
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<GetRate>(
-        mw,
-        introspection,
-        "~/get_rate",
-        move |_| GetRateResponse {
-            rate: core_.clock.get_rate(),
-        },
-    )?);
+    services.serve::<GetRate>("~/get_rate", move |_| GetRateResponse {
+        rate: core_.clock.get_rate(),
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<SetRate>(
-        mw,
-        introspection,
-        "~/set_rate",
-        move |r| SetRateResponse {
-            success: succeeded("set_rate", core_.set_rate(r.rate)),
-        },
-    )?);
+    services.serve::<SetRate>("~/set_rate", move |r| SetRateResponse {
+        success: succeeded("set_rate", core_.set_rate(r.rate)),
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<Seek>(
-        mw,
-        introspection,
-        "~/seek",
-        move |r| SeekResponse {
-            success: succeeded("seek", core_.seek(r.time.as_nanos())),
-        },
-    )?);
+    services.serve::<Seek>("~/seek", move |r| SeekResponse {
+        success: succeeded("seek", core_.seek(r.time.as_nanos())),
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<PlayNext>(
-        mw,
-        introspection,
-        "~/play_next",
-        move |_| PlayNextResponse {
-            success: succeeded("play_next", core_.play_next()),
-        },
-    )?);
+    services.serve::<PlayNext>("~/play_next", move |_| PlayNextResponse {
+        success: succeeded("play_next", core_.play_next()),
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<Burst>(
-        mw,
-        introspection,
-        "~/burst",
-        move |r| {
-            let burst = core_.burst(r.num_messages);
-            let actually_burst = burst.as_ref().copied().unwrap_or(0);
-            succeeded("burst", burst);
-            BurstResponse { actually_burst }
-        },
-    )?);
+    services.serve::<Burst>("~/burst", move |r| {
+        let burst = core_.burst(r.num_messages);
+        let actually_burst = burst.as_ref().copied().unwrap_or(0);
+        succeeded("burst", burst);
+        BurstResponse { actually_burst }
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<Play>(
-        mw,
-        introspection,
-        "~/play",
-        move |r| {
-            let span = PlaySpan {
-                start_offset: Duration::from_nanos(r.start_offset.as_nanos()),
-                duration: set(r.playback_duration.as_nanos()).map(Duration::from_nanos),
-                until: set(r.playback_until_timestamp.as_nanos()).map(Time::ros),
-            };
-            PlayResponse {
-                success: succeeded("play", core_.play_in_background(span)),
-            }
-        },
-    )?);
+    services.serve::<Play>("~/play", move |r| {
+        let span = PlaySpan {
+            start_offset: Duration::from_nanos(r.start_offset.as_nanos()),
+            duration: set(r.playback_duration.as_nanos()).map(Duration::from_nanos),
+            until: set(r.playback_until_timestamp.as_nanos()).map(Time::ros),
+        };
+        PlayResponse {
+            success: succeeded("play", core_.play_in_background(span)),
+        }
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<SetClockPublishFrequency>(
-        mw,
-        introspection,
-        "~/set_clock_publish_frequency",
-        move |r| {
-            let result = core_.set_clock_publish_frequency(r.frequency);
-            SetClockPublishFrequencyResponse {
-                message: result
-                    .as_ref()
-                    .err()
-                    .map(ToString::to_string)
-                    .unwrap_or_default(),
-                success: succeeded("set_clock_publish_frequency", result),
-            }
-        },
-    )?);
+    services.serve::<SetClockPublishFrequency>("~/set_clock_publish_frequency", move |r| {
+        let result = core_.set_clock_publish_frequency(r.frequency);
+        SetClockPublishFrequencyResponse {
+            message: result
+                .as_ref()
+                .err()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            success: succeeded("set_clock_publish_frequency", result),
+        }
+    })?;
     let core_ = c();
-    handles.push(serve_introspected::<Stop>(
-        mw,
-        introspection,
-        "~/stop",
-        move |_| {
-            core_.stop();
-            StopResponse::default()
-        },
-    )?);
-    Ok(handles)
+    services.serve::<Stop>("~/stop", move |_| {
+        core_.stop();
+        StopResponse::default()
+    })?;
+    Ok(services.finish())
 }

@@ -321,7 +321,14 @@ impl Recorder {
     /// service), to `uri` (empty: the one given at start), numbered `(1)`, `(2)`, ... where
     /// that bag exists; returns its directory.
     pub fn record(&self, uri: &str) -> Result<PathBuf> {
-        self.inner.record(uri)
+        self.inner.record(uri, None)
+    }
+
+    /// [`Recorder::record`] from `start_ns` by the recorder's clock (the `record` service's
+    /// `start_time`): the bag is opened at once and its first message is the first received at
+    /// or after that time.
+    pub fn record_from(&self, uri: &str, start_ns: i64) -> Result<PathBuf> {
+        self.inner.record(uri, Some(start_ns))
     }
 
     /// Records `topics` from now on, whatever the selection (the `subscribe_to_topics`

@@ -11,7 +11,7 @@ use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
 use rosbag2_rs_storage::{BagWriter, BagWriterOptions, QosProfile};
 
 use super::cache::{CacheWriter, Command, MessageCache};
-use super::schedule::Schedule;
+use super::schedule::{Schedule, TimeMode};
 use super::stats::TopicRegistry;
 use super::{Inner, RecordOptions, RecorderError, Result, Sink, WRITE_SPLIT_TOPIC};
 use crate::middleware::names::expand_name;
@@ -175,8 +175,11 @@ impl Inner {
 
     /// The `record` service: starts recording again after a `stop`, to `uri` (empty: the one
     /// given at start), numbered `(1)`, `(2)`, ... where that bag exists; returns its
-    /// directory.
-    pub(super) fn record(&self, uri: &str) -> Result<PathBuf> {
+    /// directory. With `start_ns` (Lyrical's `start_time`) still ahead by the recorder's clock,
+    /// the bag is opened and the topics subscribed at once, paused until the first message
+    /// received at or after it, which is the bag's first: recorders asked for one time start
+    /// between the same two messages (rosbag2 opens the bag when its timer fires).
+    pub(super) fn record(&self, uri: &str, start_ns: Option<i64>) -> Result<PathBuf> {
         let _transition = self.transition.lock();
         if self.is_recording() {
             return Err(RecorderError::NotAvailable(
@@ -190,6 +193,14 @@ impl Inner {
         };
         let dir = self.open_recording(free_uri(&uri))?;
         log::info!("recording to {}", dir.display());
+        if let Some(time_ns) = start_ns.filter(|t| *t > self.now()) {
+            self.pause();
+            self.schedule_resume(Schedule {
+                time_ns,
+                mode: TimeMode::Node,
+                topic: None,
+            })?;
+        }
         self.failed_topics.lock().clear();
         self.discovery_running
             .store(self.options.discovery, Ordering::SeqCst);

@@ -1,13 +1,14 @@
 //! The recorder's services on `/<node_name>/...`, with rosbag2's names and types: `pause`,
-//! `resume` (Lyrical and Rolling: at a time), `is_paused`, (ours) `pause_at` a time, `split_bagfile` (Rolling: at a time),
+//! `resume` (Lyrical: at a time), `is_paused`, (ours) `pause_at` a time, `split_bagfile` (Lyrical: at a time),
 //! `snapshot`; rosbag2 Lyrical's recorder control `record`, `stop`, `start_discovery`,
-//! `stop_discovery`, `is_discovery_running`, and Rolling's `is_recording`, `get_uri`,
-//! `subscribe_to_topics` and `get_subscribed_topics`, each
-//! served only where the middleware knows its type (the rcl backend: where the installed
-//! `rosbag2_interfaces` has it); in snapshot mode also
+//! `stop_discovery`, `is_discovery_running` (Lyrical: `record` also at a time), and ours `is_recording`, `get_uri`,
+//! `subscribe_to_topics` and `get_subscribed_topics`; in snapshot mode also
 //! `snapshot/trigger` (`rosbag2_rs_interfaces/srv/TriggerSnapshot`: file name, topics, window,
 //! post-trigger tail), `snapshot/memory`, `snapshot/duration`, `snapshot/clear_buffer`,
 //! `snapshot/pause` and `snapshot/resume`.
+//!
+//! A service whose type the middleware cannot load (the rcl backend: a package not installed, or
+//! an older `rosbag2_interfaces`) is left out with a note, and the recorder records.
 //!
 //! Handlers never wait on the disk: a split or a snapshot is queued to the writer threads and
 //! the response sent at once (the snapshot response says whether there was anything to write).
@@ -22,21 +23,21 @@ use super::schedule::{Schedule, TimeMode};
 use super::{Inner, RecorderError, SnapshotTrigger};
 use crate::middleware::error::Result;
 use crate::middleware::names::expand_name;
-use crate::middleware::services::serve_introspected;
+use crate::middleware::services::ServiceSet;
 use crate::middleware::Handle;
 
 /// Serves every recorder service; dropping the handles removes them.
 pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
     let mut services = Services {
         inner,
-        handles: Vec::new(),
+        set: ServiceSet::new(inner.middleware.as_ref(), inner.service_introspection),
     };
     serve_pause_resume(&mut services, "~")?;
     services.serve::<IsPaused>("~/is_paused", |i, _| IsPausedResponse {
         paused: i.is_paused(),
     })?;
     services.serve::<SplitBagfile>("~/split_bagfile", reply_split)?;
-    serve_recorder_control(&mut services);
+    serve_recorder_control(&mut services)?;
     services.serve::<Snapshot>("~/snapshot", |i, _| {
         let success = match i.trigger(&SnapshotTrigger::default(), None) {
             Ok(queued) => queued.is_some(),
@@ -47,9 +48,14 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         };
         SnapshotResponse { success }
     })?;
-    if inner.snapshot_buffers().is_err() {
-        return Ok(services.handles);
+    if inner.snapshot_buffers().is_ok() {
+        serve_snapshot_control(&mut services)?;
     }
+    Ok(services.set.finish())
+}
+
+/// The snapshot mode's own services (`~/snapshot/...`).
+fn serve_snapshot_control(services: &mut Services<'_>) -> Result<()> {
     services.serve::<TriggerSnapshot>("~/snapshot/trigger", reply_trigger)?;
     services.serve::<SetMemory>("~/snapshot/memory", |i, req| SetMemoryResponse {
         success: applied("snapshot/memory", i.set_snapshot_memory(req.memory)),
@@ -64,14 +70,13 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
         };
         ClearBufferResponse { success, message }
     })?;
-    serve_pause_resume(&mut services, "~/snapshot")?;
-    Ok(services.handles)
+    serve_pause_resume(services, "~/snapshot")
 }
 
-/// The recorder's services being set up: what they serve and their handles so far.
+/// The recorder's services being set up: what they act on and the services so far.
 struct Services<'a> {
     inner: &'a Arc<Inner>,
-    handles: Vec<Handle>,
+    set: ServiceSet<'a>,
 }
 
 impl Services<'_> {
@@ -82,13 +87,7 @@ impl Services<'_> {
         handler: impl Fn(&Inner, S::Request) -> S::Response + Send + 'static,
     ) -> Result<()> {
         let inner = Arc::clone(self.inner);
-        self.handles.push(serve_introspected::<S>(
-            self.inner.middleware.as_ref(),
-            self.inner.service_introspection,
-            name,
-            move |req| handler(&inner, req),
-        )?);
-        Ok(())
+        self.set.serve::<S>(name, move |req| handler(&inner, req))
     }
 }
 
@@ -109,43 +108,39 @@ fn serve_pause_resume(services: &mut Services<'_>, prefix: &str) -> Result<()> {
     services.serve::<Resume>(&format!("{prefix}/resume"), reply_resume)
 }
 
-/// rosbag2 Lyrical's and Rolling's recorder control. A middleware that cannot serve one (the
-/// rcl backend with an older `rosbag2_interfaces` installed) leaves it out with a note.
-fn serve_recorder_control(services: &mut Services<'_>) {
-    let served = [
-        services.serve::<Record>("~/record", |i, req| {
-            outcome(i.record(&req.uri).map(drop), RecordResponse::new)
-        }),
-        services.serve::<Stop>("~/stop", |i, _| {
-            outcome(i.stop_recording().map(drop), StopResponse::new)
-        }),
-        services.serve::<StartDiscovery>("~/start_discovery", |i, _| {
-            outcome(i.set_discovery(true), StartDiscoveryResponse::new)
-        }),
-        services.serve::<StopDiscovery>("~/stop_discovery", |i, _| {
-            outcome(i.set_discovery(false), StopDiscoveryResponse::new)
-        }),
-        services.serve::<IsDiscoveryRunning>("~/is_discovery_running", |i, _| {
-            IsDiscoveryRunningResponse {
-                running: i.is_discovery_running(),
-            }
-        }),
-        services.serve::<IsRecording>("~/is_recording", |i, _| IsRecordingResponse {
-            recording: i.is_recording(),
-        }),
-        services.serve::<SubscribeToTopics>("~/subscribe_to_topics", reply_subscribe),
-        services.serve::<GetSubscribedTopics>("~/get_subscribed_topics", |i, _| {
-            GetSubscribedTopicsResponse {
-                topics: i.subscriptions.lock().keys().cloned().collect(),
-            }
-        }),
-        services.serve::<GetUri>("~/get_uri", |i, _| GetUriResponse {
-            uri: i.uri().map(|u| u.display().to_string()).unwrap_or_default(),
-        }),
-    ];
-    for error in served.into_iter().filter_map(Result::err) {
-        log::info!("recorder control service not served: {error}");
-    }
+/// rosbag2 Lyrical's recorder control and ours (left out, with a note, where the installed
+/// `rosbag2_interfaces` is older: see [`ServiceSet`]).
+fn serve_recorder_control(services: &mut Services<'_>) -> Result<()> {
+    services.serve::<Record>("~/record", |i, req| {
+        let start = Some(req.start_time.as_nanos()).filter(|t| *t != 0);
+        outcome(i.record(&req.uri, start).map(drop), RecordResponse::new)
+    })?;
+    services.serve::<Stop>("~/stop", |i, _| {
+        outcome(i.stop_recording().map(drop), StopResponse::new)
+    })?;
+    services.serve::<StartDiscovery>("~/start_discovery", |i, _| {
+        outcome(i.set_discovery(true), StartDiscoveryResponse::new)
+    })?;
+    services.serve::<StopDiscovery>("~/stop_discovery", |i, _| {
+        outcome(i.set_discovery(false), StopDiscoveryResponse::new)
+    })?;
+    services.serve::<IsDiscoveryRunning>("~/is_discovery_running", |i, _| {
+        IsDiscoveryRunningResponse {
+            running: i.is_discovery_running(),
+        }
+    })?;
+    services.serve::<IsRecording>("~/is_recording", |i, _| IsRecordingResponse {
+        recording: i.is_recording(),
+    })?;
+    services.serve::<SubscribeToTopics>("~/subscribe_to_topics", reply_subscribe)?;
+    services.serve::<GetSubscribedTopics>("~/get_subscribed_topics", |i, _| {
+        GetSubscribedTopicsResponse {
+            topics: i.subscriptions.lock().keys().cloned().collect(),
+        }
+    })?;
+    services.serve::<GetUri>("~/get_uri", |i, _| GetUriResponse {
+        uri: i.uri().map(|u| u.display().to_string()).unwrap_or_default(),
+    })
 }
 
 fn reply_subscribe(inner: &Inner, req: SubscribeToTopicsRequest) -> SubscribeToTopicsResponse {

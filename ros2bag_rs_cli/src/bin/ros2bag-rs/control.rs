@@ -78,11 +78,15 @@ pub enum ControlAction {
     },
     /// Stop playback; a recorder (`--node`): stop recording and close the bag.
     Stop,
-    /// Recorder: start recording again after `stop`.
+    /// Recorder: start recording again after `stop`, at once or from a time (`--at`).
     Record {
         /// The new bag (default: the one given at start, numbered `(1)`, `(2)`, ... if it
         /// exists).
         uri: Option<String>,
+        /// From this time, seconds since the epoch (the recorder's clock): the bag is opened at
+        /// once and its first message is the first received at or after it. Default: at once.
+        #[arg(long)]
+        at: Option<f64>,
     },
     /// Recorder: look for new topics to record.
     StartDiscovery,
@@ -355,9 +359,13 @@ fn control(
             let r = call::<Stop>(node, player, "stop", &Default::default(), timeout)?;
             check_outcome("stop", r.return_code, &r.error_string)?;
         }
-        ControlAction::Record { uri } => {
+        ControlAction::Record { uri, at } => {
             let request = RecordRequest {
                 uri: uri.clone().unwrap_or_default(),
+                start_time: match at {
+                    Some(at) => TimeMsg::from_nanos(seconds(*at, "--at")?.as_nanos()),
+                    None => TimeMsg::default(),
+                },
             };
             let r = call::<Record>(node, player, "record", &request, timeout)?;
             check_outcome("record", r.return_code, &r.error_string)?;

@@ -17,6 +17,10 @@ pub struct ConvertArgs {
     /// The input bags, merged in receive-time order.
     #[command(flatten)]
     input: InputArgs,
+    /// More input bags from a YAML file, as rosbag2 Lyrical's `convert --input-options` reads
+    /// it: `input_bags: [{uri: ..., storage_id: ...}]`.
+    #[arg(long, value_name = "FILE.yaml")]
+    input_options: Option<PathBuf>,
     /// Output bag directory, or .bag file for rosbag_v2 (must not exist); or, as for
     /// `ros2 bag convert -o/--output-options`, a YAML file of output bags
     /// (`output_bags: [{uri: ..., ...}]`).
@@ -59,6 +63,17 @@ pub struct ConvertArgs {
     rename: Vec<String>,
 }
 
+impl ConvertArgs {
+    /// The input bags: the positional and `-i` ones, then those of `--input-options`.
+    fn inputs(&self) -> Result<Vec<PathBuf>> {
+        let more = match &self.input_options {
+            Some(file) => convert_yaml::read_inputs(file)?,
+            None => Vec::new(),
+        };
+        self.input.resolve_with(None, &more)
+    }
+}
+
 /// Runs `convert`: one rosbag2 or ROS 1 bag, the bags of an options file, or a RealSense
 /// recording (in either direction).
 pub fn run(args: ConvertArgs) -> Result<()> {
@@ -80,7 +95,7 @@ pub fn run(args: ConvertArgs) -> Result<()> {
 
 /// `convert -o options.yaml`: every output bag the file describes.
 fn convert_options_file(args: &ConvertArgs) -> Result<()> {
-    let inputs = args.input.resolve(None)?;
+    let inputs = args.inputs()?;
     for mut options in convert_yaml::read(&args.output, &inputs)? {
         options.typestore = args.typestore;
         let progress = progress::ConvertProgress::start(&options.inputs, &options.output.uri);
@@ -149,7 +164,7 @@ fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
          (PNG, zstd) and has no chunks",
         args.output.display()
     );
-    let inputs = args.input.resolve(None)?;
+    let inputs = args.inputs()?;
     let recording = match inputs.as_slice() {
         [input] if realsense_bag_rs::is_recording(input) => Some(input.clone()),
         _ => None,
@@ -233,7 +248,7 @@ fn convert_filters(args: &ConvertArgs) -> Result<ConvertFilters> {
 }
 
 fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
-    let inputs = args.input.resolve(None)?;
+    let inputs = args.inputs()?;
     let (start, end) = time_range(&inputs, &args.start, &args.end)?;
     Ok(ConvertOptions {
         output: args.writer.options(args.output.clone())?,

@@ -1,4 +1,5 @@
-//! `convert -o options.yaml`: the output-bag file of `ros2 bag convert`. It has one top-level key,
+//! `convert -o options.yaml`: the output-bag file of `ros2 bag convert` (and the input-bag file
+//! of Lyrical's `--input-options`). It has one top-level key,
 //! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
 //! `all_topics`, `all_services` (or Humble's `all`: both), `all_actions`, `topics`, `topic_types`,
 //! `services`, `actions`, `regex`, `exclude_*`, `max_bagfile_size`,
@@ -22,15 +23,17 @@ pub fn is_options_file(path: &Path) -> bool {
     path.is_file() && path.extension().is_some_and(|e| e == "yaml" || e == "yml")
 }
 
-/// One entry of `output_bags`, read field by field.
+/// One entry of `output_bags` (or `input_bags`), read field by field.
 struct Entry<'a> {
     yaml: &'a Yaml,
     index: usize,
+    /// The list it is in.
+    list: &'static str,
 }
 
 impl Entry<'_> {
     fn context(&self, key: &str) -> String {
-        format!("output_bags[{}].{key}", self.index)
+        format!("{}[{}].{key}", self.list, self.index)
     }
 
     fn string(&self, key: &str) -> Result<Option<String>> {
@@ -170,6 +173,35 @@ impl Selection {
     }
 }
 
+/// The input bags of an `--input-options` file (rosbag2 Lyrical): `input_bags`, a list of
+/// storage options of which `uri` (required) and `storage_id` are used.
+pub fn read_inputs(path: &Path) -> Result<Vec<(PathBuf, Option<String>)>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let docs = rosbag2_rs_storage::limits::load_yaml(&text)
+        .with_context(|| format!("{} is not YAML", path.display()))?;
+    let Some(Yaml::Array(bags)) = docs.first().map(|d| &d["input_bags"]) else {
+        bail!(
+            "{}: expected a top-level key input_bags with a list of input bags",
+            path.display()
+        );
+    };
+    bags.iter()
+        .enumerate()
+        .map(|(index, yaml)| {
+            let entry = Entry {
+                yaml,
+                index,
+                list: "input_bags",
+            };
+            let uri = entry
+                .string("uri")?
+                .with_context(|| format!("{}: every input bag needs a uri", path.display()))?;
+            Ok((PathBuf::from(uri), entry.string("storage_id")?))
+        })
+        .collect()
+}
+
 /// The conversions an options file describes, each reading `inputs`.
 pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
     let text =
@@ -185,16 +217,27 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
     let mut known_topics: Option<Vec<(String, String)>> = None;
     let mut out = Vec::new();
     for (index, yaml) in bags.iter().enumerate() {
-        let entry = Entry { yaml, index };
+        let entry = Entry {
+            yaml,
+            index,
+            list: "output_bags",
+        };
         let uri = entry
             .string("uri")?
             .with_context(|| format!("{}: every output bag needs a uri", path.display()))?;
-        if let Some(format) = entry.string("rmw_serialization_format")? {
-            anyhow::ensure!(
-                format == "cdr",
-                "{}: only cdr is written",
-                entry.context("rmw_serialization_format")
-            );
+        // (Lyrical splits rmw_serialization_format into an input and an output format.)
+        for key in [
+            "rmw_serialization_format",
+            "input_serialization_format",
+            "output_serialization_format",
+        ] {
+            if let Some(format) = entry.string(key)? {
+                anyhow::ensure!(
+                    format == "cdr",
+                    "{}: only cdr is written",
+                    entry.context(key)
+                );
+            }
         }
         let known = match &known_topics {
             Some(known) => known,
@@ -402,5 +445,26 @@ mod tests {
             let e = format!("{e:#}");
             assert!(e.contains(expected), "{yaml}: {e}");
         }
+    }
+
+    #[test]
+    fn input_bags_as_rosbag2_lyrical_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("in.yaml");
+        let read = |yaml: &str| {
+            std::fs::write(&file, yaml).unwrap();
+            read_inputs(&file).map_err(|e| format!("{e:#}"))
+        };
+        assert_eq!(
+            read("input_bags:\n- uri: a\n  storage_id: mcap\n- uri: b\n  max_cache_size: 0\n"),
+            Ok(vec![
+                (PathBuf::from("a"), Some("mcap".into())),
+                (PathBuf::from("b"), None)
+            ])
+        );
+        let no_uri = read("input_bags:\n- storage_id: mcap\n").unwrap_err();
+        assert!(no_uri.contains("every input bag needs a uri"), "{no_uri}");
+        let no_list = read("output_bags: []\n").unwrap_err();
+        assert!(no_list.contains("input_bags"), "{no_list}");
     }
 }
