@@ -173,58 +173,54 @@ impl Selection {
     }
 }
 
-/// The input bags of an `--input-options` file (rosbag2 Lyrical): `input_bags`, a list of
-/// storage options of which `uri` (required) and `storage_id` are used.
-pub fn read_inputs(path: &Path) -> Result<Vec<(PathBuf, Option<String>)>> {
+/// The entries of the list under the top-level key `list` ("input_bags", "output_bags") of the
+/// YAML file `path`, each with the URI it must have.
+fn bag_entries(path: &Path, list: &'static str) -> Result<Vec<(Yaml, String)>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let docs = rosbag2_rs_storage::limits::load_yaml(&text)
         .with_context(|| format!("{} is not YAML", path.display()))?;
-    let Some(Yaml::Array(bags)) = docs.first().map(|d| &d["input_bags"]) else {
+    let Some(Yaml::Array(bags)) = docs.first().map(|d| &d[list]) else {
         bail!(
-            "{}: expected a top-level key input_bags with a list of input bags",
+            "{}: expected a top-level key {list} with a list of bags",
             path.display()
         );
     };
     bags.iter()
         .enumerate()
         .map(|(index, yaml)| {
-            let entry = Entry {
-                yaml,
-                index,
-                list: "input_bags",
-            };
-            let uri = entry
+            let uri = Entry { yaml, index, list }
                 .string("uri")?
-                .with_context(|| format!("{}: every input bag needs a uri", path.display()))?;
-            Ok((PathBuf::from(uri), entry.string("storage_id")?))
+                .with_context(|| format!("{}: every bag of {list} needs a uri", path.display()))?;
+            Ok((yaml.clone(), uri))
+        })
+        .collect()
+}
+
+/// The input bags of an `--input-options` file (rosbag2 Lyrical): `input_bags`, a list of
+/// storage options of which `uri` (required) and `storage_id` are used.
+pub fn read_inputs(path: &Path) -> Result<Vec<(PathBuf, Option<String>)>> {
+    let list = "input_bags";
+    bag_entries(path, list)?
+        .iter()
+        .enumerate()
+        .map(|(index, (yaml, uri))| {
+            let storage_id = Entry { yaml, index, list }.string("storage_id")?;
+            Ok((PathBuf::from(uri), storage_id))
         })
         .collect()
 }
 
 /// The conversions an options file describes, each reading `inputs`.
 pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let docs = rosbag2_rs_storage::limits::load_yaml(&text)
-        .with_context(|| format!("{} is not YAML", path.display()))?;
-    let Some(Yaml::Array(bags)) = docs.first().map(|d| &d["output_bags"]) else {
-        bail!(
-            "{}: expected a top-level key output_bags with a list of output bags",
-            path.display()
-        );
-    };
     let mut known_topics: Option<Vec<(String, String)>> = None;
     let mut out = Vec::new();
-    for (index, yaml) in bags.iter().enumerate() {
+    for (index, (yaml, uri)) in bag_entries(path, "output_bags")?.iter().enumerate() {
         let entry = Entry {
             yaml,
             index,
             list: "output_bags",
         };
-        let uri = entry
-            .string("uri")?
-            .with_context(|| format!("{}: every output bag needs a uri", path.display()))?;
         // (Lyrical splits rmw_serialization_format into an input and an output format.)
         for key in [
             "rmw_serialization_format",
@@ -418,7 +414,10 @@ mod tests {
     #[test]
     fn refusals_name_the_entry() {
         for (yaml, expected) in [
-            ("output_bags:\n- topics: [/a]\n", "needs a uri"),
+            (
+                "output_bags:\n- topics: [/a]\n",
+                "every bag of output_bags needs a uri",
+            ),
             ("output_bags:\n- uri: x\n", "selects no topic"),
             (
                 "output_bags:\n- uri: x\n  topics: [/nope]\n",
@@ -463,7 +462,10 @@ mod tests {
             ])
         );
         let no_uri = read("input_bags:\n- storage_id: mcap\n").unwrap_err();
-        assert!(no_uri.contains("every input bag needs a uri"), "{no_uri}");
+        assert!(
+            no_uri.contains("every bag of input_bags needs a uri"),
+            "{no_uri}"
+        );
         let no_list = read("output_bags: []\n").unwrap_err();
         assert!(no_list.contains("input_bags"), "{no_list}");
     }
