@@ -156,3 +156,55 @@ fn every_parameter_the_parity_document_names_is_taken() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The parameter names of the document's "Node parameters" table for `node` ("player",
+/// "recorder"), with what the row says each stands for.
+fn documented_parameters(node: &str) -> Vec<(String, String)> {
+    let heading = format!("### The {node} ");
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in PARITY.lines() {
+        if line.starts_with("## ") || line.starts_with("### ") {
+            inside = line.starts_with(&heading);
+            continue;
+        }
+        let Some(row) = line.strip_prefix("| `").filter(|_| inside) else {
+            continue;
+        };
+        if let Some((name, rest)) = row.split_once("` | ") {
+            out.push((name.to_string(), rest.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_node_parameter_tables_of_the_document_are_the_nodes_tables() {
+    for (node, table) in [
+        ("player", &PLAY_PARAMETERS),
+        ("recorder", &RECORD_PARAMETERS),
+    ] {
+        let documented = documented_parameters(node);
+        let names: Vec<&str> = documented.iter().map(|(n, _)| n.as_str()).collect();
+        let taken: Vec<&str> = table.params.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, taken, "the {node}'s parameters in the document");
+        for ((name, says), (_, param)) in documented.iter().zip(table.params) {
+            let flag = match param {
+                Param::Value(f)
+                | Param::Positive(f)
+                | Param::Switch(f)
+                | Param::List(f)
+                | Param::Seconds(f)
+                | Param::Nanoseconds(f)
+                | Param::Milliseconds(f)
+                | Param::Only(f) => format!("`{f}`"),
+                Param::Positional => "positional".into(),
+                Param::Unsupported => "not taken".into(),
+            };
+            assert!(
+                says.contains(&flag),
+                "{node}: {name} is said to be {says}, not {flag}"
+            );
+        }
+    }
+}
