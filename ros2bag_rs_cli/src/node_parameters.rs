@@ -30,16 +30,10 @@ pub fn declared(
                 continue;
             }
             Param::Positional => command.get_positionals().next(),
-            Param::Value(flag)
-            | Param::Positive(flag)
-            | Param::Switch(flag)
-            | Param::List(flag)
-            | Param::Seconds(flag)
-            | Param::Nanoseconds(flag)
-            | Param::Milliseconds(flag) => {
+            _ => param.flag().and_then(|flag| {
                 let long = flag.trim_start_matches('-');
                 command.get_arguments().find(|a| a.get_long() == Some(long))
-            }
+            }),
         };
         let Some(arg) = arg else { continue };
         let values: Vec<String> = matches

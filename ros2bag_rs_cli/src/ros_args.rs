@@ -62,6 +62,22 @@ pub enum Param {
     Only(&'static str),
 }
 
+impl Param {
+    /// The flag the parameter stands for, if it stands for one.
+    pub fn flag(self) -> Option<&'static str> {
+        match self {
+            Param::Value(flag)
+            | Param::Positive(flag)
+            | Param::Switch(flag)
+            | Param::List(flag)
+            | Param::Seconds(flag)
+            | Param::Nanoseconds(flag)
+            | Param::Milliseconds(flag) => Some(flag),
+            Param::Positional | Param::Unsupported | Param::Only(_) => None,
+        }
+    }
+}
+
 /// The parameters a node takes and the flags they stand for.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamTable {

@@ -125,22 +125,11 @@ fn every_parameter_the_parity_document_names_is_taken() {
                     .all(|ch| ch.is_ascii_lowercase() || ch == '_' || ch == '.')
         }) {
             checked.push(name.to_string());
-            let flag = match table.find(name) {
-                None | Some(Param::Unsupported) => {
-                    wrong.push(format!("{verb}: {name} is not taken"));
-                    continue;
-                }
-                Some(
-                    Param::Value(f)
-                    | Param::Positive(f)
-                    | Param::Switch(f)
-                    | Param::List(f)
-                    | Param::Seconds(f)
-                    | Param::Nanoseconds(f)
-                    | Param::Milliseconds(f),
-                ) => f,
-                Some(Param::Positional | Param::Only(_)) => continue,
+            let Some(param) = table.find(name).filter(|p| *p != Param::Unsupported) else {
+                wrong.push(format!("{verb}: {name} is not taken"));
+                continue;
             };
+            let Some(flag) = param.flag() else { continue };
             wrong.extend(refusal(verb, flag));
         }
     }
@@ -189,17 +178,10 @@ fn the_node_parameter_tables_of_the_document_are_the_nodes_tables() {
         let taken: Vec<&str> = table.params.iter().map(|(n, _)| *n).collect();
         assert_eq!(names, taken, "the {node}'s parameters in the document");
         for ((name, says), (_, param)) in documented.iter().zip(table.params) {
-            let flag = match param {
-                Param::Value(f)
-                | Param::Positive(f)
-                | Param::Switch(f)
-                | Param::List(f)
-                | Param::Seconds(f)
-                | Param::Nanoseconds(f)
-                | Param::Milliseconds(f)
-                | Param::Only(f) => format!("`{f}`"),
-                Param::Positional => "positional".into(),
-                Param::Unsupported => "not taken".into(),
+            let flag = match (param.flag(), *param) {
+                (Some(f), _) | (None, Param::Only(f)) => format!("`{f}`"),
+                (None, Param::Positional) => "positional".into(),
+                _ => "not taken".into(),
             };
             assert!(
                 says.contains(&flag),
