@@ -66,8 +66,8 @@ cargo build -q --release -p rosbag2_rs_transport_lib --example dds_probe
 cargo test -q -p rosbag2_rs_transport_lib --lib rcl
 # The backend conformance suite over every backend this build has: rcl, the native Fast DDS on
 # the sourced ROS 2's Fast DDS, Cyclone DDS, Zenoh, in-process (each networked case in a private
-# network namespace of its own).
-cargo test -q -p rosbag2_rs_transport_lib --test conformance
+# network namespace of its own); every backend's nodes counted until they have left the graph.
+cargo test -q -p rosbag2_rs_transport_lib --test conformance --test exit
 
 # The installed executables in one directory, as the tests look for them.
 bins=$ws/bins

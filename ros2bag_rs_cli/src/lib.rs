@@ -119,9 +119,22 @@ pub fn node_main<C: NodeCommand>() -> ! {
     logging::init(command.log_level(), command.node_name());
     warnings.iter().for_each(|w| log::warn!("{w}"));
     match command.run(ros.namespace.as_deref().unwrap_or("/"), parameters) {
-        Ok(()) => std::process::exit(0),
+        Ok(()) => exit(0),
         Err(e) => fail(e),
     }
+}
+
+/// How long [`exit`] waits for the process's nodes to leave the graph.
+const LEAVE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Exits with `code` once the process's nodes have left the graph (at most [`LEAVE_GRACE`]): a
+/// node whose last reference went on another thread may still be saying goodbye, and peers would
+/// otherwise see it until its lease ends.
+pub fn exit(code: i32) -> ! {
+    if !rosbag2_rs_transport_lib::wait_for_nodes_to_leave(LEAVE_GRACE) {
+        log::debug!("a node was still on the graph at exit");
+    }
+    std::process::exit(code)
 }
 
 /// Prints `error: ...` with the causes and exits with status 1; a closed pipe (`... | head`) is
@@ -132,10 +145,10 @@ pub fn fail(e: anyhow::Error) -> ! {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     });
     if broken_pipe {
-        std::process::exit(0);
+        exit(0);
     }
     eprintln!("error: {e:#}");
-    std::process::exit(1);
+    exit(1);
 }
 
 /// What a player or recorder node offers besides its own services, as every rclcpp node does:

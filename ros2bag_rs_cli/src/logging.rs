@@ -1,7 +1,7 @@
 //! Logging for the binaries: `--log-level` applies to rosbag2-rs itself. The DDS stack underneath
 //! is silent unless `--log-level` is debug or trace (its warnings are per-packet notes and its
 //! shutdown reports errors about entities it already dropped); rosbag2-rs logs the DDS failures
-//! that matter itself. `RUST_LOG` overrides all of this. While a node is up, every line logged
+//! that matter itself. `RUST_LOG` (env_logger's filters) replaces all of this. While a node is up, every line logged
 //! also goes to its `/rosout` ([`to_rosout`]).
 
 use std::cell::Cell;
@@ -126,14 +126,22 @@ fn format_line(level: log::Level, now: std::time::SystemTime, node: &str, messag
 /// once at the start of `main`.
 pub fn init(level: log::LevelFilter, node: &str) {
     let mut builder = env_logger::Builder::new();
-    let others = if level >= log::LevelFilter::Debug {
-        log::LevelFilter::Warn
-    } else {
-        log::LevelFilter::Off
-    };
-    builder.filter_level(others);
-    for module in OURS {
-        builder.filter_module(module, level);
+    match std::env::var("RUST_LOG") {
+        // In place of the levels below, not on top of them: `RUST_LOG=debug` raises everything.
+        Ok(filters) => {
+            builder.parse_filters(&filters);
+        }
+        Err(_) => {
+            let others = if level >= log::LevelFilter::Debug {
+                log::LevelFilter::Warn
+            } else {
+                log::LevelFilter::Off
+            };
+            builder.filter_level(others);
+            for module in OURS {
+                builder.filter_module(module, level);
+            }
+        }
     }
     let node = node.trim_start_matches('/').to_string();
     let clear = std::io::stderr().is_terminal();
@@ -151,7 +159,7 @@ pub fn init(level: log::LevelFilter, node: &str) {
         publish(record, &message);
         writeln!(out, "{line}")
     });
-    builder.parse_env("RUST_LOG").init();
+    builder.init();
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-"""Cyclone DDS side of the transport benchmark (the Python `cyclonedds` binding, the DDS under
+"""The Cyclone DDS side of benches/transport_latency.rs (the Python `cyclonedds` binding, the DDS under
 rmw_cyclonedds_cpp). Samples are `Blob` (sequence<uint8>) whose first 8 bytes are the send time
 in ns; they are handled as serialized bytes, so Python decoding does not slow the peer.
 

@@ -1,9 +1,13 @@
-"""The Python `eclipse-zenoh` side of benches/zenoh_latency.rs, in rmw_zenoh's format.
+"""The Python `eclipse-zenoh` side of benches/transport_latency.rs, in rmw_zenoh's format (key
+`<domain>/<topic>/<DDS type name>/<type hash>`, the attachment rmw_zenoh sends), through the
+bench's router. Samples are `Blob` (sequence<uint8>) whose first 8 bytes are the send time in ns.
 
-sink KEY COUNT TIMEOUT_S: subscribes to KEY, prints `ready`, then `<sent> <received>` (ns) per
-    sample (sent = bytes 8..16 of the payload) once COUNT arrived or TIMEOUT_S passed, then `done`.
-source KEY SIZE PACED PERIOD_S BURST: prints `ready`, waits for a line on stdin, publishes PACED
-    samples PERIOD_S apart, prints `burst <ns>`, publishes BURST back to back, prints `done`.
+    zenoh_peer.py sink TOPIC COUNT            # prints "send_ns recv_ns" per sample
+    zenoh_peer.py source TOPIC SIZE PACED PERIOD_MS BURST
+                                              # PACED stamped samples every PERIOD_MS, 1 s, then
+                                              # BURST back to back
+
+Prints `ready` once its endpoint exists (a source once the router has had a moment to route it).
 """
 import struct
 import sys
@@ -13,6 +17,8 @@ import time
 import zenoh
 
 CONNECT = 'tcp/127.0.0.1:7447'
+TYPE = 'rosbag2_rs_bench::msg::dds_::Blob_'
+HASH = 'RIHS01_' + '0' * 64
 
 
 def session():
@@ -24,52 +30,51 @@ def session():
     return zenoh.open(conf)
 
 
-def sink(key, count, timeout):
+def key(topic):
+    return f'0/{topic[1:]}/{TYPE}/{HASH}'
+
+
+def sink(topic, count):
     s = session()
     rows = []
     done = threading.Event()
 
     def on_sample(sample):
         now = time.time_ns()
-        payload = sample.payload.to_bytes()
-        rows.append((struct.unpack_from('<q', payload, 8)[0], now))
+        rows.append((struct.unpack_from('<q', sample.payload.to_bytes(), 8)[0], now))
         if len(rows) >= count:
             done.set()
-    sub = s.declare_subscriber(key, on_sample)
+    sub = s.declare_subscriber(key(topic), on_sample)
     print('ready', flush=True)
-    done.wait(timeout)
+    done.wait(120)
     sub.undeclare()
-    out = sys.stdout
-    for sent, recv in rows:
-        out.write(f'{sent} {recv}\n')
-    out.write('done\n')
-    out.flush()
+    for sent, recv in list(rows):
+        sys.stdout.write(f'{sent} {recv}\n')
+    sys.stdout.flush()
 
 
-def source(key, size, paced, period, burst):
+def source(topic, size, paced, period_ms, burst):
     s = session()
-    pub = s.declare_publisher(key, congestion_control=zenoh.CongestionControl.BLOCK)
+    pub = s.declare_publisher(key(topic), congestion_control=zenoh.CongestionControl.BLOCK)
     template = bytearray(b'\x00\x01\x00\x00' + struct.pack('<I', size) + b'\xab' * size)
     gid = bytes(16)
+    time.sleep(1)
     print('ready', flush=True)
-    sys.stdin.readline()
 
     def put(seq):
         struct.pack_into('<q', template, 8, time.time_ns())
         pub.put(bytes(template), attachment=struct.pack('<qq', seq, time.time_ns()) + b'\x10' + gid)
     for i in range(paced):
         put(i + 1)
-        time.sleep(period)
-    print(f'burst {time.time_ns()}', flush=True)
+        time.sleep(period_ms / 1000)
+    time.sleep(1)
     for i in range(burst):
         put(paced + i + 1)
-    print('done', flush=True)
     time.sleep(1)
 
 
 if __name__ == '__main__':
-    mode, key = sys.argv[1], sys.argv[2]
-    if mode == 'sink':
-        sink(key, int(sys.argv[3]), float(sys.argv[4]))
+    if sys.argv[1] == 'sink':
+        sink(sys.argv[2], int(sys.argv[3]))
     else:
-        source(key, int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]))
+        source(sys.argv[2], *map(int, sys.argv[3:7]))

@@ -13,6 +13,13 @@ Reproduce (root; it enters its own network namespace, DDS stays on `lo`):
 `cargo build --release -p rosbag2_rs_transport --bin recorder && unshare --net -- sh -c 'ip link
  set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
  .venv/bin/python tests/interop/bench_recorder_load.py'`
+
+`RECORDER_BACKENDS` runs the recorder rows once per backend of the same binary (comma-separated:
+`cyclone`, the default; `fastdds`, the native Fast DDS backend; `rcl`, rcl and the sourced ROS 2's
+default rmw), and `RECORDER_WORKLOADS` picks rows by the start of their names (`100 B,1 MB x 200
+Hz`). `RECORDER` is the binary (a colcon install's `lib/rosbag2_rs_transport/recorder` for rcl;
+run in that sourced environment). The publisher is always Python `cyclonedds`: the Fast DDS
+backends receive it across vendors, as a Fast DDS node receives a Cyclone one.
 """
 import os
 import pathlib
@@ -36,7 +43,14 @@ from conftest import CYCLONE  # noqa: E402
 from ros_dds import RELIABLE, RawImage, String, private_network, wait_matched  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-RECORDER = pathlib.Path(os.environ.get('CARGO_TARGET_DIR', ROOT / 'target')) / 'release' / 'recorder'
+RECORDER = pathlib.Path(os.environ.get('RECORDER') or
+                        pathlib.Path(os.environ.get('CARGO_TARGET_DIR', ROOT / 'target')) / 'release' / 'recorder')
+# The recorder's environment for each backend it can be run on.
+BACKENDS = {
+    'cyclone': ('Cyclone DDS', {**CYCLONE, 'ROSBAG2_RS_MIDDLEWARE': 'native'}),
+    'fastdds': ('native Fast DDS', {'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp', 'ROSBAG2_RS_MIDDLEWARE': 'native'}),
+    'rcl': ('rcl, default rmw', {'ROSBAG2_RS_MIDDLEWARE': 'rcl'}),
+}
 DOMAIN = 77
 
 
@@ -66,7 +80,7 @@ def camera():
 class Sink:
     """What receives the load: the recorder (in `cgroup` when given) or a counting reader."""
 
-    def __init__(self, topics, out, args, cgroup=None):
+    def __init__(self, topics, out, args, backend='cyclone', cgroup=None):
         self.out, self.proc, self.counts, self.readers = out, None, None, []
         if args is None:
             self.dp = DomainParticipant(DOMAIN)
@@ -76,7 +90,8 @@ class Sink:
             self.thread = threading.Thread(target=self.count)
             self.thread.start()
             return
-        env = {**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': str(DOMAIN)}
+        env = {key: value for key, value in os.environ.items() if key != 'RMW_IMPLEMENTATION'}
+        env.update(BACKENDS[backend][1], ROS_DOMAIN_ID=str(DOMAIN))
         self.log = out.with_suffix('.log')
         with open(self.log, 'w') as log:
             self.proc = subprocess.Popen([str(RECORDER), '--disable-keyboard-controls', '-o', str(out),
@@ -141,11 +156,11 @@ class CpuLimit:
                 pass
 
 
-def run(workload, args, cgroup=None):
+def run(workload, args, backend='cyclone', cgroup=None):
     topics, hz, seconds = workload()
     work = pathlib.Path(tempfile.mkdtemp(prefix='load-'))
     try:
-        sink = Sink(topics, work / 'bag', args, cgroup)
+        sink = Sink(topics, work / 'bag', args, backend, cgroup)
         dp = DomainParticipant(DOMAIN)
         writers = [(DataWriter(dp, Topic(dp, 'rt' + name, kind), qos=RELIABLE), sample)
                    for name, kind, sample in topics]
@@ -179,19 +194,28 @@ def main():
         ('1 MB x 200 Hz, --max-cache-size 20 MB', camera, cache),
         ('1 MB x 200 Hz, 20 MB cache, zstd per message', camera, cache + zstd),
     ]
+    backends = os.environ.get('RECORDER_BACKENDS', 'cyclone').split(',')
+    wanted = os.environ.get('RECORDER_WORKLOADS')
+    if wanted:
+        rows = [row for row in rows if any(row[0].startswith(w) for w in wanted.split(','))]
     print('| workload | sink | published | received/recorded | rate (msg/s) | CPU s | peak RSS MiB | drop cause |')
     print('|---|---|---|---|---|---|---|---|')
     for name, workload, args in rows:
-        for sink, sink_args in (('Python reader (baseline)', None), ('our recorder', args)):
-            sent, elapsed, got, cpu, rss, cause = run(workload, sink_args)
+        sinks = [('Python reader (baseline)', None, None)]
+        sinks += [(f'our recorder ({BACKENDS[b][0]})' if backends != ['cyclone'] else 'our recorder', args, b)
+                  for b in backends]
+        for sink, sink_args, backend in sinks:
+            sent, elapsed, got, cpu, rss, cause = run(workload, sink_args, backend)
             print(f'| {name} | {sink} | {sent} | {got} | {sent / elapsed:.0f} | '
                   f'{cpu:.2f} | {rss:.0f} | {cause or "-"} |', flush=True)
+    if wanted:
+        return
     limit = CpuLimit(0.1)
     if limit.path is None:
         print('| starved | our recorder | - | - | - | - | - | no cgroup could be made here |')
         return
     try:
-        sent, elapsed, got, cpu, rss, cause = run(camera, cache + zstd, cgroup=limit)
+        sent, elapsed, got, cpu, rss, cause = run(camera, cache + zstd, backends[0], cgroup=limit)
         print(f'| 1 MB x 200 Hz, 20 MB cache, zstd per message, recorder at 10 % of a core | our recorder | '
               f'{sent} | {got} | {sent / elapsed:.0f} | {cpu:.2f} | {rss:.0f} | {cause or "-"} |')
     finally:

@@ -46,6 +46,11 @@ pytestmark = pytest.mark.skipif(not private_network(),
 def _refuse_real_interfaces():
     assert private_network(), 'refusing to send DDS traffic: not in a private network namespace'
     assert os.environ.get('AMENT_PREFIX_PATH'), 'needs the sourced ROS 2 environment'
+    started = len(Ours.started)
+    yield
+    # Printed at teardown: pytest shows it only for a test that failed.
+    for ours in Ours.started[started:]:
+        print(f'--- {ours.proc.args[0]} ---\n{ours.err}')
 
 
 def ours_env(domain):
@@ -53,7 +58,8 @@ def ours_env(domain):
     environment (AMENT_PREFIX_PATH for the type supports, LD_LIBRARY_PATH for the colcon-built
     ones' dependencies), Python's own path left out."""
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'ROSBAG2_RS_MIDDLEWARE')}
-    return {**env, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1', 'RUST_LOG': os.environ.get('ROSBAG2_RS_TEST_LOG', 'info')}
+    log = {'RUST_LOG': os.environ['ROSBAG2_RS_TEST_LOG']} if 'ROSBAG2_RS_TEST_LOG' in os.environ else {}
+    return {**env, 'ROS_DOMAIN_ID': str(domain), 'RUST_BACKTRACE': '1', **log}
 
 
 def wait_until(predicate, what, timeout=TIMEOUT):
@@ -134,6 +140,9 @@ START_LINES = {'rcl': START_LINE, 'native': 'middleware: Fast DDS (rmw_fastrtps_
 class Ours:
     """One of our binaries, its stderr collected on a thread (so that a test can wait for a line)."""
 
+    # Every one started, for the log of a failed test.
+    started = []
+
     def __init__(self, args, domain, middleware='rcl', env=None):
         env = {**ours_env(domain), **(env or {})}
         if middleware == 'native':
@@ -143,6 +152,7 @@ class Ours:
         self.lines = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
+        Ours.started.append(self)
 
     def _read(self):
         for line in self.proc.stderr:

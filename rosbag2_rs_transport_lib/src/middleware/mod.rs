@@ -21,6 +21,7 @@ pub(crate) mod error;
 pub(crate) mod fastdds;
 pub(crate) mod inprocess;
 pub(crate) mod names;
+pub(crate) mod on_graph;
 #[cfg(rosbag2_rs_rcl)]
 pub mod rcl;
 pub(crate) mod select;

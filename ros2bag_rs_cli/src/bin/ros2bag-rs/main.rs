@@ -24,8 +24,8 @@ mod zenoh_router;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use ros2bag_rs_cli::{
-    fail, init_logging, parse_level, run_burst, run_record, split_ros_args, BurstArgs, PlayArgs,
-    RecordArgs, RosArgs, PLAY_PARAMETERS, RECORD_PARAMETERS,
+    exit, fail, init_logging, parse_level, run_burst, run_record, split_ros_args, BurstArgs,
+    PlayArgs, RecordArgs, RosArgs, PLAY_PARAMETERS, RECORD_PARAMETERS,
 };
 
 #[derive(Parser)]
@@ -98,8 +98,9 @@ fn main() {
     };
     init_logging(cli.log_level, node);
     warnings.iter().for_each(|w| log::warn!("{w}"));
-    if let Err(e) = run(cli.command, ros.namespace.as_deref().unwrap_or("/")) {
-        fail(e);
+    match run(cli.command, ros.namespace.as_deref().unwrap_or("/")) {
+        Ok(()) => exit(0),
+        Err(e) => fail(e),
     }
 }
 

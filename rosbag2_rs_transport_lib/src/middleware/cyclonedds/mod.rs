@@ -45,6 +45,7 @@ use crate::middleware::names::{
     dds_message_type, dds_service_topics, dds_service_types, dds_topic_name, expand_name,
     NodeIdentity,
 };
+use crate::middleware::on_graph::OnGraph;
 use crate::middleware::type_hashes::TypeHashes;
 use crate::middleware::*;
 
@@ -61,6 +62,8 @@ struct Participant {
     subscriber: dds_entity_t,
     topics: Mutex<HashMap<String, dds_entity_t>>,
     _domain: domain::Domain,
+    /// After the participant and its domain are deleted.
+    _on_graph: OnGraph,
 }
 
 impl Participant {
@@ -161,6 +164,7 @@ impl DdsMiddleware {
             subscriber,
             topics: Mutex::new(HashMap::new()),
             _domain: domain,
+            _on_graph: OnGraph::enter(),
         });
         let dispatcher = Dispatcher::start(participant.entity.handle(), TICK)?;
 

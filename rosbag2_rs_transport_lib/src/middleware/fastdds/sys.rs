@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::middleware::dds_common::Guid;
 use crate::middleware::error::{Result, TransportError};
+use crate::middleware::on_graph::OnGraph;
 
 /// `fdds_sample_identity`: an RTPS sample identity.
 #[repr(C)]
@@ -207,6 +208,8 @@ pub struct ParticipantConfig<'a> {
 pub struct Participant {
     raw: *mut RawParticipant,
     listener: *mut Arc<dyn DiscoveryListener>,
+    /// Dropped after `drop` deleted the participant.
+    _on_graph: OnGraph,
 }
 
 // SAFETY: Fast DDS entities may be used from any thread.
@@ -246,7 +249,11 @@ impl Participant {
             drop(unsafe { Box::from_raw(listener) });
             return Err(last_error("cannot create the Fast DDS participant"));
         }
-        Ok(Self { raw, listener })
+        Ok(Self {
+            raw,
+            listener,
+            _on_graph: OnGraph::enter(),
+        })
     }
 
     /// The participant's GUID.

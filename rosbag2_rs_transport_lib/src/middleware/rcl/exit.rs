@@ -13,14 +13,13 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, RwLock};
 
 use super::Executor;
+use crate::middleware::on_graph;
 
 /// Set once the process exits.
 static EXITING: AtomicBool = AtomicBool::new(false);
 /// Held (shared) by every rcl call of a finaliser and by the wait threads' rounds; taken
 /// exclusively by the exit handler, which so waits for them.
 static RCL_CALLS: RwLock<()> = RwLock::new(());
-/// Nodes alive (contexts not finalised).
-static LIVE_NODES: AtomicUsize = AtomicUsize::new(0);
 /// When a finaliser last ran (ms on [`clock`]).
 static LAST_TEARDOWN_MS: AtomicI64 = AtomicI64::new(i64::MIN);
 /// Wait threads inside `rcl_wait`.
@@ -44,7 +43,7 @@ fn clock() -> i64 {
 extern "C" fn on_exit() {
     // A node being finalised on another thread: let it finish (it leaves the graph at once).
     let deadline = Instant::now() + TEARDOWN_GRACE;
-    while LIVE_NODES.load(Ordering::Acquire) > 0
+    while on_graph::nodes() > 0
         && clock() - LAST_TEARDOWN_MS.load(Ordering::Acquire) < TEARDOWN_ACTIVE.as_millis() as i64
         && Instant::now() < deadline
     {
@@ -111,16 +110,6 @@ impl Drop for InWait {
     fn drop(&mut self) {
         IN_WAIT.fetch_sub(1, Ordering::AcqRel);
     }
-}
-
-/// A node came alive.
-pub(crate) fn node_alive() {
-    LIVE_NODES.fetch_add(1, Ordering::AcqRel);
-}
-
-/// A node was finalised.
-pub(crate) fn node_gone() {
-    LIVE_NODES.fetch_sub(1, Ordering::AcqRel);
 }
 
 /// Whether the process is exiting.

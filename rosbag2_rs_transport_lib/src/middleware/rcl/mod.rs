@@ -37,6 +37,7 @@ use rosbag2_rs_storage::QosProfile;
 
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::names::{expand_name, NodeIdentity};
+use crate::middleware::on_graph::OnGraph;
 use crate::middleware::*;
 use ffi::check;
 
@@ -56,6 +57,8 @@ const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 pub(crate) struct NodeHandle {
     context: *mut sys::rcl_context_t,
     node: *mut sys::rcl_node_t,
+    /// After the node and context are finalised.
+    _on_graph: OnGraph,
 }
 
 // SAFETY: rcl's node and context may be used from any thread (rclcpp does: entities are created
@@ -84,7 +87,6 @@ impl NodeHandle {
                 drop(Box::from_raw(context));
                 return Err(e);
             }
-            exit::node_alive();
             let node = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_node()));
             let node_options = sys::rcl_node_get_default_options();
             let ret = sys::rcl_node_init(
@@ -94,16 +96,17 @@ impl NodeHandle {
                 context,
                 &node_options,
             );
-            let handle = Self { context, node };
+            let mut handle = Self {
+                context,
+                node,
+                _on_graph: OnGraph::enter(),
+            };
             if let Err(e) = check(ret, || {
                 format!("cannot create node {}", identity.fully_qualified_name())
             }) {
                 // Drop finalises the context; the node was never initialised.
                 drop(Box::from_raw(handle.node));
-                let handle = Self {
-                    node: std::ptr::null_mut(),
-                    ..handle
-                };
+                handle.node = std::ptr::null_mut();
                 drop(handle);
                 return Err(e);
             }
@@ -148,7 +151,6 @@ impl Drop for NodeHandle {
             }
             drop(Box::from_raw(self.context));
         });
-        exit::node_gone();
     }
 }
 

@@ -4,6 +4,7 @@
 //! the response struct that `rcl_send_response` sends. No hand-written C layouts.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
@@ -65,12 +66,46 @@ pub(crate) fn gid16<T: Copy + Into<i16>>(bytes: &[T]) -> [u8; 16] {
     out
 }
 
+/// How long a service stays after its last reply, so that the middleware can repair the reply
+/// if it was lost (a client flooded with our data drops datagrams): rmw has no call that waits
+/// for a reply's acknowledgement, and a DDS writer resends a lost sample only after its next
+/// heartbeat (Fast DDS and Connext: every 3 s by default). rmw_zenoh replies on the session's
+/// reliable link: nothing to wait for.
+fn reply_linger(rmw: &str) -> Duration {
+    if rmw.starts_with("rmw_zenoh") {
+        Duration::ZERO
+    } else {
+        Duration::from_millis(3500)
+    }
+}
+
+/// When a service may go: [`reply_linger`] after its last reply.
+#[derive(Debug)]
+struct Linger {
+    linger: Duration,
+    last_reply: Mutex<Option<Instant>>,
+}
+
+impl Linger {
+    fn replied(&self, at: Instant) {
+        *self.last_reply.lock() = Some(at);
+    }
+
+    /// How long, at `now`, the service still has to stay.
+    fn remaining(&self, now: Instant) -> Duration {
+        self.last_reply.lock().map_or(Duration::ZERO, |last| {
+            (last + self.linger).saturating_duration_since(now)
+        })
+    }
+}
+
 /// An rcl service with its handler.
 pub(crate) struct Service {
     handle: *mut sys::rcl_service_t,
     name: String,
     type_support: ServiceType,
     handler: Mutex<ServiceHandler>,
+    linger: Linger,
     node: Arc<NodeHandle>,
 }
 
@@ -88,6 +123,10 @@ impl Service {
         handler: ServiceHandler,
     ) -> Result<Self> {
         let c_name = ffi::cstring(name)?;
+        let linger = Linger {
+            linger: reply_linger(&ffi::rmw()?.identifier),
+            last_reply: Mutex::new(None),
+        };
         // SAFETY: a zero-initialised service initialised on the live node with a type support
         // its library keeps valid; freed if the init fails.
         unsafe {
@@ -109,6 +148,7 @@ impl Service {
                 name: name.to_string(),
                 type_support,
                 handler: Mutex::new(handler),
+                linger,
                 node,
             })
         }
@@ -174,6 +214,8 @@ impl Service {
             ffi::check(ret, || {
                 format!("cannot send the response ({attempts} attempts)")
             })?;
+            self.linger.replied(Instant::now());
+            log::debug!("service {}: replied ({attempts} attempts)", self.name);
             return Ok(true);
         }
     }
@@ -181,6 +223,11 @@ impl Service {
 
 impl Drop for Service {
     fn drop(&mut self) {
+        let stay = self.linger.remaining(Instant::now());
+        if !stay.is_zero() && !exit::exiting() {
+            log::debug!("service {}: staying {stay:?} for its last reply", self.name);
+            std::thread::sleep(stay);
+        }
         // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it any
         // more; finalised once.
         exit::teardown(|| unsafe {
@@ -190,5 +237,35 @@ impl Drop for Service {
             }
             drop(Box::from_raw(self.handle));
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_service_stays_for_the_linger_after_its_last_reply_only() {
+        let dds = Linger {
+            linger: reply_linger("rmw_fastrtps_cpp"),
+            last_reply: Mutex::new(None),
+        };
+        let t0 = Instant::now();
+        assert_eq!(
+            dds.remaining(t0),
+            Duration::ZERO,
+            "no reply: nothing to wait for"
+        );
+        dds.replied(t0);
+        assert_eq!(
+            dds.remaining(t0 + Duration::from_secs(1)),
+            Duration::from_millis(2500)
+        );
+        assert_eq!(dds.remaining(t0 + Duration::from_secs(4)), Duration::ZERO);
+        let zenoh = Linger {
+            linger: reply_linger("rmw_zenoh_cpp"),
+            last_reply: Mutex::new(Some(t0)),
+        };
+        assert_eq!(zenoh.remaining(t0), Duration::ZERO);
     }
 }

@@ -20,6 +20,7 @@ use super::{client, publisher, service, subscriber};
 
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::names::{expand_name, NodeIdentity};
+use crate::middleware::on_graph::OnGraph;
 use crate::middleware::type_hashes::TypeHashes;
 use crate::middleware::*;
 
@@ -49,6 +50,8 @@ pub(crate) struct Context {
     hashes: TypeHashes,
     /// Messages lost on each topic (sequence-number gaps seen by its subscriptions).
     pub lost: Mutex<HashMap<String, u64>>,
+    /// After the session is closed.
+    _on_graph: OnGraph,
 }
 
 impl Context {
@@ -172,6 +175,7 @@ impl ZenohMiddleware {
             graph,
             hashes: TypeHashes::new(),
             lost: Mutex::new(HashMap::new()),
+            _on_graph: OnGraph::enter(),
         });
         let node_entity = ctx.entity(EntityKind::Node, None);
         let node_token = ctx.declare_token(&node_entity)?;

@@ -1,10 +1,11 @@
-"""ROS 2 side of the Fast DDS transport benchmark: an rclpy node on rmw_fastrtps_cpp (PyPI's
-Jazzy wheels) with default settings. Samples are `std_msgs/msg/UInt8MultiArray` with an empty
+"""The ROS 2 side of benches/transport_latency.rs (the native Fast DDS and rcl backends, and the
+rclpy → rclpy baseline): an rclpy node on the ROS 2 venv's default rmw (rmw_fastrtps_cpp in
+PyPI's wheels) with default settings. Samples are `std_msgs/msg/UInt8MultiArray` with an empty
 layout, whose first 8 data bytes (offset 16 of the serialized message) are the send time in ns;
 they are taken and published as serialized bytes, so Python decoding does not slow the peer.
 
-    fastdds_peer.py sink TOPIC COUNT            # prints "send_ns recv_ns size" per sample
-    fastdds_peer.py source TOPIC SIZE PACED PERIOD_MS BURST
+    rclpy_peer.py sink TOPIC COUNT            # prints "send_ns recv_ns size" per sample
+    rclpy_peer.py source TOPIC SIZE PACED PERIOD_MS BURST
 
 Prints `ready` once its endpoint exists (a source waits for a matched reader first).
 """
