@@ -127,7 +127,7 @@ pub fn node_main<C: NodeCommand>() -> ! {
 /// How long [`exit`] waits for the process's nodes to leave the graph.
 const LEAVE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Exits with `code` once the process's nodes have left the graph (at most [`LEAVE_GRACE`]): a
+/// Exits with `code` once the process's nodes have left the graph (at most 3 s): a
 /// node whose last reference went on another thread may still be saying goodbye, and peers would
 /// otherwise see it until its lease ends.
 pub fn exit(code: i32) -> ! {

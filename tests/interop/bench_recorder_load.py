@@ -116,7 +116,18 @@ class Sink:
             return self.counts[0], 0.0, 0.0, ''
         time.sleep(1.0)
         self.proc.send_signal(signal.SIGINT)
-        _, status, usage = os.wait4(self.proc.pid, 0)
+        # A recorder that does not stop is killed (and the row says so), never left writing.
+        deadline = time.monotonic() + 60
+        while True:
+            pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                self.proc.kill()
+                _, status, usage = os.wait4(self.proc.pid, 0)
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                return 0, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, 'did not stop within 60 s of SIGINT: killed'
+            time.sleep(0.05)
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         log = self.log.read_text()
         with Reader(self.out) as reader:
@@ -159,6 +170,7 @@ class CpuLimit:
 def run(workload, args, backend='cyclone', cgroup=None):
     topics, hz, seconds = workload()
     work = pathlib.Path(tempfile.mkdtemp(prefix='load-'))
+    sink = None
     try:
         sink = Sink(topics, work / 'bag', args, backend, cgroup)
         dp = DomainParticipant(DOMAIN)
@@ -179,6 +191,8 @@ def run(workload, args, backend='cyclone', cgroup=None):
         received, cpu, rss, cause = sink.finish()
         return sent, elapsed, received, cpu, rss, cause
     finally:
+        if sink is not None and sink.proc is not None and sink.proc.poll() is None:
+            sink.proc.kill()
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -110,6 +110,13 @@ impl Subscription {
                     return;
                 }
             }
+            log::trace!(
+                "{}: took publication {} sent at {}, {} bytes",
+                self.topic,
+                info.publication_sequence_number,
+                info.source_timestamp,
+                buffer.as_ref().len()
+            );
             let received = if info.received_timestamp > 0 {
                 info.received_timestamp
             } else {
