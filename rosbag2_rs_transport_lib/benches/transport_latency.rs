@@ -444,6 +444,8 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
     let manifest = env!("CARGO_MANIFEST_DIR");
     let python =
         std::env::var("PEER_PYTHON").unwrap_or_else(|_| format!("{manifest}/../.venv/bin/python"));
+    // The rclpy peer carries a type every ROS 2 has.
+    let rclpy = rclpy.filter(|_| peers).map(|p| (p.clone(), &UINT8_ARRAY));
     let mut all = Vec::new();
     if wanted("inprocess") {
         let bus = InProcessBus::new();
@@ -466,8 +468,8 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
             wire: &BLOB,
             talker: node("bench_talker"),
             listener: node("bench_listener"),
-            peers: [
-                peers.then(|| {
+            peers: peers
+                .then(|| {
                     let peer = Peer {
                         name: "Python cyclonedds (8 MB rcvbuf)",
                         python: python.clone(),
@@ -478,12 +480,10 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
                         )],
                     };
                     (peer, &BLOB)
-                }),
-                rclpy.filter(|_| peers).map(|p| (p.clone(), &UINT8_ARRAY)),
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
+                })
+                .into_iter()
+                .chain(rclpy.clone())
+                .collect(),
         });
     }
     #[cfg(rosbag2_rs_fastdds)]
@@ -502,11 +502,7 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
             wire: &UINT8_ARRAY,
             talker: node("bench_talker"),
             listener: node("bench_listener"),
-            peers: rclpy
-                .filter(|_| peers)
-                .map(|p| (p.clone(), &UINT8_ARRAY))
-                .into_iter()
-                .collect(),
+            peers: rclpy.clone().into_iter().collect(),
         });
     }
     #[cfg(feature = "zenoh")]
@@ -555,11 +551,7 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
             wire: &UINT8_ARRAY,
             talker: node("bench_talker"),
             listener: node("bench_listener"),
-            peers: rclpy
-                .filter(|_| peers)
-                .map(|p| (p.clone(), &UINT8_ARRAY))
-                .into_iter()
-                .collect(),
+            peers: rclpy.clone().into_iter().collect(),
         });
     }
     all
