@@ -1,8 +1,8 @@
 //! Logging for the binaries: `--log-level` applies to rosbag2-rs itself. The DDS stack underneath
 //! is silent unless `--log-level` is debug or trace (its warnings are per-packet notes and its
 //! shutdown reports errors about entities it already dropped); rosbag2-rs logs the DDS failures
-//! that matter itself. `RUST_LOG` (env_logger's filters) replaces all of this. While a node is up, every line logged
-//! also goes to its `/rosout` ([`to_rosout`]).
+//! that matter itself. `RUST_LOG` (env_logger's filters) replaces all of this. While a node is
+//! up, every line logged also goes to its `/rosout` ([`to_rosout`]).
 
 use std::cell::Cell;
 use std::io::{IsTerminal, Write};

@@ -43,13 +43,13 @@ pub use middleware::error::{Result, TransportError};
 pub use middleware::fastdds::{FastDdsConfig, FastDdsMiddleware};
 pub use middleware::inprocess::{InProcessBus, InProcessNode};
 pub use middleware::names::NodeIdentity;
-/// rmw_zenoh_cpp's wire formats; with the `zenoh` feature, the rmw_zenoh_cpp-compatible backend
-/// and the `rmw_zenohd`-like router.
 pub use middleware::on_graph::wait_for_nodes_to_leave;
 #[cfg(rosbag2_rs_rcl)]
 pub use middleware::rcl::RclMiddleware;
 pub use middleware::select::{create_node, Layer, Rmw};
 pub use middleware::services::{serve, serve_introspected, Client, ServiceIntrospection};
+/// rmw_zenoh_cpp's wire formats; with the `zenoh` feature, the rmw_zenoh_cpp-compatible backend
+/// and the `rmw_zenohd`-like router.
 pub use middleware::zenoh;
 pub use middleware::{
     EndpointInfo, GraphEvent, Handle, MessageCallback, Middleware, RawClient, RawPublisher,
