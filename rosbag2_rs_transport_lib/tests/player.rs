@@ -1602,8 +1602,13 @@ fn clock_publishing_starts_changes_and_stops_at_run_time() {
     rig.drive(1, handle);
     let ticks = rig.clock_times();
     assert!(ticks.len() >= 8, "{ticks:?}");
+    // Each tick at its time, none after publishing stopped at message 4 (400 ms). The tick due at
+    // that same instant races the stop on another thread: it may go out, and later than its time
+    // (the rig drives on once the playback thread sleeps again).
     assert!(
-        ticks.iter().all(|&(t, bag)| t <= 400 && t == bag),
+        ticks
+            .iter()
+            .all(|&(t, bag)| bag <= 400 && (t == bag || bag == 400)),
         "{ticks:?}"
     );
     // Sim time follows another node's /clock: it does not publish its own.
