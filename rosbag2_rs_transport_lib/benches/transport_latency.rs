@@ -446,6 +446,16 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
         std::env::var("PEER_PYTHON").unwrap_or_else(|_| format!("{manifest}/../.venv/bin/python"));
     // The rclpy peer carries a type every ROS 2 has.
     let rclpy = rclpy.filter(|_| peers).map(|p| (p.clone(), &UINT8_ARRAY));
+    // The Python peers of Cyclone DDS and Zenoh carry `Blob`.
+    let python_peer = |name, script, env| {
+        let peer = Peer {
+            name,
+            python: python.clone(),
+            script,
+            env,
+        };
+        peers.then_some((peer, &BLOB))
+    };
     let mut all = Vec::new();
     if wanted("inprocess") {
         let bus = InProcessBus::new();
@@ -468,22 +478,17 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
             wire: &BLOB,
             talker: node("bench_talker"),
             listener: node("bench_listener"),
-            peers: peers
-                .then(|| {
-                    let peer = Peer {
-                        name: "Python cyclonedds (8 MB rcvbuf)",
-                        python: python.clone(),
-                        script: "cyclone_peer.py",
-                        env: vec![(
-                            "CYCLONEDDS_URI",
-                            r#"<CycloneDDS><Domain Id="any"><Internal><SocketReceiveBufferSize min="8MB"/></Internal></Domain></CycloneDDS>"#.into(),
-                        )],
-                    };
-                    (peer, &BLOB)
-                })
-                .into_iter()
-                .chain(rclpy.clone())
-                .collect(),
+            peers: python_peer(
+                "Python cyclonedds (8 MB rcvbuf)",
+                "cyclone_peer.py",
+                vec![(
+                    "CYCLONEDDS_URI",
+                    r#"<CycloneDDS><Domain Id="any"><Internal><SocketReceiveBufferSize min="8MB"/></Internal></Domain></CycloneDDS>"#.into(),
+                )],
+            )
+            .into_iter()
+            .chain(rclpy.clone())
+            .collect(),
         });
     }
     #[cfg(rosbag2_rs_fastdds)]
@@ -527,16 +532,7 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
             wire: &BLOB,
             talker: node("bench_talker"),
             listener: node("bench_listener"),
-            peers: peers
-                .then(|| {
-                    let peer = Peer {
-                        name: "Python eclipse-zenoh",
-                        python: python.clone(),
-                        script: "zenoh_peer.py",
-                        env: Vec::new(),
-                    };
-                    (peer, &BLOB)
-                })
+            peers: python_peer("Python eclipse-zenoh", "zenoh_peer.py", Vec::new())
                 .into_iter()
                 .collect(),
         });
