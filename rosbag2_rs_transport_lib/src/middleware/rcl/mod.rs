@@ -397,7 +397,7 @@ impl Executor {
                 match &e.entity {
                     Entity::Subscription(s) => {
                         if ready(ws.subscriptions.cast(), ws.size_of_subscriptions, index) {
-                            s.take_all(&e.removed);
+                            s.take_round(&e.removed);
                         }
                     }
                     Entity::Service(s) => {
