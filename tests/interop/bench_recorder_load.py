@@ -29,13 +29,12 @@ import pathlib
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-
-import socket
 
 from rosbags.rosbag2 import Reader
 from rosbags.typesys import Stores, get_typestore
