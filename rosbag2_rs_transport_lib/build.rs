@@ -123,6 +123,10 @@ fn prefixes() -> Vec<PathBuf> {
 
 #[path = "build/rcl.rs"]
 mod rcl;
+// The build uses what it links; the package.xml test reads the rest.
+#[allow(dead_code)]
+#[path = "build/ros_dependencies.rs"]
+mod ros_dependencies;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -163,9 +167,11 @@ fn main() {
         rpath_dirs.extend(build_shim(&fastdds));
     }
     // Libraries outside the system's library directories (a ROS 2 install, a venv of ROS 2
-    // wheels) are found at run time through the executables' RPATH (DT_RPATH, which also serves
-    // those libraries' own dependencies): this package's examples, tests and benchmarks here, the
-    // executables of ros2bag_rs_cli and rosbag2_rs_transport (the nodes) through the `rpath` metadata (DEP_ROSBAG2_RS_FASTDDS_RPATH).
+    // wheels) are found at run time through the executables' RUNPATH, as ament's nodes find
+    // theirs: after LD_LIBRARY_PATH, so that a sourced overlay's rebuilt libraries win over the
+    // ones built against. This package's examples, tests and benchmarks get it here, the
+    // executables of ros2bag_rs_cli and rosbag2_rs_transport (the nodes) through the `rpath`
+    // metadata (DEP_ROSBAG2_RS_FASTDDS_RPATH).
     let mut unique: Vec<PathBuf> = Vec::new();
     for d in rpath_dirs {
         if !unique.contains(&d) {
@@ -175,7 +181,7 @@ fn main() {
     if !unique.is_empty() {
         let rpath = env::join_paths(&unique).expect("library paths without ':'");
         let rpath = rpath.to_string_lossy();
-        println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{rpath}");
+        println!("cargo:rustc-link-arg=-Wl,--enable-new-dtags,-rpath,{rpath}");
         println!("cargo:rpath={rpath}");
     }
 }

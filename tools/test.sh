@@ -101,7 +101,7 @@ done
 cargo build --release -q -p ros2bag_rs_cli -p rosbag2_rs_transport --bins "${features[@]}"
 
 step "launch files (syntax)"
-.venv/bin/python -m py_compile launch/*.launch.py
+.venv/bin/python -m py_compile rosbag2_rs_transport/launch/*.launch.py
 
 # ROS 2's DDS tuning guide: camera-sized messages need socket receive buffers of several MB; the
 # large-data tests' tuned reader asks for 8 MB. The limit is host-wide: raised for this run only.

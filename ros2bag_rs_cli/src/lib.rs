@@ -24,10 +24,12 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 pub use args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs, WriterArgs};
-pub use logging::{init as init_logging, parse_level, UnknownLogLevel};
+pub use logging::{
+    init as init_logging, init_node as init_node_logging, parse_level, UnknownLogLevel,
+};
 pub use play::{parse_typestore, run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
 pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
-pub use ros_args::{read_params_file, split_ros_args, Param, ParamTable, RosArgs};
+pub use ros_args::{command_line, split_ros_args, Param, ParamTable, RosArgs};
 pub use shutdown::shutdown_requested;
 
 use rosbag2_rs_transport_lib::{
@@ -109,16 +111,18 @@ impl NodeCommand for RecorderNode {
 /// turned into flags, the flags parsed, logging set up for the node, then the node run.
 pub fn node_main<C: NodeCommand>() -> ! {
     let (own, ros) = split_ros_args(std::env::args());
-    let (argv, warnings) = ros
-        .command_line(own, &C::PARAMETERS)
+    let ros = ros
+        .resolve(&own, &C::PARAMETERS)
         .unwrap_or_else(|e| fail(e));
+    let (argv, warnings) =
+        ros_args::command_line(&ros, own, &C::PARAMETERS).unwrap_or_else(|e| fail(e));
     let clap_command = C::command();
     let matches = clap_command.clone().get_matches_from(argv);
     let command = C::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let parameters = node_parameters::declared(&C::PARAMETERS, &clap_command, &matches);
-    logging::init(command.log_level(), command.node_name());
+    logging::init_node(command.log_level(), &ros);
     warnings.iter().for_each(|w| log::warn!("{w}"));
-    match command.run(ros.namespace.as_deref().unwrap_or("/"), parameters) {
+    match command.run(&ros.namespace, parameters) {
         Ok(()) => exit(0),
         Err(e) => fail(e),
     }
@@ -134,6 +138,7 @@ pub fn exit(code: i32) -> ! {
     if !rosbag2_rs_transport_lib::wait_for_nodes_to_leave(LEAVE_GRACE) {
         log::debug!("a node was still on the graph at exit");
     }
+    rosbag2_rs_transport_lib::ros_arguments::end_logging();
     std::process::exit(code)
 }
 

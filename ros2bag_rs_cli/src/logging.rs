@@ -1,14 +1,19 @@
-//! Logging for the binaries: `--log-level` applies to rosbag2-rs itself. The DDS stack underneath
-//! is silent unless `--log-level` is debug or trace (its warnings are per-packet notes and its
-//! shutdown reports errors about entities it already dropped); rosbag2-rs logs the DDS failures
-//! that matter itself. `RUST_LOG` (env_logger's filters) replaces all of this. While a node is
-//! up, every line logged also goes to its `/rosout` ([`to_rosout`]).
+//! Logging for the binaries. On the rcl backend the nodes log through rcl, as rclcpp nodes do
+//! ([`init_node`]: rcl's levels, console format, log file and `/rosout`). Elsewhere lines are
+//! printed here in rclcpp's default format: `--log-level` (the program's flag, or the ROS
+//! arguments' level for the node's logger) applies to rosbag2-rs itself. The DDS stack
+//! underneath is silent unless the level is debug or trace (its warnings are per-packet notes
+//! and its shutdown reports errors about entities it already dropped); rosbag2-rs logs the DDS
+//! failures that matter itself. `RUST_LOG` (env_logger's filters) replaces all of this. While a
+//! node is up, every line logged also goes to its `/rosout` ([`to_rosout`]) unless
+//! `--disable-rosout-logs` said otherwise.
 
 use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+use rosbag2_rs_transport_lib::ros_arguments::{log_through_rcl, RosArguments};
 use rosbag2_rs_transport_lib::{LogOrigin, Middleware, Rosout};
 
 /// The crates whose messages `--log-level` controls.
@@ -51,6 +56,10 @@ pub fn set_progress_line(active: bool) {
     PROGRESS_LINE.store(active, Ordering::SeqCst);
 }
 
+/// Whether [`to_rosout`] publishes this process's lines (not when rcl does, nor after
+/// `--disable-rosout-logs`).
+static OWN_ROSOUT: AtomicBool = AtomicBool::new(true);
+
 /// The `/rosout` publisher of the process's node, while it is up.
 static ROSOUT: Mutex<Option<Rosout>> = Mutex::new(None);
 
@@ -64,6 +73,9 @@ thread_local! {
 /// (before the node goes: the publisher is one of its entities). A node that cannot publish
 /// there is logged and left without.
 pub fn to_rosout(node: &dyn Middleware) -> RosoutGuard {
+    if !OWN_ROSOUT.load(Ordering::SeqCst) {
+        return RosoutGuard(());
+    }
     match Rosout::new(node) {
         Ok(rosout) => {
             *ROSOUT.lock().unwrap_or_else(|e| e.into_inner()) = Some(rosout);
@@ -122,9 +134,51 @@ fn format_line(level: log::Level, now: std::time::SystemTime, node: &str, messag
     )
 }
 
+/// Clears the progress line, if one is on the terminal, before a log line is printed.
+fn clear_progress_line() {
+    if PROGRESS_LINE.load(Ordering::SeqCst) && std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[K");
+    }
+}
+
+/// Installs the logger of a node whose ROS arguments are `ros`; call once at the start of
+/// `main`. Through rcl where rcl parsed them; else printed here, at `ros`'s level for the
+/// node's logger (or `level`, the program's own flag), to the console unless
+/// `--disable-stdout-logs`, and to `/rosout` unless `--disable-rosout-logs`.
+pub fn init_node(level: log::LevelFilter, ros: &RosArguments) {
+    if std::env::var_os("RUST_LOG").is_none() {
+        match log_through_rcl(ros, level, OURS, clear_progress_line) {
+            Ok(true) => {
+                // rcl publishes /rosout from its nodes.
+                OWN_ROSOUT.store(false, Ordering::SeqCst);
+                return;
+            }
+            Ok(false) => {}
+            Err(e) => eprintln!("cannot log through rcl, logging here: {e}"),
+        }
+    }
+    let level = ros
+        .logging
+        .level_of(&ros.logger_name())
+        .map_or(level, |s| s.level_filter());
+    OWN_ROSOUT.store(ros.logging.rosout, Ordering::SeqCst);
+    install(level, &ros.node_name, ros.logging.stdout);
+    if let Some(file) = &ros.logging.config_file {
+        log::warn!(
+            "--log-config-file {}: the native backends have no logging library to configure",
+            file.display()
+        );
+    }
+}
+
 /// Installs the logger for the node `node` (its name, as rclcpp shows it in every line); call
 /// once at the start of `main`.
 pub fn init(level: log::LevelFilter, node: &str) {
+    install(level, node, true);
+}
+
+/// The console logger, printing to stderr when `console`.
+fn install(level: log::LevelFilter, node: &str, console: bool) {
     let mut builder = env_logger::Builder::new();
     match std::env::var("RUST_LOG") {
         // In place of the levels below, not on top of them: `RUST_LOG=debug` raises everything.
@@ -142,6 +196,9 @@ pub fn init(level: log::LevelFilter, node: &str) {
                 builder.filter_module(module, level);
             }
         }
+    }
+    if !console {
+        builder.target(env_logger::Target::Pipe(Box::new(std::io::sink())));
     }
     let node = node.trim_start_matches('/').to_string();
     let clear = std::io::stderr().is_terminal();

@@ -285,6 +285,7 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
         ("storage.snapshot_mode", Param::Unsupported),
         ("storage.custom_data", Param::Unsupported),
     ],
+    default_node_name: "rosbag2_player",
     node_name_flag: "--node-name",
     remap_flag: Some("--remap"),
 };

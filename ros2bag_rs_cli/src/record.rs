@@ -305,6 +305,7 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ("storage.start_time_ns", Param::Unsupported),
         ("storage.end_time_ns", Param::Unsupported),
     ],
+    default_node_name: "rosbag2_recorder",
     node_name_flag: "--node-name",
     remap_flag: None,
 };

@@ -1,38 +1,75 @@
 //! The `--ros-args` part of a command line. `ros2 launch` (and `ros2 run ... --ros-args`) append
-//! it to every node's arguments. The binaries take from it the node name and namespace
-//! (`-r __node:=`, `-r __ns:=`), topic remaps (`-r from:=to`) and parameters in rosbag2's names
-//! (`-p play.rate:=2.0`, `--params-file FILE`), so that a launch file written for rosbag2's
-//! player or recorder node works unchanged.
+//! it to every node's arguments. rcl parses it where the rcl backend runs, the transport
+//! library's own parser otherwise ([`rosbag2_rs_transport_lib::ros_arguments`], one result on
+//! both paths); the binaries take from the result the node name and namespace, the topic remaps
+//! the native backends apply themselves, the log levels and switches, and the parameters in
+//! rosbag2's names (`-p play.rate:=2.0`, `--params-file FILE`), so that a launch file written for
+//! rosbag2's player or recorder node works unchanged.
 //!
 //! Parameters become the equivalent command-line flags ([`ParamTable`]), appended after the
 //! program's own flags: one parser, one set of checks, and a parameter overrides the flag it
 //! repeats.
 
-use std::path::{Path, PathBuf};
+use anyhow::{bail, Result};
+use rosbag2_rs_transport_lib::ros_arguments::{self, strip_ros_arguments, RosArguments};
 
-use anyhow::{bail, Context, Result};
-
-/// Where a parameter came from, in command-line order (later ones win).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum ParamSource {
-    /// `-p name:=value`.
-    Inline(String, String),
-    /// `--params-file FILE`.
-    File(PathBuf),
-}
-
-/// What the binaries use from `--ros-args`.
+/// A command line's ROS arguments, resolved for a node once its table is known.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RosArgs {
-    /// `-r __node:=NAME`.
-    pub node_name: Option<String>,
-    /// `-r __ns:=NAMESPACE`.
-    pub namespace: Option<String>,
-    /// Topic remaps `-r from:=to`, in order.
-    pub remaps: Vec<(String, String)>,
-    params: Vec<ParamSource>,
-    /// ROS arguments that were not used, for the caller to report once logging is set up.
-    pub ignored: Vec<String>,
+    /// The whole command line (rcl reads the ROS arguments out of it).
+    argv: Vec<String>,
+}
+
+impl RosArgs {
+    /// Whether the command line has ROS arguments.
+    pub fn is_empty(&self) -> bool {
+        !self.argv.iter().any(|a| a == "--ros-args")
+    }
+
+    /// The ROS arguments for the node of `table`, whose name in the code is the `own` command
+    /// line's `--node-name` or the table's default.
+    pub fn resolve(&self, own: &[String], table: &ParamTable) -> Result<RosArguments> {
+        Ok(ros_arguments::parse(
+            &self.argv,
+            &code_node_name(own, table),
+        )?)
+    }
+
+    /// [`RosArgs::resolve`], then the command line to parse ([`command_line`]).
+    pub fn command_line(
+        &self,
+        own: Vec<String>,
+        table: &ParamTable,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let resolved = self.resolve(&own, table)?;
+        command_line(&resolved, own, table)
+    }
+}
+
+/// The node's name before the ROS arguments: the `own` command line's node-name flag (the last
+/// one), or the table's default.
+fn code_node_name(own: &[String], table: &ParamTable) -> String {
+    let mut name = table.default_node_name.to_string();
+    let mut words = own.iter();
+    while let Some(word) = words.next() {
+        if word == table.node_name_flag {
+            if let Some(value) = words.next() {
+                name = value.clone();
+            }
+        } else if let Some(value) = word
+            .strip_prefix(table.node_name_flag)
+            .and_then(|v| v.strip_prefix('='))
+        {
+            name = value.to_string();
+        }
+    }
+    name
+}
+
+/// Splits `args`: the program's own arguments, and the ROS arguments.
+pub fn split_ros_args(args: impl IntoIterator<Item = String>) -> (Vec<String>, RosArgs) {
+    let argv: Vec<String> = args.into_iter().collect();
+    (strip_ros_arguments(&argv), RosArgs { argv })
 }
 
 /// How one rosbag2 node parameter maps to a command-line flag.
@@ -85,6 +122,8 @@ pub struct ParamTable {
     pub node: &'static str,
     /// Parameter names (`play.rate`) and their flags.
     pub params: &'static [(&'static str, Param)],
+    /// The node's name when neither the flag nor a remap sets it (`rosbag2_player`).
+    pub default_node_name: &'static str,
     /// The flag that sets the node name.
     pub node_name_flag: &'static str,
     /// The flag that takes a topic remap `from:=to`, if the node offers one.
@@ -99,122 +138,6 @@ impl ParamTable {
             .find(|(n, _)| *n == name)
             .map(|(_, p)| *p)
     }
-}
-
-/// The parameters of a ROS 2 parameter file for any node (`/**`, or every node listed): nested
-/// names joined with dots, values as YAML scalars or `[a, b]` lists.
-pub fn read_params_file(path: &Path) -> Result<Vec<(String, String)>> {
-    use yaml_rust2::Yaml;
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read parameter file {}", path.display()))?;
-    let docs = rosbag2_rs_storage::limits::load_yaml(&text)
-        .with_context(|| format!("parameter file {} is not YAML", path.display()))?;
-    fn scalar(v: &Yaml) -> Option<String> {
-        Some(match v {
-            Yaml::Real(r) => r.clone(),
-            Yaml::Integer(i) => i.to_string(),
-            Yaml::String(s) => s.clone(),
-            Yaml::Boolean(b) => b.to_string(),
-            Yaml::Array(items) => {
-                let items: Vec<String> = items.iter().filter_map(scalar).collect();
-                format!("[{}]", items.join(", "))
-            }
-            _ => return None,
-        })
-    }
-    fn flatten(prefix: &str, v: &Yaml, out: &mut Vec<(String, String)>) {
-        match v {
-            Yaml::Hash(map) => {
-                for (k, v) in map {
-                    let Some(k) = k.as_str() else { continue };
-                    let name = if prefix.is_empty() {
-                        k.to_string()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    flatten(&name, v, out);
-                }
-            }
-            other => {
-                if let Some(s) = scalar(other) {
-                    out.push((prefix.to_string(), s));
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for doc in &docs {
-        let Yaml::Hash(nodes) = doc else { continue };
-        for node in nodes.values() {
-            if let Some(params) = node["ros__parameters"].as_hash() {
-                for (k, v) in params {
-                    if let Some(k) = k.as_str() {
-                        flatten(k, v, &mut out);
-                    }
-                }
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Splits `args` at `--ros-args`: the program's own arguments, and the ROS arguments.
-pub fn split_ros_args(args: impl IntoIterator<Item = String>) -> (Vec<String>, RosArgs) {
-    let mut own = Vec::new();
-    let mut ros = RosArgs::default();
-    let mut args = args.into_iter();
-    for arg in args.by_ref() {
-        if arg == "--ros-args" {
-            break;
-        }
-        own.push(arg);
-    }
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            // Ends the ROS arguments; anything after is the program's again.
-            "--" => own.extend(args.by_ref()),
-            // Another `--ros-args` section: its arguments simply continue.
-            "--ros-args" => {}
-            "-r" | "--remap" => {
-                let Some(rule) = args.next() else { break };
-                // A rule may name its node: `player:from:=to`.
-                let (name, value) = match rule.split_once(":=") {
-                    Some((name, value)) => (name.rsplit(':').next().unwrap_or(name), value),
-                    None => {
-                        ros.ignored
-                            .push(format!("remap rule '{rule}' (expected from:=to)"));
-                        continue;
-                    }
-                };
-                match name {
-                    "__node" | "__name" => ros.node_name = Some(value.to_string()),
-                    "__ns" => ros.namespace = Some(value.to_string()),
-                    _ => ros.remaps.push((name.to_string(), value.to_string())),
-                }
-            }
-            "-p" | "--param" => {
-                let Some(rule) = args.next() else { break };
-                match rule.split_once(":=") {
-                    Some((name, value)) => ros
-                        .params
-                        .push(ParamSource::Inline(name.to_string(), value.to_string())),
-                    None => ros
-                        .ignored
-                        .push(format!("parameter '{rule}' (expected name:=value)")),
-                }
-            }
-            "--params-file" => {
-                let Some(file) = args.next() else { break };
-                ros.params.push(ParamSource::File(PathBuf::from(file)));
-            }
-            "--log-level" | "-e" | "--enclave" => {
-                let value = args.next().unwrap_or_default();
-                ros.ignored.push(format!("{arg} {value}"));
-            }
-            other => ros.ignored.push(other.to_string()),
-        }
-    }
-    (own, ros)
 }
 
 /// Items of a list value `[a, 'b']` (a lone value is a list of one).
@@ -240,147 +163,129 @@ fn is_default_value(value: &str) -> bool {
         || v.parse::<f64>().is_ok_and(|n| n <= 0.0)
 }
 
-impl RosArgs {
-    /// The resolved parameters in order: parameter files read where they came.
-    fn params(&self) -> Result<Vec<(String, String)>> {
-        let mut out = Vec::new();
-        for source in &self.params {
-            match source {
-                ParamSource::Inline(name, value) => out.push((name.clone(), value.clone())),
-                ParamSource::File(path) => out.extend(read_params_file(path)?),
-            }
-        }
-        Ok(out)
+/// The command line to parse: `own` with the node name, remaps and parameters of `ros`
+/// appended as the flags `table` maps them to (so they win over the same flags in `own`), and a
+/// bag given as `storage.uri` after them. Also returns warnings about what was ignored, to log
+/// once logging is set up. Malformed values are errors.
+pub fn command_line(
+    ros: &RosArguments,
+    own: Vec<String>,
+    table: &ParamTable,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let mut flags = Vec::new();
+    if ros.node_name != code_node_name(&own, table) {
+        flags.extend([table.node_name_flag.to_string(), ros.node_name.clone()]);
     }
-
-    /// The command line to parse: `own` with the node name, remaps and parameters appended as
-    /// the flags `table` maps them to (so they win over the same flags in `own`), and a bag given
-    /// as `storage.uri` after them. Also returns warnings about what was ignored, to log once
-    /// logging is set up. Malformed values and unreadable parameter files are errors.
-    pub fn command_line(
-        &self,
-        own: Vec<String>,
-        table: &ParamTable,
-    ) -> Result<(Vec<String>, Vec<String>)> {
-        let mut warnings: Vec<String> = self
-            .ignored
-            .iter()
-            .map(|a| format!("ignoring ROS argument {a}"))
-            .collect();
-        let mut flags = Vec::new();
-        let mut positional = Vec::new();
-        if let Some(name) = &self.node_name {
-            flags.extend([table.node_name_flag.to_string(), name.clone()]);
+    for (from, to) in &ros.remaps {
+        match table.remap_flag {
+            Some(flag) => flags.extend([flag.to_string(), format!("{from}:={to}")]),
+            None => warnings.push(format!(
+                "ignoring remap {from}:={to}: the {} records topics under their own names",
+                table.node
+            )),
         }
-        for (from, to) in &self.remaps {
-            match table.remap_flag {
-                Some(flag) => flags.extend([flag.to_string(), format!("{from}:={to}")]),
-                None => warnings.push(format!(
-                    "ignoring remap {from}:={to}: the {} records topics under their own names",
-                    table.node
-                )),
-            }
-        }
-        // Durations come as `.sec` and `.nsec` parts; they are joined in first-seen order.
-        let mut durations: Vec<(String, Param, i64, i64)> = Vec::new();
-        for (name, value) in self.params()? {
-            let bad = |what: &str| anyhow::anyhow!("parameter {name}: '{value}' is not {what}");
-            let (base, part) = match name.rsplit_once('.') {
-                Some((base, part @ ("sec" | "nsec"))) => (base, Some(part)),
-                _ => (name.as_str(), None),
-            };
-            let Some(param) = table.find(base) else {
-                warnings.push(format!(
-                    "ignoring parameter {name}: not a parameter of the {}",
-                    table.node
-                ));
-                continue;
-            };
-            let text = value.trim().trim_matches(|c| c == '"' || c == '\'');
-            match (param, part) {
-                (Param::Seconds(_) | Param::Nanoseconds(_) | Param::Milliseconds(_), Some(p)) => {
-                    let n: i64 = text.parse().map_err(|_| bad("an integer"))?;
-                    let i = match durations.iter().position(|d| d.0 == base) {
-                        Some(i) => i,
-                        None => {
-                            durations.push((base.to_string(), param, 0, 0));
-                            durations.len() - 1
-                        }
-                    };
-                    if p == "sec" {
-                        durations[i].2 = n;
-                    } else {
-                        durations[i].3 = n;
-                    }
-                }
-                (_, Some(_)) => warnings.push(format!("ignoring parameter {name}: not a duration")),
-                (Param::Value(flag), None) => {
-                    if !text.is_empty() {
-                        flags.extend([flag.to_string(), text.to_string()]);
-                    }
-                }
-                (Param::Positive(flag), None) => {
-                    let n: f64 = text.parse().map_err(|_| bad("a number"))?;
-                    if n > 0.0 {
-                        flags.extend([flag.to_string(), text.to_string()]);
-                    }
-                }
-                (Param::Switch(flag), None) => match text.to_ascii_lowercase().as_str() {
-                    "true" => flags.push(flag.to_string()),
-                    "false" => {}
-                    _ => return Err(bad("true or false")),
-                },
-                (Param::List(flag), None) => {
-                    let items = list_items(text);
-                    if !items.is_empty() {
-                        flags.push(flag.to_string());
-                        flags.extend(items);
-                    }
-                }
-                (Param::Positional, None) => {
-                    if !text.is_empty() {
-                        positional.push(text.to_string());
-                    }
-                }
-                (Param::Only(only), None) => {
-                    if !text.is_empty() && text != only {
-                        return Err(bad(&format!("'{only}' (the only one here)")));
-                    }
-                }
-                (Param::Unsupported, None) => {
-                    if !is_default_value(text) {
-                        warnings.push(format!(
-                            "ignoring parameter {name}={text}: not supported by the rosbag2-rs {}",
-                            table.node
-                        ));
-                    }
-                }
-                (Param::Seconds(_) | Param::Nanoseconds(_) | Param::Milliseconds(_), None) => {
-                    bail!("parameter {name} is a duration: set {name}.sec and {name}.nsec")
-                }
-            }
-        }
-        for (_, param, sec, nsec) in durations {
-            let ns = sec as i128 * 1_000_000_000 + nsec as i128;
-            let (flag, text) = match param {
-                Param::Seconds(flag) => (flag, format!("{}", ns as f64 / 1e9)),
-                Param::Nanoseconds(flag) => (flag, ns.to_string()),
-                Param::Milliseconds(flag) => (flag, (ns / 1_000_000).to_string()),
-                _ => continue,
-            };
-            flags.extend([flag.to_string(), text]);
-        }
-        let mut argv = own;
-        let escaped = argv.iter().any(|a| a == "--");
-        argv.extend(flags);
-        if !positional.is_empty() {
-            if !escaped {
-                argv.push("--".to_string());
-            }
-            argv.extend(positional);
-        }
-        Ok((argv, warnings))
     }
+    let mut positional = Vec::new();
+    // Durations come as `.sec` and `.nsec` parts; they are joined in first-seen order.
+    let mut durations: Vec<(String, Param, i64, i64)> = Vec::new();
+    for (name, value) in ros.params.clone() {
+        let bad = |what: &str| anyhow::anyhow!("parameter {name}: '{value}' is not {what}");
+        let (base, part) = match name.rsplit_once('.') {
+            Some((base, part @ ("sec" | "nsec"))) => (base, Some(part)),
+            _ => (name.as_str(), None),
+        };
+        let Some(param) = table.find(base) else {
+            warnings.push(format!(
+                "ignoring parameter {name}: not a parameter of the {}",
+                table.node
+            ));
+            continue;
+        };
+        let text = value.trim().trim_matches(|c| c == '"' || c == '\'');
+        match (param, part) {
+            (Param::Seconds(_) | Param::Nanoseconds(_) | Param::Milliseconds(_), Some(p)) => {
+                let n: i64 = text.parse().map_err(|_| bad("an integer"))?;
+                let i = match durations.iter().position(|d| d.0 == base) {
+                    Some(i) => i,
+                    None => {
+                        durations.push((base.to_string(), param, 0, 0));
+                        durations.len() - 1
+                    }
+                };
+                if p == "sec" {
+                    durations[i].2 = n;
+                } else {
+                    durations[i].3 = n;
+                }
+            }
+            (_, Some(_)) => warnings.push(format!("ignoring parameter {name}: not a duration")),
+            (Param::Value(flag), None) => {
+                if !text.is_empty() {
+                    flags.extend([flag.to_string(), text.to_string()]);
+                }
+            }
+            (Param::Positive(flag), None) => {
+                let n: f64 = text.parse().map_err(|_| bad("a number"))?;
+                if n > 0.0 {
+                    flags.extend([flag.to_string(), text.to_string()]);
+                }
+            }
+            (Param::Switch(flag), None) => match text.to_ascii_lowercase().as_str() {
+                "true" => flags.push(flag.to_string()),
+                "false" => {}
+                _ => return Err(bad("true or false")),
+            },
+            (Param::List(flag), None) => {
+                let items = list_items(text);
+                if !items.is_empty() {
+                    flags.push(flag.to_string());
+                    flags.extend(items);
+                }
+            }
+            (Param::Positional, None) => {
+                if !text.is_empty() {
+                    positional.push(text.to_string());
+                }
+            }
+            (Param::Only(only), None) => {
+                if !text.is_empty() && text != only {
+                    return Err(bad(&format!("'{only}' (the only one here)")));
+                }
+            }
+            (Param::Unsupported, None) => {
+                if !is_default_value(text) {
+                    warnings.push(format!(
+                        "ignoring parameter {name}={text}: not supported by the rosbag2-rs {}",
+                        table.node
+                    ));
+                }
+            }
+            (Param::Seconds(_) | Param::Nanoseconds(_) | Param::Milliseconds(_), None) => {
+                bail!("parameter {name} is a duration: set {name}.sec and {name}.nsec")
+            }
+        }
+    }
+    for (_, param, sec, nsec) in durations {
+        let ns = sec as i128 * 1_000_000_000 + nsec as i128;
+        let (flag, text) = match param {
+            Param::Seconds(flag) => (flag, format!("{}", ns as f64 / 1e9)),
+            Param::Nanoseconds(flag) => (flag, ns.to_string()),
+            Param::Milliseconds(flag) => (flag, (ns / 1_000_000).to_string()),
+            _ => continue,
+        };
+        flags.extend([flag.to_string(), text]);
+    }
+    let mut argv = own;
+    let escaped = argv.iter().any(|a| a == "--");
+    argv.extend(flags);
+    if !positional.is_empty() {
+        if !escaped {
+            argv.push("--".to_string());
+        }
+        argv.extend(positional);
+    }
+    Ok((argv, warnings))
 }
 
 #[cfg(test)]
@@ -406,6 +311,7 @@ mod tests {
             ("play.disable_loan_message", Param::Unsupported),
             ("storage.uri", Param::Positional),
         ],
+        default_node_name: "rosbag2_player",
         node_name_flag: "--node-name",
         remap_flag: Some("--remap"),
     };
@@ -429,23 +335,45 @@ mod tests {
             "__ns:=/robot",
             "-r",
             "p1:/scan:=/scan2",
+            "-r",
+            "talker:/chatter:=/x",
             "-p",
             "use_sim_time:=false",
             "--log-level",
             "debug",
         ]));
         assert_eq!(own, strings(&["player", "bag", "--rate", "2"]));
-        assert_eq!(ros.node_name.as_deref(), Some("p1"));
-        assert_eq!(ros.namespace.as_deref(), Some("/robot"));
+        let ros = ros.resolve(&own, &TABLE).unwrap();
+        assert_eq!(ros.node_name, "p1");
+        assert_eq!(ros.namespace, "/robot");
+        // The rule for another node is not ours.
         assert_eq!(ros.remaps, [("/scan".to_string(), "/scan2".to_string())]);
-        assert_eq!(ros.ignored, ["--log-level debug"]);
 
         let (own, ros) = split_ros_args(strings(&["player", "bag"]));
         assert_eq!(own, strings(&["player", "bag"]));
-        assert_eq!(ros, RosArgs::default());
+        assert!(ros.is_empty());
 
         let (own, _) = split_ros_args(strings(&["p", "--ros-args", "-r", "a:=b", "--", "--loop"]));
         assert_eq!(own, strings(&["p", "--loop"]));
+    }
+
+    #[test]
+    fn the_node_name_flag_names_the_node_rules_aim_at() {
+        let (argv, _) = command_line(&[
+            "player",
+            "--node-name",
+            "p2",
+            "--ros-args",
+            "-p",
+            "p2:play.rate:=3.0",
+            "-p",
+            "rosbag2_player:play.loop:=true",
+        ])
+        .unwrap();
+        assert_eq!(
+            argv,
+            strings(&["player", "--node-name", "p2", "--rate", "3.0"])
+        );
     }
 
     #[test]
@@ -552,16 +480,15 @@ mod tests {
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(
             argv,
+            // Resolved as rcl resolves them: `-p` after the file replaces its value.
             strings(&[
                 "player",
                 "--rate",
-                "2.0",
+                "3.0",
                 "--loop",
                 "--topics",
                 "/a",
                 "/b",
-                "--rate",
-                "3.0",
                 "--start-offset",
                 "2",
                 "--",

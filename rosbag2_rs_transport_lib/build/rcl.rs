@@ -45,6 +45,29 @@ const FUNCTIONS: &[&str] = &[
     "rcl_node_init",
     "rcl_node_fini",
     "rcl_node_get_graph_guard_condition",
+    "rcl_node_get_name",
+    "rcl_node_get_namespace",
+    // arguments, as rcl parses them
+    "rcl_get_zero_initialized_arguments",
+    "rcl_parse_arguments",
+    "rcl_arguments_fini",
+    "rcl_arguments_get_count_unparsed_ros",
+    "rcl_arguments_get_unparsed_ros",
+    "rcl_arguments_get_param_overrides",
+    "rcl_yaml_node_struct_fini",
+    "rcl_get_zero_initialized_log_levels",
+    "rcl_arguments_get_log_levels",
+    "rcl_log_levels_fini",
+    "rcl_remap_node_name",
+    "rcl_remap_node_namespace",
+    // logging
+    "rcl_logging_configure_with_output_handler",
+    "rcl_logging_multiple_output_handler",
+    "rcl_logging_fini",
+    "rcutils_log",
+    "rcutils_logging_logger_is_enabled_for",
+    "rcutils_logging_get_logger_effective_level",
+    "rcutils_logging_set_logger_level",
     // publishers and subscriptions
     "rcl_get_zero_initialized_publisher",
     "rcl_publisher_get_default_options",
@@ -133,6 +156,11 @@ const VARS: &[&str] = &["RCL_RET_.*", "RMW_RET_.*"];
 const HEADERS: &[&str] = &[
     "rcl/rcl.h",
     "rcl/graph.h",
+    "rcl/remap.h",
+    "rcl/logging.h",
+    "rcl/log_level.h",
+    "rcl_yaml_param_parser/parser.h",
+    "rcutils/logging.h",
     "rcl/error_handling.h",
     "rmw/rmw.h",
     "rmw/serialized_message.h",
@@ -191,12 +219,30 @@ fn include_dirs(prefix: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// The ROS 2 of `AMENT_PREFIX_PATH` with rcl's headers and library; `None` when no ROS 2 with
+/// rcl is sourced. A sourced ROS 2 whose rcl lacks its headers or library is a build error (the
+/// opt-out is `ROSBAG2_RS_NO_RCL=1`), never a silent build without the rcl backend.
 fn find_rcl() -> Option<Ros2> {
     let prefixes = ament_prefixes();
-    let prefix = prefixes.iter().find(|p| {
+    let complete = |p: &&PathBuf| {
         (p.join("include/rcl/rcl/rcl.h").is_file() || p.join("include/rcl/rcl.h").is_file())
             && p.join("lib/librcl.so").exists()
-    })?;
+    };
+    let Some(prefix) = prefixes.iter().find(complete) else {
+        if let Some(rcl) = prefixes
+            .iter()
+            .find(|p| p.join("share/rcl/package.xml").is_file())
+        {
+            panic!(
+                "a ROS 2 with rcl is sourced ({}) but its rcl headers (include/rcl/rcl.h) or \
+                 library (lib/librcl.so) are missing: install its development files (`rosdep \
+                 install --from-paths src`, or the distribution's ros-<distro>-rcl package), or \
+                 set ROSBAG2_RS_NO_RCL=1 to build without the rcl backend",
+                rcl.display()
+            );
+        }
+        return None;
+    };
     // Headers of every prefix (an overlay's first), so that a package built on top is seen too.
     let includes = prefixes.iter().flat_map(|p| include_dirs(p)).collect();
     Some(Ros2 {
@@ -354,16 +400,21 @@ pub fn configure() -> Option<Vec<PathBuf>> {
         "cargo:rustc-env=ROSBAG2_RS_ROS_DISTRO={}",
         distro(&ros2.prefix)
     );
-    println!("cargo:rustc-link-search=native={}", ros2.lib.display());
-    for lib in ["rcl", "rmw", "rcutils"] {
-        println!("cargo:rustc-link-lib=dylib={lib}");
-    }
-    if dynamic {
-        println!("cargo:rustc-link-lib=dylib=rosidl_runtime_c");
-    }
+    // Each library from the first prefix of the sourced environment that has it (an overlay's
+    // own rebuild before the underlay's; an isolated install keeps each package in a prefix of
+    // its own), and that directory in the executables' RUNPATH.
     let mut rpath = Vec::new();
-    if !ros2.lib.starts_with("/usr/lib") && !ros2.lib.starts_with("/lib") {
-        rpath.push(ros2.lib.clone());
+    for (lib, _) in crate::ros_dependencies::LINKED {
+        let dir = ament_prefixes()
+            .iter()
+            .map(|p| p.join("lib"))
+            .find(|d| d.join(format!("lib{lib}.so")).exists())
+            .unwrap_or_else(|| ros2.lib.clone());
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=dylib={lib}");
+        if !dir.starts_with("/usr/lib") && !dir.starts_with("/lib") && !rpath.contains(&dir) {
+            rpath.push(dir);
+        }
     }
     // An overlay's libraries (a colcon workspace first in AMENT_PREFIX_PATH) are found through
     // the ament index at run time (their type supports are dlopened by full path).

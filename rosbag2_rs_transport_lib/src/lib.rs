@@ -31,6 +31,7 @@ mod parameters;
 mod player;
 mod qos_overrides;
 mod recorder;
+pub mod ros_arguments;
 mod rosout;
 mod type_description;
 
@@ -71,3 +72,42 @@ pub use recorder::{
     MIN_SUBSCRIPTION_DEPTH, SILENCES_KEY, THROTTLED_MESSAGES_KEY, WRITE_SPLIT_TOPIC,
 };
 pub use rosout::{rosout_qos, LogOrigin, Rosout, ROSOUT_TOPIC};
+
+/// `package.xml` declares, by rosdep key, every ROS package the build links or reads and every one
+/// the nodes load at run time (the build script's own list, `build/ros_dependencies.rs`).
+#[cfg(test)]
+#[path = "../build/ros_dependencies.rs"]
+mod ros_dependencies;
+
+#[cfg(test)]
+mod package_manifest {
+    use super::ros_dependencies;
+
+    #[test]
+    fn package_xml_declares_every_ros_dependency() {
+        let xml = include_str!("../package.xml");
+        let declared = |key: &str, kinds: &[&str]| {
+            kinds
+                .iter()
+                .any(|kind| xml.contains(&format!("<{kind}>{key}</{kind}>")))
+        };
+        let build = ["depend", "build_depend"];
+        let run = ["depend", "exec_depend"];
+        let linked = ros_dependencies::LINKED.iter().map(|(_, key)| *key);
+        for key in linked.clone() {
+            assert!(declared(key, &["depend"]), "{key}: linked, not a <depend>");
+        }
+        for key in ros_dependencies::HEADERS_ONLY
+            .iter()
+            .chain(ros_dependencies::BUILD_TOOLS)
+        {
+            assert!(declared(key, &build), "{key}: built with, not declared");
+        }
+        for key in ros_dependencies::RUN {
+            assert!(
+                declared(key, &run),
+                "{key}: loaded at run time, not declared"
+            );
+        }
+    }
+}

@@ -14,6 +14,13 @@ pub enum TransportError {
         /// Which rule it breaks.
         reason: String,
     },
+    /// `ROS_SECURITY_ENABLE=true` on a backend that cannot honour it.
+    #[error(
+        "ROS_SECURITY_ENABLE=true: the native backends do not speak DDS Security, and will not \
+         run unsecured where security was asked for; run in a sourced ROS 2 (the rcl backend \
+         and its rmw's security), or unset ROS_SECURITY_ENABLE"
+    )]
+    SecurityUnsupported,
     /// A type name that is not `package/msg/Type` or `package/srv/Type`.
     #[error("invalid type name '{0}': expected 'package/msg/Type' or 'package/srv/Type'")]
     InvalidTypeName(String),

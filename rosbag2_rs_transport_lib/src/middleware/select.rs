@@ -190,15 +190,35 @@ pub fn create_node(name: &str, namespace: &str) -> Result<Arc<dyn Middleware>> {
     }
     #[cfg(not(rosbag2_rs_rcl))]
     Layer::from_env()?;
+    refuse_security(std::env::var("ROS_SECURITY_ENABLE").ok().as_deref())?;
     let rmw = Rmw::from_env()?;
     let node = rmw.create_node(name, namespace)?;
     log::info!("middleware: {} ({})", rmw.vendor(), rmw.rmw_name());
     Ok(node)
 }
 
+/// The native backends speak no DDS Security or Zenoh TLS: where the user asked for security
+/// (`ROS_SECURITY_ENABLE=true`, as rcl reads it), they refuse to start rather than run unsecured.
+fn refuse_security(enable: Option<&str>) -> Result<()> {
+    if enable == Some("true") {
+        return Err(TransportError::SecurityUnsupported);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn native_backends_refuse_to_run_unsecured() {
+        let err = refuse_security(Some("true")).unwrap_err().to_string();
+        assert!(err.contains("ROS_SECURITY_ENABLE"), "{err}");
+        // rcl enables security for exactly "true".
+        for other in [None, Some("false"), Some("TRUE"), Some("")] {
+            assert!(refuse_security(other).is_ok(), "{other:?}");
+        }
+    }
 
     #[test]
     fn names_select_as_ros2_selects() {

@@ -24,9 +24,10 @@ mod zenoh_router;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use ros2bag_rs_cli::{
-    exit, fail, init_logging, parse_level, run_burst, run_record, split_ros_args, BurstArgs,
-    PlayArgs, RecordArgs, RosArgs, PLAY_PARAMETERS, RECORD_PARAMETERS,
+    command_line, exit, fail, init_logging, init_node_logging, parse_level, run_burst, run_record,
+    split_ros_args, BurstArgs, PlayArgs, RecordArgs, RosArgs, PLAY_PARAMETERS, RECORD_PARAMETERS,
 };
+use rosbag2_rs_transport_lib::ros_arguments::RosArguments;
 
 #[derive(Parser)]
 #[command(
@@ -89,26 +90,30 @@ enum Command {
 
 fn main() {
     let (own, ros) = split_ros_args(std::env::args());
-    let (cli, warnings) = parse(own, &ros).unwrap_or_else(|e| fail(e));
+    let (cli, warnings, ros) = parse(own, &ros).unwrap_or_else(|e| fail(e));
     let node = match &cli.command {
         Command::Play(args) => args.node_name.as_str(),
         Command::Burst(args) => args.play.node_name.as_str(),
         Command::Record(args) => args.node_name.as_str(),
         _ => "ros2bag_rs",
     };
-    init_logging(cli.log_level, node);
+    match &ros {
+        Some(ros) => init_node_logging(cli.log_level, ros),
+        None => init_logging(cli.log_level, node),
+    }
     warnings.iter().for_each(|w| log::warn!("{w}"));
-    match run(cli.command, ros.namespace.as_deref().unwrap_or("/")) {
+    let namespace = ros.as_ref().map_or("/", |r| r.namespace.as_str());
+    match run(cli.command, namespace) {
         Ok(()) => exit(0),
         Err(e) => fail(e),
     }
 }
 
 /// Parses the command line. `--ros-args` (node name, namespace, remaps, rosbag2's node
-/// parameters) apply to `play`, `burst` and `record`, as they do to rosbag2's nodes.
-fn parse(own: Vec<String>, ros: &RosArgs) -> Result<(Cli, Vec<String>)> {
-    if *ros == RosArgs::default() {
-        return Ok((Cli::parse_from(own), Vec::new()));
+/// parameters, logging) apply to `play`, `burst` and `record`, as they do to rosbag2's nodes.
+fn parse(own: Vec<String>, ros: &RosArgs) -> Result<(Cli, Vec<String>, Option<RosArguments>)> {
+    if ros.is_empty() {
+        return Ok((Cli::parse_from(own), Vec::new(), None));
     }
     let mut words = own.iter().skip(1);
     let mut verb = None;
@@ -129,8 +134,9 @@ fn parse(own: Vec<String>, ros: &RosArgs) -> Result<(Cli, Vec<String>)> {
         Some("record") => &RECORD_PARAMETERS,
         _ => anyhow::bail!("--ros-args apply to play, burst and record only"),
     };
-    let (argv, warnings) = ros.command_line(own, table)?;
-    Ok((Cli::parse_from(argv), warnings))
+    let resolved = ros.resolve(&own, table)?;
+    let (argv, warnings) = command_line(&resolved, own, table)?;
+    Ok((Cli::parse_from(argv), warnings, Some(resolved)))
 }
 
 fn run(command: Command, namespace: &str) -> Result<()> {

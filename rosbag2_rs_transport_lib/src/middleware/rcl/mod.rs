@@ -13,12 +13,14 @@
 //! node's one wait set: its subscriptions, services and clients, a guard condition that wakes it
 //! when entities come or go, and the node's graph guard condition (graph changes, [`graph`]).
 
+pub(crate) mod arguments;
 mod client;
 #[cfg(rosbag2_rs_rcl_dynamic)]
 mod dynamic;
 mod exit;
 mod ffi;
 mod graph;
+pub(crate) mod logging;
 mod publisher;
 mod qos;
 mod service;
@@ -81,7 +83,16 @@ impl NodeHandle {
                 || "cannot initialise the init options".into(),
             )?;
             let context = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_context()));
-            let ret = sys::rcl_init(0, std::ptr::null(), &options, context);
+            // The process's command line, as rclcpp's init passes it: rcl applies its ROS
+            // arguments (remaps, enclave, ...) to the node.
+            let argv = arguments::process().map(|p| p.argv()).unwrap_or_default();
+            let argc = i32::try_from(argv.len()).unwrap_or(0);
+            let argv_ptr = if argc == 0 {
+                std::ptr::null()
+            } else {
+                argv.as_ptr()
+            };
+            let ret = sys::rcl_init(argc, argv_ptr, &options, context);
             let _ = sys::rcl_init_options_fini(&mut options);
             if let Err(e) = check(ret, || "rcl_init failed".into()) {
                 drop(Box::from_raw(context));
@@ -115,6 +126,18 @@ impl NodeHandle {
             exit::register();
             Ok(handle)
         }
+    }
+
+    /// The node's name and namespace as rcl made them (after its remap rules).
+    fn identity(&self) -> Result<NodeIdentity> {
+        // SAFETY: the node is initialised; rcl returns strings it owns, copied here.
+        let (name, namespace) = unsafe {
+            (
+                ffi::string(sys::rcl_node_get_name(self.node)),
+                ffi::string(sys::rcl_node_get_namespace(self.node)),
+            )
+        };
+        NodeIdentity::new(&name, &namespace)
     }
 
     /// The rcl node.
@@ -470,8 +493,8 @@ pub struct RclMiddleware {
 impl RclMiddleware {
     /// Initialises rcl (a context of its own) and creates node `name` in `namespace`.
     pub fn new(name: &str, namespace: &str) -> Result<Self> {
-        let identity = NodeIdentity::new(name, namespace)?;
-        let node = Arc::new(NodeHandle::new(&identity)?);
+        let node = Arc::new(NodeHandle::new(&NodeIdentity::new(name, namespace)?)?);
+        let identity = node.identity()?;
         let rmw = ffi::rmw()?.identifier.clone();
         let executor = Arc::new(Executor {
             wake: GuardCondition::new(node.clone())?,

@@ -1,4 +1,4 @@
-"""Starts the rosbag2-rs recorder: `ros2 launch <path>/record.launch.py topics:='/a /b' output:=my_bag`.
+"""Starts the rosbag2-rs recorder: `ros2 launch rosbag2_rs_transport record.launch.py topics:='/a /b' output:=my_bag`.
 
 Arguments map to `recorder` flags (see `ros2 run rosbag2_rs_transport recorder --help`); anything
 else can be passed verbatim in `extra_args`, e.g. `extra_args:='--max-bag-size 1000000000'`.
@@ -6,8 +6,9 @@ Snapshot mode: `snapshot:=true max_buffer_duration:=30` then
 `ros2 service call /rosbag2_recorder/snapshot rosbag2_interfaces/srv/Snapshot`.
 """
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
 
 ARGS = {
     'topics': ('', 'Space-separated topics to record (empty with all:=true)'),
@@ -27,8 +28,7 @@ ARGS = {
 def _recorder(context):
     value = {name: LaunchConfiguration(name).perform(context).strip() for name in ARGS}
     truthy = lambda name: value[name].lower() in ('1', 'true', 'yes')
-    cmd = ['ros2', 'run', 'rosbag2_rs_transport', 'recorder', '--disable-keyboard-controls',
-           '--node-name', value['node_name'], '-s', value['storage']]
+    cmd = ['--disable-keyboard-controls', '-s', value['storage']]
     if value['topics']:
         cmd += ['--topics', *value['topics'].split()]
     if truthy('all'):
@@ -37,8 +37,6 @@ def _recorder(context):
         cmd += ['--regex', value['regex']]
     if value['output']:
         cmd += ['-o', value['output']]
-    if truthy('use_sim_time'):
-        cmd.append('--use-sim-time')
     if truthy('snapshot'):
         cmd.append('--snapshot')
         if value['max_buffer_size']:
@@ -46,8 +44,12 @@ def _recorder(context):
         if value['max_buffer_duration']:
             cmd += ['--max-buffer-duration', value['max_buffer_duration']]
     cmd += value['extra_args'].split()
-    # SIGINT on shutdown: the recorder closes the bag (or saves the last snapshot) cleanly.
-    return [ExecuteProcess(cmd=cmd, output='screen', sigterm_timeout='30')]
+    # A launch_ros Node: launch's remaps, namespace and parameters reach the recorder as
+    # --ros-args, and the SIGINT launch sends at shutdown reaches the recorder itself, which then
+    # closes the bag (or saves the last snapshot); sigterm only after 30 s.
+    return [Node(package='rosbag2_rs_transport', executable='recorder', name=value['node_name'],
+                 arguments=cmd, parameters=[{'use_sim_time': truthy('use_sim_time')}],
+                 output='screen', sigterm_timeout='30')]
 
 
 def generate_launch_description():

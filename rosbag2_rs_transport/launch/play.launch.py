@@ -1,6 +1,6 @@
 """Play a bag with the rosbag2-rs player.
 
-    ros2 launch launch/play.launch.py bag:=/path/to/bag rate:=1.0 clock:=0 start_paused:=false
+    ros2 launch rosbag2_rs_transport play.launch.py bag:=/path/to/bag rate:=1.0 clock:=0 start_paused:=false
 
 The player's services are then on /<node_name>/... (pause, resume, set_rate, seek, ...):
 

@@ -1,0 +1,33 @@
+//! The ROS packages the rcl backend builds against and loads at run time, by rosdep key: one
+//! list for the build script (what it links) and for the test that `package.xml` declares each,
+//! so that `rosdep install --from-paths src` brings everything a bare ROS image lacks.
+
+/// The libraries the rcl backend links, each with the rosdep key of the package installing it.
+pub const LINKED: &[(&str, &str)] = &[
+    ("rcl", "rcl"),
+    ("rmw", "rmw"),
+    ("rcutils", "rcutils"),
+    ("rcl_yaml_param_parser", "rcl_yaml_param_parser"),
+    ("rosidl_runtime_c", "rosidl_runtime_c"),
+];
+
+/// Packages whose headers only the bindings read.
+pub const HEADERS_ONLY: &[&str] = &["rosidl_typesupport_introspection_c"];
+
+/// System packages the build needs: libclang for bindgen, cmake for Cyclone DDS (`cyclors`).
+pub const BUILD_TOOLS: &[&str] = &["libclang-dev", "cmake"];
+
+/// What the nodes load at run time: the rmw ROS 2 selects, and the packages whose type supports
+/// they dlopen through the ament index (services, parameters, `/rosout`, `/clock`, type
+/// descriptions, service events, actions).
+pub const RUN: &[&str] = &[
+    "rmw_implementation",
+    "rcl_interfaces",
+    "rosgraph_msgs",
+    "rosbag2_interfaces",
+    "rosbag2_rs_interfaces",
+    "type_description_interfaces",
+    "service_msgs",
+    "builtin_interfaces",
+    "action_msgs",
+];
