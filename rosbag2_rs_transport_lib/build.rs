@@ -161,17 +161,21 @@ fn main() {
     } else {
         None
     };
+    let rcl_found = rcl.is_some();
     let mut rpath_dirs: Vec<PathBuf> = rcl.unwrap_or_default();
     if let Some(fastdds) = fastdds {
         println!("cargo:rustc-cfg=rosbag2_rs_fastdds");
         rpath_dirs.extend(build_shim(&fastdds));
     }
     // Libraries outside the system's library directories (a ROS 2 install, a venv of ROS 2
-    // wheels) are found at run time through the executables' RUNPATH, as ament's nodes find
-    // theirs: after LD_LIBRARY_PATH, so that a sourced overlay's rebuilt libraries win over the
-    // ones built against. This package's examples, tests and benchmarks get it here, the
-    // executables of ros2bag_rs_cli and rosbag2_rs_transport (the nodes) through the `rpath`
-    // metadata (DEP_ROSBAG2_RS_FASTDDS_RPATH).
+    // wheels) are found at run time through the executables' run path: this package's examples,
+    // tests and benchmarks get it here, the executables of ros2bag_rs_cli and
+    // rosbag2_rs_transport (the nodes) through the `rpath-arg` metadata
+    // (DEP_ROSBAG2_RS_FASTDDS_RPATH_ARG). Built in a sourced ROS 2, it is a RUNPATH, as ament's
+    // nodes have: searched after LD_LIBRARY_PATH, so that a sourced overlay's rebuilt libraries
+    // win over the ones built against (the sourced environment also finds their dependencies).
+    // Without ROS 2 (Fast DDS from a prefix) there is no environment to source, and a DT_RPATH
+    // also serves the dependencies of the libraries found through it.
     let mut unique: Vec<PathBuf> = Vec::new();
     for d in rpath_dirs {
         if !unique.contains(&d) {
@@ -180,9 +184,10 @@ fn main() {
     }
     if !unique.is_empty() {
         let rpath = env::join_paths(&unique).expect("library paths without ':'");
-        let rpath = rpath.to_string_lossy();
-        println!("cargo:rustc-link-arg=-Wl,--enable-new-dtags,-rpath,{rpath}");
-        println!("cargo:rpath={rpath}");
+        let dtags = if rcl_found { "enable" } else { "disable" };
+        let arg = format!("-Wl,--{dtags}-new-dtags,-rpath,{}", rpath.to_string_lossy());
+        println!("cargo:rustc-link-arg={arg}");
+        println!("cargo:rpath-arg={arg}");
     }
 }
 

@@ -97,6 +97,12 @@ for exe in ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs rosbag2_rs_transport/lib
   echo "installed: $exe"
 done
 
+# The launch files, where `ros2 launch rosbag2_rs_transport play.launch.py` finds them.
+for f in play record; do
+  test -f "$ws/install/rosbag2_rs_transport/share/rosbag2_rs_transport/launch/$f.launch.py" \
+    || { echo "colcon did not install launch/$f.launch.py"; exit 1; }
+done
+
 # colcon built without the optional backends: the binaries the interop tests run have them.
 cargo build --release -q -p ros2bag_rs_cli -p rosbag2_rs_transport --bins "${features[@]}"
 

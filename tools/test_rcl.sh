@@ -23,7 +23,11 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}/rcl
 # The sourced environment (what `source /opt/ros/jazzy/setup.bash` sets), with the middleware left
 # to ROS 2's default, as in a default install.
 export AMENT_PREFIX_PATH="$ros2/ws:$ros2" CMAKE_PREFIX_PATH="$ros2/ws:$ros2"
-export LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib" PATH="$ros2/bin:$PATH"
+# The wheels' bundled libraries (auditwheel's ros_*.libs) too: the copies in lib/ carry run paths
+# into site-packages that do not resolve from there, and our executables' RUNPATH (as ament's
+# nodes have) does not serve their dependencies.
+LD_LIBRARY_PATH="$ros2/ws/lib:$ros2/lib$(printf ':%s' "$ros2"/lib/python3*/site-packages/ros_*.libs)"
+export LD_LIBRARY_PATH PATH="$ros2/bin:$PATH"
 export PYTHONPATH=$(echo "$ros2"/ws/lib/python3*/site-packages)
 unset RMW_IMPLEMENTATION
 # The distribution, as a setup script sets it: from the names of the venv's wheels (ros-kilted-...).
@@ -48,6 +52,9 @@ for exe in player recorder; do
   # (grep -q on a here-string: under pipefail, a reader that stops early fails its writer.)
   grep -q 'librcl\.so' <<<"$(readelf -d "$bin/$exe")" \
     || { echo "the installed $exe does not link librcl: the build script did not find rcl"; exit 1; }
+  # A RUNPATH, as ament's nodes have: a DT_RPATH would shadow a sourced overlay's libraries.
+  ! grep -q '(RPATH)' <<<"$(readelf -d "$bin/$exe")" \
+    || { echo "the installed $exe has a DT_RPATH"; exit 1; }
 done
 # The native Fast DDS backend, built in without a feature flag: the player links Fast DDS itself
 # (not only through rcl's rmw), and the one it finds is the sourced ROS 2's.

@@ -6,11 +6,13 @@ rcl backend, the default of such a build), talking through rcl and ROS 2's defau
 
 Run with tools/test_rcl.sh (it builds the workspace with colcon and runs this file with the ROS 2
 venv's Python inside a private network namespace)."""
+import json
 import os
 import pathlib
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 
@@ -990,3 +992,97 @@ def test_an_rclpy_action_session_is_recorded_and_sent_again_to_a_fresh_server(tm
         ours.kill()
     assert fresh.goals == recorded_goals
     assert fresh.cancels == [recorded_goals[2][1]]
+
+
+GOLDEN = json.loads((pathlib.Path(__file__).resolve().parents[1] / 'ros_args_golden.json').read_text())
+
+# What rclpy (rcl's own parser, in the sourced ROS 2) makes of a command line, printed as JSON by a
+# process of its own (rcl configures logging once per process).
+RCLPY_PARSE = r'''
+import json, sys
+import rclpy
+from rclpy.logging import get_logger
+args, node_name, remaps, loggers = json.loads(sys.argv[1])
+context = rclpy.Context()
+rclpy.init(args=['node', *args], context=context)
+node = rclpy.create_node(node_name, context=context, automatically_declare_parameters_from_overrides=True)
+def text(value):
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, (list, tuple)) or type(value).__name__ == 'array':
+        return '[' + ', '.join(text(v) for v in value) + ']'
+    return repr(value) if isinstance(value, float) else str(value)
+params = {name: text(p.value) for name, p in node._parameters.items()
+          if name not in ('use_sim_time', 'start_type_description_service')}
+levels = {name: get_logger(name).get_effective_level().name for name in loggers}
+remapped = {name: node.resolve_topic_name(name) for name in remaps}
+enclaves = [e for n, ns, e in node.get_node_names_and_namespaces_with_enclaves()
+            if n == node.get_name() and ns == node.get_namespace()]
+print(json.dumps({'name': node.get_name(), 'namespace': node.get_namespace(), 'params': params,
+                  'levels': levels, 'remap': remapped, 'enclave': enclaves[0] if enclaves else None}))
+node.destroy_node()
+rclpy.shutdown(context=context)
+'''
+
+
+@pytest.mark.parametrize('case', GOLDEN['cases'], ids=lambda c: ' '.join(c['args'][1:])[:60])
+def test_golden_command_lines_mean_in_rclpy_what_the_table_says(tmp_path, case):
+    """The table both of our parsers are checked against (cargo test ... ros_arguments) is what
+    rcl itself makes of each command line, read through rclpy in the same sourced ROS 2."""
+    for name, text in case.get('files', {}).items():
+        (tmp_path / name).write_text(text)
+    args = [a.replace('{dir}', str(tmp_path)) for a in case['args']]
+    expect = case['expect']
+    query = [args, case['node'], list(expect.get('remap', {})), list(expect.get('levels', {}))]
+    env = {**os.environ, 'ROS_DOMAIN_ID': '97', 'ROS_LOG_DIR': str(tmp_path / 'log')}
+    out = subprocess.run([sys.executable, '-c', RCLPY_PARSE, json.dumps(query)], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    for key, want in {**expect, **case.get('rclpy', {})}.items():
+        assert got[key] == want, f'{key}: rclpy gives {got[key]!r}, the table {want!r}'
+
+
+def test_our_rcl_player_logs_through_rcl(tmp_path):
+    """rcl's logging, as an rclcpp node has it: our lines in RCUTILS_CONSOLE_OUTPUT_FORMAT, in a log
+    file under ROS_LOG_DIR, at the level --log-level gives our node's logger."""
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    env = {**ours_env(98), 'ROS_LOG_DIR': str(tmp_path / 'log'),
+           'RCUTILS_CONSOLE_OUTPUT_FORMAT': 'RCL[{severity}] {name}: {message}'}
+    env.pop('RUST_LOG', None)
+    out = subprocess.run([binary('player'), tmp_path / 'bag', '--disable-keyboard-controls', '--ros-args',
+                          '--log-level', 'rosbag2_player:=debug', '-r', '__node:=p1'],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert 'RCL[INFO] p1: middleware: rcl' in out.stderr, out.stderr
+    # The level rule aims at the node's original name, the logger is its remapped one: as in rclcpp,
+    # the rule does not reach it.
+    assert 'RCL[DEBUG] p1:' not in out.stderr, out.stderr
+    files = list((tmp_path / 'log').glob('*.log'))
+    assert files, f'no log file under ROS_LOG_DIR: {list((tmp_path / "log").iterdir())}'
+    assert any('middleware: rcl' in f.read_text() for f in files)
+    debug = subprocess.run([binary('player'), tmp_path / 'bag', '--disable-keyboard-controls', '--ros-args',
+                            '--log-level', 'debug', '--disable-external-lib-logs'],
+                           env={**env, 'ROS_LOG_DIR': str(tmp_path / 'log2')},
+                           capture_output=True, text=True, timeout=60)
+    assert debug.returncode == 0, debug.stderr
+    assert 'RCL[DEBUG] rosbag2_player:' in debug.stderr, debug.stderr
+    assert not list((tmp_path / 'log2').glob('*.log')), 'a log file despite --disable-external-lib-logs'
+
+
+def test_the_enclave_reaches_rcl_and_the_native_backends_refuse_security(tmp_path):
+    keystore = tmp_path / 'keystore'
+    (keystore / 'enclaves').mkdir(parents=True)
+    env = {**ours_env(99), 'ROS_SECURITY_ENABLE': 'true', 'ROS_SECURITY_STRATEGY': 'Enforce',
+           'ROS_SECURITY_KEYSTORE': str(keystore)}
+    write_bag(tmp_path / 'bag', {'/chatter': ('std_msgs/msg/String', [(0, string_cdr('x'))])})
+    run = lambda *extra, **more: subprocess.run(  # noqa: E731
+        [binary('player'), tmp_path / 'bag', '--disable-keyboard-controls', *extra],
+        env={**env, **more}, capture_output=True, text=True, timeout=60)
+    secured = run('--ros-args', '--enclave', '/x')
+    assert secured.returncode != 0
+    # rcl looked for the enclave we were given (and found no folder for it in the keystore).
+    assert "'/x'" in secured.stderr and 'SECURITY ERROR' in secured.stderr, secured.stderr
+    native = run(ROSBAG2_RS_MIDDLEWARE='native')
+    assert native.returncode != 0
+    assert 'ROS_SECURITY_ENABLE=true: the native backends' in native.stderr, native.stderr

@@ -209,7 +209,7 @@ fn unknown(args: &sys::rcl_arguments_t, argv: &[CString]) -> Result<(), RosArgum
 
 /// The log levels rcl parsed.
 fn log_levels(args: &sys::rcl_arguments_t) -> Result<LoggingArguments, RosArgumentsError> {
-    let severity = |level: i32| match level {
+    let severity = |level: u32| match level {
         10 => Some(Severity::Debug),
         20 => Some(Severity::Info),
         30 => Some(Severity::Warn),
