@@ -11,7 +11,9 @@
 //!
 //! Each [`RclMiddleware`] is one rcl context with one node, and one thread that waits on the
 //! node's one wait set: its subscriptions, services and clients, a guard condition that wakes it
-//! when entities come or go, and the node's graph guard condition (graph changes, [`graph`]).
+//! when entities come or go, and the node's graph guard condition. The wait thread only takes:
+//! messages go to their callbacks (the recorder's cache, never the disk), requests to each
+//! service's worker thread ([`service`]), graph changes to the graph thread ([`graph`]).
 
 pub(crate) mod arguments;
 mod client;
@@ -59,6 +61,8 @@ const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 pub(crate) struct NodeHandle {
     context: *mut sys::rcl_context_t,
     node: *mut sys::rcl_node_t,
+    /// When the publishers going now stop waiting for acknowledgements (one window for all).
+    linger_deadline: Mutex<Option<std::time::Instant>>,
     /// After the node and context are finalised.
     _on_graph: OnGraph,
 }
@@ -110,6 +114,7 @@ impl NodeHandle {
             let mut handle = Self {
                 context,
                 node,
+                linger_deadline: Mutex::new(None),
                 _on_graph: OnGraph::enter(),
             };
             if let Err(e) = check(ret, || {
@@ -138,6 +143,19 @@ impl NodeHandle {
             )
         };
         NodeIdentity::new(&name, &namespace)
+    }
+
+    /// How long a publisher going now may still wait for acknowledgements: the rest of one
+    /// `linger` window that the node's first publisher to go opens for all of them, so that a
+    /// teardown lingers once, not once per publisher (a window over for 5 s is a new teardown).
+    pub fn linger_left(&self, linger: std::time::Duration) -> std::time::Duration {
+        let now = std::time::Instant::now();
+        let mut deadline = self.linger_deadline.lock();
+        let window = match *deadline {
+            Some(end) if now < end + std::time::Duration::from_secs(5) => end,
+            _ => *deadline.insert(now + linger),
+        };
+        window.saturating_duration_since(now)
     }
 
     /// The rcl node.
@@ -266,6 +284,8 @@ pub(crate) struct Executor {
     entities: Mutex<Vec<Arc<Registered>>>,
     stop: AtomicBool,
     graph: graph::Graph,
+    /// Wakes the graph thread (one pending kick at most); taken when the node goes.
+    graph_kick: Mutex<Option<crossbeam_channel::Sender<()>>>,
     /// The wait thread, once started.
     thread: std::sync::OnceLock<std::thread::ThreadId>,
     /// Rounds of the wait thread finished (each released its snapshot of the entities).
@@ -286,6 +306,17 @@ impl Executor {
         Registration {
             executor: self.clone(),
             entry,
+        }
+    }
+
+    /// The graph thread: reads the graph again at each kick, until the kicks stop.
+    fn watch_graph(self: Arc<Self>, kicks: crossbeam_channel::Receiver<()>) {
+        for () in kicks {
+            let Some(_hold) = exit::round() else { return };
+            if self.stop.load(Ordering::Acquire) {
+                return;
+            }
+            self.graph.refresh(&self.node);
         }
     }
 
@@ -411,7 +442,11 @@ impl Executor {
                     graph_index,
                 )
             {
-                self.graph.refresh(&self.node);
+                // The graph thread reads the graph (1 + 2 N queries): a storm of nodes joining
+                // holds neither the topics nor the services. Kicks coalesce.
+                if let Some(kick) = self.graph_kick.lock().as_ref() {
+                    let _ = kick.try_send(());
+                }
             }
             for (e, &index) in snapshot.iter().zip(&indexes) {
                 if index == usize::MAX || e.removed.load(Ordering::Acquire) {
@@ -425,7 +460,7 @@ impl Executor {
                     }
                     Entity::Service(s) => {
                         if ready(ws.services.cast(), ws.size_of_services, index) {
-                            s.serve_all();
+                            s.take_round();
                         }
                     }
                     Entity::Client(c) => {
@@ -496,11 +531,13 @@ impl RclMiddleware {
         let node = Arc::new(NodeHandle::new(&NodeIdentity::new(name, namespace)?)?);
         let identity = node.identity()?;
         let rmw = ffi::rmw()?.identifier.clone();
+        let (kick, kicks) = crossbeam_channel::bounded(1);
         let executor = Arc::new(Executor {
             wake: GuardCondition::new(node.clone())?,
             entities: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             graph: graph::Graph::default(),
+            graph_kick: Mutex::new(Some(kick)),
             thread: std::sync::OnceLock::new(),
             rounds: Mutex::new(0),
             released: parking_lot::Condvar::new(),
@@ -508,6 +545,14 @@ impl RclMiddleware {
         });
         executor.graph.refresh(&node);
         exit::track(Arc::downgrade(&executor));
+        let watcher = executor.clone();
+        std::thread::Builder::new()
+            .name("rcl-graph".into())
+            .spawn(move || watcher.watch_graph(kicks))
+            .map_err(|source| TransportError::Spawn {
+                what: "rcl graph",
+                source,
+            })?;
         let runner = executor.clone();
         let thread = std::thread::Builder::new()
             .name("rcl-wait".into())
@@ -578,6 +623,8 @@ impl RclMiddleware {
 impl Drop for RclMiddleware {
     fn drop(&mut self) {
         self.executor.stop.store(true, Ordering::Release);
+        // Ends the graph thread (it holds the executor).
+        drop(self.executor.graph_kick.lock().take());
         self.executor.wake.trigger();
         if let Some(thread) = self.thread.take() {
             // The last reference may go on the wait thread itself (a service handler holding

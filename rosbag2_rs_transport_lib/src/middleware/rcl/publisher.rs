@@ -110,7 +110,11 @@ impl Drop for RclPublisher {
         // What was published last (the end of a playback) still reaches the reliable
         // subscriptions: wait for their acknowledgements, boundedly, as the native backends'
         // writers linger.
-        if self.subscription_count() > 0 && !self.wait_for_acks(WRITER_LINGER) {
+        let linger = self.node.linger_left(WRITER_LINGER);
+        let acked = exit::teardown(|| {
+            linger.is_zero() || self.subscription_count() == 0 || self.wait_for_acks(linger)
+        });
+        if acked == Some(false) {
             log::debug!(
                 "{}: not every message was acknowledged before it went",
                 self.topic

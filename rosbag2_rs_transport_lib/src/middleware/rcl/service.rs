@@ -2,21 +2,40 @@
 //! (allocated through the introspection type support), converted to CDR with `rmw_serialize`
 //! for our handler, and the handler's CDR response converted back with `rmw_deserialize` into
 //! the response struct that `rcl_send_response` sends. No hand-written C layouts.
+//!
+//! The wait thread only takes requests (a bounded number per round) and queues them (a bounded
+//! queue: what does not fit is dropped and counted); each service's own worker thread runs the
+//! handler and sends the response, retries included. So a handler that blocks (a burst, a bag
+//! closed on `stop`) holds neither the node's other services nor its topics.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use parking_lot::Mutex;
 
 use super::ffi::{self, SerializedBuffer};
 use super::typesupport::{CMessage, Introspected, ServiceType};
 use super::{exit, sys, NodeHandle};
-use crate::middleware::error::Result;
+use crate::middleware::error::{Result, TransportError};
 use crate::middleware::{RequestId, ServiceHandler};
 
 /// How many times a response is sent while the client's reply reader is not matched (each
 /// attempt waits 100 ms in rmw_fastrtps): 5 s, for discovery on a loaded machine.
 const SEND_ATTEMPTS: u32 = 50;
+
+/// How many requests the wait thread takes from one service in one round.
+const REQUESTS_PER_ROUND: usize = 64;
+
+/// How many requests wait for a service's worker at most; more are dropped (and counted).
+const QUEUED_REQUESTS: usize = 1024;
+
+/// How long dropping a service waits for its worker to finish the requests it has (a handler
+/// still running then finishes on its own, and the service goes after it).
+const WORKER_JOIN: Duration = Duration::from_secs(2);
 
 /// A C message struct as CDR bytes (encapsulation header included).
 pub(crate) fn to_cdr(message: &CMessage, introspected: &Introspected) -> Result<SerializedBuffer> {
@@ -99,21 +118,37 @@ impl Linger {
     }
 }
 
-/// An rcl service with its handler.
-pub(crate) struct Service {
+/// What a service's handle, type and linger are, shared by the wait thread (taking requests)
+/// and the worker (answering them); finalised when both let go.
+struct Core {
     handle: *mut sys::rcl_service_t,
     name: String,
     type_support: ServiceType,
-    handler: Mutex<ServiceHandler>,
     linger: Linger,
     node: Arc<NodeHandle>,
 }
 
-// SAFETY: requests are taken and answered only on the wait thread; the service is finalised
-// only in Drop; the handler is Send and behind a mutex.
-unsafe impl Send for Service {}
+// SAFETY: rmw services take requests and send responses from any thread (the wait thread takes,
+// the worker sends, as rclcpp's multi-threaded executor does); finalised only in Drop.
+unsafe impl Send for Core {}
 // SAFETY: as above.
-unsafe impl Sync for Service {}
+unsafe impl Sync for Core {}
+
+/// A request taken, for the worker.
+struct Request {
+    id: RequestId,
+    header: sys::rmw_request_id_t,
+    cdr: SerializedBuffer,
+}
+
+/// An rcl service with its handler on a worker thread of its own.
+pub(crate) struct Service {
+    core: Arc<Core>,
+    requests: Option<Sender<Request>>,
+    worker: Option<JoinHandle<()>>,
+    /// Requests dropped because the queue was full.
+    dropped: AtomicU64,
+}
 
 impl Service {
     pub fn new(
@@ -129,7 +164,7 @@ impl Service {
         };
         // SAFETY: a zero-initialised service initialised on the live node with a type support
         // its library keeps valid; freed if the init fails.
-        unsafe {
+        let core = unsafe {
             let handle = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_service()));
             let options = sys::rcl_service_get_default_options();
             let ret = sys::rcl_service_init(
@@ -143,85 +178,162 @@ impl Service {
                 drop(Box::from_raw(handle));
                 return Err(e);
             }
-            Ok(Self {
+            Arc::new(Core {
                 handle,
                 name: name.to_string(),
                 type_support,
-                handler: Mutex::new(handler),
                 linger,
                 node,
             })
-        }
+        };
+        let (tx, rx) = crossbeam_channel::bounded(QUEUED_REQUESTS);
+        let worker_core = core.clone();
+        let worker = std::thread::Builder::new()
+            .name(format!("rcl-srv{}", name.rsplit('/').next().unwrap_or_default()))
+            .spawn(move || answer_all(&worker_core, handler, &rx))
+            .map_err(|source| TransportError::Spawn {
+                what: "rcl service worker",
+                source,
+            })?;
+        Ok(Self {
+            core,
+            requests: Some(tx),
+            worker: Some(worker),
+            dropped: AtomicU64::new(0),
+        })
     }
 
     pub fn handle(&self) -> *const sys::rcl_service_t {
-        self.handle
+        self.core.handle
     }
 
-    /// Answers every request waiting.
-    pub fn serve_all(&self) {
-        loop {
-            match self.serve_one() {
-                Ok(true) => {}
-                Ok(false) => return,
-                Err(e) => log::warn!("service {}: {e}", self.name),
-            }
-        }
-    }
-
-    /// Takes and answers one request; false when none was waiting.
-    fn serve_one(&self) -> Result<bool> {
-        let mut request = CMessage::new(&self.type_support.request)?;
-        let mut header = sys::rmw_service_info_t::default();
-        // SAFETY: the service is valid (registered, not finalised); `request` is an
-        // initialised struct of the service's request type.
-        let ret = unsafe {
-            sys::rcl_take_request_with_info(self.handle, &mut header, request.as_mut_ptr())
+    /// Takes the requests waiting, at most [`REQUESTS_PER_ROUND`] (the wait set wakes the
+    /// thread again at once for the rest), and queues them for the worker.
+    pub fn take_round(&self) {
+        let Some(requests) = &self.requests else {
+            return;
         };
-        match ret {
-            ffi::RET_OK => {}
-            ffi::RET_SERVICE_TAKE_FAILED => return Ok(false),
-            code => return Err(ffi::error(code, "cannot take a request".into())),
-        }
-        let cdr = to_cdr(&request, &self.type_support.request)?;
-        let id = RequestId {
-            client_gid: gid16(&header.request_id.writer_guid),
-            sequence_number: header.request_id.sequence_number,
-        };
-        let reply = match (self.handler.lock())(&id, cdr.as_ref()) {
-            Ok(reply) => reply,
-            Err(e) => {
-                log::warn!("service {}: request refused: {e}", self.name);
-                return Ok(true);
-            }
-        };
-        let mut response = from_cdr(&reply, &self.type_support.response)?;
-        // A fresh client's reply reader may not be matched yet (discovery is not symmetric):
-        // rmw_fastrtps waits 100 ms for it, then gives up with RMW_RET_TIMEOUT. Try for up to
-        // SEND_ATTEMPTS of those (a reply lost on a loaded machine after 1 s was seen once).
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            // SAFETY: the service is valid; the request id is the one rcl gave with the request;
-            // `response` is an initialised struct of the response type.
-            let ret = unsafe {
-                sys::rcl_send_response(self.handle, &mut header.request_id, response.as_mut_ptr())
+        for _ in 0..REQUESTS_PER_ROUND {
+            let request = match take(&self.core) {
+                Ok(Some(request)) => request,
+                Ok(None) => return,
+                Err(e) => {
+                    log::warn!("service {}: {e}", self.core.name);
+                    return;
+                }
             };
-            if ret == ffi::RET_TIMEOUT && attempts < SEND_ATTEMPTS {
-                let _ = ffi::error(ret, String::new()); // resets rcl's error state
-                continue;
+            match requests.try_send(request) {
+                Ok(()) => {}
+                Err(TrySendError::Full(_)) => {
+                    if self.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
+                        log::warn!(
+                            "service {}: {QUEUED_REQUESTS} requests wait already; dropping more",
+                            self.core.name
+                        );
+                    }
+                }
+                Err(TrySendError::Disconnected(_)) => return,
             }
-            ffi::check(ret, || {
-                format!("cannot send the response ({attempts} attempts)")
-            })?;
-            self.linger.replied(Instant::now());
-            log::debug!("service {}: replied ({attempts} attempts)", self.name);
-            return Ok(true);
         }
     }
 }
 
+/// Takes one request; `None` when none was waiting.
+fn take(core: &Core) -> Result<Option<Request>> {
+    let mut request = CMessage::new(&core.type_support.request)?;
+    let mut header = sys::rmw_service_info_t::default();
+    // SAFETY: the service is valid (registered, not finalised); `request` is an initialised
+    // struct of the service's request type.
+    let ret =
+        unsafe { sys::rcl_take_request_with_info(core.handle, &mut header, request.as_mut_ptr()) };
+    match ret {
+        ffi::RET_OK => {}
+        ffi::RET_SERVICE_TAKE_FAILED => return Ok(None),
+        code => return Err(ffi::error(code, "cannot take a request".into())),
+    }
+    Ok(Some(Request {
+        id: RequestId {
+            client_gid: gid16(&header.request_id.writer_guid),
+            sequence_number: header.request_id.sequence_number,
+        },
+        header: header.request_id,
+        cdr: to_cdr(&request, &core.type_support.request)?,
+    }))
+}
+
+/// The worker: answers each request queued, until the queue closes.
+fn answer_all(core: &Core, mut handler: ServiceHandler, requests: &Receiver<Request>) {
+    for request in requests {
+        if exit::exiting() {
+            return;
+        }
+        if let Err(e) = answer(core, &mut handler, request) {
+            log::warn!("service {}: {e}", core.name);
+        }
+    }
+}
+
+/// Runs the handler on one request and sends its response.
+fn answer(core: &Core, handler: &mut ServiceHandler, mut request: Request) -> Result<()> {
+    let reply = match handler(&request.id, request.cdr.as_ref()) {
+        Ok(reply) => reply,
+        Err(e) => {
+            log::warn!("service {}: request refused: {e}", core.name);
+            return Ok(());
+        }
+    };
+    let mut response = from_cdr(&reply, &core.type_support.response)?;
+    // A fresh client's reply reader may not be matched yet (discovery is not symmetric):
+    // rmw_fastrtps waits 100 ms for it, then gives up with RMW_RET_TIMEOUT. Try for up to
+    // SEND_ATTEMPTS of those (a reply lost on a loaded machine after 1 s was seen once).
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        // SAFETY: the service is valid while `core` lives; the request id is the one rcl gave
+        // with the request; `response` is an initialised struct of the response type.
+        let ret = exit::teardown(|| unsafe {
+            sys::rcl_send_response(core.handle, &mut request.header, response.as_mut_ptr())
+        });
+        let Some(ret) = ret else { return Ok(()) };
+        if ret == ffi::RET_TIMEOUT && attempts < SEND_ATTEMPTS {
+            let _ = ffi::error(ret, String::new()); // resets rcl's error state
+            continue;
+        }
+        ffi::check(ret, || {
+            format!("cannot send the response ({attempts} attempts)")
+        })?;
+        core.linger.replied(Instant::now());
+        log::debug!("service {}: replied ({attempts} attempts)", core.name);
+        return Ok(());
+    }
+}
+
 impl Drop for Service {
+    /// Closes the queue and lets the worker answer what it has, for at most [`WORKER_JOIN`].
+    fn drop(&mut self) {
+        drop(self.requests.take());
+        let dropped = self.dropped.load(Ordering::Relaxed);
+        if dropped > 0 {
+            log::warn!(
+                "service {}: dropped {dropped} requests that found the queue full",
+                self.core.name
+            );
+        }
+        if let Some(worker) = self.worker.take() {
+            let deadline = Instant::now() + WORKER_JOIN;
+            while !worker.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if worker.is_finished() {
+                let _ = worker.join();
+            } else {
+                log::debug!("service {}: its handler still runs", self.core.name);
+            }
+        }
+    }
+}
+
+impl Drop for Core {
     fn drop(&mut self) {
         let stay = self.linger.remaining(Instant::now());
         if !stay.is_zero() && !exit::exiting() {
@@ -229,7 +341,7 @@ impl Drop for Service {
             std::thread::sleep(stay);
         }
         // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it any
-        // more; finalised once.
+        // more and no worker uses it (both held `Arc`s of this); finalised once.
         exit::teardown(|| unsafe {
             let ret = sys::rcl_service_fini(self.handle, self.node.node());
             if ret != ffi::RET_OK {
