@@ -12,6 +12,10 @@
 //! offset; without, the slope maximising the separation is searched within
 //! the skew limit. Long requests give loose bounds and are simply not
 //! binding: no threshold needed.
+//!
+//! [`BoundsEstimator::requests_only`] leaves the passive samples out: the
+//! plain TICSync estimator over the request brackets (`max-separation`, the
+//! benchmark's reference).
 
 use crate::envelope::{LowerEnvelope, MIN_HULL_SPAN_NS};
 use crate::estimator::Estimator;
@@ -19,10 +23,12 @@ use crate::hull::{lower_hull, offset_from, support_above, support_below, upper_h
 use crate::sample::{ActiveSample, PassiveSample};
 use std::collections::VecDeque;
 
-/// The `bounds` estimator: passive lower envelope plus active brackets.
+/// The `bounds` estimator: passive lower envelope plus active brackets
+/// (or, [`requests_only`](Self::requests_only), the brackets alone).
 #[derive(Debug, Clone)]
 pub struct BoundsEstimator {
     window_ns: i64,
+    requests_only: bool,
     max_skew: f64,
     passive: LowerEnvelope,
     active: VecDeque<ActiveSample>,
@@ -49,11 +55,21 @@ impl BoundsEstimator {
     pub fn new(window_ns: i64, max_skew: f64) -> Self {
         BoundsEstimator {
             window_ns,
+            requests_only: false,
             max_skew: max_skew.abs(),
             passive: LowerEnvelope::new(window_ns, max_skew),
             active: VecDeque::new(),
             newest_x: None,
             cached: None,
+        }
+    }
+
+    /// The request brackets alone over a window of `window_ns`: passive
+    /// samples are ignored, the skew is the maximum-separation one (TICSync).
+    pub fn requests_only(window_ns: i64, max_skew: f64) -> Self {
+        BoundsEstimator {
+            requests_only: true,
+            ..BoundsEstimator::new(window_ns, max_skew)
         }
     }
 
@@ -201,10 +217,17 @@ impl BoundsEstimator {
 
 impl Estimator for BoundsEstimator {
     fn name(&self) -> &'static str {
-        "bounds"
+        if self.requests_only {
+            "max-separation"
+        } else {
+            "bounds"
+        }
     }
 
     fn add_passive(&mut self, sample: PassiveSample) {
+        if self.requests_only {
+            return;
+        }
         self.passive.insert(Point {
             x: sample.sensor_ns,
             y: sample.ros_ns,

@@ -39,21 +39,26 @@ pub enum EstimatorKind {
     Envelope,
     /// Lower envelope for the slope, active request brackets for the offset.
     Bounds,
+    /// The request brackets alone: maximum-separation line over a
+    /// [`MAX_SEPARATION_WINDOW_MS`] window (TICSync), the reference method.
+    MaxSeparation,
     /// Passive floor for the slope, the tightest request brackets relative
     /// to it over an adaptive window for the offset.
     Brackets,
 }
 
 /// The known estimator names, comma-separated.
-pub const ESTIMATOR_NAMES: &str = "pf-mean, pf-regression, envelope, bounds, brackets";
+pub const ESTIMATOR_NAMES: &str =
+    "pf-mean, pf-regression, envelope, bounds, max-separation, brackets";
 
 impl EstimatorKind {
     /// All estimators, in the order of [`ESTIMATOR_NAMES`].
-    pub const ALL: [EstimatorKind; 5] = [
+    pub const ALL: [EstimatorKind; 6] = [
         EstimatorKind::PfMean,
         EstimatorKind::PfRegression,
         EstimatorKind::Envelope,
         EstimatorKind::Bounds,
+        EstimatorKind::MaxSeparation,
         EstimatorKind::Brackets,
     ];
 
@@ -64,6 +69,7 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => "pf-regression",
             EstimatorKind::Envelope => "envelope",
             EstimatorKind::Bounds => "bounds",
+            EstimatorKind::MaxSeparation => "max-separation",
             EstimatorKind::Brackets => "brackets",
         }
     }
@@ -77,6 +83,10 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => Box::new(PfEstimator::new(params.period_ms, true)),
             EstimatorKind::Envelope => Box::new(EnvelopeEstimator::new(window, skew)),
             EstimatorKind::Bounds => Box::new(BoundsEstimator::new(window, skew)),
+            EstimatorKind::MaxSeparation => Box::new(BoundsEstimator::requests_only(
+                i64::from(MAX_SEPARATION_WINDOW_MS) * 1_000_000,
+                skew,
+            )),
             EstimatorKind::Brackets => Box::new(BracketsEstimator::new(window, skew)),
         }
     }
@@ -114,6 +124,10 @@ impl FromStr for EstimatorKind {
 /// Window of the envelope, bounds and brackets estimators (the base window
 /// of brackets) when `period_ms` is not positive.
 pub const DEFAULT_WINDOW_MS: i32 = 10_000;
+
+/// Window of `max-separation`, ms: long enough for tight brackets on a
+/// light host, short enough for the skew's wander.
+pub const MAX_SEPARATION_WINDOW_MS: i32 = 60_000;
 
 /// Parameters of the estimators and the synchronizer.
 #[derive(Debug, Clone, Copy, PartialEq)]

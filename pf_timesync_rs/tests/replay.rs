@@ -86,7 +86,7 @@ fn regression_and_estimator_names() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(stdout(&out), vec!["100466666666"]);
-    for name in ["envelope", "bounds", "brackets"] {
+    for name in ["envelope", "bounds", "max-separation", "brackets"] {
         let out = run(&["replay", "--estimator", name], &(lines.join("\n") + "\n"));
         assert!(out.status.success());
         assert_eq!(stdout(&out).len(), 1);
@@ -105,7 +105,7 @@ fn regression_and_estimator_names() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("pf-mean, pf-regression, envelope, bounds, brackets"),
+        err.contains("pf-mean, pf-regression, envelope, bounds, max-separation, brackets"),
         "{err}"
     );
 }
