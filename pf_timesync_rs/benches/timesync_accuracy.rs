@@ -132,9 +132,10 @@ fn per_case(params: Params, seeds: u64, duration: f64) {
     println!();
     println!(
         "| case | midpoint bias µs | estimator | bias µs | p50 µs | p99 µs | jitter p99 µs \
-         | after reset p99 µs | settled p99 µs | outside brackets | backward jumps | none |"
+         | start p99 µs | after reset p99 µs | settled p99 µs | outside brackets \
+         | backward jumps | none |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for case in cases() {
         let base = if case.name.starts_with("loaded") {
             LOADED_SEED_BASE
@@ -155,10 +156,11 @@ fn per_case(params: Params, seeds: u64, duration: f64) {
                 )
             });
             println!(
-                "| {} | {:.0} | {} | {all} | {} | {} | {} | {} | {} |",
+                "| {} | {:.0} | {} | {all} | {} | {} | {} | {} | {} | {} |",
                 case.name,
                 case.config.midpoint_bias_us(),
                 kind.name(),
+                p99(p.start),
                 p99(p.after_reset),
                 p99(p.settled),
                 totals.outside_brackets,
@@ -179,11 +181,12 @@ fn main() {
     let params = Params::default();
     println!(
         "{seeds} seeds x {duration} s per host and case (light: seeds 1–{seeds}, loaded: seeds \
-         {}–{}), period {} ms, skew limit {} ppm",
+         {}–{}), period {} ms, skew limit {} ppm, read position {}",
         LOADED_SEED_BASE + 1,
         LOADED_SEED_BASE + seeds,
         params.period_ms,
-        params.max_skew_ppm
+        params.max_skew_ppm,
+        params.read_position
     );
     passive_only(params, seeds, duration);
     per_case(params, seeds, duration);

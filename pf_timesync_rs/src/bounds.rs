@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 pub struct BoundsEstimator {
     window_ns: i64,
     requests_only: bool,
+    read_position: Option<f64>,
     max_skew: f64,
     passive: LowerEnvelope,
     active: VecDeque<ActiveSample>,
@@ -56,6 +57,7 @@ impl BoundsEstimator {
         BoundsEstimator {
             window_ns,
             requests_only: false,
+            read_position: None,
             max_skew: max_skew.abs(),
             passive: LowerEnvelope::new(window_ns, max_skew),
             active: VecDeque::new(),
@@ -71,6 +73,18 @@ impl BoundsEstimator {
             requests_only: true,
             ..BoundsEstimator::new(window_ns, max_skew)
         }
+    }
+
+    /// With requests, the line at `read_position` (0..=1) between the
+    /// request times' and the answer times' edges (the brackets alone,
+    /// as [`BracketsEstimator::with_read_position`](crate::brackets::BracketsEstimator::with_read_position)),
+    /// clamped into the hard band, instead of the band's middle (which
+    /// assumes the request leg's minimum delay equals the packets' one
+    /// when the passive samples bound the band).
+    pub fn with_read_position(mut self, read_position: f64) -> Self {
+        self.read_position = Some(read_position.clamp(0.0, 1.0));
+        self.cached = None;
+        self
     }
 
     /// The current line, if any.
@@ -156,7 +170,18 @@ impl BoundsEstimator {
             }
         };
         let (top, bottom) = band(reference, skew, &upper, &lower);
-        let mid = if top.is_finite() && bottom.is_finite() {
+        let mid = if let Some(p) = self.read_position {
+            let answers: Vec<Point> = self
+                .active
+                .iter()
+                .map(|a| Point {
+                    x: a.sensor_ns,
+                    y: a.after_ns,
+                })
+                .collect();
+            let (top_answers, _) = band(reference, skew, &answers, &[]);
+            (bottom + p * (top_answers - bottom)).clamp(bottom, top.max(bottom))
+        } else if top.is_finite() && bottom.is_finite() {
             0.5 * (top + bottom)
         } else if top.is_finite() {
             top

@@ -1,7 +1,7 @@
 //! The estimator interface and selection by name.
 
 use crate::bounds::BoundsEstimator;
-use crate::brackets::BracketsEstimator;
+use crate::brackets::{BracketsEstimator, DEFAULT_READ_POSITION};
 use crate::envelope::EnvelopeEstimator;
 use crate::pf::PfEstimator;
 use crate::sample::{ActiveSample, PassiveSample};
@@ -87,7 +87,9 @@ impl EstimatorKind {
                 i64::from(MAX_SEPARATION_WINDOW_MS) * 1_000_000,
                 skew,
             )),
-            EstimatorKind::Brackets => Box::new(BracketsEstimator::new(window, skew)),
+            EstimatorKind::Brackets => Box::new(
+                BracketsEstimator::new(window, skew).with_read_position(params.read_position),
+            ),
         }
     }
 }
@@ -137,6 +139,12 @@ pub struct Params {
     pub period_ms: i32,
     /// Physical skew limit of the scanner's clock, in ppm.
     pub max_skew_ppm: f64,
+    /// `brackets`: where in the fastest request round trip the scanner
+    /// reads its clock, 0 (as the request arrives) to 1 (as the answer
+    /// leaves); the default 0.5 ([`DEFAULT_READ_POSITION`]) is unbiased
+    /// when both legs' minimum delays are equal and off by at most half the
+    /// fastest round trip otherwise.
+    pub read_position: f64,
     /// A disagreement of sensor and ROS time advances between consecutive
     /// samples larger than this (ms) is a clock jump: all samples are reset.
     pub jump_tolerance_ms: i64,
@@ -150,6 +158,7 @@ impl Default for Params {
         Params {
             period_ms: 10_000,
             max_skew_ppm: 200.0,
+            read_position: DEFAULT_READ_POSITION,
             jump_tolerance_ms: 1_000,
             forward_jump_ms: 1_000,
         }
@@ -163,6 +172,12 @@ impl Params {
             return Err(TimeSyncError::InvalidParameter {
                 name: "max_skew_ppm",
                 reason: "must be finite, >= 0 and < 100000",
+            });
+        }
+        if !(0.0..=1.0).contains(&self.read_position) {
+            return Err(TimeSyncError::InvalidParameter {
+                name: "read_position",
+                reason: "must be within 0..=1",
             });
         }
         if self.jump_tolerance_ms <= 0 || self.jump_tolerance_ms > 1_000_000_000 {
@@ -220,6 +235,13 @@ mod tests {
             ..Params::default()
         };
         assert!(bad.validate().is_err());
+        for read_position in [-0.1, 1.5, f64::NAN] {
+            let bad = Params {
+                read_position,
+                ..Params::default()
+            };
+            assert!(bad.validate().is_err(), "{read_position}");
+        }
         let p = Params {
             period_ms: 0,
             ..Params::default()
