@@ -203,6 +203,36 @@ fn skew_from_the_hulls_on_noiseless_sets() {
 }
 
 #[test]
+fn older_tight_brackets_still_bound_the_estimate() {
+    // Packets 400 µs late at least. For 20 s tight answers (150 µs down
+    // leg) but widely spread request legs (100 µs, then 1 ms more each): the
+    // request edge's estimated limit lies far above the answers. Then 20 s
+    // of loose requests (5 ms and more either way), so the last 10 s bound
+    // nothing but the floor.
+    let mut est = BracketsEstimator::new(WINDOW, 200e-6);
+    passive_with_floor(&mut est, 0, 40, 400_000);
+    for i in 0..80 {
+        est.add_active(bracket(
+            i * 250_000_000 + 1_000_000,
+            100_000 + 1_000_000 * i,
+            150_000,
+        ));
+    }
+    for i in 80..160 {
+        let loose = 5_000_000 + (i * 7_919) % 997 * 1_000;
+        est.add_active(bracket(i * 250_000_000 + 1_000_000, loose, loose));
+    }
+    // Still at or under the tightest answer, 150 µs after the truth.
+    let x = 39_990_000_000;
+    let err = est.convert(x).unwrap() - truth(x);
+    assert!(
+        (-100_000..=150_002).contains(&err),
+        "{err} {:?}",
+        est.estimate()
+    );
+}
+
+#[test]
 fn the_window_grows_while_the_lower_edge_is_loose() {
     let mut est = BracketsEstimator::new(WINDOW, 200e-6);
     passive(&mut est, 0, 40);
