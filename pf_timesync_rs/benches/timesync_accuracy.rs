@@ -6,8 +6,8 @@
 //!
 //! Two tables: every estimator without requests on the light and loaded
 //! hosts, and, with requests every 250 ms, `brackets` next to the
-//! TICSync-style `max-separation` and the PF driver's methods for each of
-//! [`cases`].
+//! TICSync-style `max-separation`, `bounds` and the PF driver's methods for
+//! each of [`cases`] (and `brackets` told the case's read position).
 
 use pf_timesync_rs::metrics::{evaluate, pooled, ErrorStats, Pooled, RunErrors};
 use pf_timesync_rs::sim::{cases, simulate, SimConfig, SimEvent};
@@ -17,9 +17,10 @@ use pf_timesync_rs::{EstimatorKind, Params};
 const LOADED_SEED_BASE: u64 = 1000;
 
 /// The estimators compared per case.
-const PER_CASE: [EstimatorKind; 4] = [
+const PER_CASE: [EstimatorKind; 5] = [
     EstimatorKind::Brackets,
     EstimatorKind::MaxSeparation,
+    EstimatorKind::Bounds,
     EstimatorKind::PfMean,
     EstimatorKind::PfRegression,
 ];
@@ -143,7 +144,19 @@ fn per_case(params: Params, seeds: u64, duration: f64) {
             0
         };
         let runs = runs(&case.config, base, seeds, duration);
-        for kind in PER_CASE {
+        // `brackets` once more, told where the scanner reads its clock.
+        let told = Params {
+            read_position: case.config.read_position(),
+            ..params
+        };
+        let rows = PER_CASE
+            .into_iter()
+            .map(|k| (k, params, k.name().to_string()))
+            .chain((told != params).then(|| {
+                let name = format!("brackets, read position {:.2}", told.read_position);
+                (EstimatorKind::Brackets, told, name)
+            }));
+        for (kind, params, name) in rows {
             let (p, totals) = measure(kind, params, &runs);
             let p99 = |s: Option<ErrorStats>| s.map_or("–".into(), |s| us(s.p99 as f64));
             let all = p.all.map_or("– | – | – | –".into(), |s| {
@@ -159,7 +172,7 @@ fn per_case(params: Params, seeds: u64, duration: f64) {
                 "| {} | {:.0} | {} | {all} | {} | {} | {} | {} | {} | {} |",
                 case.name,
                 case.config.midpoint_bias_us(),
-                kind.name(),
+                name,
                 p99(p.start),
                 p99(p.after_reset),
                 p99(p.settled),

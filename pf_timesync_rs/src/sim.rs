@@ -246,6 +246,18 @@ impl SimConfig {
     pub fn midpoint_bias_us(&self) -> f64 {
         0.5 * (self.http_down.min_us - self.http_up.min_us)
     }
+
+    /// Where in the fastest request the scanner reads its clock: the up
+    /// leg's share of the two legs' minimum delays (0.5: mid-request), the
+    /// `brackets` read position without bias.
+    pub fn read_position(&self) -> f64 {
+        let total = self.http_up.min_us + self.http_down.min_us;
+        if total > 0.0 {
+            self.http_up.min_us / total
+        } else {
+            0.5
+        }
+    }
 }
 
 /// The benchmark's cases, for each of [`SimConfig::light`] and
@@ -758,6 +770,7 @@ mod tests {
         assert_eq!(cases.len(), 12);
         for case in &cases {
             let bias = case.config.midpoint_bias_us();
+            assert_eq!(bias == 0.0, case.config.read_position() == 0.5);
             match case.name.split(", ").nth(1) {
                 Some("mid") => assert_eq!(bias, 0.0, "{}", case.name),
                 Some("early") => assert!(bias > 100.0, "{}", case.name),
