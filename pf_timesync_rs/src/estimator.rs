@@ -94,9 +94,10 @@ impl EstimatorKind {
     }
 }
 
-/// `brackets`: the most accurate on the benchmark's light and loaded hosts,
-/// with requests and without (then it is the lower envelope, clamped into
-/// the hard band).
+/// `brackets`: with requests unbiased where the scanner reads its clock
+/// mid-request, whatever the packets' minimum delay, and never outside the
+/// brackets elsewhere; without requests the lower envelope, clamped into the
+/// hard band.
 impl Default for EstimatorKind {
     fn default() -> Self {
         EstimatorKind::Brackets

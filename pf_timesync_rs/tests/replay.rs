@@ -99,6 +99,19 @@ fn regression_and_estimator_names() {
     );
     assert!(default.status.success());
     assert_eq!(stdout(&default), stdout(&brackets));
+    // Where the scanner reads its clock: a parameter of brackets, checked.
+    let out = run(
+        &["replay", "--read-position", "0.4"],
+        &(lines.join("\n") + "\n"),
+    );
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).len(), 1);
+    let out = run(
+        &["replay", "--read-position", "1.5"],
+        &(lines.join("\n") + "\n"),
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("read_position"));
     let help = run(&["replay", "--help"], "");
     assert!(String::from_utf8_lossy(&help.stdout).contains("[default: brackets]"));
     let out = run(&["replay", "--estimator", "kalman"], "");
