@@ -17,6 +17,7 @@
 //! plain TICSync estimator over the request brackets (`max-separation`, the
 //! benchmark's reference).
 
+use crate::brackets::clamp_read_position;
 use crate::envelope::{LowerEnvelope, MIN_HULL_SPAN_NS};
 use crate::estimator::Estimator;
 use crate::hull::{lower_hull, offset_from, support_above, support_below, upper_hull, Line, Point};
@@ -75,14 +76,15 @@ impl BoundsEstimator {
         }
     }
 
-    /// With requests, the line at `read_position` (0..=1) between the
-    /// request times' and the answer times' edges (the brackets alone,
-    /// as [`BracketsEstimator::with_read_position`](crate::brackets::BracketsEstimator::with_read_position)),
+    /// With requests, the line at `read_position` (clamped to 0..=1, NaN:
+    /// the middle) between the request times' and the answer times' edges
+    /// (the brackets alone, as
+    /// [`BracketsEstimator::with_read_position`](crate::brackets::BracketsEstimator::with_read_position)),
     /// clamped into the hard band, instead of the band's middle (which
-    /// assumes the request leg's minimum delay equals the packets' one
-    /// when the passive samples bound the band).
+    /// assumes the request leg's minimum delay equals the packets' one when
+    /// the passive samples bound the band).
     pub fn with_read_position(mut self, read_position: f64) -> Self {
-        self.read_position = Some(read_position.clamp(0.0, 1.0));
+        self.read_position = Some(clamp_read_position(read_position));
         self.cached = None;
         self
     }

@@ -60,6 +60,15 @@ use std::collections::VecDeque;
 /// Where in the fastest round trip the scanner is assumed to read its
 /// clock: the middle, so equal minimum delays of the two legs give no bias.
 pub const DEFAULT_READ_POSITION: f64 = 0.5;
+/// `read_position` within 0..=1 ([`DEFAULT_READ_POSITION`] for NaN).
+pub(crate) fn clamp_read_position(read_position: f64) -> f64 {
+    if read_position.is_nan() {
+        DEFAULT_READ_POSITION
+    } else {
+        read_position.clamp(0.0, 1.0)
+    }
+}
+
 /// Tightest values per edge used to estimate its limit.
 pub const EDGE_SAMPLES: usize = 4;
 /// A lower edge whose estimated shortfall is at most this (ns) is tight:
@@ -153,11 +162,7 @@ impl BracketsEstimator {
     /// of the fastest round trip: 0 as the request arrives, 1 just before
     /// the answer leaves, 0.5 (the default) in the middle.
     pub fn with_read_position(mut self, read_position: f64) -> Self {
-        self.read_position = if read_position.is_nan() {
-            DEFAULT_READ_POSITION
-        } else {
-            read_position.clamp(0.0, 1.0)
-        };
+        self.read_position = clamp_read_position(read_position);
         self.bounds = self.bounds.with_read_position(self.read_position);
         self.cached = None;
         self

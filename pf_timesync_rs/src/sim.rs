@@ -32,6 +32,9 @@
 //! Two hosts: [`SimConfig::light`] (the default) and [`SimConfig::loaded`],
 //! whose parameters were chosen separately (see there), not scaled from the
 //! light ones.
+//!
+//! [`cases`]: each host with the scanner reading its clock early, mid-request
+//! and late, and with packets of different minimum delays.
 
 use crate::replay::Record;
 use crate::sensor_time::{nanos_to_raw, WRAP_NANOS};
