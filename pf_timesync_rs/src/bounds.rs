@@ -12,17 +12,25 @@
 //! offset; without, the slope maximising the separation is searched within
 //! the skew limit. Long requests give loose bounds and are simply not
 //! binding: no threshold needed.
+//!
+//! [`BoundsEstimator::requests_only`] leaves the passive samples out: the
+//! plain TICSync estimator over the request brackets (`max-separation`, the
+//! benchmark's reference).
 
+use crate::brackets::clamp_read_position;
 use crate::envelope::{LowerEnvelope, MIN_HULL_SPAN_NS};
 use crate::estimator::Estimator;
 use crate::hull::{lower_hull, offset_from, support_above, support_below, upper_hull, Line, Point};
 use crate::sample::{ActiveSample, PassiveSample};
 use std::collections::VecDeque;
 
-/// The `bounds` estimator: passive lower envelope plus active brackets.
+/// The `bounds` estimator: passive lower envelope plus active brackets
+/// (or, [`requests_only`](Self::requests_only), the brackets alone).
 #[derive(Debug, Clone)]
 pub struct BoundsEstimator {
     window_ns: i64,
+    requests_only: bool,
+    read_position: Option<f64>,
     max_skew: f64,
     passive: LowerEnvelope,
     active: VecDeque<ActiveSample>,
@@ -49,12 +57,36 @@ impl BoundsEstimator {
     pub fn new(window_ns: i64, max_skew: f64) -> Self {
         BoundsEstimator {
             window_ns,
+            requests_only: false,
+            read_position: None,
             max_skew: max_skew.abs(),
             passive: LowerEnvelope::new(window_ns, max_skew),
             active: VecDeque::new(),
             newest_x: None,
             cached: None,
         }
+    }
+
+    /// The request brackets alone over a window of `window_ns`: passive
+    /// samples are ignored, the skew is the maximum-separation one (TICSync).
+    pub fn requests_only(window_ns: i64, max_skew: f64) -> Self {
+        BoundsEstimator {
+            requests_only: true,
+            ..BoundsEstimator::new(window_ns, max_skew)
+        }
+    }
+
+    /// With requests, the line at `read_position` (clamped to 0..=1, NaN:
+    /// the middle) between the request times' and the answer times' edges
+    /// (the brackets alone, as
+    /// [`BracketsEstimator::with_read_position`](crate::brackets::BracketsEstimator::with_read_position)),
+    /// clamped into the hard band, instead of the band's middle (which
+    /// assumes the request leg's minimum delay equals the packets' one when
+    /// the passive samples bound the band).
+    pub fn with_read_position(mut self, read_position: f64) -> Self {
+        self.read_position = Some(clamp_read_position(read_position));
+        self.cached = None;
+        self
     }
 
     /// The current line, if any.
@@ -140,7 +172,18 @@ impl BoundsEstimator {
             }
         };
         let (top, bottom) = band(reference, skew, &upper, &lower);
-        let mid = if top.is_finite() && bottom.is_finite() {
+        let mid = if let Some(p) = self.read_position {
+            let answers: Vec<Point> = self
+                .active
+                .iter()
+                .map(|a| Point {
+                    x: a.sensor_ns,
+                    y: a.after_ns,
+                })
+                .collect();
+            let (top_answers, _) = band(reference, skew, &answers, &[]);
+            (bottom + p * (top_answers - bottom)).clamp(bottom, top.max(bottom))
+        } else if top.is_finite() && bottom.is_finite() {
             0.5 * (top + bottom)
         } else if top.is_finite() {
             top
@@ -201,10 +244,17 @@ impl BoundsEstimator {
 
 impl Estimator for BoundsEstimator {
     fn name(&self) -> &'static str {
-        "bounds"
+        if self.requests_only {
+            "max-separation"
+        } else {
+            "bounds"
+        }
     }
 
     fn add_passive(&mut self, sample: PassiveSample) {
+        if self.requests_only {
+            return;
+        }
         self.passive.insert(Point {
             x: sample.sensor_ns,
             y: sample.ros_ns,

@@ -21,23 +21,29 @@
 //!   trip split by leg: a request that waited long on one leg is still a
 //!   tight bound on the other, and is used there.
 //! - **Adaptive window**: the brackets are taken over the base window; while
-//!   the lower edge is loose (its estimated shortfall, the mean spacing of
-//!   its tightest values, above [`TIGHT_SHORTFALL_NS`]) the window doubles,
-//!   up to [`MAX_WINDOW_FACTOR`] times the base. A light host stays at the
-//!   base window; on a loaded one, where most requests are loose, the window
+//!   an edge is loose (its estimated shortfall, the mean spacing of its
+//!   tightest values, above [`TIGHT_SHORTFALL_NS`]) the window doubles, up
+//!   to [`MAX_WINDOW_FACTOR`] times the base. A light host stays at the base
+//!   window; on a loaded one, where most requests are loose, the window
 //!   grows until it holds enough tight ones.
-//! - **Asymmetry**: each edge falls short of its limit by its expected
-//!   shortfall ([`endpoint`](crate::endpoint)); the estimate is the middle of
-//!   the estimated limits, and the difference from the middle of the
-//!   observed edges is reported ([`Estimate::asymmetry_ns`]). What no sample
-//!   can show is the difference between the minimum delays of the packets
-//!   and of the request leg; the middle assumes they are equal.
+//! - **Where the clock is read**: each edge falls short of its limit by its
+//!   expected shortfall ([`endpoint`](crate::endpoint)); the limits are the
+//!   true line minus the request leg's minimum delay and plus the answer
+//!   leg's. The estimate lies at the read position between them
+//!   ([`BracketsEstimator::with_read_position`], by default the middle: no
+//!   bias when the two legs' minimum delays are equal, at most half the
+//!   fastest round trip otherwise, like a bracket's midpoint). The floor is
+//!   only a hard upper bound here: taking the middle between the request
+//!   times and the floor assumed that the request leg's minimum delay equals
+//!   the packets' one, which no sample shows (a constant bias of half their
+//!   difference).
 //! - **Guarantees**: the result is clamped into the hard band of the
 //!   current window's samples (so right after a reset the error is bounded
 //!   by the band), converted stamps only move by microseconds between scans,
 //!   and times are on the synchronizer's unwrapped timeline. Before the
 //!   floor's skew is trusted (the first seconds of a run, or passive samples
-//!   missing), the result is that of [`BoundsEstimator`].
+//!   missing), the result is that of [`BoundsEstimator`] at the same read
+//!   position ([`BoundsEstimator::with_read_position`]).
 //! - **Soft resets** (`scan_status`): the brackets are kept; once the
 //!   envelope has measured the step of the floor across the reset
 //!   ([`LowerEnvelope::take_step`](crate::envelope::LowerEnvelope::take_step)),
@@ -50,6 +56,18 @@ use crate::estimator::Estimator;
 use crate::hull::Line;
 use crate::sample::{ActiveSample, PassiveSample};
 use std::collections::VecDeque;
+
+/// Where in the fastest round trip the scanner is assumed to read its
+/// clock: the middle, so equal minimum delays of the two legs give no bias.
+pub const DEFAULT_READ_POSITION: f64 = 0.5;
+/// `read_position` within 0..=1 ([`DEFAULT_READ_POSITION`] for NaN).
+pub(crate) fn clamp_read_position(read_position: f64) -> f64 {
+    if read_position.is_nan() {
+        DEFAULT_READ_POSITION
+    } else {
+        read_position.clamp(0.0, 1.0)
+    }
+}
 
 /// Tightest values per edge used to estimate its limit.
 pub const EDGE_SAMPLES: usize = 4;
@@ -77,20 +95,26 @@ struct Bracket {
 pub struct Estimate {
     /// The passive floor (lower envelope line).
     pub floor: Line,
-    /// Estimated offset of the true line from the floor, ns (≤ 0).
+    /// Estimated offset of the true line from the floor, ns (≤ 0, and
+    /// within the hard band `lower.max ..= upper_ns`).
     pub offset_ns: f64,
     /// Bracket window used, ns of sensor time.
     pub window_ns: i64,
     /// Brackets in that window.
     pub brackets: usize,
-    /// Tightest lower bound relative to the floor and its estimated shortfall.
+    /// Tightest request time relative to the floor (the lower edge) and its
+    /// estimated shortfall.
     pub lower: Endpoint,
-    /// Tightest upper bound relative to the floor (the floor itself: 0).
+    /// Tightest answer time relative to the floor (the upper edge),
+    /// mirrored: `-upper.max` is the answer time, `-upper.limit()` the
+    /// edge's estimated limit.
+    pub upper: Endpoint,
+    /// Hard upper bound relative to the floor: the tightest answer time or
+    /// the floor itself (0), whichever is lower.
     pub upper_ns: i64,
-    /// Estimated shortfall of the upper edge, ns.
-    pub upper_shortfall: f64,
-    /// The estimate minus the middle of the observed edges, ns: the
-    /// correction for the edges' unequal shortfalls.
+    /// The estimate minus the same read position between the observed
+    /// edges, ns: the correction for the edges' unequal shortfalls (and
+    /// the clamp into the hard band).
     pub asymmetry_ns: f64,
 }
 
@@ -107,6 +131,7 @@ struct Cached {
 #[derive(Debug, Clone)]
 pub struct BracketsEstimator {
     window_ns: i64,
+    read_position: f64,
     bounds: BoundsEstimator,
     brackets: VecDeque<Bracket>,
     newest_x: Option<i64>,
@@ -117,16 +142,30 @@ pub struct BracketsEstimator {
 }
 
 impl BracketsEstimator {
-    /// A base window of `window_ns` sensor nanoseconds, skew limited to `±max_skew`.
+    /// A base window of `window_ns` sensor nanoseconds, skew limited to
+    /// `±max_skew`, the clock read in the middle of the request
+    /// ([`DEFAULT_READ_POSITION`]).
     pub fn new(window_ns: i64, max_skew: f64) -> Self {
         BracketsEstimator {
             window_ns: window_ns.max(1),
-            bounds: BoundsEstimator::new(window_ns, max_skew),
+            read_position: DEFAULT_READ_POSITION,
+            bounds: BoundsEstimator::new(window_ns, max_skew)
+                .with_read_position(DEFAULT_READ_POSITION),
             brackets: VecDeque::new(),
             newest_x: None,
             reset_x: None,
             cached: None,
         }
+    }
+
+    /// The scanner reads its clock at `read_position` (clamped to 0..=1)
+    /// of the fastest round trip: 0 as the request arrives, 1 just before
+    /// the answer leaves, 0.5 (the default) in the middle.
+    pub fn with_read_position(mut self, read_position: f64) -> Self {
+        self.read_position = clamp_read_position(read_position);
+        self.bounds = self.bounds.with_read_position(self.read_position);
+        self.cached = None;
+        self
     }
 
     /// The current line (before clamping into the hard band), if any.
@@ -228,37 +267,38 @@ impl BracketsEstimator {
                 .take_while(move |b| b.sample.sensor_ns >= start)
                 .filter_map(|b| b.rel)
         };
+        let edges = |start: i64| {
+            let lower = upper_endpoint(rel_since(start).map(|r| r.0), EDGE_SAMPLES)?;
+            let upper = lower_endpoint(rel_since(start).map(|r| r.1), EDGE_SAMPLES)?;
+            Some((lower, upper))
+        };
         let mut window = self.window_ns;
-        let lower = loop {
-            let lower = upper_endpoint(rel_since(newest - window).map(|r| r.0), EDGE_SAMPLES);
-            let tight = lower.is_some_and(|e| e.shortfall <= TIGHT_SHORTFALL_NS);
+        let (lower, upper) = loop {
+            let found = edges(newest - window);
+            let tight =
+                found.is_some_and(|(lo, up)| lo.shortfall.max(up.shortfall) <= TIGHT_SHORTFALL_NS);
             if tight || window >= self.window_ns * MAX_WINDOW_FACTOR {
-                break lower?;
+                break found?;
             }
             window *= 2;
         };
-        let start = newest - window;
-        let brackets = rel_since(start).count();
-        // Upper edge: the floor (0) or a tighter answer time.
-        let min_hi = rel_since(start).map(|r| r.1).min()?;
-        let upper_ns = min_hi.min(0);
-        let (upper_limit, upper_shortfall) =
-            match lower_endpoint(rel_since(start).map(|r| r.1), EDGE_SAMPLES) {
-                Some(e) if -e.limit() < 0.0 => (-e.limit(), e.shortfall),
-                _ => (upper_ns as f64, 0.0),
-            };
-        let observed_mid = 0.5 * (lower.max as f64 + upper_ns as f64);
-        let mid = (0.5 * (lower.limit() + upper_limit))
-            .clamp(lower.max as f64, (upper_ns as f64).max(lower.max as f64));
+        let brackets = rel_since(newest - window).count();
+        // Hard upper bound: the tightest answer time or the floor (the
+        // packets are late, never early).
+        let upper_ns = (-upper.max).min(0);
+        let (lower_limit, upper_limit) = (lower.limit(), -upper.limit());
+        let at_read = lower_limit + self.read_position * (upper_limit - lower_limit);
+        let offset = at_read.clamp(lower.max as f64, (upper_ns as f64).max(lower.max as f64));
+        let observed = lower.max as f64 + self.read_position * (-upper.max - lower.max) as f64;
         Some(Estimate {
             floor,
-            offset_ns: mid,
+            offset_ns: offset,
             window_ns: window,
             brackets,
             lower,
+            upper,
             upper_ns,
-            upper_shortfall,
-            asymmetry_ns: mid - observed_mid,
+            asymmetry_ns: offset - observed,
         })
     }
 

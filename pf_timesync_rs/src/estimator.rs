@@ -1,7 +1,7 @@
 //! The estimator interface and selection by name.
 
 use crate::bounds::BoundsEstimator;
-use crate::brackets::BracketsEstimator;
+use crate::brackets::{BracketsEstimator, DEFAULT_READ_POSITION};
 use crate::envelope::EnvelopeEstimator;
 use crate::pf::PfEstimator;
 use crate::sample::{ActiveSample, PassiveSample};
@@ -39,21 +39,26 @@ pub enum EstimatorKind {
     Envelope,
     /// Lower envelope for the slope, active request brackets for the offset.
     Bounds,
+    /// The request brackets alone: maximum-separation line over a
+    /// [`MAX_SEPARATION_WINDOW_MS`] window (TICSync), the reference method.
+    MaxSeparation,
     /// Passive floor for the slope, the tightest request brackets relative
     /// to it over an adaptive window for the offset.
     Brackets,
 }
 
 /// The known estimator names, comma-separated.
-pub const ESTIMATOR_NAMES: &str = "pf-mean, pf-regression, envelope, bounds, brackets";
+pub const ESTIMATOR_NAMES: &str =
+    "pf-mean, pf-regression, envelope, bounds, max-separation, brackets";
 
 impl EstimatorKind {
     /// All estimators, in the order of [`ESTIMATOR_NAMES`].
-    pub const ALL: [EstimatorKind; 5] = [
+    pub const ALL: [EstimatorKind; 6] = [
         EstimatorKind::PfMean,
         EstimatorKind::PfRegression,
         EstimatorKind::Envelope,
         EstimatorKind::Bounds,
+        EstimatorKind::MaxSeparation,
         EstimatorKind::Brackets,
     ];
 
@@ -64,6 +69,7 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => "pf-regression",
             EstimatorKind::Envelope => "envelope",
             EstimatorKind::Bounds => "bounds",
+            EstimatorKind::MaxSeparation => "max-separation",
             EstimatorKind::Brackets => "brackets",
         }
     }
@@ -77,14 +83,21 @@ impl EstimatorKind {
             EstimatorKind::PfRegression => Box::new(PfEstimator::new(params.period_ms, true)),
             EstimatorKind::Envelope => Box::new(EnvelopeEstimator::new(window, skew)),
             EstimatorKind::Bounds => Box::new(BoundsEstimator::new(window, skew)),
-            EstimatorKind::Brackets => Box::new(BracketsEstimator::new(window, skew)),
+            EstimatorKind::MaxSeparation => Box::new(BoundsEstimator::requests_only(
+                i64::from(MAX_SEPARATION_WINDOW_MS) * 1_000_000,
+                skew,
+            )),
+            EstimatorKind::Brackets => Box::new(
+                BracketsEstimator::new(window, skew).with_read_position(params.read_position),
+            ),
         }
     }
 }
 
-/// `brackets`: the most accurate on the benchmark's light and loaded hosts,
-/// with requests and without (then it is the lower envelope, clamped into
-/// the hard band).
+/// `brackets`: with requests unbiased where the scanner reads its clock
+/// mid-request, whatever the packets' minimum delay, and never outside the
+/// brackets elsewhere; without requests the lower envelope, clamped into the
+/// hard band.
 impl Default for EstimatorKind {
     fn default() -> Self {
         EstimatorKind::Brackets
@@ -115,6 +128,10 @@ impl FromStr for EstimatorKind {
 /// of brackets) when `period_ms` is not positive.
 pub const DEFAULT_WINDOW_MS: i32 = 10_000;
 
+/// Window of `max-separation`, ms: long enough for tight brackets on a
+/// light host, short enough for the skew's wander.
+pub const MAX_SEPARATION_WINDOW_MS: i32 = 60_000;
+
 /// Parameters of the estimators and the synchronizer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
@@ -123,6 +140,12 @@ pub struct Params {
     pub period_ms: i32,
     /// Physical skew limit of the scanner's clock, in ppm.
     pub max_skew_ppm: f64,
+    /// `brackets`: where in the fastest request round trip the scanner
+    /// reads its clock, 0 (as the request arrives) to 1 (as the answer
+    /// leaves); the default 0.5 ([`DEFAULT_READ_POSITION`]) is unbiased
+    /// when both legs' minimum delays are equal and off by at most half the
+    /// fastest round trip otherwise.
+    pub read_position: f64,
     /// A disagreement of sensor and ROS time advances between consecutive
     /// samples larger than this (ms) is a clock jump: all samples are reset.
     pub jump_tolerance_ms: i64,
@@ -136,6 +159,7 @@ impl Default for Params {
         Params {
             period_ms: 10_000,
             max_skew_ppm: 200.0,
+            read_position: DEFAULT_READ_POSITION,
             jump_tolerance_ms: 1_000,
             forward_jump_ms: 1_000,
         }
@@ -149,6 +173,12 @@ impl Params {
             return Err(TimeSyncError::InvalidParameter {
                 name: "max_skew_ppm",
                 reason: "must be finite, >= 0 and < 100000",
+            });
+        }
+        if !(0.0..=1.0).contains(&self.read_position) {
+            return Err(TimeSyncError::InvalidParameter {
+                name: "read_position",
+                reason: "must be within 0..=1",
             });
         }
         if self.jump_tolerance_ms <= 0 || self.jump_tolerance_ms > 1_000_000_000 {
@@ -206,6 +236,13 @@ mod tests {
             ..Params::default()
         };
         assert!(bad.validate().is_err());
+        for read_position in [-0.1, 1.5, f64::NAN] {
+            let bad = Params {
+                read_position,
+                ..Params::default()
+            };
+            assert!(bad.validate().is_err(), "{read_position}");
+        }
         let p = Params {
             period_ms: 0,
             ..Params::default()

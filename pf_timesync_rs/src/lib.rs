@@ -32,12 +32,16 @@
 //!   above every request time and under every answer time; the estimate is
 //!   the middle of that feasible band (maximum-separation line, as TICSync),
 //!   which removes most of the passive minimum-delay bias.
+//! - `max-separation` ([`bounds`] over the requests alone): TICSync, the
+//!   benchmark's reference.
 //! - `brackets` ([`brackets`]): robust to a loaded host. The passive floor
 //!   gives skew and wander; each request brackets one constant, the true
 //!   line's offset from the floor, so brackets from minutes ago still count.
 //!   Only the tightest brackets shape the two edges ([`endpoint`] estimates
 //!   how far each edge still is from its limit), the bracket window grows
-//!   while the edges are loose, and the result stays inside the hard band.
+//!   while the edges are loose, the estimate lies at the read position
+//!   between the request and answer edges ([`Params::read_position`],
+//!   default mid-request), and the result stays inside the hard band.
 //!
 //! [`Synchronizer`] is what a driver uses: raw times in, [`Time`]s out,
 //! resets on non-zero `scan_status`, on parameter changes, on ROS clock

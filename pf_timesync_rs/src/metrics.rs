@@ -62,6 +62,52 @@ pub struct RunErrors {
     pub unanswered: usize,
     /// Converted stamps earlier than the previous scan's, with no reset between.
     pub backward_jumps: usize,
+    /// Conversions outside the bound of the requests answered in the
+    /// [`BRACKET_CHECK_WINDOW_NS`] before them by more than
+    /// [`BRACKET_CHECK_TOLERANCE_NS`] (see [`evaluate`]).
+    pub outside_brackets: usize,
+}
+
+/// Requests whose clock read is at most this long (ROS ns) before a
+/// conversion's truth bound its error.
+pub const BRACKET_CHECK_WINDOW_NS: i64 = 10_000_000_000;
+/// Slack of the bracket check, ns: over the check window a line of the
+/// estimated skew departs from the true clock (skew error, wander) by a few
+/// microseconds at most.
+pub const BRACKET_CHECK_TOLERANCE_NS: i64 = 5_000;
+
+/// The requests answered so far, as bounds of a conversion's error.
+#[derive(Debug, Default)]
+struct BracketCheck {
+    /// (true ROS time of the read, request minus it, answer minus it).
+    recent: std::collections::VecDeque<(i64, i64, i64)>,
+}
+
+impl BracketCheck {
+    fn add(&mut self, read_ns: i64, before_ns: i64, after_ns: i64) {
+        self.recent
+            .push_back((read_ns, before_ns - read_ns, after_ns - read_ns));
+    }
+
+    /// Whether `error` of a conversion of true time `truth_ns` lies outside
+    /// the bound of the requests read in the check window before it.
+    fn outside(&mut self, truth_ns: i64, error: i64) -> bool {
+        while self
+            .recent
+            .front()
+            .is_some_and(|r| r.0 < truth_ns - BRACKET_CHECK_WINDOW_NS)
+        {
+            self.recent.pop_front();
+        }
+        let lo = self.recent.iter().map(|r| r.1).max();
+        let hi = self.recent.iter().map(|r| r.2).min();
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => {
+                error < lo - BRACKET_CHECK_TOLERANCE_NS || error > hi + BRACKET_CHECK_TOLERANCE_NS
+            }
+            _ => false,
+        }
+    }
 }
 
 impl RunErrors {
@@ -79,7 +125,10 @@ impl RunErrors {
     }
 }
 
-/// Replay `events` through a [`Synchronizer`] with `kind` and collect errors.
+/// Replay `events` through a [`Synchronizer`] with `kind` and collect
+/// errors. A request read at true time `t` bounds the error of the true line
+/// to `before − t ..= after − t`; each conversion is checked against the
+/// requests read in the [`BRACKET_CHECK_WINDOW_NS`] before its truth.
 pub fn evaluate(
     kind: EstimatorKind,
     params: Params,
@@ -88,9 +137,19 @@ pub fn evaluate(
     let mut sync = Synchronizer::new(kind, params)?;
     let mut out = RunErrors::default();
     let mut previous: Option<i64> = None;
+    let mut check = BracketCheck::default();
     for e in events {
-        if e.record == Record::Reset {
-            previous = None;
+        match (e.record, e.truth) {
+            (Record::Reset, _) => previous = None,
+            (
+                Record::Active {
+                    before_ns,
+                    after_ns,
+                    ..
+                },
+                Some(t),
+            ) => check.add(t.truth_ns, before_ns, after_ns),
+            _ => {}
         }
         let Outcome::Converted(answer) = apply(&mut sync, e.record)? else {
             continue;
@@ -105,7 +164,11 @@ pub fn evaluate(
                     out.backward_jumps += 1;
                 }
                 previous = Some(stamp);
-                out.all.push(stamp - truth.truth_ns);
+                let error = stamp - truth.truth_ns;
+                if check.outside(truth.truth_ns, error) {
+                    out.outside_brackets += 1;
+                }
+                out.all.push(error);
                 out.phase.push(truth.phase);
             }
             None => out.unanswered += 1,
@@ -177,5 +240,23 @@ mod tests {
         };
         assert_eq!(run.median(), 7);
         assert_eq!(run.deviations(), vec![-2, 0, 93]);
+    }
+
+    #[test]
+    fn bracket_check() {
+        let mut check = BracketCheck::default();
+        assert!(!check.outside(0, 1_000_000));
+        // Read at 1 s, 200 µs after sending, 300 µs before the answer;
+        // another 100 µs after sending.
+        check.add(1_000_000_000, 999_800_000, 1_000_300_000);
+        check.add(2_000_000_000, 1_999_900_000, 2_000_900_000);
+        let t = 3_000_000_000;
+        assert!(!check.outside(t, -100_000 - BRACKET_CHECK_TOLERANCE_NS));
+        assert!(check.outside(t, -100_001 - BRACKET_CHECK_TOLERANCE_NS));
+        assert!(!check.outside(t, 300_000 + BRACKET_CHECK_TOLERANCE_NS));
+        assert!(check.outside(t, 300_001 + BRACKET_CHECK_TOLERANCE_NS));
+        // 10 s later only the second request counts.
+        let t = 1_000_000_001 + BRACKET_CHECK_WINDOW_NS;
+        assert!(!check.outside(t, 900_000));
     }
 }

@@ -32,6 +32,9 @@
 //! Two hosts: [`SimConfig::light`] (the default) and [`SimConfig::loaded`],
 //! whose parameters were chosen separately (see there), not scaled from the
 //! light ones.
+//!
+//! [`cases`]: each host with the scanner reading its clock early, mid-request
+//! and late, and with packets of different minimum delays.
 
 use crate::replay::Record;
 use crate::sensor_time::{nanos_to_raw, WRAP_NANOS};
@@ -229,6 +232,86 @@ impl SimConfig {
     }
 }
 
+/// One case of the accuracy benchmark: a host with its request and packet
+/// delays (requests every 250 ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimCase {
+    /// Short name: host, where the scanner reads its clock, packets' minimum.
+    pub name: String,
+    /// The simulation (seed and duration to be set).
+    pub config: SimConfig,
+}
+
+impl SimConfig {
+    /// The bias of a request bracket's midpoint at the legs' minimum
+    /// delays, `(down − up) / 2`, µs: 0 when the scanner reads its clock
+    /// in the middle of the fastest request, positive when it reads early.
+    pub fn midpoint_bias_us(&self) -> f64 {
+        0.5 * (self.http_down.min_us - self.http_up.min_us)
+    }
+
+    /// Where in the fastest request the scanner reads its clock: the up
+    /// leg's share of the two legs' minimum delays (0.5: mid-request), the
+    /// `brackets` read position without bias.
+    pub fn read_position(&self) -> f64 {
+        let total = self.http_up.min_us + self.http_down.min_us;
+        if total > 0.0 {
+            self.http_up.min_us / total
+        } else {
+            0.5
+        }
+    }
+}
+
+/// The benchmark's cases, for each of [`SimConfig::light`] and
+/// [`SimConfig::loaded`]: the host as it is (the clock read a little early:
+/// up leg 200 µs, down 300 µs minimum on the light host); symmetric legs
+/// (each the mean of the host's two, the clock read mid-request) with the
+/// host's packets, and with packets of a lower and a higher minimum delay
+/// (light 50 and 400 µs, loaded 80 and 600 µs); the clock read early (up
+/// leg 0.4 times the symmetric one, down leg 1.6 times) and late (the
+/// reverse). Requests every 250 ms.
+pub fn cases() -> Vec<SimCase> {
+    let mut out = Vec::new();
+    for (host, base, packet_mins) in [
+        ("light", SimConfig::light(), [50.0, 400.0]),
+        ("loaded", SimConfig::loaded(), [80.0, 600.0]),
+    ] {
+        let base = SimConfig {
+            http_interval_ms: 250,
+            ..base
+        };
+        let (up, down) = (base.http_up, base.http_down);
+        let scaled = |f: f64| Delay {
+            min_us: f * 0.5 * (up.min_us + down.min_us),
+            mean_us: f * 0.5 * (up.mean_us + down.mean_us),
+            ..up
+        };
+        let legs = |name: String, up: Delay, down: Delay| SimCase {
+            name,
+            config: SimConfig {
+                http_up: up,
+                http_down: down,
+                ..base.clone()
+            },
+        };
+        let packets = |name: String, min_us: f64| {
+            let mut case = legs(name, scaled(1.0), scaled(1.0));
+            case.config.packet.min_us = min_us;
+            case
+        };
+        let pkt = base.packet.min_us;
+        out.push(legs(host.to_string(), up, down));
+        out.push(packets(format!("{host}, mid, packets {pkt} µs"), pkt));
+        for min_us in packet_mins {
+            out.push(packets(format!("{host}, mid, packets {min_us} µs"), min_us));
+        }
+        out.push(legs(format!("{host}, early"), scaled(0.4), scaled(1.6)));
+        out.push(legs(format!("{host}, late"), scaled(1.6), scaled(0.4)));
+    }
+    out
+}
+
 /// A one-sided delay: `min_us` + Exp(`mean_us`), and with probability
 /// `tail_prob` a Pareto draw (scale `tail_scale_us`, shape `tail_alpha`)
 /// capped at `tail_cap_us` on top.
@@ -295,12 +378,14 @@ pub enum Phase {
     Settled,
 }
 
-/// What the simulator knows about a conversion (`c` record).
+/// What the simulator knows about a conversion (`c` record) or a request
+/// (`a` record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Truth {
-    /// True ROS time of the converted sensor time, ns.
+    /// True ROS time of the converted sensor time, or of the scanner's clock
+    /// read of a request, ns.
     pub truth_ns: i64,
-    /// Where in the run it falls.
+    /// Where in the run a conversion falls ([`Phase::Settled`] for requests).
     pub phase: Phase,
 }
 
@@ -310,7 +395,7 @@ pub struct Truth {
 pub struct SimEvent {
     /// The record, as `pf-timesync replay` reads it.
     pub record: Record,
-    /// The truth, for `c` records only.
+    /// The truth, for `c` and `a` records.
     pub truth: Option<Truth>,
 }
 
@@ -554,11 +639,17 @@ pub fn simulate(cfg: &SimConfig) -> Vec<SimEvent> {
             let raw = clock.raw(clock.sensor_at(read));
             push(
                 after,
-                SimEvent::of(Record::Active {
-                    raw,
-                    before_ns: before,
-                    after_ns: after,
-                }),
+                SimEvent {
+                    record: Record::Active {
+                        raw,
+                        before_ns: before,
+                        after_ns: after,
+                    },
+                    truth: Some(Truth {
+                        truth_ns: read,
+                        phase: Phase::Settled,
+                    }),
+                },
                 &mut timeline,
             );
             t += interval;
@@ -674,6 +765,46 @@ mod tests {
         assert!(slow(round_trips(&loaded)) > 2.0 * slow(round_trips(&light)));
         assert_eq!(SimConfig::host("loaded"), Some(SimConfig::loaded()));
         assert_eq!(SimConfig::host("idle"), None);
+    }
+
+    #[test]
+    fn cases_read_the_clock_where_they_say() {
+        let cases = cases();
+        assert_eq!(cases.len(), 12);
+        for case in &cases {
+            let bias = case.config.midpoint_bias_us();
+            assert_eq!(bias == 0.0, case.config.read_position() == 0.5);
+            match case.name.split(", ").nth(1) {
+                Some("mid") => assert_eq!(bias, 0.0, "{}", case.name),
+                Some("early") => assert!(bias > 100.0, "{}", case.name),
+                Some("late") => assert!(bias < -100.0, "{}", case.name),
+                _ => assert!(bias > 0.0, "{}", case.name),
+            }
+            // The requests' truths are their clock reads, inside the brackets.
+            let events = simulate(&SimConfig {
+                duration_s: 2.0,
+                ..case.config.clone()
+            });
+            let mut requests = 0;
+            for e in events {
+                if let (
+                    Record::Active {
+                        before_ns,
+                        after_ns,
+                        ..
+                    },
+                    Some(t),
+                ) = (e.record, e.truth)
+                {
+                    let up = t.truth_ns - before_ns;
+                    let down = after_ns - t.truth_ns;
+                    assert!(up as f64 >= case.config.http_up.min_us * 1e3 - 1.0);
+                    assert!(down as f64 >= case.config.http_down.min_us * 1e3 - 1.0);
+                    requests += 1;
+                }
+            }
+            assert!(requests >= 7, "{} {requests}", case.name);
+        }
     }
 
     #[test]

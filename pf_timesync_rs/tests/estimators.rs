@@ -101,6 +101,52 @@ fn bounds_takes_the_middle_of_the_feasible_band() {
     assert_eq!(est.convert(x), None);
 }
 
+#[test]
+fn max_separation_uses_the_requests_alone() {
+    // The same brackets: the truth, and passive samples change nothing.
+    let mut est = BoundsEstimator::requests_only(60_000_000_000, 200e-6);
+    assert_eq!(est.name(), "max-separation");
+    let mut rng = SplitMix64::new(3);
+    passive(&mut est, 10, &mut rng);
+    assert_eq!(est.convert(0), None);
+    for i in 0..40 {
+        let x = i * 250_000_000;
+        let extra = if i % 3 == 0 { 20_000_000 } else { 0 };
+        est.add_active(ActiveSample {
+            sensor_ns: x,
+            before_ns: truth(x) - 100_000 - extra,
+            after_ns: truth(x) + 100_000 + 2 * extra,
+        });
+    }
+    passive(&mut est, 10, &mut rng);
+    let x = 10_000_000_000;
+    let err = est.convert(x).unwrap() - truth(x);
+    assert!(err.abs() <= 50, "{err}");
+}
+
+#[test]
+fn bounds_at_a_read_position_ignores_the_floor_inside_the_band() {
+    // Brackets 100 µs either side, packets 80 µs late: the middle of the
+    // brackets is the truth (the band's middle would be truth − 10 µs); at
+    // read position 1 the answer edge, held at the floor.
+    for (position, expected) in [(0.5, 0), (0.0, -100_000), (1.0, 80_000)] {
+        let mut est = BoundsEstimator::new(10_000_000_000, 200e-6).with_read_position(position);
+        let mut rng = SplitMix64::new(3);
+        passive(&mut est, 10, &mut rng);
+        for i in 0..40 {
+            let x = i * 250_000_000;
+            est.add_active(ActiveSample {
+                sensor_ns: x,
+                before_ns: truth(x) - 100_000,
+                after_ns: truth(x) + 100_000,
+            });
+        }
+        let x = 9_000_000_000;
+        let err = est.convert(x).unwrap() - truth(x);
+        assert!((err - expected).abs() <= 50, "{position}: {err}");
+    }
+}
+
 fn short_run(http: u32) -> Vec<pf_timesync_rs::sim::SimEvent> {
     simulate(&SimConfig {
         seed: 11,

@@ -86,7 +86,7 @@ fn regression_and_estimator_names() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(stdout(&out), vec!["100466666666"]);
-    for name in ["envelope", "bounds", "brackets"] {
+    for name in ["envelope", "bounds", "max-separation", "brackets"] {
         let out = run(&["replay", "--estimator", name], &(lines.join("\n") + "\n"));
         assert!(out.status.success());
         assert_eq!(stdout(&out).len(), 1);
@@ -99,13 +99,26 @@ fn regression_and_estimator_names() {
     );
     assert!(default.status.success());
     assert_eq!(stdout(&default), stdout(&brackets));
+    // Where the scanner reads its clock: a parameter of brackets, checked.
+    let out = run(
+        &["replay", "--read-position", "0.4"],
+        &(lines.join("\n") + "\n"),
+    );
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).len(), 1);
+    let out = run(
+        &["replay", "--read-position", "1.5"],
+        &(lines.join("\n") + "\n"),
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("read_position"));
     let help = run(&["replay", "--help"], "");
     assert!(String::from_utf8_lossy(&help.stdout).contains("[default: brackets]"));
     let out = run(&["replay", "--estimator", "kalman"], "");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("pf-mean, pf-regression, envelope, bounds, brackets"),
+        err.contains("pf-mean, pf-regression, envelope, bounds, max-separation, brackets"),
         "{err}"
     );
 }

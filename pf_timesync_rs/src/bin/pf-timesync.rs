@@ -29,7 +29,8 @@ enum Command {
     /// Input lines: `p,<raw>,<ros_ns>` passive sample; `a,<raw>,<ros_before_ns>,<ros_after_ns>`
     /// active sample; `r` reset (non-zero scan_status); `c,<raw>` convert (answers ns or `none`).
     Replay {
-        /// Estimator: pf-mean, pf-regression (the PF driver's TimeSync), envelope, bounds, brackets.
+        /// Estimator: pf-mean, pf-regression (the PF driver's TimeSync), envelope, bounds,
+        /// max-separation, brackets.
         #[arg(long, value_parser = parse_kind, default_value_t = EstimatorKind::default())]
         estimator: EstimatorKind,
         /// The driver's `timesync_period` (ms); window of envelope/bounds/brackets when positive.
@@ -41,6 +42,10 @@ enum Command {
         /// Sensor/ROS disagreement that counts as a clock jump, ms.
         #[arg(long, default_value_t = Params::default().jump_tolerance_ms)]
         jump_tolerance_ms: i64,
+        /// brackets: where in the fastest request round trip the scanner reads its clock
+        /// (0: as the request arrives, 1: as the answer leaves).
+        #[arg(long, default_value_t = Params::default().read_position)]
+        read_position: f64,
     },
     /// Write a simulated sample log (replay protocol) to stdout.
     Simulate {
@@ -115,11 +120,13 @@ fn main() {
             period_ms,
             max_ppm,
             jump_tolerance_ms,
+            read_position,
         } => {
             let params = Params {
                 period_ms,
                 max_skew_ppm: max_ppm,
                 jump_tolerance_ms,
+                read_position,
                 ..Params::default()
             };
             replay_cmd(estimator, params, std::io::stdin().lock())
