@@ -1,0 +1,194 @@
+//! The crafted files of issue 48 (made by [`crafted`] at run time) read in a process whose
+//! allocator refuses to hold more than 768 MiB at once, as `ulimit -v` would on a small robot:
+//! each gives a clear error or its messages once, never a panic or an abort.
+
+mod crafted;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rosbag2_rs_storage::rosbag1::Ros1Reader;
+use rosbag2_rs_storage::storage::mcap_reader::McapReader;
+use rosbag2_rs_storage::{OpenMode, StorageError, StorageReader};
+
+/// The system allocator, refusing to hold more than [`Capped::LIMIT`] bytes at once.
+struct Capped;
+
+/// Bytes held now.
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+impl Capped {
+    const LIMIT: usize = 768 << 20;
+
+    /// Counts `more` bytes held; false (nothing counted) when that would pass the limit.
+    fn take(more: usize) -> bool {
+        HELD.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+            held.checked_add(more).filter(|&n| n <= Self::LIMIT)
+        })
+        .is_ok()
+    }
+}
+
+// SAFETY: defers to the system allocator; refusing (null) is allowed by `GlobalAlloc`.
+unsafe impl GlobalAlloc for Capped {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !Self::take(layout.size()) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller's layout is passed on unchanged.
+        let ptr = unsafe { System.alloc(layout) };
+        if ptr.is_null() {
+            HELD.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let grows = new_size.saturating_sub(layout.size());
+        if !Self::take(grows) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as for `System.realloc`, whose contract the caller upholds.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if new.is_null() {
+            HELD.fetch_sub(grows, Ordering::Relaxed);
+        } else {
+            HELD.fetch_sub(layout.size().saturating_sub(new_size), Ordering::Relaxed);
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Capped = Capped;
+
+/// Every message of an MCAP file, strictly: the error when it cannot be opened or read.
+fn read_mcap(path: &Path) -> Result<(McapReader, Vec<usize>), StorageError> {
+    let mut reader = McapReader::open(path, OpenMode::Strict)?;
+    let mut sizes = Vec::new();
+    while let Some(m) = reader.read_next()? {
+        sizes.push(m.data.len());
+    }
+    Ok((reader, sizes))
+}
+
+/// An MCAP file whose metadata, attachment or chunk index says offset + length wraps past
+/// 2^64: the `mcap` crate's `read::metadata` panicked on the metadata one (read.rs:959). Every
+/// index entry is now checked against the file before use: a clear error names the file,
+/// the entry's offset and the length it claims.
+#[test]
+fn a_summary_index_whose_offset_and_length_wrap_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for which in [
+        crafted::LyingIndex::Metadata,
+        crafted::LyingIndex::Attachment,
+        crafted::LyingIndex::Chunk,
+    ] {
+        let path = crafted::mcap_wrapping_index(dir.path(), which);
+        assert!(std::fs::metadata(&path).unwrap().len() < 4096);
+        let err = read_mcap(&path)
+            .err()
+            .unwrap_or_else(|| panic!("{which:?}: read"));
+        let text = err.to_string();
+        let file = path.file_name().unwrap().to_str().unwrap();
+        assert!(text.contains(file), "{text}");
+        assert!(text.contains("outside the file"), "{which:?}: {text}");
+        let kind = format!("a {} index entry", format!("{which:?}").to_lowercase());
+        assert!(text.contains(&kind), "{which:?}: {text}");
+        // Recovering reads the data section instead, through the checked parsers.
+        let mut reader = McapReader::open(&path, OpenMode::Recover).unwrap();
+        let mut n = 0;
+        while reader.read_next().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 3, "{which:?}");
+    }
+}
+
+/// One zstd chunk holding a 300 MB message, listed by 16 chunk indexes (12 KB): the reader
+/// decoded the chunk once per index, all at once (16 × 300 MB, each buffer doubled to 512 MiB:
+/// "memory allocation failed"), and would have returned the message 16 times. The chunk is
+/// now read once, its message returned once, and the 15 extra entries are reported.
+#[test]
+fn a_chunk_listed_by_sixteen_indexes_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crafted::mcap_big_chunk_listed_16_times(dir.path());
+    assert!(std::fs::metadata(&path).unwrap().len() < 64 << 10);
+    let (reader, sizes) = read_mcap(&path).unwrap();
+    assert_eq!(sizes, vec![300 << 20]);
+    let ignored = &reader.damage().ignored_chunk_indexes;
+    assert_eq!(ignored.len(), 15);
+    assert!(ignored[0].reason.contains("again"), "{}", ignored[0].reason);
+}
+
+/// Two zstd chunks overlapping in time (decoded together) that declare 600 MiB each: more
+/// than a file may hold decompressed at once (1 GiB by default). Refused before either is
+/// decompressed, with an error naming the file, the offset and what they claim; the old
+/// reader decoded both, and a file of a few more would have held gigabytes.
+#[test]
+fn overlapping_chunks_share_one_budget_of_decompressed_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crafted::mcap_zstd_chunks(dir.path(), "overlap.mcap", 2, 100, Some(600 << 20), 1);
+    let err = read_mcap(&path).err().expect("over the budget");
+    let text = err.to_string();
+    assert!(text.starts_with(&path.display().to_string()), "{text}");
+    assert!(
+        matches!(
+            &err,
+            StorageError::McapFormat {
+                source:
+                    rosbag2_rs_storage::storage::mcap_records::McapFormatError::OverAliveBudget { .. },
+                ..
+            }
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("declare {} bytes", 1200u64 << 20)),
+        "{text}"
+    );
+    assert!(text.contains("ROSBAG2_RS_MAX_ALIVE_BYTES"), "{text}");
+}
+
+/// A ROS 1 bag whose message is 1000 sequences of 2^20 `std_msgs/Empty` (4 KB): each sequence
+/// passed the per-sequence limit, and converting it to CDR wrote 10^9 bytes (one per empty
+/// element), decoding it would have built 10^9 values. The elements of no wire size are now
+/// counted per message: the message is refused with the field, offset and count.
+#[test]
+fn elements_of_no_wire_size_are_counted_per_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crafted::ros1_empty_elements(dir.path());
+    assert!(std::fs::metadata(&path).unwrap().len() < 16 << 10);
+    let mut reader = Ros1Reader::open(&path, OpenMode::Strict).unwrap();
+    let err = reader
+        .read_next()
+        .map(drop)
+        .expect_err("over the element budget");
+    let text = err.to_string();
+    assert!(text.contains("items[1].e"), "{text}");
+    assert!(text.contains("ROSBAG2_RS_MAX_EMPTY_ELEMENTS"), "{text}");
+    // Decoding it (what `cat` does) is refused the same way.
+    use rosbag2_rs_codec::msg::{decode_ros1, CodecError, Dialect, Registry};
+    let mut reg = Registry::new();
+    reg.parse_concatenated(
+        "test_msgs/Outer",
+        crafted::EMPTY_ELEMENTS_DEFINITION,
+        Dialect::Ros1,
+    )
+    .unwrap();
+    let payload = crafted::empty_elements_payload(1000, 1 << 20);
+    let err = decode_ros1(&reg, "test_msgs/Outer", &payload)
+        .map(drop)
+        .expect_err("over the budget");
+    assert!(
+        matches!(&err, CodecError::TooManyElements { field, .. } if field == "items[1].e"),
+        "{err}"
+    );
+}
