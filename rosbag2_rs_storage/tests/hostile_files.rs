@@ -192,3 +192,68 @@ fn elements_of_no_wire_size_are_counted_per_message() {
         "{err}"
     );
 }
+
+/// Times at the ends of the i64 range, from files: sums that overflowed (a panic in debug
+/// builds, a wrapped time in release) in the writer (which `convert` feeds any time), in
+/// `reindex` and in `doctor` (start + duration of a file, from its summary or from
+/// `metadata.yaml`). They saturate.
+#[test]
+fn times_at_the_ends_of_the_range_do_not_overflow() {
+    use rosbag2_rs_storage::{
+        reindex, BagMetadata, BagWriter, BagWriterOptions, SerializedMessage, StorageId,
+        TopicMetadata, WriterOptions,
+    };
+    use rosbag2_rs_tools::{doctor, DoctorOptions};
+    let dir = tempfile::tempdir().unwrap();
+    // The writer, given messages received at -2, i64::MAX and i64::MIN.
+    let bag = dir.path().join("extreme");
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: bag.clone(),
+        storage: WriterOptions {
+            storage: StorageId::Mcap,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let topic = TopicMetadata {
+        name: "/t".into(),
+        type_name: "std_msgs/msg/String".into(),
+        serialization_format: "cdr".into(),
+        ..Default::default()
+    };
+    writer.create_topic(&topic, None).unwrap();
+    for t in [-2, i64::MAX, i64::MIN] {
+        writer
+            .write(&SerializedMessage {
+                topic: "/t".into(),
+                recv_timestamp: t,
+                send_timestamp: t,
+                data: bytes::Bytes::from_static(&[0, 1, 0, 0, 1, 0, 0, 0, 0]),
+            })
+            .unwrap();
+    }
+    let mut metadata = writer.close().unwrap();
+    assert_eq!(metadata.files[0].starting_time, i64::MIN);
+    assert_eq!(metadata.files[0].duration, i64::MAX);
+    // `doctor` given a metadata.yaml whose file starts at 10 and lasts i64::MAX.
+    metadata.files[0].starting_time = 10;
+    metadata.write_to_dir(&bag).unwrap();
+    assert_eq!(
+        BagMetadata::read_from_dir(&bag).unwrap().files[0].duration,
+        i64::MAX
+    );
+    let report = doctor(&bag, &DoctorOptions::default()).unwrap();
+    assert!(!report.problems.is_empty());
+    // An MCAP file whose log times straddle 2^63: its start (as i64) is i64::MAX - 9, its
+    // duration 110; `reindex` (an intact file) and `doctor` add them.
+    let straddle = dir.path().join("straddle");
+    std::fs::create_dir(&straddle).unwrap();
+    let file = crafted::mcap_log_times(
+        &straddle.join("straddle_0.mcap"),
+        &[(1 << 63) - 10, (1 << 63) + 100],
+    );
+    let report = reindex(&straddle).unwrap();
+    assert_eq!(report.files[0].time_range.unwrap().1, i64::MAX);
+    doctor(&file, &DoctorOptions::default()).unwrap();
+}

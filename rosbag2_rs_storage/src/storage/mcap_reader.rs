@@ -303,7 +303,8 @@ impl McapReader {
         }
         for (id, count) in &stats.channel_message_counts {
             if let Some(Some(entry)) = self.channels.get(*id as usize) {
-                self.topics[entry.topic_index].message_count += count;
+                let topic = &mut self.topics[entry.topic_index];
+                topic.message_count = topic.message_count.saturating_add(*count);
             }
         }
         for ci in self.distinct_chunks(&summary.chunk_indexes) {

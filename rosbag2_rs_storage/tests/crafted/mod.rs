@@ -301,3 +301,30 @@ pub fn ros1_empty_elements(dir: &Path) -> PathBuf {
     writer.finish().unwrap();
     path
 }
+
+/// A valid MCAP file of one `std_msgs/msg/String` message at each of `log_times`.
+pub fn mcap_log_times(path: &Path, log_times: &[u64]) -> PathBuf {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut writer = mcap::WriteOptions::new().create(&mut out).unwrap();
+    let schema = writer
+        .add_schema("std_msgs/msg/String", "ros2msg", b"string data")
+        .unwrap();
+    let channel = writer
+        .add_channel(schema, "/t", "cdr", &BTreeMap::new())
+        .unwrap();
+    for &t in log_times {
+        let header = mcap::records::MessageHeader {
+            channel_id: channel,
+            sequence: 0,
+            log_time: t,
+            publish_time: t,
+        };
+        writer
+            .write_to_known_channel(&header, &[0, 1, 0, 0, 1, 0, 0, 0, 0])
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    drop(writer);
+    std::fs::write(path, out.into_inner()).unwrap();
+    path.to_path_buf()
+}
