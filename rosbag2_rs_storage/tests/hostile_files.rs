@@ -257,3 +257,28 @@ fn times_at_the_ends_of_the_range_do_not_overflow() {
     assert_eq!(report.files[0].time_range.unwrap().1, i64::MAX);
     doctor(&file, &DoctorOptions::default()).unwrap();
 }
+
+/// A ROS 1 bag of 10 messages whose index lists its one chunk in 8001 chunk-info records:
+/// the chunk was read once per record (80,010 messages). It is read once, the repeated
+/// records are reported.
+#[test]
+fn a_ros1_chunk_listed_by_thousands_of_chunk_infos_is_read_once() {
+    use rosbag2_rs_storage::rosbag1::BagReader;
+    let dir = tempfile::tempdir().unwrap();
+    let path = crafted::ros1_chunk_listed_many_times(dir.path(), 8001);
+    let mut reader = BagReader::open(&path, OpenMode::Strict).unwrap();
+    assert_eq!(reader.message_count(), 10);
+    let mut n = 0;
+    while reader.read_next().unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 10);
+    assert_eq!(reader.damage().repeated_chunk_infos, 8000);
+    // Through the storage plugin (ROS 2 messages), the same.
+    let mut reader = Ros1Reader::open(&path, OpenMode::Strict).unwrap();
+    let mut n = 0;
+    while reader.read_next().unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 10);
+}

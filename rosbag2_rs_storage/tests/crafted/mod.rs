@@ -328,3 +328,62 @@ pub fn mcap_log_times(path: &Path, log_times: &[u64]) -> PathBuf {
     std::fs::write(path, out.into_inner()).unwrap();
     path.to_path_buf()
 }
+
+/// `(start, end)` of every record of a ROS 1 bag whose header holds `op=<op>`.
+pub fn ros1_records(data: &[u8], op: u8) -> Vec<(usize, usize)> {
+    let u32_at = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+    let needle = [b'o', b'p', b'=', op];
+    let mut out = Vec::new();
+    let mut at = b"#ROSBAG V2.0\n".len();
+    while at + 4 <= data.len() {
+        let header_len = u32_at(at);
+        let header = &data[at + 4..at + 4 + header_len];
+        let data_len = u32_at(at + 4 + header_len);
+        let end = at + 8 + header_len + data_len;
+        if header.windows(4).any(|w| w == needle) {
+            out.push((at, end));
+        }
+        at = end;
+    }
+    out
+}
+
+/// A ROS 1 bag of 10 `std_msgs/String` messages in one chunk, whose index lists the chunk in
+/// `copies` chunk-info records (the index runs to the end of the file: copies are appended).
+pub fn ros1_chunk_listed_many_times(dir: &Path, copies: usize) -> PathBuf {
+    use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
+    let path = dir.join("chunk_listed_many_times.bag");
+    let mut writer = BagWriter::create(
+        &path,
+        WriterOptions {
+            compression: Compression::None,
+            chunk_threshold: 1 << 20,
+        },
+    )
+    .unwrap();
+    let id = writer.add_connection(Connection {
+        id: 0,
+        topic: "/chatter".into(),
+        type_name: "std_msgs/String".into(),
+        md5sum: "992ce8a1687cec8c8bd883ec73ca41d1".into(),
+        message_definition: "string data\n".into(),
+        callerid: None,
+        latching: false,
+    });
+    for i in 0..10 {
+        writer
+            .write(id, 1_000 + i, &[2, 0, 0, 0, b'h', b'i'])
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    let mut data = std::fs::read(&path).unwrap();
+    let infos = ros1_records(&data, 0x06);
+    assert_eq!(infos.len(), 1, "one chunk-info record");
+    let (start, end) = infos[0];
+    let record = data[start..end].to_vec();
+    for _ in 1..copies {
+        data.extend_from_slice(&record);
+    }
+    std::fs::write(&path, data).unwrap();
+    path
+}
