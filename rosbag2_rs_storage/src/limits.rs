@@ -25,7 +25,7 @@
 //! | [`ALIVE_BYTES`] | decompressed chunk bytes held at once per open file (chunks overlapping in time are decoded together and share it; ROS 1's chunk cache too) | 1 GiB | `ROSBAG2_RS_MAX_ALIVE_BYTES` |
 //! | [`EMPTY_ELEMENTS`] | elements of no wire size per decoded or converted message | 2^20 | `ROSBAG2_RS_MAX_EMPTY_ELEMENTS` |
 //! | [`SALVAGE_BYTES`] | payload bytes the SQLite salvage copies out of one file | 4 GiB | `ROSBAG2_RS_MAX_SALVAGE_BYTES` |
-//! | [`IMAGE_PIXELS`] | pixels of one decoded image frame (PNG) | 2^28 (256 Mi) | `ROSBAG2_RS_MAX_IMAGE_PIXELS` |
+//! | [`IMAGE_PIXELS`] | pixels of one decoded image frame (PNG: `export`, RealSense) | 2^26 (64 Mi: 512 MiB at 8 bytes a pixel; an 8K frame is 33 Mi) | `ROSBAG2_RS_MAX_IMAGE_PIXELS` |
 //! | [`FILE_MODE_BYTES`] | a file-mode `.zstd` bag decompressed to a temporary file | 64 GiB, and the free space of the temporary directory | `ROSBAG2_RS_MAX_FILE_MODE_BYTES` |
 //!
 //! Chunk sizes are far above what recorders write (rosbag2 and `rosbag record` chunks are a
@@ -64,8 +64,33 @@ pub static SALVAGE_BYTES: Limit = Limit::new(
 pub static IMAGE_PIXELS: Limit = Limit::new(
     "pixels per image frame",
     "ROSBAG2_RS_MAX_IMAGE_PIXELS",
-    1 << 28,
+    1 << 26,
 );
+
+/// An image whose header claims more pixels than [`IMAGE_PIXELS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the image claims {width} x {height} pixels, more than the budget of {budget} pixels per frame (set {} to raise it)", IMAGE_PIXELS.env)]
+pub struct TooManyPixels {
+    /// The width it claims.
+    pub width: u32,
+    /// The height it claims.
+    pub height: u32,
+    /// The budget in force.
+    pub budget: u64,
+}
+
+/// Checks an image's claimed size against [`IMAGE_PIXELS`] before its pixels are allocated.
+pub fn check_pixels(width: u32, height: u32) -> Result<(), TooManyPixels> {
+    let budget = IMAGE_PIXELS.get();
+    match u64::from(width) * u64::from(height) > budget {
+        true => Err(TooManyPixels {
+            width,
+            height,
+            budget,
+        }),
+        false => Ok(()),
+    }
+}
 
 /// The cap on a file-mode `.zstd` bag once decompressed (the free space of the temporary
 /// directory bounds it too).

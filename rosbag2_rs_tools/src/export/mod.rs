@@ -40,6 +40,9 @@ pub enum ExportError {
     /// An image whose fields do not describe its data.
     #[error("bad image: {0}")]
     BadImage(String),
+    /// A compressed image whose header claims more pixels than a frame may decode to.
+    #[error("PNG: {0}")]
+    TooManyPixels(#[from] rosbag2_rs_storage::limits::TooManyPixels),
     /// Writing an output file.
     #[error("{path}: {error}")]
     Io {
