@@ -121,6 +121,23 @@ pub fn set_max_chunk_bytes(bytes: u64) {
     MAX_CHUNK.set(bytes);
 }
 
+/// A file-mode `.zstd` storage file that decompresses (or whose frame header says it
+/// decompresses) to more than it may take in the temporary directory.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} more than the {limit} bytes it may take decompressed in {} (the lesser of the cap of {cap} bytes, set {} to raise it, and the {} bytes free there)", match claimed { Some(n) => format!("declares {n} bytes once decompressed,"), None => "decompresses to".to_string() }, dir.display(), FILE_MODE_BYTES.env, free.map_or("unknown".to_string(), |f| f.to_string()))]
+pub struct FileModeTooLarge {
+    /// The decompressed size its frame header declares, when it declares one.
+    pub claimed: Option<u64>,
+    /// What it may take: the lesser of `cap` and `free`.
+    pub limit: u64,
+    /// [`FILE_MODE_BYTES`] in force.
+    pub cap: u64,
+    /// The bytes free in `dir`, when known.
+    pub free: Option<u64>,
+    /// The temporary directory.
+    pub dir: std::path::PathBuf,
+}
+
 /// A declared decompressed size above [`max_chunk_bytes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("declares {size} bytes once decompressed, more than the cap of {cap} bytes (set {MAX_CHUNK_ENV} to raise it)")]

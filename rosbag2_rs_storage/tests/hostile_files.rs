@@ -282,3 +282,43 @@ fn a_ros1_chunk_listed_by_thousands_of_chunk_infos_is_read_once() {
     }
     assert_eq!(n, 10);
 }
+
+/// File-mode `.zstd` bags decompress into the temporary directory, which may be RAM-backed:
+/// a 20 KB file decompressed whole, with no bound. Now at most the lesser of the cap
+/// (`ROSBAG2_RS_MAX_FILE_MODE_BYTES`, 64 MiB in this test) and the space free there: a frame
+/// that declares more is refused before anything is decompressed, one that does not declare
+/// its size is refused once it passes the bound.
+#[test]
+fn file_mode_decompression_is_bounded() {
+    use rosbag2_rs_storage::compression::file_mode::open_compressed;
+    use rosbag2_rs_storage::limits::FILE_MODE_BYTES;
+    use std::io::Write;
+    FILE_MODE_BYTES.set(64 << 20);
+    let dir = tempfile::tempdir().unwrap();
+    for declared in [true, false] {
+        let path = dir.path().join(format!("bomb_{declared}_0.mcap.zstd"));
+        let file = std::fs::File::create(&path).unwrap();
+        let mut encoder = zstd::stream::Encoder::new(file, 3).unwrap();
+        if declared {
+            encoder.set_pledged_src_size(Some(8 + (100 << 20))).unwrap();
+        }
+        encoder.write_all(mcap::MAGIC).unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..100 {
+            encoder.write_all(&zeros).unwrap();
+        }
+        encoder.finish().unwrap();
+        let err = open_compressed(&path, OpenMode::Strict)
+            .err()
+            .unwrap_or_else(|| panic!("declared {declared}: opened"));
+        let StorageError::FileModeTooLarge { path: p, source } = &err else {
+            panic!("declared {declared}: {err}")
+        };
+        assert_eq!(p, &path);
+        assert_eq!(source.cap, 64 << 20);
+        assert_eq!(source.claimed, declared.then_some(8 + (100 << 20)));
+        let text = err.to_string();
+        assert!(text.contains("ROSBAG2_RS_MAX_FILE_MODE_BYTES"), "{text}");
+    }
+    FILE_MODE_BYTES.set(0);
+}
