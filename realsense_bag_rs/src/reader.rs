@@ -496,9 +496,11 @@ impl Recording {
             let v = m.view().map_err(|e| self.codec(&m.topic, e))?;
             let time_ref_ns = match v.field("time_ref") {
                 Some(Value::Time { sec, nsec }) => *sec as i64 * 1_000_000_000 + *nsec as i64,
+                // Any i64 the file holds: saturating.
                 _ => v.message("time_ref").map_or(0, |s| {
-                    s.number("sec").unwrap_or(0.0) as i64 * 1_000_000_000
-                        + s.number("nanosec").unwrap_or(0.0) as i64
+                    (s.number("sec").unwrap_or(0.0) as i64)
+                        .saturating_mul(1_000_000_000)
+                        .saturating_add(s.number("nanosec").unwrap_or(0.0) as i64)
                 }),
             };
             return Ok(Some(Event::Time(TimeSample {

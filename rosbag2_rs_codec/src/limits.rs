@@ -1,5 +1,10 @@
 //! Bounds on lengths read from untrusted input: a count or size taken from a file or the wire is
-//! checked against the bytes that remain before anything is allocated for it.
+//! checked against the bytes that remain before anything is allocated for it ([`check_len`]),
+//! and the elements a whole message decodes to are counted against a budget ([`ElementBudget`]).
+//! A budget is a [`Limit`]: a default, an environment variable, an override.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// A length read from the input that the bytes left cannot hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -32,4 +37,103 @@ pub fn check_len(len: u64, elem_size: usize, remaining: usize) -> Result<usize, 
 /// the `remaining` bytes.
 pub fn vec_for<T>(len: u64, elem_size: usize, remaining: usize) -> Result<Vec<T>, LengthPastEnd> {
     check_len(len, elem_size, remaining).map(Vec::with_capacity)
+}
+
+/// One budget on what untrusted input may make this process hold: a documented default, an
+/// environment variable that overrides it, and an override a program sets with [`Limit::set`]
+/// (the command line's options). `storage::limits` lists every budget in one place.
+#[derive(Debug)]
+pub struct Limit {
+    /// What the budget bounds, for errors ("decoded elements per message").
+    pub what: &'static str,
+    /// The environment variable that overrides [`Limit::default`] (a positive integer).
+    pub env: &'static str,
+    /// The value in force when neither the environment nor [`Limit::set`] says otherwise.
+    pub default: u64,
+    set: AtomicU64,
+    from_env: OnceLock<u64>,
+}
+
+impl Limit {
+    /// A budget of `default`, overridden by the environment variable `env`.
+    pub const fn new(what: &'static str, env: &'static str, default: u64) -> Self {
+        Self {
+            what,
+            env,
+            default,
+            set: AtomicU64::new(0),
+            from_env: OnceLock::new(),
+        }
+    }
+
+    /// The value in force: set by [`Limit::set`], else from the environment (read once), else
+    /// the default.
+    pub fn get(&self) -> u64 {
+        match self.set.load(Ordering::Relaxed) {
+            0 => *self.from_env.get_or_init(|| {
+                std::env::var(self.env)
+                    .ok()
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .filter(|&n| n > 0)
+                    .unwrap_or(self.default)
+            }),
+            n => n,
+        }
+    }
+
+    /// Sets the value for this process (0 restores the environment's value or the default).
+    pub fn set(&self, value: u64) {
+        self.set.store(value, Ordering::Relaxed);
+    }
+}
+
+/// The budget of elements that take no bytes on the wire (`std_msgs/Empty` in ROS 1, a
+/// message of empty fixed arrays), per message, nested arrays included: they cost nothing to
+/// send and tens of bytes each to decode (one byte each once converted to CDR), so a few KB
+/// could claim billions. Elements that take bytes are bounded by the bytes already. Default
+/// 2^20 (about 32 MiB of decoded values), environment variable `ROSBAG2_RS_MAX_EMPTY_ELEMENTS`.
+pub static EMPTY_ELEMENTS: Limit = Limit::new(
+    "elements of no wire size per message",
+    "ROSBAG2_RS_MAX_EMPTY_ELEMENTS",
+    1 << 20,
+);
+
+/// A message whose arrays of elements of no wire size claim more than [`EMPTY_ELEMENTS`] in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{claimed} elements of no wire size in all, more than the budget of {budget} per message (set {} to raise it)", EMPTY_ELEMENTS.env)]
+pub struct TooManyElements {
+    /// The elements counted so far plus those the array at hand claims.
+    pub claimed: u64,
+    /// The budget in force.
+    pub budget: u64,
+}
+
+/// Counts the elements of no wire size decoded from one message against [`EMPTY_ELEMENTS`].
+#[derive(Debug, Clone, Copy)]
+pub struct ElementBudget {
+    spent: u64,
+    budget: u64,
+}
+
+impl ElementBudget {
+    /// The budget of one message ([`EMPTY_ELEMENTS`] in force).
+    pub fn per_message() -> Self {
+        Self {
+            spent: 0,
+            budget: EMPTY_ELEMENTS.get(),
+        }
+    }
+
+    /// Counts `n` more elements, before anything is decoded or allocated for them.
+    pub fn spend(&mut self, n: usize) -> Result<(), TooManyElements> {
+        let claimed = self.spent.saturating_add(n as u64);
+        if claimed > self.budget {
+            return Err(TooManyElements {
+                claimed,
+                budget: self.budget,
+            });
+        }
+        self.spent = claimed;
+        Ok(())
+    }
 }

@@ -100,6 +100,16 @@ pub enum StorageError {
         #[source]
         source: std::io::Error,
     },
+    /// A file-mode compressed storage file larger, decompressed, than it may take in the
+    /// temporary directory ([`crate::limits::FILE_MODE_BYTES`], the free space there).
+    #[error("{path}: {source}")]
+    FileModeTooLarge {
+        /// The compressed file.
+        path: PathBuf,
+        /// What it claims or decompressed to, and the bounds.
+        #[source]
+        source: crate::limits::FileModeTooLarge,
+    },
     /// A message of a message-mode compressed bag could not be decompressed.
     #[error("{path}: message on '{topic}' at {recv_timestamp} ns: {format} decompression failed: {source}")]
     DecompressMessage {

@@ -1,4 +1,5 @@
-//! Bounds on what a size read from a file or the wire may make this process allocate.
+//! Bounds on what a size read from a file or the wire may make this process allocate, and the
+//! budgets that bound what a whole file may make it hold: the one place that lists them.
 //!
 //! A size found in untrusted input (a record length, an element count, a chunk's declared
 //! decompressed size) never reserves memory by itself:
@@ -7,26 +8,97 @@
 //!   enclosing record, chunk or file) and [`vec_for`] reserves only after that check: the one
 //!   place every parser goes through to turn a parsed count into a reservation.
 //! - [`read_declared`] streams a decoder into a buffer that grows with what actually
-//!   decompresses (`take(declared + 1)`), so a header lying about its size costs no more than the
-//!   data really decodes to, and one byte past the declared size reveals the lie.
-//! - [`check_chunk_size`] refuses a declared decompressed chunk (MCAP or ROS 1 chunk, zstd
-//!   message) larger than [`max_chunk_bytes`]: [`DEFAULT_MAX_CHUNK_BYTES`] (1 GiB, well under a
-//!   small robot's memory, and far above what recorders write: rosbag2 and `rosbag record`
-//!   chunks are a few MiB), overridden by the environment variable [`MAX_CHUNK_ENV`] or by
-//!   [`set_max_chunk_bytes`].
+//!   decompresses, never beyond `declared + 1` bytes of capacity, so a header lying about its
+//!   size costs no more than the data really decodes to, and one byte past the declared size
+//!   reveals the lie.
 //! - [`load_yaml`] loads YAML (`metadata.yaml`, QoS profiles and overrides, storage config
 //!   files) only when its aliases would not expand beyond [`MAX_YAML_NODES`] nodes nor nest
 //!   deeper than [`MAX_YAML_DEPTH`]: the loader copies an aliased node at every use (a "billion
 //!   laughs" file of a few hundred bytes would otherwise expand to gigabytes), and drops nested
 //!   nodes recursively.
+//!
+//! The budgets, each a [`Limit`] (a default, an environment variable, [`Limit::set`]):
+//!
+//! | budget | bounds | default | environment |
+//! |---|---|---|---|
+//! | [`MAX_CHUNK`] | one decompressed chunk (MCAP, ROS 1) or zstd message | 1 GiB | `ROSBAG2_RS_MAX_CHUNK_BYTES` |
+//! | [`ALIVE_BYTES`] | decompressed chunk bytes held at once per open file (chunks overlapping in time are decoded together and share it; ROS 1's chunk cache too) | 1 GiB | `ROSBAG2_RS_MAX_ALIVE_BYTES` |
+//! | [`EMPTY_ELEMENTS`] | elements of no wire size per decoded or converted message | 2^20 | `ROSBAG2_RS_MAX_EMPTY_ELEMENTS` |
+//! | [`SALVAGE_BYTES`] | payload bytes the SQLite salvage copies out of one file | 4 GiB | `ROSBAG2_RS_MAX_SALVAGE_BYTES` |
+//! | [`IMAGE_PIXELS`] | pixels of one decoded image frame (PNG: `export`, RealSense) | 2^26 (64 Mi: 512 MiB at 8 bytes a pixel; an 8K frame is 33 Mi) | `ROSBAG2_RS_MAX_IMAGE_PIXELS` |
+//! | [`FILE_MODE_BYTES`] | a file-mode `.zstd` bag decompressed to a temporary file | 64 GiB, and the free space of the temporary directory | `ROSBAG2_RS_MAX_FILE_MODE_BYTES` |
+//!
+//! Chunk sizes are far above what recorders write (rosbag2 and `rosbag record` chunks are a
+//! few MiB); the defaults stay well under a small robot's memory.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
 
 /// The length checks every parser goes through (shared with the codec, which decodes messages).
 pub use rosbag2_rs_codec::limits::{check_len, vec_for, LengthPastEnd};
+/// The budget type, and the codec's budget of elements of no wire size per message.
+pub use rosbag2_rs_codec::limits::{Limit, TooManyElements, EMPTY_ELEMENTS};
+
+/// The cap on one decompressed chunk or message.
+pub static MAX_CHUNK: Limit = Limit::new(
+    "decompressed bytes per chunk",
+    "ROSBAG2_RS_MAX_CHUNK_BYTES",
+    1 << 30,
+);
+
+/// The budget of decompressed chunk bytes one open file holds at once.
+pub static ALIVE_BYTES: Limit = Limit::new(
+    "decompressed bytes held at once per open file",
+    "ROSBAG2_RS_MAX_ALIVE_BYTES",
+    1 << 30,
+);
+
+/// The budget of payload bytes the SQLite salvage copies out of one file.
+pub static SALVAGE_BYTES: Limit = Limit::new(
+    "payload bytes salvaged per file",
+    "ROSBAG2_RS_MAX_SALVAGE_BYTES",
+    4 << 30,
+);
+
+/// The budget of pixels of one decoded image frame.
+pub static IMAGE_PIXELS: Limit = Limit::new(
+    "pixels per image frame",
+    "ROSBAG2_RS_MAX_IMAGE_PIXELS",
+    1 << 26,
+);
+
+/// An image whose header claims more pixels than [`IMAGE_PIXELS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the image claims {width} x {height} pixels, more than the budget of {budget} pixels per frame (set {} to raise it)", IMAGE_PIXELS.env)]
+pub struct TooManyPixels {
+    /// The width it claims.
+    pub width: u32,
+    /// The height it claims.
+    pub height: u32,
+    /// The budget in force.
+    pub budget: u64,
+}
+
+/// Checks an image's claimed size against [`IMAGE_PIXELS`] before its pixels are allocated.
+pub fn check_pixels(width: u32, height: u32) -> Result<(), TooManyPixels> {
+    let budget = IMAGE_PIXELS.get();
+    match u64::from(width) * u64::from(height) > budget {
+        true => Err(TooManyPixels {
+            width,
+            height,
+            budget,
+        }),
+        false => Ok(()),
+    }
+}
+
+/// The cap on a file-mode `.zstd` bag once decompressed (the free space of the temporary
+/// directory bounds it too).
+pub static FILE_MODE_BYTES: Limit = Limit::new(
+    "bytes of a file-mode .zstd bag once decompressed",
+    "ROSBAG2_RS_MAX_FILE_MODE_BYTES",
+    64 << 30,
+);
 
 /// The default cap on one decompressed chunk or message: 1 GiB.
 pub const DEFAULT_MAX_CHUNK_BYTES: u64 = 1 << 30;
@@ -38,29 +110,32 @@ pub const MAX_CHUNK_ENV: &str = "ROSBAG2_RS_MAX_CHUNK_BYTES";
 /// what decompresses.
 const INITIAL_RESERVE: usize = 8 << 20;
 
-/// A cap set by [`set_max_chunk_bytes`] (0: none set).
-static OVERRIDE: AtomicU64 = AtomicU64::new(0);
-
-/// The cap on one decompressed chunk or message, in bytes (see the module documentation).
+/// The cap on one decompressed chunk or message, in bytes ([`MAX_CHUNK`] in force).
 pub fn max_chunk_bytes() -> u64 {
-    match OVERRIDE.load(Ordering::Relaxed) {
-        0 => *FROM_ENV.get_or_init(|| {
-            std::env::var(MAX_CHUNK_ENV)
-                .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .filter(|&n| n > 0)
-                .unwrap_or(DEFAULT_MAX_CHUNK_BYTES)
-        }),
-        n => n,
-    }
+    MAX_CHUNK.get()
 }
-
-static FROM_ENV: OnceLock<u64> = OnceLock::new();
 
 /// Sets the cap on one decompressed chunk or message for this process (0 restores the default
 /// or the environment's value).
 pub fn set_max_chunk_bytes(bytes: u64) {
-    OVERRIDE.store(bytes, Ordering::Relaxed);
+    MAX_CHUNK.set(bytes);
+}
+
+/// A file-mode `.zstd` storage file that decompresses (or whose frame header says it
+/// decompresses) to more than it may take in the temporary directory.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} more than the {limit} bytes it may take decompressed in {} (the lesser of the cap of {cap} bytes, set {} to raise it, and the {} bytes free there)", match claimed { Some(n) => format!("declares {n} bytes once decompressed,"), None => "decompresses to".to_string() }, dir.display(), FILE_MODE_BYTES.env, free.map_or("unknown".to_string(), |f| f.to_string()))]
+pub struct FileModeTooLarge {
+    /// The decompressed size its frame header declares, when it declares one.
+    pub claimed: Option<u64>,
+    /// What it may take: the lesser of `cap` and `free`.
+    pub limit: u64,
+    /// [`FILE_MODE_BYTES`] in force.
+    pub cap: u64,
+    /// The bytes free in `dir`, when known.
+    pub free: Option<u64>,
+    /// The temporary directory.
+    pub dir: std::path::PathBuf,
 }
 
 /// A declared decompressed size above [`max_chunk_bytes`].
@@ -82,15 +157,65 @@ pub fn check_chunk_size(size: u64) -> Result<usize, ChunkTooLarge> {
         .ok_or(ChunkTooLarge { size, cap })
 }
 
+/// Decompressed bytes that would be held at once beyond [`ALIVE_BYTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{chunks} chunks decoded together (they overlap in time) declare {claimed} bytes once decompressed, more than the budget of {budget} bytes held at once per file (set {} to raise it)", ALIVE_BYTES.env)]
+pub struct OverAliveBudget {
+    /// The chunks that would be held at once.
+    pub chunks: usize,
+    /// What they declare in all.
+    pub claimed: u64,
+    /// The budget in force.
+    pub budget: u64,
+}
+
+/// Checks that chunks declaring `sizes` once decompressed may be held at once.
+pub fn check_alive(sizes: impl IntoIterator<Item = u64>) -> Result<(), OverAliveBudget> {
+    let (mut chunks, mut claimed) = (0, 0u64);
+    for size in sizes {
+        chunks += 1;
+        claimed = claimed.saturating_add(size);
+    }
+    let budget = ALIVE_BYTES.get();
+    match claimed > budget {
+        true => Err(OverAliveBudget {
+            chunks,
+            claimed,
+            budget,
+        }),
+        false => Ok(()),
+    }
+}
+
 /// Appends what `decoder` produces to `out`, at most `declared + 1` bytes (one more than
 /// declared shows a size field that lies; the caller compares). The buffer grows with what
-/// actually decodes: at most `min(declared, 8 MiB)` is reserved up front.
+/// actually decodes (at most `min(declared, 8 MiB)` is reserved up front, then it doubles) but
+/// its capacity never exceeds `declared + 1` bytes past what `out` held.
 pub fn read_declared(decoder: impl Read, declared: usize, out: &mut Vec<u8>) -> io::Result<()> {
-    out.reserve(declared.min(INITIAL_RESERVE));
-    decoder
-        .take((declared as u64).saturating_add(1))
-        .read_to_end(out)
-        .map(drop)
+    read_bounded(decoder, (declared as u64).saturating_add(1), out)
+}
+
+/// Appends at most `limit` bytes of what `reader` produces to `out`, growing `out` with what
+/// is read (doubling from at most 8 MiB) and never reserving past `limit` bytes more than it
+/// held: the capacity is bounded exactly, not within a factor of two.
+pub fn read_bounded(mut reader: impl Read, limit: u64, out: &mut Vec<u8>) -> io::Result<()> {
+    let base = out.len();
+    let cap_at = base.saturating_add(usize::try_from(limit).unwrap_or(usize::MAX));
+    out.reserve_exact((cap_at - base).min(INITIAL_RESERVE));
+    while out.len() < cap_at {
+        if out.len() == out.capacity() {
+            let grown = out.capacity().saturating_mul(2).min(cap_at);
+            out.reserve_exact(grown - out.len());
+        }
+        // Reads into the room there is: `read_to_end` grows a full buffer only when the reader
+        // has more, which `take` forbids.
+        let room = out.capacity().min(cap_at) - out.len();
+        let n = (&mut reader).take(room as u64).read_to_end(out)?;
+        if n < room {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The most YAML nodes a document may expand to (aliases counted at every use).
@@ -203,6 +328,28 @@ mod tests {
         let e = check_chunk_size(15 << 30).unwrap_err();
         assert_eq!(e.size, 15 << 30);
         assert!(e.to_string().contains(MAX_CHUNK_ENV), "{e}");
+    }
+
+    /// The buffer doubles as it fills but stops at the declared size plus one: 10 MB declared
+    /// used to take 16 MiB (8 MiB reserved, doubled once), 2 GiB declared could take 4.
+    #[test]
+    fn the_decompression_buffer_never_exceeds_its_bound() {
+        let declared = 10_000_000;
+        let mut out = Vec::new();
+        read_declared(io::repeat(0).take(20 << 20), declared, &mut out).unwrap();
+        assert_eq!(out.len(), declared + 1);
+        assert_eq!(out.capacity(), declared + 1);
+        // What was there stays; the bound counts from it.
+        let mut out = vec![1u8; 100];
+        read_bounded(io::repeat(0).take(20 << 20), 9 << 20, &mut out).unwrap();
+        assert_eq!(
+            (out.len(), out.capacity()),
+            (100 + (9 << 20), 100 + (9 << 20))
+        );
+        // A short stream ends the read.
+        let mut out = Vec::new();
+        read_bounded(&[5u8; 3][..], 1 << 40, &mut out).unwrap();
+        assert_eq!(out, [5, 5, 5]);
     }
 
     #[test]

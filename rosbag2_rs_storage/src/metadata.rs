@@ -89,6 +89,14 @@ impl Default for BagMetadata {
     }
 }
 
+impl FileInformation {
+    /// Receive time of the file's last message, ns: start plus duration, which a file may make
+    /// overflow (saturates).
+    pub fn end_time(&self) -> i64 {
+        self.starting_time.saturating_add(self.duration)
+    }
+}
+
 impl BagMetadata {
     /// Receive time of the last message, ns.
     pub fn end_time(&self) -> i64 {

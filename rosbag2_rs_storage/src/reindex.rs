@@ -90,7 +90,7 @@ fn intact(reader: &dyn StorageReader) -> FileRecovery {
     let mut report = FileRecovery::intact(reader.path().to_path_buf(), reader.storage_id());
     report.messages = info.message_count;
     if info.message_count > 0 {
-        report.time_range = Some((info.starting_time, info.starting_time + info.duration));
+        report.time_range = Some((info.starting_time, info.end_time()));
     }
     report
 }

@@ -399,9 +399,7 @@ impl BagWriter {
             let over_files = r.max_files > 0 && files.len() as u64 + open > r.max_files;
             let over_size = r.max_total_size > 0 && self.metadata.bag_size > r.max_total_size;
             let span = match (files.first(), files.last()) {
-                (Some(first), Some(last)) => {
-                    last.starting_time + last.duration - first.starting_time
-                }
+                (Some(first), Some(last)) => last.end_time().saturating_sub(first.starting_time),
                 _ => 0,
             };
             let over_time = r.max_total_duration > 0 && span > r.max_total_duration;
@@ -589,12 +587,15 @@ impl BagWriter {
         if file.message_count == 0 {
             file.starting_time = message.recv_timestamp;
         } else if message.recv_timestamp < file.starting_time {
-            file.duration += file.starting_time - message.recv_timestamp;
+            // Timestamps come from other bags (convert, reindex): any i64, so saturating.
+            file.duration = file
+                .duration
+                .saturating_add(file.starting_time.saturating_sub(message.recv_timestamp));
             file.starting_time = message.recv_timestamp;
         }
         file.duration = file
             .duration
-            .max(message.recv_timestamp - file.starting_time);
+            .max(message.recv_timestamp.saturating_sub(file.starting_time));
         file.message_count += 1;
         self.metadata.topics_with_message_count[index].message_count += 1;
         self.file_topic_counts[index] += 1;

@@ -55,6 +55,20 @@ pub enum CodecError {
         /// What is wrong.
         reason: String,
     },
+    /// A message whose arrays claim more elements of no wire size than the budget
+    /// ([`crate::limits::EMPTY_ELEMENTS`]).
+    #[error("{type_name}: field '{field}' at offset {offset}: {source}")]
+    TooManyElements {
+        /// The message type being decoded.
+        type_name: String,
+        /// Dotted path of the array that went over.
+        field: String,
+        /// Offset in the payload of the array's elements.
+        offset: usize,
+        /// What the array claimed and the budget.
+        #[source]
+        source: crate::limits::TooManyElements,
+    },
     /// A type that has no equivalent in the other ROS version.
     #[error("{type_name}: cannot map between ROS 1 and ROS 2: {reason}")]
     Unmappable {
@@ -95,6 +109,8 @@ pub(crate) struct Fail {
     pub reason: String,
     /// Field names, innermost first.
     pub path: Vec<String>,
+    /// Set when the message went over its element budget.
+    pub over_budget: Option<crate::limits::TooManyElements>,
 }
 
 impl Fail {
@@ -103,6 +119,15 @@ impl Fail {
             offset,
             reason: reason.into(),
             path: Vec::new(),
+            over_budget: None,
+        }
+    }
+
+    /// A message over its element budget, at `offset`.
+    pub(crate) fn budget(offset: usize, source: crate::limits::TooManyElements) -> Self {
+        Self {
+            over_budget: Some(source),
+            ..Self::new(offset, source.to_string())
         }
     }
 
@@ -126,6 +151,14 @@ impl Fail {
     }
 
     pub(crate) fn into_decode(self, type_name: &str) -> CodecError {
+        if let Some(source) = self.over_budget {
+            return CodecError::TooManyElements {
+                type_name: type_name.to_string(),
+                field: self.field_path(),
+                offset: self.offset,
+                source,
+            };
+        }
         CodecError::Decode {
             type_name: type_name.to_string(),
             field: self.field_path(),

@@ -85,11 +85,7 @@ pub fn decode_cdr_at(
             ))
         }
     };
-    let mut r = CdrRead {
-        buf: &data[4..],
-        pos: 0,
-        big_endian,
-    };
+    let mut r = CdrRead::new(&data[4..], big_endian);
     let value = wire::decode_struct(reg, index, &mut r).map_err(|mut e| {
         e.offset += 4;
         e.into_decode(name)
@@ -157,7 +153,7 @@ pub fn decode_ros1_prefix_at(
     data: &[u8],
 ) -> Result<(Value, usize), CodecError> {
     let name = &reg.by_index(index).name;
-    let mut r = Ros1Read { buf: data, pos: 0 };
+    let mut r = Ros1Read::new(data);
     let value = wire::decode_struct(reg, index, &mut r).map_err(|e| e.into_decode(name))?;
     Ok((value, r.pos))
 }
@@ -166,16 +162,12 @@ pub fn decode_ros1_prefix_at(
 pub fn decode_ros1_at(reg: &Registry, index: usize, data: &[u8]) -> Result<Value, CodecError> {
     let name = &reg.by_index(index).name;
     let (value, used) = decode_ros1_prefix_at(reg, index, data)?;
-    let r = Ros1Read {
-        buf: data,
-        pos: used,
-    };
-    if r.pos != data.len() {
+    if used != data.len() {
         return Err(CodecError::Decode {
             type_name: name.clone(),
             field: "<message>".into(),
-            offset: r.pos,
-            reason: format!("{} bytes left after the message", data.len() - r.pos),
+            offset: used,
+            reason: format!("{} bytes left after the message", data.len() - used),
         });
     }
     Ok(value)

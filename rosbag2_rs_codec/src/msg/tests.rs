@@ -423,3 +423,64 @@ proptest! {
         let _ = reg.parse_concatenated("p/T", &text, Dialect::Ros2);
     }
 }
+
+/// Elements of no wire size (`std_msgs/Empty` in ROS 1) are counted per message, not per
+/// sequence: two sequences of 2^20 each (8 bytes of payload) used to decode to 2 million values
+/// and convert to 2 MB of CDR; the second is now refused, naming it.
+#[test]
+fn elements_of_no_wire_size_have_one_budget_per_message() {
+    use crate::limits::EMPTY_ELEMENTS;
+    let definition = "test_msgs/Inner[] items\n\
+        ================================================================================\n\
+        MSG: test_msgs/Inner\n\
+        std_msgs/Empty[] e\n\
+        ================================================================================\n\
+        MSG: std_msgs/Empty\n";
+    let mut reg = Registry::new();
+    reg.parse_concatenated("test_msgs/Outer", definition, Dialect::Ros1)
+        .unwrap();
+    let payload = |inner: &[u32]| {
+        let mut data = (inner.len() as u32).to_le_bytes().to_vec();
+        for n in inner {
+            data.extend(n.to_le_bytes());
+        }
+        data
+    };
+    let budget = EMPTY_ELEMENTS.default as u32;
+    assert_eq!(budget, 1 << 20);
+    // Within the budget: decodes and converts.
+    let fine = payload(&[budget / 2, budget / 2]);
+    decode_ros1(&reg, "test_msgs/Outer", &fine).unwrap();
+    let converter = Ros1ToCdr::new("test_msgs/Outer", definition).unwrap();
+    assert_eq!(
+        converter.convert(&fine).unwrap().len(),
+        4 + 4 + 2 * (4 + budget as usize / 2)
+    );
+    // One more than the budget, over two sequences.
+    let over = payload(&[budget / 2, budget / 2 + 1]);
+    for err in [
+        decode_ros1(&reg, "test_msgs/Outer", &over).map(drop),
+        converter.convert(&over).map(drop),
+    ] {
+        let err = err.expect_err("over the budget");
+        let CodecError::TooManyElements {
+            type_name,
+            field,
+            offset,
+            source,
+        } = &err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!(
+            (type_name.as_str(), field.as_str()),
+            ("test_msgs/Outer", "items[1].e")
+        );
+        assert_eq!(*offset, 12);
+        assert_eq!(
+            (source.claimed, source.budget),
+            (u64::from(budget) + 1, u64::from(budget))
+        );
+        assert!(err.to_string().contains(EMPTY_ELEMENTS.env), "{err}");
+    }
+}

@@ -47,7 +47,7 @@ impl Ros1ToCdr {
     /// Converts one message.
     pub fn convert(&self, ros1: &[u8]) -> Result<Vec<u8>, CodecError> {
         let name = &self.ros1.by_index(self.src).name;
-        let mut r = Ros1Read { buf: ros1, pos: 0 };
+        let mut r = Ros1Read::new(ros1);
         let mut w = CdrWrite {
             buf: Vec::with_capacity(ros1.len() + 64),
             origin: 4,
@@ -124,11 +124,7 @@ impl CdrToRos1 {
             [0, 0, _, _, ..] => true,
             _ => return Err(fail(0, "not a plain CDR payload (LE or BE)".into())),
         };
-        let mut r = CdrRead {
-            buf: &cdr[4..],
-            pos: 0,
-            big_endian,
-        };
+        let mut r = CdrRead::new(&cdr[4..], big_endian);
         let mut w = Ros1Write {
             buf: Vec::with_capacity(cdr.len() + 8),
         };

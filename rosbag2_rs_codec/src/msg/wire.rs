@@ -9,9 +9,7 @@
 use super::definition::{ArrayKind, BaseType, Primitive, Registry};
 use super::error::Fail;
 use super::value::Value;
-
-/// Largest element count accepted for a sequence whose elements may take no bytes at all.
-const MAX_EMPTY_ELEMENTS: usize = 1 << 20;
+use crate::limits::ElementBudget;
 
 /// Why a `wchar` field is neither decoded nor encoded: DDS implementations disagree on its
 /// size on the wire (2 or 4 bytes).
@@ -33,6 +31,8 @@ pub(crate) trait WireRead<'a> {
     fn empty_struct(&mut self) -> Result<(), Fail>;
     /// Aligns for a run of `p` (no-op in ROS 1).
     fn align(&mut self, p: Primitive) -> Result<(), Fail>;
+    /// Counts `n` elements of no wire size against the message's budget.
+    fn spend_empty(&mut self, n: usize) -> Result<(), Fail>;
 }
 
 /// A sink of wire bytes.
@@ -52,12 +52,44 @@ pub(crate) struct CdrRead<'a> {
     pub buf: &'a [u8],
     pub pos: usize,
     pub big_endian: bool,
+    /// Elements of no wire size left to this message.
+    pub budget: ElementBudget,
 }
 
 /// Reads ROS 1 bytes.
 pub(crate) struct Ros1Read<'a> {
     pub buf: &'a [u8],
     pub pos: usize,
+    /// Elements of no wire size left to this message.
+    pub budget: ElementBudget,
+}
+
+impl<'a> CdrRead<'a> {
+    /// Reads `buf` (after the encapsulation header) with a fresh element budget.
+    pub fn new(buf: &'a [u8], big_endian: bool) -> Self {
+        Self {
+            buf,
+            pos: 0,
+            big_endian,
+            budget: ElementBudget::per_message(),
+        }
+    }
+}
+
+impl<'a> Ros1Read<'a> {
+    /// Reads `buf` with a fresh element budget.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Self {
+            buf,
+            pos: 0,
+            budget: ElementBudget::per_message(),
+        }
+    }
+}
+
+/// Counts `n` elements of no wire size against `budget`; the error is located at `pos`.
+fn spend(budget: &mut ElementBudget, pos: usize, n: usize) -> Result<(), Fail> {
+    budget.spend(n).map_err(|e| Fail::budget(pos, e))
 }
 
 fn take<'a>(buf: &'a [u8], pos: &mut usize, n: usize) -> Result<&'a [u8], Fail> {
@@ -163,6 +195,9 @@ impl<'a> WireRead<'a> for CdrRead<'a> {
     fn align(&mut self, p: Primitive) -> Result<(), Fail> {
         self.align_to(p.alignment())
     }
+    fn spend_empty(&mut self, n: usize) -> Result<(), Fail> {
+        spend(&mut self.budget, self.pos, n)
+    }
 }
 
 impl<'a> WireRead<'a> for Ros1Read<'a> {
@@ -195,6 +230,9 @@ impl<'a> WireRead<'a> for Ros1Read<'a> {
     }
     fn align(&mut self, _: Primitive) -> Result<(), Fail> {
         Ok(())
+    }
+    fn spend_empty(&mut self, n: usize) -> Result<(), Fail> {
+        spend(&mut self.budget, self.pos, n)
     }
 }
 
@@ -364,17 +402,17 @@ fn elem_min_size(reg: &Registry, base: &BaseType, t: usize) -> usize {
     }
 }
 
-/// Refuses element counts the remaining bytes cannot hold, before anything is allocated.
+/// Refuses element counts the remaining bytes cannot hold, and elements of no wire size beyond
+/// the message's budget ([`crate::limits::EMPTY_ELEMENTS`]), before anything is allocated.
 fn check_count<'a, R: WireRead<'a>>(
     reg: &Registry,
     base: &BaseType,
     t: usize,
     n: usize,
-    r: &R,
+    r: &mut R,
 ) -> Result<(), Fail> {
-    let min = elem_min_size(reg, base, t);
-    let fits = match min {
-        0 => n <= MAX_EMPTY_ELEMENTS,
+    let fits = match elem_min_size(reg, base, t) {
+        0 => return r.spend_empty(n),
         min => crate::limits::check_len(n as u64, min, r.remaining() + 8).is_ok(),
     };
     if !fits {

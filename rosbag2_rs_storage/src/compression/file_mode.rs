@@ -2,8 +2,10 @@
 //!
 //! Reading: the file is decompressed as a stream into a temporary file in the system's
 //! temporary directory (`TMPDIR`), so memory does not grow with what it decompresses to (a
-//! small file that claims or expands to gigabytes costs disk, and an error when the disk is
-//! full, never the process). An MCAP file is then memory-mapped from an unnamed temporary file
+//! small file that claims or expands to gigabytes costs disk, never the process), at most the
+//! lesser of [`crate::limits::FILE_MODE_BYTES`] and the space free there: a file whose frame
+//! header declares more is refused before anything is decompressed, one that decompresses to
+//! more is refused when it has (a typed error names both bounds). An MCAP file is then memory-mapped from an unnamed temporary file
 //! (gone when the reader is dropped); SQLite can only open a file by name, so a `.db3` goes to
 //! a named one, removed when the reader is dropped. The bag directory is never written to, so
 //! read-only bags open too.
@@ -21,6 +23,7 @@ use std::thread::JoinHandle;
 
 use super::{set_thread_priority, zstd, AdaptedReader, CompressionFormat, ReaderAdapter};
 use crate::error::{Result, StorageError};
+use crate::limits;
 use crate::metadata::FileInformation;
 use crate::storage::mapped_file;
 use crate::storage::mcap_reader::McapReader;
@@ -74,15 +77,46 @@ fn decompress_error(path: &Path, source: std::io::Error) -> StorageError {
     }
 }
 
+/// How much the file-mode compressed file `path` may take decompressed in the temporary
+/// directory: checks what its frame header declares, returns the bound for the stream.
+fn decompression_bound(path: &Path) -> Result<(u64, impl Fn(u64) -> Result<()> + '_)> {
+    let dir = std::env::temp_dir();
+    let cap = limits::FILE_MODE_BYTES.get();
+    let free = crate::disk::free_space(&dir);
+    let limit = cap.min(free.unwrap_or(u64::MAX));
+    let too_large = move |claimed: Option<u64>| StorageError::FileModeTooLarge {
+        path: path.to_path_buf(),
+        source: limits::FileModeTooLarge {
+            claimed,
+            limit,
+            cap,
+            free,
+            dir: dir.clone(),
+        },
+    };
+    let claimed = zstd::declared_file_size(path).map_err(|e| decompress_error(path, e))?;
+    if claimed.is_some_and(|n| n > limit) {
+        return Err(too_large(claimed));
+    }
+    let check = move |written: u64| match written > limit {
+        true => Err(too_large(None)),
+        false => Ok(()),
+    };
+    Ok((limit, check))
+}
+
 /// Opens the file-mode compressed storage file `path` for reading (see the module
 /// documentation); the reader reports `path` as its file.
 pub fn open_compressed(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageReader>> {
-    match detect_inner_storage(path)? {
+    let inner = detect_inner_storage(path)?;
+    let (limit, check) = decompression_bound(path)?;
+    match inner {
         StorageId::Mcap => {
             let temp_dir = std::env::temp_dir();
             let mut temp = tempfile::tempfile().map_err(|e| StorageError::io(&temp_dir, e))?;
-            let written = zstd::decompress_file_into(path, &mut temp)
+            let written = zstd::decompress_file_into(path, &mut temp, limit)
                 .map_err(|e| decompress_error(path, e))?;
+            check(written)?;
             log::debug!(
                 "{}: decompressed {written} bytes into a temporary file",
                 path.display()
@@ -96,8 +130,9 @@ pub fn open_compressed(path: &Path, mode: OpenMode) -> Result<Box<dyn StorageRea
                 .suffix(".db3")
                 .tempfile()
                 .map_err(|e| StorageError::io(std::env::temp_dir(), e))?;
-            let written = zstd::decompress_file_into(path, temp.as_file_mut())
+            let written = zstd::decompress_file_into(path, temp.as_file_mut(), limit)
                 .map_err(|e| decompress_error(path, e))?;
+            check(written)?;
             log::debug!(
                 "{}: decompressed {written} bytes into {}",
                 path.display(),

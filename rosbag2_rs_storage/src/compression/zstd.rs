@@ -86,10 +86,20 @@ pub fn compress_file(source: &Path, target: &Path) -> io::Result<()> {
     output.sync_all()
 }
 
-/// Decompresses the file `source` into `target`.
-pub fn decompress_file_into(source: &Path, target: &mut impl Write) -> io::Result<u64> {
-    let mut decoder = zstd::stream::Decoder::new(File::open(source)?)?;
-    io::copy(&mut decoder, target)
+/// The decompressed size the first frame header of the file `source` declares, if any.
+pub fn declared_file_size(source: &Path) -> io::Result<Option<u64>> {
+    let mut head = Vec::with_capacity(18);
+    File::open(source)?.take(18).read_to_end(&mut head)?;
+    Ok(zstd::zstd_safe::get_frame_content_size(&head)
+        .ok()
+        .flatten())
+}
+
+/// Decompresses the file `source` into `target`, at most `limit + 1` bytes (the caller compares
+/// what was written with `limit`).
+pub fn decompress_file_into(source: &Path, target: &mut impl Write, limit: u64) -> io::Result<u64> {
+    let decoder = zstd::stream::Decoder::new(File::open(source)?)?;
+    io::copy(&mut decoder.take(limit.saturating_add(1)), target)
 }
 
 /// The first bytes (up to `n`) of the decompressed content of `source`.

@@ -86,12 +86,29 @@ pub struct McapDamage {
     pub cut_record: Option<CutRecord>,
     /// Chunks that failed their checks.
     pub skipped_chunks: Vec<SkippedChunk>,
+    /// Chunk index entries skipped because they list a chunk already listed (or a range inside
+    /// one): each chunk is read once.
+    pub ignored_chunk_indexes: Vec<IgnoredChunkIndex>,
+}
+
+/// A chunk index entry of the summary that was not used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredChunkIndex {
+    /// The chunk offset it claims.
+    pub offset: u64,
+    /// The chunk length it claims.
+    pub length: u64,
+    /// Why it was skipped.
+    pub reason: String,
 }
 
 impl McapDamage {
     /// True when the scan found nothing damaged.
     pub fn is_empty(&self) -> bool {
-        self.cut_chunk.is_none() && self.cut_record.is_none() && self.skipped_chunks.is_empty()
+        self.cut_chunk.is_none()
+            && self.cut_record.is_none()
+            && self.skipped_chunks.is_empty()
+            && self.ignored_chunk_indexes.is_empty()
     }
 
     /// Accounts for the damage in `report`: what was salvaged from damaged parts, what was lost.
@@ -165,6 +182,12 @@ impl McapDamage {
             report.notes.push(format!(
                 "chunk at offset {} ({} bytes) skipped: {}",
                 s.offset, s.record_len, s.reason
+            ));
+        }
+        for c in &self.ignored_chunk_indexes {
+            report.notes.push(format!(
+                "chunk index entry for offset {} ({} bytes) skipped: it {}; the chunk was read once",
+                c.offset, c.length, c.reason
             ));
         }
         if !self.is_empty() {

@@ -15,8 +15,6 @@ pub mod report;
 pub mod ros1;
 pub mod sqlite;
 
-use std::io::Read;
-
 pub use report::{FileRecovery, Loss, RecoveryAction};
 
 /// A chunk compression a stream decoder can take a prefix of.
@@ -49,15 +47,12 @@ pub fn decompress_prefix(kind: StreamCompression, compressed: &[u8], limit: u64)
             Ok(())
         }
         StreamCompression::Lz4 => lz4::Decoder::new(compressed)
-            .and_then(|d| d.take(limit).read_to_end(&mut out))
-            .map(drop),
+            .and_then(|d| crate::limits::read_bounded(d, limit, &mut out)),
         StreamCompression::Zstd => zstd::stream::read::Decoder::with_buffer(compressed)
-            .and_then(|d| d.take(limit).read_to_end(&mut out))
-            .map(drop),
-        StreamCompression::Bz2 => bzip2::read::BzDecoder::new(compressed)
-            .take(limit)
-            .read_to_end(&mut out)
-            .map(drop),
+            .and_then(|d| crate::limits::read_bounded(d, limit, &mut out)),
+        StreamCompression::Bz2 => {
+            crate::limits::read_bounded(bzip2::read::BzDecoder::new(compressed), limit, &mut out)
+        }
     };
     if let Err(e) = result {
         log::debug!(

@@ -51,12 +51,18 @@ pub struct Ros1Damage {
     pub cut_record: Option<(u64, u64)>,
     /// Chunks that failed their checks: offset, length, why.
     pub skipped_chunks: Vec<(u64, u64, String)>,
+    /// Chunk-info records of the index that list a chunk listed before (skipped: each chunk
+    /// is read once).
+    pub repeated_chunk_infos: u64,
 }
 
 impl Ros1Damage {
     /// True when nothing was found damaged (the bag may still lack its index).
     pub fn is_empty(&self) -> bool {
-        self.cut_chunk.is_none() && self.cut_record.is_none() && self.skipped_chunks.is_empty()
+        self.cut_chunk.is_none()
+            && self.cut_record.is_none()
+            && self.skipped_chunks.is_empty()
+            && self.repeated_chunk_infos == 0
     }
 
     /// Accounts for the damage in `report`.
@@ -109,6 +115,12 @@ impl Ros1Damage {
             unrecovered = None;
             report.notes.push(format!(
                 "chunk at offset {offset} ({len} bytes) skipped: {reason}"
+            ));
+        }
+        if self.repeated_chunk_infos > 0 {
+            report.notes.push(format!(
+                "{} chunk-info records list a chunk listed before: skipped, each chunk was read once",
+                self.repeated_chunk_infos
             ));
         }
         if !self.is_empty() {

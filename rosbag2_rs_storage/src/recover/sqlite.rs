@@ -292,7 +292,10 @@ pub fn salvage(db: &Path) -> Result<FileRecovery> {
     lost.damaged_bytes = rows.bad_pages * file.page_size as u64 + file.partial_page_bytes;
     lost.missing_bytes = file.missing_pages * file.page_size as u64;
     let dropped = rows.dropped + unknown_topic;
-    let unknown = rows.unreachable_pages > 0 || rows.bad_pages > 0 || file.partial_page_bytes > 0;
+    let unknown = rows.unreachable_pages > 0
+        || rows.bad_pages > 0
+        || file.partial_page_bytes > 0
+        || rows.over_budget.is_some();
     lost.messages = (!unknown).then_some(dropped);
     report.notes.push(format!(
         "rebuilt from its pages: {} rows from the table's b-tree, {} from pages it no longer reaches; \
@@ -304,6 +307,10 @@ pub fn salvage(db: &Path) -> Result<FileRecovery> {
         rows.bad_pages,
         rows.dropped
     ));
+    if let Some(over) = rows.over_budget {
+        log::warn!("{}: {over}", db.display());
+        report.notes.push(over.to_string());
+    }
     log::warn!("{}: salvaged {} messages", db.display(), report.messages);
     Ok(report)
 }
@@ -361,6 +368,26 @@ pub struct SalvagedRows {
     pub bad_pages: u64,
     /// Cells that could not be read whole (broken overflow chains, bad records).
     pub dropped: u64,
+    /// Payload bytes copied out of the file.
+    pub salvaged_bytes: u64,
+    /// Set when the salvage stopped at its budget: the page and what its cell claimed.
+    pub over_budget: Option<OverSalvageBudget>,
+}
+
+/// Cells whose payloads claim more bytes in all than the salvage of one file may copy out:
+/// the file's length (the pages of a sound database hold each byte once), at most
+/// [`limits::SALVAGE_BYTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the cell at offset {offset} of page {page} claims {claimed} bytes, past the budget of {budget} bytes salvaged per file (the file's length, at most {}); salvage stopped there", limits::SALVAGE_BYTES.env)]
+pub struct OverSalvageBudget {
+    /// The page of the cell.
+    pub page: u32,
+    /// The cell's offset in its page.
+    pub offset: usize,
+    /// The payload size the cell claims.
+    pub claimed: u64,
+    /// The budget in force.
+    pub budget: u64,
 }
 
 /// A database header that the page reader cannot use.
@@ -389,6 +416,13 @@ pub(crate) struct DbFile<'a> {
     pub missing_pages: u64,
     /// Bytes of a page cut by the end of the file.
     pub partial_page_bytes: u64,
+    /// Overflow pages already read (each is read once: a chain that loops or that another
+    /// cell already used breaks the cell).
+    overflow_seen: std::cell::RefCell<HashSet<u32>>,
+    /// Payload bytes copied out so far, and the budget.
+    salvaged: std::cell::Cell<u64>,
+    budget: u64,
+    over_budget: std::cell::Cell<Option<OverSalvageBudget>>,
 }
 
 /// An SQLite varint at `at`: its value and length.
@@ -504,6 +538,10 @@ impl<'a> DbFile<'a> {
             pages,
             missing_pages: missing_pages(data, data.len() as u64)?,
             partial_page_bytes: (data.len() % page_size) as u64,
+            overflow_seen: Default::default(),
+            salvaged: Default::default(),
+            budget: (data.len() as u64).min(limits::SALVAGE_BYTES.get()),
+            over_budget: Default::default(),
         })
     }
 
@@ -525,7 +563,8 @@ impl<'a> DbFile<'a> {
         }
     }
 
-    /// Cell offsets of a b-tree page of type `kind`, checked against the page's bounds.
+    /// Cell offsets of a b-tree page of type `kind`, checked against the page's bounds; an
+    /// offset the cell pointer array repeats is taken once.
     fn cells(&self, n: u32, kind: u8) -> Option<Vec<usize>> {
         let page = self.page(n)?;
         let h = Self::header_at(n);
@@ -538,11 +577,16 @@ impl<'a> DbFile<'a> {
         if array_end > self.usable {
             return None;
         }
-        (0..count)
-            .map(|i| {
-                be_u16(page, h + header_len + 2 * i).filter(|&p| p >= array_end && p < self.usable)
-            })
-            .collect()
+        let mut seen = HashSet::new();
+        let mut out = Vec::with_capacity(count);
+        for i in 0..count {
+            let p = be_u16(page, h + header_len + 2 * i)
+                .filter(|&p| p >= array_end && p < self.usable)?;
+            if seen.insert(p) {
+                out.push(p);
+            }
+        }
+        Some(out)
     }
 
     /// Children of a table interior page (the right-most last).
@@ -557,12 +601,26 @@ impl<'a> DbFile<'a> {
         Some(out)
     }
 
-    /// The payload of a table leaf cell at `at` of page `n`, with its overflow pages.
-    fn leaf_cell(&self, page: &[u8], at: usize) -> Option<(i64, Vec<u8>)> {
+    /// The payload of a table leaf cell at `at` of page `n`, with its overflow pages (each
+    /// read once in the whole file), within the file's salvage budget.
+    fn leaf_cell(&self, n: u32, page: &[u8], at: usize) -> Option<(i64, Vec<u8>)> {
         let (size, a) = varint(page, at)?;
         let (rowid, b) = varint(page, at + a)?;
         // The payload (its local part and its overflow pages) cannot be larger than the file.
         let size = limits::check_len(size, 1, self.data.len()).ok()?;
+        let spent = self.salvaged.get().saturating_add(size as u64);
+        if spent > self.budget || self.over_budget.get().is_some() {
+            if self.over_budget.get().is_none() {
+                self.over_budget.set(Some(OverSalvageBudget {
+                    page: n,
+                    offset: at,
+                    claimed: size as u64,
+                    budget: self.budget,
+                }));
+            }
+            return None;
+        }
+        self.salvaged.set(spent);
         let u = self.usable;
         let x = u - 35;
         let local = if size <= x {
@@ -585,7 +643,7 @@ impl<'a> DbFile<'a> {
             let mut hops = 0u32;
             while payload.len() < size {
                 hops += 1;
-                if hops > self.pages {
+                if hops > self.pages || !self.overflow_seen.borrow_mut().insert(next) {
                     return None;
                 }
                 let over = self.page(next)?;
@@ -605,7 +663,7 @@ impl<'a> DbFile<'a> {
         let mut rows = Vec::new();
         let mut dropped = 0;
         for at in cells {
-            let row = self.leaf_cell(page, at).and_then(|(rowid, payload)| {
+            let row = self.leaf_cell(n, page, at).and_then(|(rowid, payload)| {
                 match record(&payload)?.as_slice() {
                     [Column::Null | Column::Int(_), Column::Int(topic_id), Column::Int(timestamp), Column::Blob(data)] => {
                         Some(MessageRow {
@@ -673,6 +731,8 @@ impl<'a> DbFile<'a> {
             }
         }
         out.rows.sort_by_key(|r| r.id);
+        out.salvaged_bytes = self.salvaged.get();
+        out.over_budget = self.over_budget.get();
         out
     }
 }
@@ -718,5 +778,93 @@ mod tests {
         let rows = db.messages(2);
         assert!(rows.rows.is_empty());
         assert_eq!(rows.dropped, 1);
+    }
+
+    /// A database of `pages` pages of `size` bytes: the header, then table leaf page 2 whose
+    /// cell pointers are `cells`.
+    fn db_with_leaf(size: usize, pages: usize, cells: &[u16]) -> Vec<u8> {
+        let mut data = vec![0u8; pages * size];
+        data[..16].copy_from_slice(b"SQLite format 3\0");
+        data[16..18].copy_from_slice(&(size as u16).to_be_bytes());
+        let page = &mut data[size..2 * size];
+        page[0] = 0x0D;
+        page[3..5].copy_from_slice(&(cells.len() as u16).to_be_bytes());
+        for (i, c) in cells.iter().enumerate() {
+            page[8 + 2 * i..10 + 2 * i].copy_from_slice(&c.to_be_bytes());
+        }
+        data
+    }
+
+    /// A message row `(NULL, 7, 9, blob)` as a record.
+    fn message_record(blob: &[u8]) -> Vec<u8> {
+        let serial = 2 * blob.len() as u64 + 12;
+        let mut types = vec![0, 1, 1];
+        match serial < 128 {
+            true => types.push(serial as u8),
+            false => types.extend([0x80 | (serial >> 7) as u8, (serial & 0x7f) as u8]),
+        }
+        let mut r = vec![types.len() as u8 + 1];
+        r.extend(types);
+        r.extend([7, 9]);
+        r.extend(blob);
+        r
+    }
+
+    /// A page whose cell pointer array repeats one cell 200 times gave 200 copies of its row
+    /// (all held at once: cell count x payload, up to the file's size each). Each cell is read
+    /// once.
+    #[test]
+    fn a_repeated_cell_pointer_is_read_once() {
+        let mut data = db_with_leaf(512, 2, &[450; 200]);
+        let record = message_record(&[0xAA, 0xBB]);
+        let cell = 512 + 450;
+        data[cell] = record.len() as u8;
+        data[cell + 1] = 1; // rowid
+        data[cell + 2..cell + 2 + record.len()].copy_from_slice(&record);
+        let db = DbFile::parse(&data).unwrap();
+        let (rows, dropped) = db.message_leaf(2, false).unwrap();
+        assert_eq!((rows.len(), dropped), (1, 0));
+        assert_eq!(rows[0].data, [0xAA, 0xBB]);
+    }
+
+    /// Two cells whose payloads continue on the same overflow page: both were read (a chain
+    /// shared by many cells, or looping, is read once per cell). Each overflow page is read
+    /// once in the whole file: the second cell is dropped.
+    #[test]
+    fn an_overflow_page_is_read_once() {
+        let mut data = db_with_leaf(512, 3, &[100, 300]);
+        let record = message_record(&[0x55; 592]);
+        assert_eq!(record.len(), 600);
+        // 600 bytes on 512-byte pages: 92 in the leaf, then a pointer to page 3 (508 bytes).
+        for (at, rowid) in [(512 + 100, 1u8), (512 + 300, 2)] {
+            data[at..at + 2].copy_from_slice(&[0x84, 0x58]); // 600
+            data[at + 2] = rowid;
+            data[at + 3..at + 3 + 92].copy_from_slice(&record[..92]);
+            data[at + 95..at + 99].copy_from_slice(&3u32.to_be_bytes());
+        }
+        data[1024 + 4..1536].copy_from_slice(&record[92..]);
+        let db = DbFile::parse(&data).unwrap();
+        let (rows, dropped) = db.message_leaf(2, false).unwrap();
+        assert_eq!((rows.len(), dropped), (1, 1));
+        assert_eq!(rows[0].data, [0x55; 592]);
+    }
+
+    /// 250 distinct cells overlapping in 350 bytes of one page claim 100 bytes each: 25 KB
+    /// from an 8 KB file (a 64 KiB page could claim 2 GB so). The payloads copied out are
+    /// bounded by the file's length; the salvage stops and says where.
+    #[test]
+    fn salvaged_bytes_are_bounded_by_the_file() {
+        let cells: Vec<u16> = (1000..1250).collect();
+        let mut data = db_with_leaf(4096, 2, &cells);
+        data[4096 + 1000..].fill(100);
+        let db = DbFile::parse(&data).unwrap();
+        let rows = db.messages(2);
+        assert!(rows.salvaged_bytes <= 8192, "{}", rows.salvaged_bytes);
+        let over = rows.over_budget.expect("over the budget");
+        assert_eq!((over.page, over.claimed, over.budget), (2, 100, 8192));
+        assert!(
+            over.to_string().contains("ROSBAG2_RS_MAX_SALVAGE_BYTES"),
+            "{over}"
+        );
     }
 }

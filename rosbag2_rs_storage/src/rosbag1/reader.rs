@@ -195,6 +195,7 @@ impl BagReader {
                     log::warn!("{}: {e}; scanning the chunks instead", path.display());
                     reader.connections.clear();
                     reader.by_id.clear();
+                    reader.damage.repeated_chunk_infos = 0;
                     reader.chunks.clear();
                     reader.entries.clear();
                     reader.scan(first_record);
@@ -236,9 +237,23 @@ impl BagReader {
             }
             pos += r.len;
         }
+        // A chunk listed by several chunk-info records is read once (its messages would be
+        // returned once per record).
+        let mut seen = std::collections::HashSet::new();
         for chunk_pos in chunk_infos {
-            self.read_chunk_index(chunk_pos as usize)
-                .map_err(|e| e.at("chunk", chunk_pos as usize))?;
+            if !seen.insert(chunk_pos) {
+                self.damage.repeated_chunk_infos += 1;
+                continue;
+            }
+            let at = usize::try_from(chunk_pos).unwrap_or(usize::MAX);
+            self.read_chunk_index(at).map_err(|e| e.at("chunk", at))?;
+        }
+        if self.damage.repeated_chunk_infos > 0 {
+            log::warn!(
+                "{}: {} chunk-info records of the index list a chunk listed before; skipping them: each chunk is read once",
+                self.path.display(),
+                self.damage.repeated_chunk_infos
+            );
         }
         Ok(())
     }
@@ -513,10 +528,28 @@ impl BagReader {
         if let Some((_, data)) = self.cache.iter().find(|(c, _)| *c == id) {
             return Ok(data.clone());
         }
-        let data = load_chunk(&self.file, &self.chunks[id as usize])?;
-        if self.cache.len() == CHUNK_CACHE {
+        // Decompressed chunks kept share the file's budget of bytes held at once
+        // (`limits::ALIVE_BYTES`): the oldest go first.
+        let chunk = &self.chunks[id as usize];
+        let held = |c: &Chunk| match (&c.recovered, c.compression) {
+            (None, Compression::None) | (Some(_), _) => 0,
+            _ => c.size as u64,
+        };
+        let incoming = held(chunk);
+        let budget = crate::limits::ALIVE_BYTES.get();
+        while !self.cache.is_empty()
+            && (self.cache.len() == CHUNK_CACHE
+                || self
+                    .cache
+                    .iter()
+                    .map(|(c, _)| held(&self.chunks[*c as usize]))
+                    .sum::<u64>()
+                    .saturating_add(incoming)
+                    > budget)
+        {
             self.cache.remove(0);
         }
+        let data = load_chunk(&self.file, &self.chunks[id as usize])?;
         self.cache.push((id, data.clone()));
         Ok(data)
     }

@@ -23,8 +23,8 @@ use mcap::records::op;
 
 use super::mapped_file::{self, Watch};
 use super::mcap_records::{
-    check_lengths, check_record_at, check_summary, le_u16, le_u64, message, parse_checked,
-    parse_chunk_header, ChunkHeader, McapFormatError, Records, RECORD_HEADER,
+    check_lengths, check_summary, check_summary_indexes, le_u16, le_u64, message, metadata_at,
+    parse_checked, parse_chunk_header, ChunkHeader, McapFormatError, Records, RECORD_HEADER,
 };
 use super::{OpenMode, StorageId, StorageReader};
 use crate::error::{Result, StorageError};
@@ -33,7 +33,9 @@ use crate::limits;
 use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos;
-use crate::recover::mcap::{read_cut_chunk, CutRecord, McapDamage, SkippedChunk};
+use crate::recover::mcap::{
+    read_cut_chunk, CutRecord, IgnoredChunkIndex, McapDamage, SkippedChunk,
+};
 use rosbag2_rs_codec::MessageDefinition;
 
 /// Loose (unchunked) message records are grouped into runs of at most this many.
@@ -203,10 +205,15 @@ impl McapReader {
         };
         let complete = reader.data.len() >= 16 && reader.data.ends_with(mcap::MAGIC);
         let summary = if complete {
-            check_summary(&reader.data).and_then(|()| {
-                mcap::Summary::read(&reader.data)
-                    .map_err(|source| McapFormatError::BadSummary { source })
-            })
+            check_summary(&reader.data)
+                .and_then(|()| {
+                    mcap::Summary::read(&reader.data)
+                        .map_err(|source| McapFormatError::BadSummary { source })
+                })
+                .and_then(|summary| match summary {
+                    Some(s) => check_summary_indexes(&s, len).map(|()| Some(s)),
+                    None => Ok(None),
+                })
         } else {
             Ok(None)
         };
@@ -296,19 +303,11 @@ impl McapReader {
         }
         for (id, count) in &stats.channel_message_counts {
             if let Some(Some(entry)) = self.channels.get(*id as usize) {
-                self.topics[entry.topic_index].message_count += count;
+                let topic = &mut self.topics[entry.topic_index];
+                topic.message_count = topic.message_count.saturating_add(*count);
             }
         }
-        for ci in &summary.chunk_indexes {
-            let in_file = ci
-                .chunk_start_offset
-                .checked_add(ci.chunk_length)
-                .is_some_and(|end| end <= self.data.len() as u64);
-            if !in_file {
-                return Err(self.format_error(McapFormatError::ChunkPastEnd {
-                    offset: ci.chunk_start_offset,
-                }));
-            }
+        for ci in self.distinct_chunks(&summary.chunk_indexes) {
             self.units.push(UnitRef {
                 start_time: ci.message_start_time,
                 end_time: ci.message_end_time,
@@ -330,10 +329,7 @@ impl McapReader {
             .iter()
             .find(|m| m.name == "rosbag2")
         {
-            let record = check_record_at(&self.data, index.offset)
-                .map_err(|e| e.to_string())
-                .and_then(|()| mcap::read::metadata(&self.data, index).map_err(|e| e.to_string()));
-            match record {
+            match metadata_at(&self.data, index) {
                 Ok(record) => self.set_embedded(&record.metadata),
                 Err(e) => log::warn!(
                     "{}: unreadable rosbag2 metadata record: {e}",
@@ -342,6 +338,50 @@ impl McapReader {
             }
         }
         Ok(true)
+    }
+
+    /// The chunk indexes of the summary, each chunk once: an entry listing a chunk listed
+    /// before, or a byte range inside one listed before, is skipped with a warning (its
+    /// messages would be read twice). The entries have been checked against the file.
+    fn distinct_chunks<'s>(
+        &mut self,
+        indexes: &'s [mcap::records::ChunkIndex],
+    ) -> Vec<&'s mcap::records::ChunkIndex> {
+        let mut sorted: Vec<_> = indexes.iter().collect();
+        sorted.sort_by_key(|ci| (ci.chunk_start_offset, std::cmp::Reverse(ci.chunk_length)));
+        let mut kept: Vec<&mcap::records::ChunkIndex> = Vec::with_capacity(sorted.len());
+        for ci in sorted {
+            let Some(last) = kept.last() else {
+                kept.push(ci);
+                continue;
+            };
+            let last_end = last.chunk_start_offset + last.chunk_length;
+            if ci.chunk_start_offset >= last_end {
+                kept.push(ci);
+                continue;
+            }
+            let what = match ci.chunk_start_offset == last.chunk_start_offset {
+                true => "lists the chunk again".to_string(),
+                false => format!(
+                    "points inside the chunk at offset {} ({} bytes)",
+                    last.chunk_start_offset, last.chunk_length
+                ),
+            };
+            log::warn!(
+                "{}: a chunk index entry (chunk at offset {}, {} bytes, messages received from {} to {} ns) {what}; skipping the entry: each chunk is read once",
+                self.path.display(),
+                ci.chunk_start_offset,
+                ci.chunk_length,
+                ci.message_start_time,
+                ci.message_end_time
+            );
+            self.damage.ignored_chunk_indexes.push(IgnoredChunkIndex {
+                offset: ci.chunk_start_offset,
+                length: ci.chunk_length,
+                reason: what,
+            });
+        }
+        kept
     }
 
     /// Reads the file record by record, building the unit list, topics and statistics.
@@ -741,11 +781,8 @@ impl McapReader {
         }
     }
 
-    /// Reads and checks the chunk record at `offset`; returns its header and records.
-    fn decompress_chunk(
-        &self,
-        offset: u64,
-    ) -> std::result::Result<(ChunkHeader, Bytes), McapFormatError> {
+    /// Parses the header of the chunk record at `offset`.
+    fn chunk_header(&self, offset: u64) -> std::result::Result<ChunkHeader, McapFormatError> {
         let data = &self.data;
         let at = usize::try_from(offset).unwrap_or(usize::MAX);
         if data.len().saturating_sub(RECORD_HEADER) < at || data[at] != op::CHUNK {
@@ -756,8 +793,16 @@ impl McapReader {
             .and_then(|len| (at + RECORD_HEADER).checked_add(len))
             .filter(|&e| e <= data.len())
             .ok_or(McapFormatError::ChunkPastEnd { offset })?;
-        let header =
-            parse_chunk_header(data, at + RECORD_HEADER, end).map_err(|e| e.in_chunk(offset))?;
+        parse_chunk_header(data, at + RECORD_HEADER, end).map_err(|e| e.in_chunk(offset))
+    }
+
+    /// Reads and checks the chunk record at `offset`; returns its header and records.
+    fn decompress_chunk(
+        &self,
+        offset: u64,
+    ) -> std::result::Result<(ChunkHeader, Bytes), McapFormatError> {
+        let data = &self.data;
+        let header = self.chunk_header(offset)?;
         let size = limits::check_chunk_size(header.uncompressed_size)
             .map_err(|e| McapFormatError::ChunkTooLarge(e).in_chunk(offset))?;
         let compressed = &data[header.records.clone()];
@@ -858,6 +903,24 @@ impl McapReader {
         }
         let mut group: Vec<UnitRef> = self.units[first..last].to_vec();
         group.sort_by_key(|u| u.file_offset);
+        // The group's compressed chunks are held decompressed at once: what they declare must
+        // fit the file's budget (uncompressed chunks are slices of the file; a chunk beyond
+        // the cap on one chunk is skipped as damaged without being decompressed).
+        let declared = group.iter().filter_map(|u| match u.unit {
+            Unit::Chunk { offset } => self
+                .chunk_header(offset)
+                .ok()
+                .filter(|h| !h.compression.is_empty())
+                .map(|h| h.uncompressed_size)
+                .filter(|&size| limits::check_chunk_size(size).is_ok()),
+            _ => None,
+        });
+        if let Err(source) = limits::check_alive(declared) {
+            return Err(self.format_error(McapFormatError::OverAliveBudget {
+                offset: group[0].file_offset,
+                source,
+            }));
+        }
         let mut out = Vec::new();
         for unit in group {
             let kept = out.len();

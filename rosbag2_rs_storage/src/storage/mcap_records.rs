@@ -131,6 +131,30 @@ pub enum McapFormatError {
         #[source]
         source: Box<McapFormatError>,
     },
+    /// An entry of a summary index (chunk, attachment or metadata index) whose offset and
+    /// length wrap or point outside the file: refused before the `mcap` crate, which adds them
+    /// unchecked, or this reader uses it.
+    #[error("corrupted MCAP summary: a {kind} index entry claims {length} bytes at offset {offset}, outside the file of {file_len} bytes; `ros2bag-rs reindex` recovers the data")]
+    IndexOutsideFile {
+        /// `chunk`, `message index`, `attachment` or `metadata`.
+        kind: &'static str,
+        /// The offset the entry claims.
+        offset: u64,
+        /// The length the entry claims.
+        length: u64,
+        /// The file's length.
+        file_len: u64,
+    },
+    /// A metadata or attachment index entry that does not point at a whole record of its kind.
+    #[error("a {kind} index entry at offset {offset} ({length} bytes) does not point at a {kind} record of that length")]
+    IndexMismatch {
+        /// `attachment` or `metadata`.
+        kind: &'static str,
+        /// The offset the entry claims.
+        offset: u64,
+        /// The length the entry claims.
+        length: u64,
+    },
     /// A metadata record the `mcap` crate cannot parse.
     #[error("bad metadata record at offset {offset}: {source}")]
     BadMetadata {
@@ -187,6 +211,16 @@ pub enum McapFormatError {
     /// ([`crate::limits::max_chunk_bytes`]).
     #[error(transparent)]
     ChunkTooLarge(crate::limits::ChunkTooLarge),
+    /// Chunks decoded together (they overlap in time) that declare more decompressed bytes than
+    /// a file may hold at once ([`crate::limits::ALIVE_BYTES`]).
+    #[error("chunks from offset {offset}: {source}")]
+    OverAliveBudget {
+        /// Where the first of them starts.
+        offset: u64,
+        /// What they declare and the budget.
+        #[source]
+        source: crate::limits::OverAliveBudget,
+    },
     /// A chunk compression this reader does not know.
     #[error("unsupported compression '{compression}'")]
     UnsupportedCompression {
@@ -453,6 +487,66 @@ pub fn check_summary(data: &[u8]) -> Result<(), McapFormatError> {
         at = end;
     }
     Ok(())
+}
+
+/// Checks every entry of the summary's indexes against the file's length with checked
+/// arithmetic: chunk indexes (the chunk's range, its message indexes), attachment and metadata
+/// indexes. The `mcap` crate computes `offset + length` unchecked when it reads an attachment
+/// or a metadata record (a wrapping sum panics), and a chunk index outside the file is no chunk.
+pub fn check_summary_indexes(
+    summary: &mcap::Summary,
+    file_len: u64,
+) -> Result<(), McapFormatError> {
+    let check = |kind, offset: u64, length: u64| match offset.checked_add(length) {
+        Some(end) if end <= file_len => Ok(()),
+        _ => Err(McapFormatError::IndexOutsideFile {
+            kind,
+            offset,
+            length,
+            file_len,
+        }),
+    };
+    for ci in &summary.chunk_indexes {
+        check("chunk", ci.chunk_start_offset, ci.chunk_length)?;
+        for &offset in ci.message_index_offsets.values() {
+            check("message index", offset, 0)?;
+        }
+        check("message index", 0, ci.message_index_length)?;
+    }
+    for ai in &summary.attachment_indexes {
+        check("attachment", ai.offset, ai.length)?;
+    }
+    for mi in &summary.metadata_indexes {
+        check("metadata", mi.offset, mi.length)?;
+    }
+    Ok(())
+}
+
+/// The metadata record a metadata index entry points at, parsed through [`parse_checked`]
+/// (never the `mcap` crate's unchecked `read::metadata`): the entry must span exactly one
+/// metadata record.
+pub fn metadata_at(
+    data: &[u8],
+    index: &mcap::records::MetadataIndex,
+) -> Result<mcap::records::Metadata, McapFormatError> {
+    let mismatch = || McapFormatError::IndexMismatch {
+        kind: "metadata",
+        offset: index.offset,
+        length: index.length,
+    };
+    let pos = usize::try_from(index.offset).map_err(|_| mismatch())?;
+    let (opcode, body, end) = match (Records { buf: data, pos }).next() {
+        Some(Ok(record)) => record,
+        Some(Err(e)) => return Err(e),
+        None => return Err(mismatch()),
+    };
+    if opcode != mcap::records::op::METADATA || (end - pos) as u64 != index.length {
+        return Err(mismatch());
+    }
+    match parse_checked(opcode, &data[body..end])? {
+        mcap::records::Record::Metadata(m) => Ok(m),
+        _ => Err(mismatch()),
+    }
 }
 
 /// The parsed fixed part of a chunk record body.

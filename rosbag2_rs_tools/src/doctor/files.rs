@@ -268,7 +268,7 @@ fn compare_index(reader: &dyn StorageReader, scan: &FileScan, problems: &mut Vec
     }
     let info = reader.file_information();
     if let Some((first, last)) = scan.time_range {
-        let indexed = (info.starting_time, info.starting_time + info.duration);
+        let indexed = (info.starting_time, info.end_time());
         if info.message_count > 0 && indexed != (first, last) {
             found.push(Problem::file(
                 path,

@@ -440,7 +440,7 @@ fn check_metadata(
             ));
         }
         if let Some((first, last)) = scan.time_range {
-            let listed = (info.starting_time, info.starting_time + info.duration);
+            let listed = (info.starting_time, info.end_time());
             if listed != (first, last) {
                 found.push(Problem::file(
                     path,

@@ -134,12 +134,21 @@ pub struct DecodedPng {
     pub data: Vec<u8>,
 }
 
-/// Decodes a PNG file (shared with `realsense_bag_rs`, whose recordings hold PNG images).
+/// Decodes a PNG file (shared with `realsense_bag_rs`, whose recordings hold PNG images). The
+/// size its header claims is checked against the pixel budget
+/// ([`rosbag2_rs_storage::limits::IMAGE_PIXELS`]) before the pixels are allocated: the `png`
+/// crate leaves the output buffer to the caller, and a 60-byte PNG can claim gigapixels.
 pub fn decode_png(png_bytes: &[u8]) -> Result<DecodedPng, ExportError> {
     let err = |e: png::DecodingError| ExportError::BadImage(format!("PNG: {e}"));
-    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+    let limits = png::Limits {
+        bytes: usize::try_from(rosbag2_rs_storage::limits::IMAGE_PIXELS.get())
+            .unwrap_or(usize::MAX),
+    };
+    let mut reader = png::Decoder::new_with_limits(std::io::Cursor::new(png_bytes), limits)
         .read_info()
         .map_err(err)?;
+    let header = reader.info();
+    rosbag2_rs_storage::limits::check_pixels(header.width, header.height)?;
     let mut data = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut data).map_err(err)?;
     data.truncate(info.buffer_size());
@@ -240,6 +249,62 @@ mod tests {
             decode_png(b"not a png"),
             Err(ExportError::BadImage(_))
         ));
+    }
+
+    /// A PNG chunk: length, type, data, CRC.
+    fn png_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        c.extend(kind);
+        c.extend(data);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(kind);
+        crc.update(data);
+        c.extend(crc.finalize().to_be_bytes());
+        c
+    }
+
+    /// A 60-byte PNG whose header claims `width` x `height` 16-bit RGBA pixels, with an empty
+    /// image stream.
+    fn png_claiming(width: u32, height: u32) -> Vec<u8> {
+        let mut ihdr = width.to_be_bytes().to_vec();
+        ihdr.extend(height.to_be_bytes());
+        ihdr.extend([16, 6, 0, 0, 0]); // 16-bit RGBA, deflate, no filter, no interlace
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(png_chunk(b"IHDR", &ihdr));
+        png.extend(png_chunk(
+            b"IDAT",
+            &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+        ));
+        png.extend(png_chunk(b"IEND", &[]));
+        png
+    }
+
+    /// A PNG claiming 8193 x 8193 pixels (67 million, 8 bytes each) had 537 MB allocated for
+    /// it before decoding found no data (60000 x 60000: 29 GB). The claim is checked against
+    /// the pixel budget first.
+    #[test]
+    fn a_png_claiming_too_many_pixels_is_refused_before_allocating() {
+        let png_bytes = png_claiming(8193, 8193);
+        assert!(png_bytes.len() < 80, "{}", png_bytes.len());
+        let err = decode_png(&png_bytes)
+            .map(drop)
+            .expect_err("over the budget");
+        let ExportError::TooManyPixels(over) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(
+            (over.width, over.height, over.budget),
+            (8193, 8193, 1 << 26)
+        );
+        assert!(
+            err.to_string().contains("ROSBAG2_RS_MAX_IMAGE_PIXELS"),
+            "{err}"
+        );
+        let err = decode_png(&png_claiming(60_000, 60_000)).err().unwrap();
+        assert!(matches!(err, ExportError::TooManyPixels(_)), "{err}");
+        // Within the budget, an empty stream is a decoding error.
+        let err = decode_png(&png_claiming(16, 16)).err().unwrap();
+        assert!(matches!(err, ExportError::BadImage(_)), "{err}");
     }
 
     fn decode_png_raw(png_bytes: &[u8]) -> Vec<u8> {

@@ -40,6 +40,9 @@ pub enum ExportError {
     /// An image whose fields do not describe its data.
     #[error("bad image: {0}")]
     BadImage(String),
+    /// A compressed image whose header claims more pixels than a frame may decode to.
+    #[error("PNG: {0}")]
+    TooManyPixels(#[from] rosbag2_rs_storage::limits::TooManyPixels),
     /// Writing an output file.
     #[error("{path}: {error}")]
     Io {
@@ -297,7 +300,12 @@ impl Sink for ImageSink {
             .message("header")
             .and_then(|h| h.message("stamp"))
             .and_then(|s| {
-                Some(s.number("sec")? as i64 * 1_000_000_000 + s.number("nanosec")? as i64)
+                // A stamp of any type named so: saturating.
+                let sec = s.number("sec")? as i64;
+                Some(
+                    sec.saturating_mul(1_000_000_000)
+                        .saturating_add(s.number("nanosec")? as i64),
+                )
             })
             .map_or(String::new(), |ns| ns.to_string());
         writeln!(self.index, "{name},{time},{stamp}").map_err(io(&self.index_path))?;
