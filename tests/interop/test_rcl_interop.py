@@ -1081,8 +1081,9 @@ def test_the_enclave_reaches_rcl_and_the_native_backends_refuse_security(tmp_pat
         env={**env, **more}, capture_output=True, text=True, timeout=60)
     secured = run('--ros-args', '--enclave', '/x')
     assert secured.returncode != 0
-    # rcl looked for the enclave we were given (and found no folder for it in the keystore).
-    assert "'/x'" in secured.stderr and 'SECURITY ERROR' in secured.stderr, secured.stderr
+    # rcl looked for the enclave we were given: keystore/enclaves/x, which the keystore lacks.
+    assert 'SECURITY ERROR' in secured.stderr, secured.stderr
+    assert f"'{keystore}/enclaves/x'" in secured.stderr, secured.stderr
     native = run(ROSBAG2_RS_MIDDLEWARE='native')
     assert native.returncode != 0
     assert 'ROS_SECURITY_ENABLE=true: the native backends' in native.stderr, native.stderr
