@@ -1087,3 +1087,29 @@ def test_the_enclave_reaches_rcl_and_the_native_backends_refuse_security(tmp_pat
     native = run(ROSBAG2_RS_MIDDLEWARE='native')
     assert native.returncode != 0
     assert 'ROS_SECURITY_ENABLE=true: the native backends' in native.stderr, native.stderr
+
+
+def test_our_rcl_players_services_answer_while_a_burst_runs(tmp_path, ros):
+    """No handler runs on the thread that waits on the node's wait set: while the burst service's
+    handler is still publishing 2000 frames of 256 KB, is_paused is answered (before the rcl
+    executor had workers, it waited for the whole burst)."""
+    from rosbag2_interfaces.srv import Burst
+    frame = string_cdr('x' * (256 << 10))
+    write_bag(tmp_path / 'bag', {'/frames': ('std_msgs/msg/String', [(i, frame) for i in range(2000)])})
+    peer = ros(75)
+    ours = player(tmp_path / 'bag', '--start-paused', domain=75)
+    try:
+        ours.wait_for_line(START_LINE)
+        burst = peer.node.create_client(Burst, '/rosbag2_player/burst')
+        paused = peer.node.create_client(IsPaused, '/rosbag2_player/is_paused')
+        assert burst.wait_for_service(timeout_sec=TIMEOUT) and paused.wait_for_service(timeout_sec=TIMEOUT)
+        bursting = burst.call_async(Burst.Request(num_messages=2000))
+        answered = paused.call_async(IsPaused.Request())
+        wait_until(answered.done, 'the is_paused reply')
+        burst_done_first = bursting.done()
+        wait_until(bursting.done, 'the burst reply', timeout=120)
+        assert bursting.result().actually_burst == 2000
+        assert not burst_done_first, 'is_paused was answered only after the burst: was the burst that short?'
+        assert answered.result().paused is True
+    finally:
+        ours.kill()

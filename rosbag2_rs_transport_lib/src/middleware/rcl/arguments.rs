@@ -209,7 +209,8 @@ fn unknown(args: &sys::rcl_arguments_t, argv: &[CString]) -> Result<(), RosArgum
 
 /// The log levels rcl parsed.
 fn log_levels(args: &sys::rcl_arguments_t) -> Result<LoggingArguments, RosArgumentsError> {
-    let severity = |level: u32| match level {
+    // (An enum: `u32` or `i32` as the distribution's headers and bindgen give it.)
+    let severity = |level: i64| match level {
         10 => Some(Severity::Debug),
         20 => Some(Severity::Info),
         30 => Some(Severity::Warn),
@@ -223,13 +224,13 @@ fn log_levels(args: &sys::rcl_arguments_t) -> Result<LoggingArguments, RosArgume
         let mut levels = sys::rcl_get_zero_initialized_log_levels();
         let ret = sys::rcl_arguments_get_log_levels(args, &mut levels);
         let mut out = LoggingArguments {
-            default_level: severity(levels.default_logger_level),
+            default_level: severity(levels.default_logger_level.into()),
             ..LoggingArguments::default()
         };
         if ret == ffi::RET_OK {
             for i in 0..levels.num_logger_settings {
                 let setting = &*levels.logger_settings.add(i);
-                if let Some(level) = severity(setting.level) {
+                if let Some(level) = severity(setting.level.into()) {
                     out.logger_levels.push((ffi::string(setting.name), level));
                 }
             }

@@ -66,6 +66,38 @@ pub(crate) fn finish() {
     }
 }
 
+/// Creates `node`'s `/rosout` publisher where rcl's logging publishes there (configured, and not
+/// `--disable-rosout-logs`): true when it did. rcl leaves this to the client library.
+///
+/// # Safety
+/// `node` is an initialised node.
+pub(crate) unsafe fn init_rosout(node: *mut sys::rcl_node_t) -> bool {
+    // SAFETY: the node is initialised (caller); rcl registers the publisher under its logger name.
+    unsafe {
+        if !sys::rcl_logging_rosout_enabled() {
+            return false;
+        }
+        let ret = sys::rcl_logging_rosout_init_publisher_for_node(node);
+        if ret != ffi::RET_OK {
+            log::warn!("{}", ffi::error(ret, "no /rosout for the node".into()));
+        }
+        ret == ffi::RET_OK
+    }
+}
+
+/// Removes `node`'s `/rosout` publisher ([`init_rosout`]), before the node goes.
+///
+/// # Safety
+/// `node` is an initialised node whose publisher [`init_rosout`] created.
+pub(crate) unsafe fn fini_rosout(node: *mut sys::rcl_node_t) {
+    let _lock = LOGGING.lock();
+    // SAFETY: as the caller says; under the logging lock, so no line is being published.
+    let ret = unsafe { sys::rcl_logging_rosout_fini_publisher_for_node(node) };
+    if ret != ffi::RET_OK {
+        log::debug!("{}", ffi::error(ret, "/rosout publisher".into()));
+    }
+}
+
 /// rcutils' severity of a `log` level (`RCUTILS_LOG_SEVERITY_*`).
 fn severity(level: log::Level) -> c_int {
     match level {

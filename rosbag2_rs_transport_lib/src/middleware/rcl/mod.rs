@@ -63,6 +63,8 @@ pub(crate) struct NodeHandle {
     node: *mut sys::rcl_node_t,
     /// When the publishers going now stop waiting for acknowledgements (one window for all).
     linger_deadline: Mutex<Option<std::time::Instant>>,
+    /// Whether rcl publishes the node's log lines on `/rosout`.
+    rosout: bool,
     /// After the node and context are finalised.
     _on_graph: OnGraph,
 }
@@ -115,6 +117,7 @@ impl NodeHandle {
                 context,
                 node,
                 linger_deadline: Mutex::new(None),
+                rosout: false,
                 _on_graph: OnGraph::enter(),
             };
             if let Err(e) = check(ret, || {
@@ -126,6 +129,8 @@ impl NodeHandle {
                 drop(handle);
                 return Err(e);
             }
+            // `/rosout` from this node, as rclcpp and rclpy create it, where rcl's logging is on.
+            handle.rosout = logging::init_rosout(handle.node);
             // After the node: the rmw creates its middleware's singletons (and registers their
             // destructors) with its first node, and the exit handler must run before them.
             exit::register();
@@ -176,6 +181,9 @@ impl Drop for NodeHandle {
         // once, node first. At exit they are left to the process's end.
         exit::teardown(|| unsafe {
             if !self.node.is_null() {
+                if self.rosout {
+                    logging::fini_rosout(self.node);
+                }
                 let ret = sys::rcl_node_fini(self.node);
                 if ret != ffi::RET_OK {
                     log::warn!("{}", ffi::error(ret, "cannot finalise the node".into()));
