@@ -189,7 +189,10 @@ impl Service {
         let (tx, rx) = crossbeam_channel::bounded(QUEUED_REQUESTS);
         let worker_core = core.clone();
         let worker = std::thread::Builder::new()
-            .name(format!("rcl-srv{}", name.rsplit('/').next().unwrap_or_default()))
+            .name(format!(
+                "rcl-srv{}",
+                name.rsplit('/').next().unwrap_or_default()
+            ))
             .spawn(move || answer_all(&worker_core, handler, &rx))
             .map_err(|source| TransportError::Spawn {
                 what: "rcl service worker",
