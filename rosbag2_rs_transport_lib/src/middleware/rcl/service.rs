@@ -322,7 +322,12 @@ impl Drop for Service {
                 self.core.name
             );
         }
-        if let Some(worker) = self.worker.take() {
+        // A handler that drops its own service (on the worker): it ends after the handler.
+        if let Some(worker) = self
+            .worker
+            .take()
+            .filter(|w| w.thread().id() != std::thread::current().id())
+        {
             let deadline = Instant::now() + WORKER_JOIN;
             while !worker.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
