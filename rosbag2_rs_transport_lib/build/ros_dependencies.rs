@@ -19,13 +19,14 @@ pub const BUILD_TOOLS: &[&str] = &["libclang-dev", "cmake"];
 
 /// What the nodes load at run time: the rmw ROS 2 selects, and the packages whose type supports
 /// they dlopen through the ament index (services, parameters, `/rosout`, `/clock`, type
-/// descriptions, service events, actions).
+/// descriptions, service events, actions). This workspace's own rosidl package,
+/// `rosbag2_rs_interfaces`, is not declared: built only in a sourced ROS 2, it is skipped
+/// without one, and colcon refuses to build a package whose declared dependency it skipped.
 pub const RUN: &[&str] = &[
     "rmw_implementation",
     "rcl_interfaces",
     "rosgraph_msgs",
     "rosbag2_interfaces",
-    "rosbag2_rs_interfaces",
     "type_description_interfaces",
     "service_msgs",
     "builtin_interfaces",

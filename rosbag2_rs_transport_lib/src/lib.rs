@@ -89,7 +89,7 @@ mod package_manifest {
         let declared = |key: &str, kinds: &[&str]| {
             kinds
                 .iter()
-                .any(|kind| xml.contains(&format!("<{kind}>{key}</{kind}>")))
+                .any(|kind| xml.contains(&format!(">{key}</{kind}>")))
         };
         let build = ["depend", "build_depend"];
         let run = ["depend", "exec_depend"];
