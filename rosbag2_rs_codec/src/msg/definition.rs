@@ -566,6 +566,9 @@ pub fn parse_type(
     package: &str,
     dialect: Dialect,
 ) -> Result<(BaseType, ArrayKind), FieldTypeError> {
+    if dialect == Dialect::Ros1 && text.contains("<=") {
+        return Err(FieldTypeError::BoundInRos1(text.to_string()));
+    }
     let (base_text, array) = match text.find('[') {
         Some(open) => {
             let inner = text[open + 1..]

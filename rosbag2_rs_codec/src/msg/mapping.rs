@@ -69,7 +69,8 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
         }
         let mut t = ty.clone();
         t.name = ros2_type_for(&t.name);
-        for f in &mut t.fields {
+        let mut lowered: std::collections::HashMap<String, &str> = Default::default();
+        for (f, original) in t.fields.iter_mut().zip(&ty.fields) {
             if matches!(f.base, BaseType::WString { .. }) {
                 return Err(CodecError::Unmappable {
                     type_name: ty.name.clone(),
@@ -77,6 +78,18 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
                 });
             }
             f.name.make_ascii_lowercase();
+            // Two ROS 1 fields differing only in case would be one ROS 2 field twice: a
+            // definition no ROS 2 parser reads.
+            if let Some(other) = lowered.insert(f.name.clone(), &original.name) {
+                return Err(CodecError::Unmappable {
+                    type_name: ty.name.clone(),
+                    reason: format!(
+                        "fields '{other}' and '{}' are both '{}' in ROS 2, whose field names \
+                         are lower case",
+                        original.name, f.name
+                    ),
+                });
+            }
             f.base = match &f.base {
                 BaseType::Primitive(Primitive::Time) => BaseType::Message(TIME.into()),
                 BaseType::Primitive(Primitive::Duration) => BaseType::Message(DURATION.into()),
