@@ -273,7 +273,8 @@ fn definition_payload() {
     write_seed("definition_payload", "ros1-empty-elements", seed);
 }
 
-/// File-mode `.zstd` files as the writer compresses them: an MCAP file and an SQLite3 file.
+/// File-mode `.zstd` files as the writer compresses them, an MCAP file and an SQLite3 file
+/// (behind byte 0), and the files inside them (behind byte 3: the target compresses them).
 fn zstd_file(tmp: &Path) {
     for (name, storage) in [("mcap", StorageId::Mcap), ("db3", StorageId::Sqlite3)] {
         let uri = tmp.join(format!("file_mode_{name}"));
@@ -301,7 +302,15 @@ fn zstd_file(tmp: &Path) {
             w.write(&msg).unwrap();
         }
         w.close().unwrap();
-        copy(&storage_file(&uri), "zstd_file", name);
+        let file = std::fs::read(storage_file(&uri)).unwrap();
+        let mut seed = vec![0];
+        seed.extend(&file);
+        write_seed("zstd_file", name, seed);
+        // The file inside, which the target compresses (its size declared).
+        let inner = zstd::stream::decode_all(&file[..]).unwrap();
+        let mut seed = vec![3];
+        seed.extend(inner);
+        write_seed("zstd_file", format!("{name}-inside"), seed);
     }
 }
 
