@@ -390,6 +390,98 @@ fn realsense_db3(tmp: &Path) {
     }
     w.finish().unwrap();
     copy(&path, "realsense_db3", "depth-and-color");
+    image_topics(tmp);
+}
+
+/// A rosbag2 `.db3` of an `Image` topic (4 × 2 rgb8, rows padded to 16 bytes) and a
+/// `CompressedImage` topic (a PNG), their definitions stored (Jazzy's): what `export` decodes
+/// and writes, for the `realsense_db3` target.
+fn image_topics(tmp: &Path) {
+    use rosbag2_rs_codec::{MessageDefinitionCache, Typestore};
+    let mut cache = MessageDefinitionCache::new().with_typestore(Some(Typestore::Jazzy));
+    let uri = tmp.join("images");
+    let mut w = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        storage: WriterOptions {
+            storage: StorageId::Sqlite3,
+            config: StorageConfig {
+                write_pragmas: vec!["PRAGMA page_size = 512".into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    for (topic, type_name) in [
+        ("/image", "sensor_msgs/msg/Image"),
+        ("/compressed", "sensor_msgs/msg/CompressedImage"),
+    ] {
+        let definition = cache.definition(type_name);
+        assert!(
+            !definition.encoded_message_definition.is_empty(),
+            "{type_name}"
+        );
+        w.create_topic(&TopicMetadata::new(topic, type_name), Some(definition))
+            .unwrap();
+    }
+    let cdr_string = |cdr: &mut Vec<u8>, text: &str| {
+        while cdr.len() % 4 != 0 {
+            cdr.push(0);
+        }
+        cdr.extend((text.len() as u32 + 1).to_le_bytes());
+        cdr.extend(text.as_bytes());
+        cdr.push(0);
+    };
+    let align4 = |cdr: &mut Vec<u8>| {
+        while (cdr.len() - 4) % 4 != 0 {
+            cdr.push(0);
+        }
+    };
+    let pixels: Vec<u8> = (0..32u8).map(|i| i.wrapping_mul(7)).collect();
+    let header = |cdr: &mut Vec<u8>, i: i32| {
+        cdr.extend([0, 1, 0, 0]);
+        cdr.extend(i.to_le_bytes()); // stamp.sec
+        cdr.extend(0u32.to_le_bytes()); // stamp.nanosec
+        cdr_string(cdr, "camera");
+    };
+    let image: Arc<str> = "/image".into();
+    let compressed: Arc<str> = "/compressed".into();
+    for i in 0..2i32 {
+        let mut cdr = Vec::new();
+        header(&mut cdr, i);
+        align4(&mut cdr);
+        cdr.extend(2u32.to_le_bytes()); // height
+        cdr.extend(4u32.to_le_bytes()); // width
+        cdr_string(&mut cdr, "rgb8");
+        cdr.push(0); // is_bigendian
+        align4(&mut cdr);
+        cdr.extend(16u32.to_le_bytes()); // step
+        cdr.extend((pixels.len() as u32).to_le_bytes());
+        cdr.extend(&pixels);
+        w.write(&SerializedMessage::new(
+            image.clone(),
+            1_000 + i as i64,
+            cdr,
+        ))
+        .unwrap();
+        let png = rosbag2_rs_tools::export::image::pixels_to_png(4, 2, "rgb8", false, 16, &pixels)
+            .unwrap();
+        let mut cdr = Vec::new();
+        header(&mut cdr, i);
+        cdr_string(&mut cdr, "png");
+        align4(&mut cdr);
+        cdr.extend((png.len() as u32).to_le_bytes());
+        cdr.extend(&png);
+        w.write(&SerializedMessage::new(
+            compressed.clone(),
+            1_000 + i as i64,
+            cdr,
+        ))
+        .unwrap();
+    }
+    w.close().unwrap();
+    copy(&storage_file(&uri), "realsense_db3", "image-topics");
 }
 
 /// `pf-timesync replay` logs of the simulator (two seconds of a light and a loaded host), behind
