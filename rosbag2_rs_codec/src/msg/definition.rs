@@ -497,7 +497,9 @@ pub fn parse_message(name: &str, text: &str, dialect: Dialect) -> Result<Message
             } else {
                 strip_comment(value).trim().to_string()
             };
-            if value.is_empty() {
+            // ROS 1 string constants are the rest of the line, which may be empty (genmsg
+            // takes `string EMPTY=`); every other constant needs a value.
+            if value.is_empty() && !(is_string && dialect == Dialect::Ros1) {
                 return Err(err(format!("constant '{field_name}' has no value")));
             }
             ty.constants.push(Constant {

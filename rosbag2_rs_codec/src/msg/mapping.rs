@@ -69,6 +69,13 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
         }
         let mut t = ty.clone();
         t.name = ros2_type_for(&t.name);
+        for c in &mut t.constants {
+            // An empty ROS 1 string constant (`string EMPTY=`) is quoted for ROS 2, whose
+            // constants need a value.
+            if c.type_name.starts_with("string") && c.value.is_empty() {
+                c.value = "''".into();
+            }
+        }
         let mut lowered: std::collections::HashMap<String, &str> = Default::default();
         for (f, original) in t.fields.iter_mut().zip(&ty.fields) {
             if matches!(f.base, BaseType::WString { .. }) {

@@ -132,6 +132,28 @@ fn ros1_definitions_with_bounds_are_refused() {
     assert_eq!(back.ros1_definition, "string bs\nint32[] v\n");
 }
 
+/// Fuzzing (`definition_payload`, issue 48): a ROS 2 string constant whose value is empty
+/// (`string d=''`) became the ROS 1 constant `string d=`, which genmsg reads (a ROS 1 string
+/// constant is the rest of its line) but our ROS 1 parser refused: the definition the
+/// converter gave did not parse. It parses now, and maps back to a quoted ROS 2 constant.
+#[test]
+fn empty_string_constants_convert_both_ways() {
+    let to1 = CdrToRos1::new("fuzz_msgs/msg/Top", "string d=''\nint32 x\n").unwrap();
+    assert_eq!(to1.ros1_definition, "string d=\nint32 x\n");
+    let mut reg = Registry::new();
+    reg.parse_concatenated(&to1.ros1_type, &to1.ros1_definition, Dialect::Ros1)
+        .unwrap();
+    let to2 = Ros1ToCdr::new("fuzz_msgs/Top", &to1.ros1_definition).unwrap();
+    let mut reg = Registry::new();
+    reg.parse_concatenated(&to2.ros2_type, &to2.ros2_definition, Dialect::Ros2)
+        .unwrap();
+    // Only string constants may be empty.
+    let mut reg = Registry::new();
+    assert!(reg
+        .parse_concatenated("fuzz_msgs/Top", "int32 N=\n", Dialect::Ros1)
+        .is_err());
+}
+
 #[test]
 fn ros1_header_maps_to_ros2_and_back() {
     let def = "Header header\nduration d\n================================================================================\n\
