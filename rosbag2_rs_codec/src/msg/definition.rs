@@ -498,8 +498,9 @@ pub fn parse_message(name: &str, text: &str, dialect: Dialect) -> Result<Message
                 strip_comment(value).trim().to_string()
             };
             // ROS 1 string constants are the rest of the line, which may be empty (genmsg
-            // takes `string EMPTY=`); every other constant needs a value.
-            if value.is_empty() && !(is_string && dialect == Dialect::Ros1) {
+            // takes `string EMPTY=`; ROS 1 has no wstring); every other constant needs a value.
+            let may_be_empty = dialect == Dialect::Ros1 && matches!(base, BaseType::String { .. });
+            if value.is_empty() && !may_be_empty {
                 return Err(err(format!("constant '{field_name}' has no value")));
             }
             ty.constants.push(Constant {
