@@ -70,10 +70,24 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
         let mut t = ty.clone();
         t.name = ros2_type_for(&t.name);
         for c in &mut t.constants {
-            // An empty ROS 1 string constant (`string EMPTY=`) is quoted for ROS 2, whose
-            // constants need a value.
-            if c.type_name.starts_with("string") && c.value.is_empty() {
-                c.value = "''".into();
+            // A ROS 1 string constant is the rest of its line: quoted for ROS 2 when it is
+            // empty (ROS 2 constants need a value), holds a `#` (a comment in ROS 2) or
+            // starts with a quote (which ROS 2 would strip).
+            let v = &c.value;
+            let needs_quotes = v.is_empty() || v.contains('#') || v.starts_with(['"', '\'']);
+            if c.type_name.starts_with("string") && needs_quotes {
+                let quote = ['"', '\'']
+                    .into_iter()
+                    .find(|q| !v.contains(*q) && !v.contains('\\'))
+                    .ok_or_else(|| CodecError::Unmappable {
+                        type_name: ty.name.clone(),
+                        reason: format!(
+                            "string constant '{}' holds both quotes or a backslash, and would \
+                             need quoting in ROS 2",
+                            c.name
+                        ),
+                    })?;
+                c.value = format!("{quote}{v}{quote}");
             }
         }
         let mut lowered: std::collections::HashMap<String, &str> = Default::default();

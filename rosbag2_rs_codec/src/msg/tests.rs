@@ -147,6 +147,13 @@ fn empty_string_constants_convert_both_ways() {
     let mut reg = Registry::new();
     reg.parse_concatenated(&to2.ros2_type, &to2.ros2_definition, Dialect::Ros2)
         .unwrap();
+    // A ROS 1 string constant holding a `#` (a comment in ROS 2) is quoted for ROS 2: found
+    // by the run after that.
+    let to2 = Ros1ToCdr::new("fuzz_msgs/Top", "string H=#\nstring E=a # b\n").unwrap();
+    assert_eq!(to2.ros2_definition, "string H=\"#\"\nstring E=\"a # b\"\n");
+    let mut reg = Registry::new();
+    reg.parse_concatenated(&to2.ros2_type, &to2.ros2_definition, Dialect::Ros2)
+        .unwrap();
     // Only string constants may be empty (a wstring one, which ROS 1 lacks, became an empty
     // ROS 2 constant: found by the next run).
     for text in ["int32 N=\n", "wstring W=\n"] {
