@@ -207,11 +207,12 @@ fn definition_payload(data: &[u8]) {
 /// the converter is made. And a ROS 2 string constant of an empty value (`string d=''`), whose
 /// ROS 1 form (`string d=`, as genmsg reads it) our ROS 1 parser refused; then the empty
 /// `wstring` constant that allowance let through (ROS 1 has no wstring), an empty ROS 2 constant;
-/// then a ROS 1 string constant `#`, a comment once in ROS 2 (now quoted).
+/// then a ROS 1 string constant `#`, a comment once in ROS 2 (now quoted), and the same as a
+/// wstring constant (ROS 1 has no wstring: now unmappable).
 #[test]
 fn definition_payload_regressions() {
     let inputs = inputs("definition_payload");
-    assert_eq!(inputs.len(), 5);
+    assert_eq!(inputs.len(), 6);
     for input in inputs {
         definition_payload(&std::fs::read(&input).unwrap());
     }

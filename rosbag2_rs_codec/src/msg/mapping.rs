@@ -70,6 +70,12 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
         let mut t = ty.clone();
         t.name = ros2_type_for(&t.name);
         for c in &mut t.constants {
+            if c.type_name.starts_with("wstring") {
+                return Err(CodecError::Unmappable {
+                    type_name: ty.name.clone(),
+                    reason: format!("constant '{}' is a wstring, which ROS 1 lacks", c.name),
+                });
+            }
             // A ROS 1 string constant is the rest of its line: quoted for ROS 2 when it is
             // empty (ROS 2 constants need a value), holds a `#` (a comment in ROS 2) or
             // starts with a quote (which ROS 2 would strip).

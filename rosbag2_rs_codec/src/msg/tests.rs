@@ -156,6 +156,10 @@ fn empty_string_constants_convert_both_ways() {
         .unwrap();
     // Only string constants may be empty (a wstring one, which ROS 1 lacks, became an empty
     // ROS 2 constant: found by the next run).
+    // A wstring constant of a value (`#`, a comment in ROS 2: found by the final run) is
+    // unmappable, as wstring fields are.
+    let err = Ros1ToCdr::new("fuzz_msgs/Top", "wstring W=#\n").unwrap_err();
+    assert!(err.to_string().contains("wstring"), "{err}");
     for text in ["int32 N=\n", "wstring W=\n"] {
         let mut reg = Registry::new();
         assert!(reg
