@@ -1,21 +1,33 @@
 //! Writes the seed corpora of the fuzz targets into `fuzz/seeds/<target>/` (committed; a few KB
 //! each): small files of every storage and compression written by this repository's writers,
 //! `metadata.yaml` and QoS texts, CDR payloads, definitions, `--where` expressions, service
-//! messages and what other nodes send on the graph.
+//! messages and what other nodes send on the graph; the files of issue 48 whose index lists a
+//! chunk several times (`rosbag2_rs_storage/tests/crafted`), definitions with their payloads,
+//! file-mode `.zstd` files, RealSense `.db3` recordings, `pf-timesync replay` logs.
 //!
 //! `cargo run --manifest-path fuzz/Cargo.toml --example make_seeds [target...]` (from the
-//! repository root): the seeds of the targets named, or of all.
+//! repository root): the seeds of the targets named, or of all. `--no-default-features` leaves
+//! out the transport library (and the `graph_wire` seeds).
+
+#[path = "../../rosbag2_rs_storage/tests/crafted/mod.rs"]
+mod crafted;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rosbag2_rs_codec::msg::transcode::CdrToRos1;
 use rosbag2_rs_codec::msg::TopicDecoder;
 use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_fuzz::{DEFINITIONS, WIRE_TYPES};
 use rosbag2_rs_storage::rosbag1;
 use rosbag2_rs_storage::storage::{ChunkCompression, StorageConfig, StorageId, WriterOptions};
-use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
+use rosbag2_rs_storage::{
+    BagWriter, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions,
+    SerializedMessage, TopicMetadata,
+};
+#[cfg(feature = "wire")]
 use rosbag2_rs_transport_lib::zenoh::attachment::Attachment;
+#[cfg(feature = "wire")]
 use rosbag2_rs_transport_lib::{NodeEntities, ParticipantEntities};
 
 fn seeds(target: &str) -> PathBuf {
@@ -26,13 +38,7 @@ fn seeds(target: &str) -> PathBuf {
     dir
 }
 
-fn string_cdr(text: &str) -> Vec<u8> {
-    let mut cdr = vec![0, 1, 0, 0];
-    cdr.extend((text.len() as u32 + 1).to_le_bytes());
-    cdr.extend(text.as_bytes());
-    cdr.push(0);
-    cdr
-}
+use rosbag2_rs_fuzz::string_cdr;
 
 /// A bag of three `std_msgs/msg/String` messages; returns its directory.
 fn bag(tmp: &Path, name: &str, options: WriterOptions) -> PathBuf {
@@ -212,9 +218,302 @@ fn main() {
         let name = wire.name.replace('/', "-");
         write_seed("service_messages", name, seed);
     }
+    #[cfg(feature = "wire")]
     graph_wire();
+    duplicated_indexes(tmp);
+    definition_payload();
+    zstd_file(tmp);
+    doctor_metadata(tmp);
+    realsense_db3(tmp);
+    pf_timesync_replay();
 }
 
+/// Index records listing a chunk more than once (issue 48): an MCAP file of two zstd chunks
+/// each listed by three chunk indexes, a ROS 1 bag whose chunk is listed by four chunk-info
+/// records.
+fn duplicated_indexes(tmp: &Path) {
+    let mcap = crafted::mcap_zstd_chunks(tmp, "listed.mcap", 2, 64, None, 3);
+    for target in ["mcap_read", "mcap_doctor_reindex"] {
+        copy(&mcap, target, "chunks-listed-3-times");
+    }
+    let ros1 = crafted::ros1_chunk_listed_many_times(tmp, 4);
+    copy(&ros1, "ros1", "chunk-listed-4-times");
+}
+
+/// Each definition of `DEFINITIONS` with its default value's CDR encoding (dialect byte 0),
+/// and the ROS 1 definition and message the converter makes of them (dialect byte 1), plus the
+/// crafted ROS 1 type of empty elements (`std_msgs/Empty[]` in a sequence).
+fn definition_payload() {
+    for (i, (type_name, text)) in DEFINITIONS.iter().enumerate() {
+        let decoder = TopicDecoder::new(type_name, &ros2msg(text)).unwrap();
+        let value = decoder.registry.default_value(decoder.index);
+        let cdr = rosbag2_rs_codec::msg::encode_cdr(
+            &decoder.registry,
+            type_name,
+            &value,
+            Default::default(),
+        )
+        .unwrap();
+        let mut seed = vec![0];
+        seed.extend(text.as_bytes());
+        seed.push(0);
+        seed.extend(&cdr);
+        write_seed("definition_payload", format!("ros2-{i}"), seed);
+        let converter = CdrToRos1::new(type_name, text).unwrap();
+        let mut seed = vec![1];
+        seed.extend(converter.ros1_definition.as_bytes());
+        seed.push(0);
+        seed.extend(converter.convert(&cdr).unwrap());
+        write_seed("definition_payload", format!("ros1-{i}"), seed);
+    }
+    let mut seed = vec![1];
+    seed.extend(crafted::EMPTY_ELEMENTS_DEFINITION.as_bytes());
+    seed.push(0);
+    seed.extend(crafted::empty_elements_payload(3, 4));
+    write_seed("definition_payload", "ros1-empty-elements", seed);
+}
+
+/// File-mode `.zstd` files as the writer compresses them, an MCAP file and an SQLite3 file
+/// (behind byte 0), and the files inside them (behind byte 3: the target compresses them).
+fn zstd_file(tmp: &Path) {
+    for (name, storage) in [("mcap", StorageId::Mcap), ("db3", StorageId::Sqlite3)] {
+        let uri = tmp.join(format!("file_mode_{name}"));
+        let mut w = BagWriter::create(BagWriterOptions {
+            uri: uri.clone(),
+            storage: WriterOptions {
+                storage,
+                ..Default::default()
+            },
+            compression: CompressionOptions {
+                mode: CompressionMode::File,
+                format: CompressionFormat::Zstd,
+                threads: 1,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .unwrap();
+        w.create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+            .unwrap();
+        let topic: Arc<str> = "/chatter".into();
+        for i in 0..3i64 {
+            let msg =
+                SerializedMessage::new(topic.clone(), 1_000 + i, string_cdr(&format!("hi {i}")));
+            w.write(&msg).unwrap();
+        }
+        w.close().unwrap();
+        let file = std::fs::read(storage_file(&uri)).unwrap();
+        let mut seed = vec![0];
+        seed.extend(&file);
+        write_seed("zstd_file", name, seed);
+        // The file inside, which the target compresses (its size declared).
+        let inner = zstd::stream::decode_all(&file[..]).unwrap();
+        let mut seed = vec![3];
+        seed.extend(inner);
+        write_seed("zstd_file", format!("{name}-inside"), seed);
+    }
+}
+
+/// The `metadata.yaml` of the files the `doctor_metadata` target puts beside its input, as the
+/// writer writes it for each.
+fn doctor_metadata(tmp: &Path) {
+    for (name, storage) in [("mcap", StorageId::Mcap), ("db3", StorageId::Sqlite3)] {
+        let uri = tmp.join(format!("doctor_{name}")).join("bag");
+        std::fs::create_dir_all(uri.parent().unwrap()).unwrap();
+        rosbag2_rs_fuzz::write_small_bag(
+            &uri,
+            WriterOptions {
+                storage,
+                ..Default::default()
+            },
+        );
+        copy(&uri.join("metadata.yaml"), "doctor_metadata", name);
+    }
+}
+
+/// A RealSense recording in the `.db3` layout: a depth stream (`compressedDepth` PNG) and a
+/// color stream (PNG), two small frames each.
+fn realsense_db3(tmp: &Path) {
+    use realsense_bag_rs::*;
+    let stream = |stream: &str, format: &str| StreamProfile {
+        stream: stream.into(),
+        format: format.into(),
+        fps: 30,
+        intrinsics: Some(Intrinsics {
+            width: 4,
+            height: 2,
+            model: "brown_conrady".into(),
+            coeffs: vec![0.0; 5],
+            ..Intrinsics::default()
+        }),
+        ..StreamProfile::default()
+    };
+    let device = Device {
+        file_version: 4,
+        info: vec![("Name".into(), "seed".into())],
+        sensors: vec![Sensor {
+            index: 0,
+            info: vec![("Name".into(), "Stereo Module".into())],
+            options: vec![],
+            streams: vec![stream("depth", "z16"), stream("color", "rgb8")],
+        }],
+        ..Device::default()
+    };
+    let path = tmp.join("realsense.db3");
+    let mut w = RecordingWriter::create_db3(&path, &device).unwrap();
+    for number in 1..=2u64 {
+        let recorded_ns = number as i64 * 33_000_000;
+        for (stream, format, bytes_per_pixel) in [("depth", "z16", 2), ("color", "rgb8", 3)] {
+            w.write_frame(&Frame {
+                sensor: 0,
+                stream: stream.into(),
+                index: 0,
+                number,
+                timestamp_ms: recorded_ns as f64 / 1e6,
+                domain: "hardware_clock".into(),
+                recorded_ns,
+                metadata: vec![("frame_counter".into(), number as i64)],
+                payload: Payload::Video {
+                    width: 4,
+                    height: 2,
+                    stride: 4 * bytes_per_pixel,
+                    format: format.into(),
+                    data: bytes::Bytes::from(
+                        (0..8 * bytes_per_pixel)
+                            .map(|i| (i as u64 * 37 + number) as u8)
+                            .collect::<Vec<u8>>(),
+                    ),
+                },
+            })
+            .unwrap();
+        }
+    }
+    w.finish().unwrap();
+    copy(&path, "realsense_db3", "depth-and-color");
+    image_topics(tmp);
+}
+
+/// A rosbag2 `.db3` of an `Image` topic (4 × 2 rgb8, rows padded to 16 bytes) and a
+/// `CompressedImage` topic (a PNG), their definitions stored (Jazzy's): what `export` decodes
+/// and writes, for the `realsense_db3` target.
+fn image_topics(tmp: &Path) {
+    use rosbag2_rs_codec::{MessageDefinitionCache, Typestore};
+    let mut cache = MessageDefinitionCache::new().with_typestore(Some(Typestore::Jazzy));
+    let uri = tmp.join("images");
+    let mut w = BagWriter::create(BagWriterOptions {
+        uri: uri.clone(),
+        storage: WriterOptions {
+            storage: StorageId::Sqlite3,
+            config: StorageConfig {
+                write_pragmas: vec!["PRAGMA page_size = 512".into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    for (topic, type_name) in [
+        ("/image", "sensor_msgs/msg/Image"),
+        ("/compressed", "sensor_msgs/msg/CompressedImage"),
+    ] {
+        let definition = cache.definition(type_name);
+        assert!(
+            !definition.encoded_message_definition.is_empty(),
+            "{type_name}"
+        );
+        w.create_topic(&TopicMetadata::new(topic, type_name), Some(definition))
+            .unwrap();
+    }
+    let cdr_string = |cdr: &mut Vec<u8>, text: &str| {
+        while cdr.len() % 4 != 0 {
+            cdr.push(0);
+        }
+        cdr.extend((text.len() as u32 + 1).to_le_bytes());
+        cdr.extend(text.as_bytes());
+        cdr.push(0);
+    };
+    let align4 = |cdr: &mut Vec<u8>| {
+        while (cdr.len() - 4) % 4 != 0 {
+            cdr.push(0);
+        }
+    };
+    let pixels: Vec<u8> = (0..32u8).map(|i| i.wrapping_mul(7)).collect();
+    let header = |cdr: &mut Vec<u8>, i: i32| {
+        cdr.extend([0, 1, 0, 0]);
+        cdr.extend(i.to_le_bytes()); // stamp.sec
+        cdr.extend(0u32.to_le_bytes()); // stamp.nanosec
+        cdr_string(cdr, "camera");
+    };
+    let image: Arc<str> = "/image".into();
+    let compressed: Arc<str> = "/compressed".into();
+    for i in 0..2i32 {
+        let mut cdr = Vec::new();
+        header(&mut cdr, i);
+        align4(&mut cdr);
+        cdr.extend(2u32.to_le_bytes()); // height
+        cdr.extend(4u32.to_le_bytes()); // width
+        cdr_string(&mut cdr, "rgb8");
+        cdr.push(0); // is_bigendian
+        align4(&mut cdr);
+        cdr.extend(16u32.to_le_bytes()); // step
+        cdr.extend((pixels.len() as u32).to_le_bytes());
+        cdr.extend(&pixels);
+        w.write(&SerializedMessage::new(
+            image.clone(),
+            1_000 + i as i64,
+            cdr,
+        ))
+        .unwrap();
+        let png = rosbag2_rs_tools::export::image::pixels_to_png(4, 2, "rgb8", false, 16, &pixels)
+            .unwrap();
+        let mut cdr = Vec::new();
+        header(&mut cdr, i);
+        cdr_string(&mut cdr, "png");
+        align4(&mut cdr);
+        cdr.extend((png.len() as u32).to_le_bytes());
+        cdr.extend(&png);
+        w.write(&SerializedMessage::new(
+            compressed.clone(),
+            1_000 + i as i64,
+            cdr,
+        ))
+        .unwrap();
+    }
+    w.close().unwrap();
+    copy(&storage_file(&uri), "realsense_db3", "image-topics");
+}
+
+/// `pf-timesync replay` logs of the simulator (two seconds of a light and a loaded host), behind
+/// the 8 bytes that pick the estimator and its parameters (the defaults: a 10 s window, 200
+/// ppm, read position 0.5, jump tolerances of 1 s, approximately).
+fn pf_timesync_replay() {
+    use pf_timesync_rs::sim::{simulate, SimConfig};
+    for (name, config) in [
+        ("light", SimConfig::light()),
+        ("loaded", SimConfig::loaded()),
+    ] {
+        for estimator in [0u8, 5] {
+            let mut seed = vec![estimator];
+            seed.extend(10_000i16.to_le_bytes());
+            seed.extend((200u16 * 16).to_le_bytes());
+            seed.push(128);
+            seed.push(62);
+            seed.push(62);
+            let config = SimConfig {
+                duration_s: 2.0,
+                ..config.clone()
+            };
+            for event in simulate(&config) {
+                seed.extend(event.record.to_line().as_bytes());
+                seed.push(b'\n');
+            }
+            write_seed("pf_timesync_replay", format!("{name}-{estimator}"), seed);
+        }
+    }
+}
+
+#[cfg(feature = "wire")]
 /// What other nodes send: a `ros_discovery_info` sample, rmw_zenoh attachments in both layouts,
 /// liveliness tokens as rmw_zenoh writes them, a QoS string and a DDS type name, each behind the
 /// byte that picks its parser in the `graph_wire` target.

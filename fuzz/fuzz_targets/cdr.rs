@@ -16,7 +16,7 @@ fn definition(text: &str) -> MessageDefinition {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Some((&pick, payload)) = data.split_first() else {
         return;
     };

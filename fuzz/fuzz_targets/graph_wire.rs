@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_transport_lib::zenoh::{attachment::Attachment, keys, liveliness::Entity, qos};
 use rosbag2_rs_transport_lib::ParticipantEntities;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Some((&pick, bytes)) = data.split_first() else {
         return;
     };

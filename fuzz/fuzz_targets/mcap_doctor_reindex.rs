@@ -7,7 +7,7 @@ use rosbag2_rs_fuzz::{with_file, MAX_MESSAGES};
 use rosbag2_rs_storage::{reindex_to, SequentialReader};
 use rosbag2_rs_tools::{doctor, DoctorOptions};
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     with_file("fuzz.mcap", data, |path| {
         let _ = doctor(path, &DoctorOptions::default());
         let bag = path.parent().expect("in a directory");

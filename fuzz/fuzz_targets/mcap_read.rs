@@ -9,7 +9,7 @@ use rosbag2_rs_fuzz::MAX_MESSAGES;
 use rosbag2_rs_storage::storage::mcap_reader::McapReader;
 use rosbag2_rs_storage::{OpenMode, StorageReader};
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     for mode in [OpenMode::Strict, OpenMode::Recover] {
         let bytes = bytes::Bytes::copy_from_slice(data);
         let Ok(mut reader) = McapReader::from_bytes(Path::new("fuzz.mcap"), bytes, mode) else {

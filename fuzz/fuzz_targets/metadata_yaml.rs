@@ -6,7 +6,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_storage::BagMetadata;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

@@ -12,7 +12,7 @@ use rosbag2_rs_codec::{type_hash, MessageDefinition};
 const SEPARATOR: &str =
     "================================================================================";
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_storage::qos;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 use realsense_bag_rs::Recording;
 use rosbag2_rs_fuzz::{with_file, MAX_MESSAGES};
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     with_file("fuzz.bag", data, |path| {
         let Ok(mut recording) = Recording::open(path) else {
             return;

@@ -7,7 +7,7 @@ use rosbag2_rs_fuzz::{with_file, MAX_MESSAGES};
 use rosbag2_rs_storage::rosbag1::BagReader;
 use rosbag2_rs_storage::{reindex_to, OpenMode};
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     with_file("fuzz.bag", data, |path| {
         for mode in [OpenMode::Strict, OpenMode::Recover] {
             let Ok(mut reader) = BagReader::open(path, mode) else {

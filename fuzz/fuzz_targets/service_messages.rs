@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_fuzz::WIRE_TYPES;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     if let Some((&pick, bytes)) = data.split_first() {
         (WIRE_TYPES[pick as usize % WIRE_TYPES.len()].round_trip)(bytes);
     }

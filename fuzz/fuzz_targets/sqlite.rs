@@ -7,7 +7,7 @@ use rosbag2_rs_fuzz::{with_file, MAX_MESSAGES};
 use rosbag2_rs_storage::{reindex_to, SequentialReader};
 use rosbag2_rs_tools::{doctor, DoctorOptions};
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     with_file("fuzz.db3", data, |path| {
         if let Ok(reader) = SequentialReader::open(path) {
             reader.take(MAX_MESSAGES).for_each(drop);

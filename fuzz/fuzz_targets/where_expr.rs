@@ -7,7 +7,7 @@ use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_fuzz::DEFINITIONS;
 use rosbag2_rs_tools::expr::{split_clause, Expr};
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

@@ -1,6 +1,6 @@
-//! What the fuzz targets share: running a file-based parser on the fuzzer's bytes, the message
-//! definitions the codec targets decode against, and the service messages the wire target
-//! decodes.
+//! What the fuzz targets share: the budgets every target runs under, running a file-based
+//! parser on the fuzzer's bytes, the message definitions the codec targets decode against, and
+//! the service messages the wire target decodes.
 
 use std::path::Path;
 
@@ -10,6 +10,32 @@ use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv as ours;
 use rosbag2_rs_interfaces::service_msgs::ServiceEventInfo;
 use rosbag2_rs_interfaces::type_description_interfaces::srv::GetTypeDescription;
 use rosbag2_rs_interfaces::{from_cdr, to_cdr, MessageType, ServiceType};
+use rosbag2_rs_storage::storage::{StorageId, WriterOptions};
+use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
+
+/// The largest single allocation a fuzz run allows, in MiB: `tools/fuzz.sh` passes it to
+/// libFuzzer as `-malloc_limit_mb`, as `rosbag2_rs_storage/tests/fuzz_regressions.rs` caps its
+/// allocator when it replays the inputs found. Any allocation above it is a crash.
+pub const MALLOC_LIMIT_MB: u64 = 256;
+
+/// Sets the budgets of `rosbag2_rs_storage::limits` so that everything they allow fits under
+/// [`MALLOC_LIMIT_MB`] (their defaults are sized for a robot, up to 1 GiB per chunk): an
+/// allocation above the cap is then a bug (a size no budget bounds), never a file the budgets
+/// let through. Every target calls it once (`fuzz_target!(init: ...)`).
+pub fn budgets() {
+    use rosbag2_rs_storage::limits::{
+        ALIVE_BYTES, EMPTY_ELEMENTS, FILE_MODE_BYTES, IMAGE_PIXELS, MAX_CHUNK, SALVAGE_BYTES,
+    };
+    MAX_CHUNK.set(32 << 20);
+    ALIVE_BYTES.set(64 << 20);
+    SALVAGE_BYTES.set(64 << 20);
+    // 4 Mi pixels: 32 MiB at 8 bytes a pixel (16-bit RGBA).
+    IMAGE_PIXELS.set(1 << 22);
+    // Disk (the temporary directory, a tmpfs in campaigns), not memory; small all the same.
+    FILE_MODE_BYTES.set(64 << 20);
+    // 2^20 elements, about 32 MiB decoded: the default.
+    EMPTY_ELEMENTS.set(1 << 20);
+}
 
 /// At most this many messages are read from one input (a valid file of many tiny messages
 /// would otherwise make one input slow, not wrong).
@@ -94,3 +120,62 @@ pub const WIRE_TYPES: &[WireType] = services!(
     GetTypeDescription;
     WriteSplitEvent, ReadSplitEvent, ServiceEventInfo
 );
+
+/// A `std_msgs/msg/String` message's CDR encoding.
+pub fn string_cdr(text: &str) -> Vec<u8> {
+    let mut cdr = vec![0, 1, 0, 0];
+    cdr.extend((text.len() as u32 + 1).to_le_bytes());
+    cdr.extend(text.as_bytes());
+    cdr.push(0);
+    cdr
+}
+
+/// Writes a bag of three `std_msgs/msg/String` messages on `/chatter` in `storage` at `uri`
+/// (a new directory), as the seeds and the `doctor_metadata` target use.
+pub fn write_small_bag(uri: &Path, storage: WriterOptions) {
+    let mut w = BagWriter::create(BagWriterOptions {
+        uri: uri.to_path_buf(),
+        storage,
+        ..Default::default()
+    })
+    .expect("create the bag");
+    w.create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+        .expect("create the topic");
+    let topic: std::sync::Arc<str> = "/chatter".into();
+    for i in 0..3i64 {
+        let msg = SerializedMessage::new(topic.clone(), 1_000 + i, string_cdr(&format!("hi {i}")));
+        w.write(&msg).expect("write a message");
+    }
+    w.close().expect("close the bag");
+}
+
+/// The storage files of the bag the `doctor_metadata` target puts beside its `metadata.yaml`:
+/// `bag_0.mcap` and `bag_0.db3` (three messages each, as [`write_small_bag`] writes them), by
+/// name.
+pub fn doctor_metadata_files() -> Vec<(String, Vec<u8>)> {
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let mut out = Vec::new();
+    for storage in [StorageId::Mcap, StorageId::Sqlite3] {
+        let uri = tmp.path().join(format!("{storage:?}")).join("bag");
+        std::fs::create_dir_all(uri.parent().expect("a parent")).expect("directory");
+        write_small_bag(
+            &uri,
+            WriterOptions {
+                storage,
+                ..Default::default()
+            },
+        );
+        for entry in std::fs::read_dir(&uri).expect("the bag") {
+            let path = entry.expect("an entry").path();
+            let name = path
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            if name != "metadata.yaml" {
+                out.push((name, std::fs::read(&path).expect("read a storage file")));
+            }
+        }
+    }
+    out
+}

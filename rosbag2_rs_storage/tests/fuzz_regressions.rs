@@ -155,3 +155,65 @@ fn a_file_mode_mcap_that_decompresses_to_hundreds_of_megabytes_streams_to_disk()
         .to_string();
     assert!(error.contains("truncated MCAP file"), "{error}");
 }
+
+/// What the `definition_payload` target does: `<dialect byte><definition>\0<payload>`; a ROS 1
+/// definition (odd byte) converted to CDR must give CDR that decodes against the ROS 2
+/// definition the converter gives, a ROS 2 one (even) converted to ROS 1 likewise.
+fn definition_payload(data: &[u8]) {
+    use rosbag2_rs_codec::msg::transcode::{CdrToRos1, Ros1ToCdr};
+    use rosbag2_rs_codec::msg::{decode_cdr, decode_ros1, Dialect, Registry};
+    let Some((&dialect, rest)) = data.split_first() else {
+        return;
+    };
+    let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+    let Ok(text) = std::str::from_utf8(&rest[..end]) else {
+        return;
+    };
+    let payload = rest.get(end + 1..).unwrap_or_default();
+    let mut registry = Registry::new();
+    if dialect % 2 == 1 {
+        if let Ok(converter) = Ros1ToCdr::new("fuzz_msgs/Top", text) {
+            if let Ok(cdr) = converter.convert(payload) {
+                registry
+                    .parse_concatenated(
+                        &converter.ros2_type,
+                        &converter.ros2_definition,
+                        Dialect::Ros2,
+                    )
+                    .expect("the ROS 2 definition the converter gives parses");
+                decode_cdr(&registry, &converter.ros2_type, &cdr)
+                    .expect("what converts to CDR decodes");
+            }
+        }
+    } else if let Ok(converter) = CdrToRos1::new("fuzz_msgs/msg/Top", text) {
+        if let Ok(ros1) = converter.convert(payload) {
+            registry
+                .parse_concatenated(
+                    &converter.ros1_type,
+                    &converter.ros1_definition,
+                    Dialect::Ros1,
+                )
+                .expect("the ROS 1 definition the converter gives parses");
+            decode_ros1(&registry, &converter.ros1_type, &ros1)
+                .expect("what converts to ROS 1 decodes");
+        }
+    }
+}
+
+/// `definition_payload` (issue 48): ROS 1 definitions the converter took and turned into a ROS 2
+/// definition its CDR did not fit: fields differing only in case (`Ie`, `ie`: one ROS 2 field
+/// twice once lower-cased, a definition that does not parse), and bounds (`string<=5`, which
+/// ROS 1 lacks: an 8-byte string converted into a field bounded to 5). Both are now refused when
+/// the converter is made. And a ROS 2 string constant of an empty value (`string d=''`), whose
+/// ROS 1 form (`string d=`, as genmsg reads it) our ROS 1 parser refused; then the empty
+/// `wstring` constant that allowance let through (ROS 1 has no wstring), an empty ROS 2 constant;
+/// then a ROS 1 string constant `#`, a comment once in ROS 2 (now quoted), and the same as a
+/// wstring constant (ROS 1 has no wstring: now unmappable).
+#[test]
+fn definition_payload_regressions() {
+    let inputs = inputs("definition_payload");
+    assert_eq!(inputs.len(), 6);
+    for input in inputs {
+        definition_payload(&std::fs::read(&input).unwrap());
+    }
+}

@@ -497,7 +497,10 @@ pub fn parse_message(name: &str, text: &str, dialect: Dialect) -> Result<Message
             } else {
                 strip_comment(value).trim().to_string()
             };
-            if value.is_empty() {
+            // ROS 1 string constants are the rest of the line, which may be empty (genmsg
+            // takes `string EMPTY=`; ROS 1 has no wstring); every other constant needs a value.
+            let may_be_empty = dialect == Dialect::Ros1 && matches!(base, BaseType::String { .. });
+            if value.is_empty() && !may_be_empty {
                 return Err(err(format!("constant '{field_name}' has no value")));
             }
             ty.constants.push(Constant {
@@ -566,6 +569,9 @@ pub fn parse_type(
     package: &str,
     dialect: Dialect,
 ) -> Result<(BaseType, ArrayKind), FieldTypeError> {
+    if dialect == Dialect::Ros1 && text.contains("<=") {
+        return Err(FieldTypeError::BoundInRos1(text.to_string()));
+    }
     let (base_text, array) = match text.find('[') {
         Some(open) => {
             let inner = text[open + 1..]

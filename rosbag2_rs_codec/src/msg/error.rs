@@ -100,6 +100,10 @@ pub enum FieldTypeError {
     /// A name that is neither a builtin nor `pkg/Type`.
     #[error("invalid type '{0}'")]
     InvalidType(String),
+    /// A `<=` bound in a ROS 1 definition: ROS 1 has no bounded strings or sequences (genmsg
+    /// refuses them), and what a ROS 1 message holds would not fit the bounded ROS 2 type.
+    #[error("'{0}': ROS 1 types take no '<=' bound")]
+    BoundInRos1(String),
 }
 
 /// A failure deep inside a payload, before the type and field path are known.

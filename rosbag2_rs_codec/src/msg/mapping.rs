@@ -69,7 +69,35 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
         }
         let mut t = ty.clone();
         t.name = ros2_type_for(&t.name);
-        for f in &mut t.fields {
+        for c in &mut t.constants {
+            if c.type_name.starts_with("wstring") {
+                return Err(CodecError::Unmappable {
+                    type_name: ty.name.clone(),
+                    reason: format!("constant '{}' is a wstring, which ROS 1 lacks", c.name),
+                });
+            }
+            // A ROS 1 string constant is the rest of its line: quoted for ROS 2 when it is
+            // empty (ROS 2 constants need a value), holds a `#` (a comment in ROS 2) or
+            // starts with a quote (which ROS 2 would strip).
+            let v = &c.value;
+            let needs_quotes = v.is_empty() || v.contains('#') || v.starts_with(['"', '\'']);
+            if c.type_name.starts_with("string") && needs_quotes {
+                let quote = ['"', '\'']
+                    .into_iter()
+                    .find(|q| !v.contains(*q) && !v.contains('\\'))
+                    .ok_or_else(|| CodecError::Unmappable {
+                        type_name: ty.name.clone(),
+                        reason: format!(
+                            "string constant '{}' holds both quotes or a backslash, and would \
+                             need quoting in ROS 2",
+                            c.name
+                        ),
+                    })?;
+                c.value = format!("{quote}{v}{quote}");
+            }
+        }
+        let mut lowered: std::collections::HashMap<String, &str> = Default::default();
+        for (f, original) in t.fields.iter_mut().zip(&ty.fields) {
             if matches!(f.base, BaseType::WString { .. }) {
                 return Err(CodecError::Unmappable {
                     type_name: ty.name.clone(),
@@ -77,6 +105,18 @@ pub fn ros2_registry_from_ros1(ros1: &Registry) -> Result<Registry, CodecError> 
                 });
             }
             f.name.make_ascii_lowercase();
+            // Two ROS 1 fields differing only in case would be one ROS 2 field twice: a
+            // definition no ROS 2 parser reads.
+            if let Some(other) = lowered.insert(f.name.clone(), &original.name) {
+                return Err(CodecError::Unmappable {
+                    type_name: ty.name.clone(),
+                    reason: format!(
+                        "fields '{other}' and '{}' are both '{}' in ROS 2, whose field names \
+                         are lower case",
+                        original.name, f.name
+                    ),
+                });
+            }
             f.base = match &f.base {
                 BaseType::Primitive(Primitive::Time) => BaseType::Message(TIME.into()),
                 BaseType::Primitive(Primitive::Duration) => BaseType::Message(DURATION.into()),

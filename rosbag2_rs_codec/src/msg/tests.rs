@@ -92,6 +92,83 @@ fn imu_round_trips_and_truncation_names_the_field() {
     assert!(err.to_string().contains("header.frame_id"), "{err}");
 }
 
+/// Fuzzing (`definition_payload`, issue 48): ROS 1 fields differing only in case (`Ie`, `ie`)
+/// became one ROS 2 field twice once lower-cased, a definition the converter handed on (to a
+/// converted bag) that no ROS 2 parser reads. Refused, naming both fields; a lone upper-case
+/// field still converts.
+#[test]
+fn ros1_fields_differing_in_case_are_unmappable() {
+    let err = Ros1ToCdr::new("fuzz_msgs/Top", "uint8 Ie\nuint64 ie\n").unwrap_err();
+    assert!(
+        matches!(&err, CodecError::Unmappable { reason, .. }
+            if reason.contains("'Ie'") && reason.contains("'ie'")),
+        "{err}"
+    );
+    let to2 = Ros1ToCdr::new("fuzz_msgs/Top", "uint8 Ie\nuint64 x\n").unwrap();
+    let mut reg = Registry::new();
+    reg.parse_concatenated(&to2.ros2_type, &to2.ros2_definition, Dialect::Ros2)
+        .unwrap();
+}
+
+/// Fuzzing (`definition_payload`, issue 48): a ROS 1 definition with a bound (`string<=5`,
+/// `int32[<=3]`) parsed, became the bounded ROS 2 type, and the converter wrote an 8-byte
+/// string into it: CDR that does not decode against the definition it gave. ROS 1 has no
+/// bounds: refused as genmsg refuses them.
+#[test]
+fn ros1_definitions_with_bounds_are_refused() {
+    for text in ["string<=5 bs\n", "int32[<=3] v\n", "string<=2[] v\n"] {
+        let err = Ros1ToCdr::new("fuzz_msgs/Top", text).unwrap_err();
+        assert!(
+            err.to_string().contains("ROS 1 types take no '<=' bound"),
+            "{text}: {err}"
+        );
+        let mut reg = Registry::new();
+        assert!(reg
+            .parse_concatenated("fuzz_msgs/Top", text, Dialect::Ros1)
+            .is_err());
+    }
+    // A ROS 2 definition keeps them; its ROS 1 text has none.
+    let back = CdrToRos1::new("fuzz_msgs/msg/Top", "string<=5 bs\nint32[<=3] v\n").unwrap();
+    assert_eq!(back.ros1_definition, "string bs\nint32[] v\n");
+}
+
+/// Fuzzing (`definition_payload`, issue 48): a ROS 2 string constant whose value is empty
+/// (`string d=''`) became the ROS 1 constant `string d=`, which genmsg reads (a ROS 1 string
+/// constant is the rest of its line) but our ROS 1 parser refused: the definition the
+/// converter gave did not parse. It parses now, and maps back to a quoted ROS 2 constant.
+#[test]
+fn empty_string_constants_convert_both_ways() {
+    let to1 = CdrToRos1::new("fuzz_msgs/msg/Top", "string d=''\nint32 x\n").unwrap();
+    assert_eq!(to1.ros1_definition, "string d=\nint32 x\n");
+    let mut reg = Registry::new();
+    reg.parse_concatenated(&to1.ros1_type, &to1.ros1_definition, Dialect::Ros1)
+        .unwrap();
+    let to2 = Ros1ToCdr::new("fuzz_msgs/Top", &to1.ros1_definition).unwrap();
+    let mut reg = Registry::new();
+    reg.parse_concatenated(&to2.ros2_type, &to2.ros2_definition, Dialect::Ros2)
+        .unwrap();
+    // A ROS 1 string constant holding a `#` (a comment in ROS 2) is quoted for ROS 2: found
+    // by the run after that.
+    let to2 = Ros1ToCdr::new("fuzz_msgs/Top", "string H=#\nstring E=a # b\n").unwrap();
+    assert_eq!(to2.ros2_definition, "string H=\"#\"\nstring E=\"a # b\"\n");
+    let mut reg = Registry::new();
+    reg.parse_concatenated(&to2.ros2_type, &to2.ros2_definition, Dialect::Ros2)
+        .unwrap();
+    // Only string constants may be empty (a wstring one, which ROS 1 lacks, became an empty
+    // ROS 2 constant: found by the next run).
+    // A wstring constant of a value (`#`, a comment in ROS 2: found by the final run) is
+    // unmappable, as wstring fields are.
+    let err = Ros1ToCdr::new("fuzz_msgs/Top", "wstring W=#\n").unwrap_err();
+    assert!(err.to_string().contains("wstring"), "{err}");
+    for text in ["int32 N=\n", "wstring W=\n"] {
+        let mut reg = Registry::new();
+        assert!(reg
+            .parse_concatenated("fuzz_msgs/Top", text, Dialect::Ros1)
+            .is_err());
+        assert!(Ros1ToCdr::new("fuzz_msgs/Top", text).is_err(), "{text}");
+    }
+}
+
 #[test]
 fn ros1_header_maps_to_ros2_and_back() {
     let def = "Header header\nduration d\n================================================================================\n\

@@ -67,6 +67,13 @@ pub fn pixels_to_png(
     let layout = layout(encoding).ok_or_else(|| ExportError::Unsupported {
         what: format!("image encoding '{encoding}' (supported: {SUPPORTED_ENCODINGS})"),
     })?;
+    // PNG has no empty images; and rows of 0 bytes need no data, so a width of 0 would let
+    // `height` (up to 2^32 - 1) rows be copied out of nothing before the encoder refused it.
+    if width == 0 || height == 0 {
+        return Err(ExportError::BadImage(format!(
+            "{width}x{height} {encoding}: an image without pixels"
+        )));
+    }
     let row = width as usize * layout.channels * layout.bytes_per_sample;
     // Checked: `step` and `height` come from the message, and their product may overflow.
     let needed = step
@@ -224,6 +231,20 @@ pub fn compressed_to_file(image: &MessageView<'_>) -> Result<ImageFile, ExportEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found reviewing what the `realsense_db3` fuzz target reaches (issue 48): an `Image` of
+    /// width 0, height 2^32 - 1 and step 0 passed the row check (rows of 0 bytes need no data)
+    /// and 4 billion empty rows were copied (96 s in a debug build) before the PNG encoder
+    /// refused the zero width. Refused at once now.
+    #[test]
+    fn an_image_without_pixels_is_refused_at_once() {
+        let start = std::time::Instant::now();
+        for (width, height) in [(0, u32::MAX), (4, 0)] {
+            let err = pixels_to_png(width, height, "rgb8", false, 0, &[]).unwrap_err();
+            assert!(err.to_string().contains("without pixels"), "{err}");
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    }
 
     #[test]
     fn bgr8_with_row_padding_becomes_rgb() {
