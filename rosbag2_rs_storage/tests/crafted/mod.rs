@@ -273,13 +273,17 @@ pub fn empty_elements_payload(outer: u32, inner: u32) -> Vec<u8> {
     data
 }
 
-/// A ROS 1 bag of one message whose type has elements of zero bytes: 1000 × 2^20
-/// `std_msgs/Empty` in 4 KB.
-pub fn ros1_empty_elements(dir: &Path) -> PathBuf {
+/// A ROS 1 bag writer at `path` (uncompressed, 1 MiB chunks) with one connection on `topic`.
+fn ros1_writer(
+    path: &Path,
+    topic: &str,
+    type_name: &str,
+    md5sum: &str,
+    definition: &str,
+) -> (rosbag2_rs_storage::rosbag1::BagWriter, u32) {
     use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
-    let path = dir.join("empty_elements.bag");
     let mut writer = BagWriter::create(
-        &path,
+        path,
         WriterOptions {
             compression: Compression::None,
             chunk_threshold: 1 << 20,
@@ -288,13 +292,27 @@ pub fn ros1_empty_elements(dir: &Path) -> PathBuf {
     .unwrap();
     let id = writer.add_connection(Connection {
         id: 0,
-        topic: "/empties".into(),
-        type_name: "test_msgs/Outer".into(),
-        md5sum: "0123456789abcdef0123456789abcdef".into(),
-        message_definition: EMPTY_ELEMENTS_DEFINITION.into(),
+        topic: topic.into(),
+        type_name: type_name.into(),
+        md5sum: md5sum.into(),
+        message_definition: definition.into(),
         callerid: None,
         latching: false,
     });
+    (writer, id)
+}
+
+/// A ROS 1 bag of one message whose type has elements of zero bytes: 1000 × 2^20
+/// `std_msgs/Empty` in 4 KB.
+pub fn ros1_empty_elements(dir: &Path) -> PathBuf {
+    let path = dir.join("empty_elements.bag");
+    let (mut writer, id) = ros1_writer(
+        &path,
+        "/empties",
+        "test_msgs/Outer",
+        "0123456789abcdef0123456789abcdef",
+        EMPTY_ELEMENTS_DEFINITION,
+    );
     writer
         .write(id, 1_000_000_000, &empty_elements_payload(1000, 1 << 20))
         .unwrap();
@@ -351,25 +369,14 @@ pub fn ros1_records(data: &[u8], op: u8) -> Vec<(usize, usize)> {
 /// A ROS 1 bag of 10 `std_msgs/String` messages in one chunk, whose index lists the chunk in
 /// `copies` chunk-info records (the index runs to the end of the file: copies are appended).
 pub fn ros1_chunk_listed_many_times(dir: &Path, copies: usize) -> PathBuf {
-    use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
     let path = dir.join("chunk_listed_many_times.bag");
-    let mut writer = BagWriter::create(
+    let (mut writer, id) = ros1_writer(
         &path,
-        WriterOptions {
-            compression: Compression::None,
-            chunk_threshold: 1 << 20,
-        },
-    )
-    .unwrap();
-    let id = writer.add_connection(Connection {
-        id: 0,
-        topic: "/chatter".into(),
-        type_name: "std_msgs/String".into(),
-        md5sum: "992ce8a1687cec8c8bd883ec73ca41d1".into(),
-        message_definition: "string data\n".into(),
-        callerid: None,
-        latching: false,
-    });
+        "/chatter",
+        "std_msgs/String",
+        "992ce8a1687cec8c8bd883ec73ca41d1",
+        "string data\n",
+    );
     for i in 0..10 {
         writer
             .write(id, 1_000 + i, &[2, 0, 0, 0, b'h', b'i'])
