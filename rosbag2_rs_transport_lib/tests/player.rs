@@ -1654,6 +1654,8 @@ fn a_read_error_during_burst_ends_playback_with_the_error() {
     while !player.is_playing() && !handle.is_finished() {
         std::thread::yield_now();
     }
+    // Served only once the bag is open and the playback thread runs.
+    player.play_next().unwrap();
     // Another process cuts the file short while it is played: an error no reader can skip.
     let file = rosbag2_rs_storage::storage_files_in(&uri)
         .unwrap()

@@ -133,6 +133,8 @@ struct Control {
     /// A seek past the end: playback is complete.
     finish: AtomicBool,
     playing: AtomicBool,
+    /// Why the last playback ended when it failed: the refusal of requests it left unserved.
+    failure: Mutex<Option<String>>,
     /// Bag time of the last published message.
     position: AtomicI64,
     published: AtomicU64,
@@ -325,6 +327,7 @@ impl Player {
             stop: AtomicBool::new(false),
             finish: AtomicBool::new(false),
             playing: AtomicBool::new(false),
+            failure: Mutex::new(None),
             position: AtomicI64::new(bag_start),
             published: AtomicU64::new(0),
             clock_changes: crossbeam_channel::bounded(1),
@@ -864,9 +867,36 @@ impl Core {
         }
         let _ = self.control.requests.0.send(request);
         self.clock.wakeup();
-        answer.recv_timeout(ANSWER_TIMEOUT).map_err(|_| {
-            PlayerError::Refused("playback ended before the request was served".into())
-        })
+        let give_up = std::time::Instant::now() + ANSWER_TIMEOUT;
+        loop {
+            match answer.recv_timeout(WAIT_REAL.min(ANSWER_TIMEOUT)) {
+                Ok(answer) => return Ok(answer),
+                // The playback ended between the check above and the send: nobody else will
+                // take the request from the queue.
+                Err(_) if !self.control.playing.load(Ordering::SeqCst) => {
+                    self.refuse_queued_requests()
+                }
+                Err(_) if std::time::Instant::now() >= give_up => {
+                    return Err(PlayerError::Refused(
+                        "playback ended before the request was served".into(),
+                    ))
+                }
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// Answers the requests no playback will serve: with the failure that ended the last
+    /// playback, or as refused because playback ended.
+    fn refuse_queued_requests(&self) {
+        let failure = self.control.failure.lock().clone();
+        let refusal = || PlayerError::Refused(failure.clone().unwrap_or("playback ended".into()));
+        while let Ok(request) = self.control.requests.1.try_recv() {
+            match request {
+                Request::PlayNext(answer) => drop(answer.send(Err(refusal()))),
+                Request::Burst(_, answer) => drop(answer.send(Err(refusal()))),
+            }
+        }
     }
 
     /// The played topics offered as latched (transient local), with their history depth.

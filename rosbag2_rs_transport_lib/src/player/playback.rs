@@ -17,21 +17,21 @@ use super::{
     Core, PlaySpan, PlaybackEnd, PlaybackSummary, PlayerError, Reposition, Request, WAIT, WAIT_REAL,
 };
 
-/// Clears the playing flag however playback ends, and refuses requests left in the queue.
-struct PlayingGuard<'a>(&'a Core);
+/// Clears the playing flag however playback ends, and refuses requests left in the queue
+/// (naming the failure when one ended the playback).
+struct PlayingGuard<'a> {
+    core: &'a Core,
+    failure: Option<String>,
+}
 
 impl Drop for PlayingGuard<'_> {
     fn drop(&mut self) {
+        let control = &self.core.control;
+        *control.failure.lock() = self.failure.take();
         // The stop that ended this playback is spent; the next playback starts afresh.
-        self.0.control.stop.store(false, Ordering::SeqCst);
-        self.0.control.playing.store(false, Ordering::SeqCst);
-        while let Ok(request) = self.0.control.requests.1.try_recv() {
-            let ended = || PlayerError::Refused("playback ended".into());
-            match request {
-                Request::PlayNext(answer) => drop(answer.send(Err(ended()))),
-                Request::Burst(_, answer) => drop(answer.send(Err(ended()))),
-            }
-        }
+        control.stop.store(false, Ordering::SeqCst);
+        control.playing.store(false, Ordering::SeqCst);
+        self.core.refuse_queued_requests();
     }
 }
 
@@ -61,9 +61,21 @@ impl Core {
         if self.control.playing.swap(true, Ordering::SeqCst) {
             return Err(PlayerError::Refused("already playing".into()));
         }
+        let mut playing = PlayingGuard {
+            core: self,
+            failure: None,
+        };
+        let result = self.play_while_playing(span);
+        if let Err(e) = &result {
+            playing.failure = Some(format!("playback failed: {}", crate::error_chain::Chain(e)));
+        }
+        result
+    }
+
+    /// [`play`](Self::play) once the playing flag is set.
+    fn play_while_playing(&self, span: PlaySpan) -> Result<PlaybackSummary, PlayerError> {
         // A stop requested before this call (a signal or `stop` request right after the node
         // appeared) is kept: this playback ends at once.
-        let _playing = PlayingGuard(self);
         self.control.finish.store(false, Ordering::SeqCst);
         self.control.published.store(0, Ordering::SeqCst);
         let mut reader = match self.reader.lock().take() {
