@@ -9,6 +9,7 @@ venv's Python inside a private network namespace)."""
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -1113,3 +1114,70 @@ def test_our_rcl_players_services_answer_while_a_burst_runs(tmp_path, ros):
         assert answered.result().paused is True
     finally:
         ours.kill()
+
+
+
+def test_a_stop_during_an_rclpy_flood_closes_a_bag_with_every_message_counted(tmp_path, ros):
+    """`~/stop` while an rclpy node publishes as fast as it can (tens of kHz): every message the
+    recorder counted as received is in the closed bag, in publishing order without a gap, and the
+    publisher went on publishing through the stop."""
+    from rosbag2_interfaces.srv import Stop
+    script = '''
+import sys, time, rclpy
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+from rclpy.serialization import serialize_message
+rclpy.init()
+node = rclpy.create_node('flood')
+qos = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
+pub = node.create_publisher(String, '/flood', qos)
+while pub.get_subscription_count() == 0:
+    time.sleep(0.01)
+count, start = 0, time.monotonic()
+try:
+    while True:
+        try:
+            pub.publish(serialize_message(String(data=str(count))))
+        except rclpy._rclpy_pybind11.RCLError:
+            # The writer's history stayed full for its max_blocking_time (a reader still being
+            # discovered does not acknowledge): this message was not sent, send it again.
+            continue
+        count += 1
+        if count % 20000 == 0:
+            print(count, flush=True)
+except KeyboardInterrupt:
+    pass
+print(f'published {count} at {count / (time.monotonic() - start):.0f} Hz', flush=True)
+'''
+    peer = ros(76)
+    out = tmp_path / 'flood'
+    ours = recorder('--topics', '/flood', '-o', out, domain=76)
+    flood = subprocess.Popen([sys.executable, '-c', script], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, 'ROS_DOMAIN_ID': '76'})
+    lines = []
+    reading = threading.Thread(target=lambda: lines.extend(flood.stdout), daemon=True)
+    reading.start()
+    try:
+        ours.wait_for_line(START_LINE)
+        wait_until(lambda: len(lines) >= 2, 'the flood under way')
+        stopped = peer.call(Stop, '/rosbag2_recorder/stop')
+        assert stopped.return_code == 0, stopped.error_string
+        # The flood goes on after the stop: the stop was not between two bursts.
+        after = len(lines)
+        wait_until(lambda: len(lines) > after, 'the flood going on after the stop')
+        flood.send_signal(signal.SIGINT)
+        flood.wait(timeout=TIMEOUT)
+        reading.join(timeout=5)
+        err = ours.finish(interrupt=True)
+    finally:
+        flood.kill()
+        ours.kill()
+    print(lines[-1])
+    counted = re.search(r'/flood: received (\d+), written (\d+), dropped (\d+)', err)
+    assert counted, err
+    received, written, dropped = map(int, counted.groups())
+    with Reader(out) as reader:
+        recorded = [int(deserialize_message(bytes(d), String).data) for _, _, d in reader.messages()]
+    print(f'received {received}, written {written}, in the bag {len(recorded)}')
+    assert dropped == 0 and received == written == len(recorded) > 0, err
+    assert recorded == list(range(recorded[0], recorded[0] + len(recorded)))
