@@ -102,6 +102,8 @@ for f in play record; do
   test -f "$ws/install/rosbag2_rs_transport/share/rosbag2_rs_transport/launch/$f.launch.py" \
     || { echo "colcon did not install launch/$f.launch.py"; exit 1; }
 done
+test -f "$ws/install/rosbag2_rs_transport/share/rosbag2_rs_transport/config/fastdds_short_heartbeat.xml" \
+  || { echo "colcon did not install config/fastdds_short_heartbeat.xml"; exit 1; }
 
 # colcon built without the optional backends: the binaries the interop tests run have them.
 cargo build --release -q -p ros2bag_rs_cli -p rosbag2_rs_transport --bins "${features[@]}"

@@ -37,6 +37,9 @@ namespace rtps = fdds_compat::rtps;
 using fdds_compat::Duration;
 using fdds_compat::ok;
 
+// Our writers' heartbeat period (sent only while a reader has not acknowledged everything).
+constexpr uint32_t HEARTBEAT_PERIOD_NS = 50'000'000;
+
 namespace
 {
 
@@ -635,6 +638,10 @@ fdds_writer * fdds_writer_new(
         fdd::ASYNCHRONOUS_PUBLISH_MODE : fdd::SYNCHRONOUS_PUBLISH_MODE;
       qos.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
       qos.data_sharing().off();
+      // A sample a reader missed (a full shared-memory port while a large burst is written)
+      // is sent again at the writer's next heartbeat: Fast DDS's default of 3 s made a service
+      // reply lost that way take 3 s (docs/benchmarks.md, "Player: services while it works").
+      qos.reliable_writer_qos().times.heartbeatPeriod = Duration(0, HEARTBEAT_PERIOD_NS);
     }
     set_qos_common(
       *q, qos.history(), qos.reliability(), qos.durability(), qos.deadline(), qos.lifespan(),
