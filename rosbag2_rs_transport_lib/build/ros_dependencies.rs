@@ -11,6 +11,11 @@ pub const LINKED: &[(&str, &str)] = &[
     ("rosidl_runtime_c", "rosidl_runtime_c"),
 ];
 
+/// The Fast DDS the native Fast DDS backend links in a sourced ROS 2 (the build script takes the
+/// one that ROS 2's rmw_fastrtps_cpp uses), by rosdep key: 2.x (`fastrtps`, up to Jazzy), 3.x
+/// (`fastdds`, from Kilted); `package.xml` declares each under the matching distributions.
+pub const FAST_DDS: &[&str] = &["fastrtps", "fastdds"];
+
 /// Packages whose headers only the bindings read.
 pub const HEADERS_ONLY: &[&str] = &["rosidl_typesupport_introspection_c"];
 

@@ -97,6 +97,9 @@ mod package_manifest {
         for key in linked.clone() {
             assert!(declared(key, &["depend"]), "{key}: linked, not a <depend>");
         }
+        for key in ros_dependencies::FAST_DDS {
+            assert!(declared(key, &["depend"]), "{key}: linked, not a <depend>");
+        }
         for key in ros_dependencies::HEADERS_ONLY
             .iter()
             .chain(ros_dependencies::BUILD_TOOLS)

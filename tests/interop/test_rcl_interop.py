@@ -1181,3 +1181,39 @@ print(f'published {count} at {count / (time.monotonic() - start):.0f} Hz', flush
     print(f'received {received}, written {written}, in the bag {len(recorded)}')
     assert dropped == 0 and received == written == len(recorded) > 0, err
     assert recorded == list(range(recorded[0], recorded[0] + len(recorded)))
+
+
+def declared_ros_dependencies(distro):
+    """The rosdep keys the packages of our nodes declare (any dependency kind), their conditions
+    evaluated for `distro` as rosdep and colcon evaluate them."""
+    import xml.etree.ElementTree as ElementTree
+    root = pathlib.Path(__file__).resolve().parents[2]
+    keys = set()
+    for package in ('rosbag2_rs_transport_lib', 'rosbag2_rs_transport', 'ros2bag_rs_cli'):
+        for element in ElementTree.parse(root / package / 'package.xml').getroot():
+            if not element.tag.endswith('depend'):
+                continue
+            condition = element.get('condition', 'True').replace('$ROS_DISTRO', repr(distro))
+            if eval(condition, {'__builtins__': {}}):
+                keys.add(element.text.strip())
+    return keys
+
+
+def test_every_ros_library_our_nodes_link_is_declared_in_package_xml():
+    """`readelf -d` of the built player and recorder: every library they link that the sourced ROS 2
+    installs (resolved by `ldd` into an AMENT_PREFIX_PATH prefix) is a dependency `package.xml`
+    declares for this distribution, so that `rosdep install --from-paths src` installs it."""
+    prefixes = [pathlib.Path(p).resolve() for p in os.environ['AMENT_PREFIX_PATH'].split(os.pathsep)]
+    declared = declared_ros_dependencies(os.environ['ROS_DISTRO'])
+    for exe in ('player', 'recorder'):
+        path = binary(exe)
+        needed = re.findall(r'\(NEEDED\)\s+Shared library: \[(.+?)\]',
+                            subprocess.run(['readelf', '-d', path], capture_output=True, text=True, check=True).stdout)
+        resolved = dict(re.findall(r'^\s*(\S+) => (/\S+)', subprocess.run(['ldd', path], capture_output=True, text=True,
+                                                                          check=True).stdout, re.M))
+        from_ros = [lib for lib in needed if lib in resolved
+                    and any(pathlib.Path(resolved[lib]).resolve().is_relative_to(p) for p in prefixes)]
+        assert 'librcl.so' in from_ros, (needed, resolved)
+        for lib in from_ros:
+            key = re.match(r'lib(.+?)\.so', lib).group(1)
+            assert key in declared, f'{exe} links {lib} ({resolved[lib]}): {key} is not declared in package.xml'
