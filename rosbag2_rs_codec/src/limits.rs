@@ -98,6 +98,35 @@ pub static EMPTY_ELEMENTS: Limit = Limit::new(
     1 << 20,
 );
 
+/// The budget of fields in a type description from another node, its referenced types' fields
+/// included, before a type is built from it at run time (the rcl backend). ROS 2's largest
+/// messages have a few hundred. Default 10,000, environment variable
+/// `ROSBAG2_RS_MAX_DESCRIPTION_FIELDS`.
+pub static DESCRIPTION_FIELDS: Limit = Limit::new(
+    "fields of a type description from another node",
+    "ROSBAG2_RS_MAX_DESCRIPTION_FIELDS",
+    10_000,
+);
+
+/// The budget of elements of fixed-size arrays in one message of a type described by another
+/// node (arrays of nested types multiplied out): a type built at run time allocates them whole
+/// for every sample. Default 2^24, environment variable `ROSBAG2_RS_MAX_FIXED_ELEMENTS`.
+pub static FIXED_ELEMENTS: Limit = Limit::new(
+    "elements of fixed-size arrays per message of a type from another node",
+    "ROSBAG2_RS_MAX_FIXED_ELEMENTS",
+    1 << 24,
+);
+
+/// The budget of types built at run time from other nodes' descriptions, per process: rcl's
+/// run-time type supports cannot be freed safely (the rcl backend keeps them for the process's
+/// life), so a peer announcing ever new types would grow memory without it. Default 256,
+/// environment variable `ROSBAG2_RS_MAX_RUNTIME_TYPES`.
+pub static RUNTIME_TYPES: Limit = Limit::new(
+    "types built at run time from other nodes' descriptions",
+    "ROSBAG2_RS_MAX_RUNTIME_TYPES",
+    256,
+);
+
 /// A message whose arrays of elements of no wire size claim more than [`EMPTY_ELEMENTS`] in all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("{claimed} elements of no wire size in all, more than the budget of {budget} per message (set {} to raise it)", EMPTY_ELEMENTS.env)]

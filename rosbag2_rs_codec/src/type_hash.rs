@@ -144,6 +144,9 @@ pub struct TypeDescription {
     pub referenced_type_descriptions: Vec<IndividualTypeDescription>,
 }
 
+mod bounds;
+pub use bounds::{DescriptionRefused, MAX_NESTING};
+
 /// `FieldType` ids (`type_description_interfaces/msg/FieldType.msg`) beyond the primitives.
 pub mod field_type_id {
     /// A nested message type.

@@ -26,6 +26,9 @@
 //! | [`EMPTY_ELEMENTS`] | elements of no wire size per decoded or converted message | 2^20 | `ROSBAG2_RS_MAX_EMPTY_ELEMENTS` |
 //! | [`SALVAGE_BYTES`] | payload bytes the SQLite salvage copies out of one file | 4 GiB | `ROSBAG2_RS_MAX_SALVAGE_BYTES` |
 //! | [`IMAGE_PIXELS`] | pixels of one decoded image frame (PNG: `export`, RealSense) | 2^26 (64 Mi: 512 MiB at 8 bytes a pixel; an 8K frame is 33 Mi) | `ROSBAG2_RS_MAX_IMAGE_PIXELS` |
+//! | [`DESCRIPTION_FIELDS`] | fields of a type description from another node (referenced types included), before a type is built from it at run time (rcl backend; also: no type containing itself, nesting at most 32 deep) | 10,000 | `ROSBAG2_RS_MAX_DESCRIPTION_FIELDS` |
+//! | [`FIXED_ELEMENTS`] | elements of fixed-size arrays in one message of such a type (arrays of nested types multiplied out) | 2^24 | `ROSBAG2_RS_MAX_FIXED_ELEMENTS` |
+//! | [`RUNTIME_TYPES`] | types built at run time from other nodes' descriptions, per process (never freed) | 256 | `ROSBAG2_RS_MAX_RUNTIME_TYPES` |
 //! | [`FILE_MODE_BYTES`] | a file-mode `.zstd` bag decompressed to a temporary file | 64 GiB, and the free space of the temporary directory | `ROSBAG2_RS_MAX_FILE_MODE_BYTES` |
 //!
 //! Chunk sizes are far above what recorders write (rosbag2 and `rosbag record` chunks are a
@@ -38,6 +41,8 @@ use std::io::{self, Read};
 pub use rosbag2_rs_codec::limits::{check_len, vec_for, LengthPastEnd};
 /// The budget type, and the codec's budget of elements of no wire size per message.
 pub use rosbag2_rs_codec::limits::{Limit, TooManyElements, EMPTY_ELEMENTS};
+/// The codec's budgets on type descriptions from other nodes.
+pub use rosbag2_rs_codec::limits::{DESCRIPTION_FIELDS, FIXED_ELEMENTS, RUNTIME_TYPES};
 
 /// The cap on one decompressed chunk or message.
 pub static MAX_CHUNK: Limit = Limit::new(

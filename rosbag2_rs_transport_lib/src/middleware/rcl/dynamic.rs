@@ -18,6 +18,7 @@
 use parking_lot::Mutex;
 use std::sync::Arc;
 
+use rosbag2_rs_codec::limits::RUNTIME_TYPES;
 use rosbag2_rs_codec::type_hash::TypeDescription;
 use rosbag2_rs_interfaces::{try_to_cdr, MessageType as _};
 
@@ -45,7 +46,8 @@ pub(crate) fn unverified(rmw: &str) -> Option<TransportError> {
 /// The message rcl converts descriptions from.
 const DESCRIPTION_TYPE: &str = "type_description_interfaces/msg/TypeDescription";
 
-/// Type supports built so far, by type: kept for the process's life (see [`message_type`]).
+/// Type supports built so far, by type: kept for the process's life (see [`message_type`]), at
+/// most [`RUNTIME_TYPES`].
 static BUILT: Mutex<Vec<(String, TypeDescription, Built)>> = Mutex::new(Vec::new());
 
 /// The type support of `type_name` that rcl builds from `description`, with the serialization
@@ -67,6 +69,18 @@ pub(crate) fn message_type(
     let handle = match found {
         Some((_, _, ts)) => ts.handle(),
         None => {
+            // Another node's description: bounded before rcl builds (and keeps) anything of it.
+            description
+                .check_bounds()
+                .map_err(|e| TransportError::Middleware(e.to_string()))?;
+            let budget = RUNTIME_TYPES.get();
+            if built.len() as u64 >= budget {
+                return Err(TransportError::Middleware(format!(
+                    "cannot build a type support of '{type_name}': {budget} types were built \
+                     at run time already, the most allowed (set {} to raise it)",
+                    RUNTIME_TYPES.env
+                )));
+            }
             type Wire = rosbag2_rs_interfaces::type_description_interfaces::msg::TypeDescription;
             let wire = crate::type_description::to_wire(description);
             let cdr = try_to_cdr(&wire).map_err(|e| TransportError::codec(Wire::TYPE_NAME, e))?;
