@@ -272,6 +272,8 @@ pub fn strip_ros_arguments(argv: &[String]) -> Vec<String> {
 enum Rule {
     Remap {
         node: Option<String>,
+        /// `rosservice://`: a rule for service names only.
+        services_only: bool,
         from: String,
         to: String,
     },
@@ -290,6 +292,20 @@ fn node_prefix(lhs: &str) -> (Option<String>, String) {
         Some((node, rest)) if !node.is_empty() => (Some(node.to_string()), rest.to_string()),
         _ => (None, lhs.to_string()),
     }
+}
+
+/// Splits a remap rule's match side, `[node:][rostopic://|rosservice://]name`, into the node it
+/// names, whether it is for service names only, and the name.
+fn remap_target(lhs: &str) -> (Option<String>, bool, String) {
+    for (scheme, services_only) in [("rostopic://", false), ("rosservice://", true)] {
+        if let Some(at) = lhs.find(scheme) {
+            let node = lhs[..at].strip_suffix(':').filter(|n| !n.is_empty());
+            let name = lhs[at + scheme.len()..].to_string();
+            return (node.map(str::to_string), services_only, name);
+        }
+    }
+    let (node, name) = node_prefix(lhs);
+    (node, false, name)
 }
 
 /// The ROS arguments parsed here, as rcl parses them, resolved for the node `node_name`.
@@ -321,12 +337,13 @@ pub fn parse_native(argv: &[String], node_name: &str) -> Result<RosArguments, Ro
                 let (lhs, to) = rule
                     .split_once(":=")
                     .ok_or_else(|| invalid(&rule, "from:=to"))?;
-                let (node, from) = node_prefix(lhs);
+                let (node, services_only, from) = remap_target(lhs);
                 if from.is_empty() || to.is_empty() {
                     return Err(invalid(&rule, "from:=to"));
                 }
                 rules.push(Rule::Remap {
                     node,
+                    services_only,
                     from,
                     to: to.to_string(),
                 });
@@ -378,7 +395,7 @@ pub fn parse_native(argv: &[String], node_name: &str) -> Result<RosArguments, Ro
     // The node's name and namespace: the first rule aimed at it (or at every node) wins.
     let rule_for = |key: &str, name: &str| {
         rules.iter().find_map(|r| match r {
-            Rule::Remap { node, from, to }
+            Rule::Remap { node, from, to, .. }
                 if from == key && node.as_deref().is_none_or(|n| n == name) =>
             {
                 Some(to.clone())
@@ -404,7 +421,13 @@ pub fn parse_native(argv: &[String], node_name: &str) -> Result<RosArguments, Ro
     // wins, as in rcl.
     let mut remaps: Vec<(String, String)> = Vec::new();
     for rule in &rules {
-        if let Rule::Remap { node, from, to } = rule {
+        if let Rule::Remap {
+            node,
+            services_only: false,
+            from,
+            to,
+        } = rule
+        {
             let for_us = node.as_deref().is_none_or(|n| n == node_name);
             let special = matches!(from.as_str(), "__node" | "__name" | "__ns");
             if for_us && !special && !remaps.iter().any(|(f, _)| f == from) {
