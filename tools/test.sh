@@ -148,8 +148,9 @@ test -d "$kilted/ws/lib" || tools/build_ros2_interfaces.sh "$kilted" "$kilted/ws
 step "sourced ROS 2 Jazzy: rcl and native Fast DDS backends, interop with rclpy in a private network namespace"
 tools/test_rcl.sh "$ros2"
 step "sourced ROS 2 Kilted: rcl and native Fast DDS 3 backends, interop with rclpy in a private network namespace"
-# The 200-fresh-clients soak runs on Jazzy only.
-CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted tools/test_rcl.sh "$kilted" \
+# The 200-fresh-clients soak runs on Jazzy only. Jazzy's workspace is installed as colcon installs
+# by default (a prefix per package), Kilted's merged (--merge-install).
+ROSBAG2_RS_MERGE_INSTALL=1 CARGO_TARGET_DIR=$CARGO_TARGET_DIR/kilted tools/test_rcl.sh "$kilted" \
   --deselect tests/interop/test_fastdds_interop.py::test_fresh_rclpy_clients_are_all_answered_while_playing
 # No later step uses the builds of the default target directory.
 prune "$CARGO_TARGET_DIR/debug"

@@ -11,6 +11,9 @@
 #
 #   tools/test_rcl.sh [VENV [PYTEST ARGS...]]   (VENV default: .venv-ros2)
 #
+# ROSBAG2_RS_MERGE_INSTALL=1 builds with `colcon build --merge-install` (one install prefix)
+# instead of colcon's default isolated install (a prefix per package).
+#
 # Intermediate artifacts go to CARGO_BUILD_BUILD_DIR (default: the repository's target/, shared
 # with the builds without ROS 2: only the crates that see rcl are built again).
 set -euo pipefail
@@ -39,15 +42,21 @@ ws=$(mktemp -d)
 trap 'rm -rf "$ws"' EXIT
 start=$SECONDS
 # -DPython3_EXECUTABLE: the wheels' CMake exports name the Python of the image they were built in.
-(cd "$ws" && colcon build --base-paths "$root" \
+merge=()
+if [ "${ROSBAG2_RS_MERGE_INSTALL:-0}" = 1 ]; then merge=(--merge-install); fi
+(cd "$ws" && colcon build "${merge[@]}" --base-paths "$root" \
    --cmake-args -DBUILD_TESTING=OFF "-DPython3_EXECUTABLE=$ros2/bin/python" >"$ws/colcon.log" 2>&1) \
   || { tail -n 60 "$ws/colcon.log"; exit 1; }
-echo "colcon build in the sourced ROS 2 (every package): $((SECONDS - start)) s"
+echo "colcon build ${merge[*]:-(isolated install)} in the sourced ROS 2 (every package): $((SECONDS - start)) s"
 set +u
 # shellcheck disable=SC1091 (colcon-core writes the POSIX sh setup script; colcon-bash, not installed here, the bash one)
 . "$ws/install/local_setup.sh"
 set -u
-bin=$ws/install/rosbag2_rs_transport/lib/rosbag2_rs_transport
+# Where a package's files land: its own prefix, or the one merged prefix.
+prefix() { if [ ${#merge[@]} -gt 0 ]; then echo "$ws/install"; else echo "$ws/install/$1"; fi; }
+bin=$(prefix rosbag2_rs_transport)/lib/rosbag2_rs_transport
+# An overlay holding its own build of one of the sourced ROS 2's libraries.
+mkdir -p "$ws/overlay/lib" && cp -L "$ros2/lib/librcutils.so" "$ws/overlay/lib/"
 for exe in player recorder; do
   # (grep -q on a here-string: under pipefail, a reader that stops early fails its writer.)
   grep -q 'librcl\.so' <<<"$(readelf -d "$bin/$exe")" \
@@ -55,6 +64,11 @@ for exe in player recorder; do
   # A RUNPATH, as ament's nodes have: a DT_RPATH would shadow a sourced overlay's libraries.
   ! grep -q '(RPATH)' <<<"$(readelf -d "$bin/$exe")" \
     || { echo "the installed $exe has a DT_RPATH"; exit 1; }
+  # An overlay's copy of a library the sourced ROS 2 has (its lib/ first on LD_LIBRARY_PATH, as
+  # its setup script puts it) is the one loaded.
+  grep -q "librcutils.so => $ws/overlay/lib/librcutils.so" \
+    <<<"$(LD_LIBRARY_PATH="$ws/overlay/lib:$LD_LIBRARY_PATH" ldd "$bin/$exe")" \
+    || { echo "the installed $exe does not load an overlay's librcutils.so first"; exit 1; }
 done
 # The native Fast DDS backend, built in without a feature flag: the player links Fast DDS itself
 # (not only through rcl's rmw), and the one it finds is the sourced ROS 2's.
@@ -63,7 +77,7 @@ grep -q 'NEEDED.*libfast\(rtps\|dds\)\.so' <<<"$needed" \
   || { echo "the installed player has no native Fast DDS backend"; exit 1; }
 grep -q "$ros2/lib/libfast\(rtps\|dds\)\.so" <<<"$resolved" \
   || { echo "the installed player does not load the sourced ROS 2's Fast DDS"; echo "$resolved"; exit 1; }
-test -d "$ws/install/rosbag2_rs_interfaces/share/rosbag2_rs_interfaces" \
+test -d "$(prefix rosbag2_rs_interfaces)/share/rosbag2_rs_interfaces" \
   || { echo "colcon did not install rosbag2_rs_interfaces"; exit 1; }
 
 # The code only this environment compiles (the rcl backend, the native Fast DDS backend), linted;
@@ -79,7 +93,7 @@ cargo test -q -p rosbag2_rs_transport_lib --test conformance --test exit
 # The installed executables in one directory, as the tests look for them.
 bins=$ws/bins
 mkdir -p "$bins"
-ln -s "$bin/player" "$bin/recorder" "$ws/install/ros2bag_rs_cli/lib/ros2bag_rs_cli/ros2bag-rs" "$bins/"
+ln -s "$bin/player" "$bin/recorder" "$(prefix ros2bag_rs_cli)/lib/ros2bag_rs_cli/ros2bag-rs" "$bins/"
 # The 200-fresh-clients soak of the rclpy suite runs on the native backend only (rcl: 30 clients).
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && exec "$@"' _ \
   env ROSBAG2_RS_BIN_DIR="$bins" ROSBAG2_RS_PROBE="$CARGO_TARGET_DIR/release/examples/dds_probe" \
