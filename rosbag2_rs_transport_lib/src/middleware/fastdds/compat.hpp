@@ -24,11 +24,13 @@
 #include <fastdds/dds/builtin/topic/SubscriptionBuiltinTopicData.hpp>
 #include <fastdds/dds/core/ReturnCode.hpp>
 #include <fastdds/dds/core/Time_t.hpp>
+#include <fastdds/rtps/attributes/WriterAttributes.hpp>
 #include <fastdds/rtps/common/WriteParams.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.hpp>
 #include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.hpp>
 #include <fastdds/utils/IPLocator.hpp>
 #else
+#include <fastdds/rtps/attributes/WriterAttributes.h>
 #include <fastdds/rtps/common/WriteParams.h>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
@@ -46,6 +48,10 @@ using Time = eprosima::fastdds::dds::Time_t;
 using ReturnCode = eprosima::fastdds::dds::ReturnCode_t;
 inline const Duration & time_infinite() {return eprosima::fastdds::dds::c_TimeInfinite;}
 inline bool ok(ReturnCode rc) {return rc == eprosima::fastdds::dds::RETCODE_OK;}
+inline Duration & heartbeat_period(rtps::WriterTimes & t)
+{
+  return t.heartbeat_period;
+}
 #else
 namespace rtps = eprosima::fastrtps::rtps;
 using Duration = eprosima::fastrtps::Duration_t;
@@ -55,6 +61,10 @@ inline const Duration & time_infinite() {return eprosima::fastrtps::c_TimeInfini
 inline bool ok(const ReturnCode & rc) {return rc == ReturnCode::RETCODE_OK;}
 // 2.x's DataWriter::write(data, params) answers a bool.
 inline bool ok(bool written) {return written;}
+inline Duration & heartbeat_period(rtps::WriterTimes & t)
+{
+  return t.heartbeatPeriod;
+}
 #endif
 
 }  // namespace fdds_compat

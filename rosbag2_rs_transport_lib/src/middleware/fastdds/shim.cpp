@@ -641,7 +641,8 @@ fdds_writer * fdds_writer_new(
       // A sample a reader missed (a full shared-memory port while a large burst is written)
       // is sent again at the writer's next heartbeat: Fast DDS's default of 3 s made a service
       // reply lost that way take 3 s (docs/benchmarks.md, "Player: services while it works").
-      qos.reliable_writer_qos().times.heartbeatPeriod = Duration(0, HEARTBEAT_PERIOD_NS);
+      fdds_compat::heartbeat_period(qos.reliable_writer_qos().times) =
+        Duration(0, HEARTBEAT_PERIOD_NS);
     }
     set_qos_common(
       *q, qos.history(), qos.reliability(), qos.durability(), qos.deadline(), qos.lifespan(),
