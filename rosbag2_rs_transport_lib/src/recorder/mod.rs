@@ -25,6 +25,7 @@ mod cache;
 mod discovery;
 mod error;
 mod loss_events;
+mod memory;
 mod options;
 mod rated_publisher;
 mod recording;
@@ -58,6 +59,7 @@ pub use discovery::{
 };
 pub use error::{RecorderError, Result};
 pub use loss_events::MESSAGES_LOST_TOPIC;
+pub use memory::{message_cost, MESSAGE_OVERHEAD};
 pub use options::{
     RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
     DEFAULT_SNAPSHOT_DURATION_NS,

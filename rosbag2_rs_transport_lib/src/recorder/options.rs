@@ -25,7 +25,8 @@ pub const DEFAULT_SNAPSHOT_DURATION_NS: i64 = 10_000_000_000;
 /// least one must be positive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SnapshotLimits {
-    /// Maximum payload bytes kept per topic (0: no limit by size).
+    /// Maximum bytes kept per topic, each message counted at its memory cost
+    /// ([`super::message_cost`]: payload and overhead; 0: no limit by size).
     pub max_bytes_per_topic: u64,
     /// Messages received before now minus this many ns are evicted, on every topic
     /// (non-positive: no limit by duration).
@@ -108,7 +109,8 @@ pub struct RecordOptions {
     pub max_bagfile_size: u64,
     /// Split files at this receive-time span in ns (0: never).
     pub max_bagfile_duration: i64,
-    /// Bytes the cache holds before it drops messages while the disk lags (0: no cache, each
+    /// Bytes the cache holds before it drops messages while the disk lags, each message counted
+    /// at its memory cost ([`super::message_cost`]; 0: no cache, each
     /// message written before its callback returns, as rosbag2 does).
     pub max_cache_size: u64,
     /// Receive-time span in ns of the messages the cache holds while the disk lags, beyond
