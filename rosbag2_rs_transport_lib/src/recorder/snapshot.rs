@@ -403,12 +403,24 @@ mod tests {
                 ring.push(Bytes::from(vec![0u8; len]), i as i64, i as i64);
             }
             let (count, bytes) = buffers.occupancy();
-            assert_eq!(count as u64, limit / message_cost(len), "{len}-byte messages");
-            assert_eq!(bytes, count as u64 * len as u64, "occupancy reports payload bytes");
+            assert_eq!(
+                count as u64,
+                limit / message_cost(len),
+                "{len}-byte messages"
+            );
+            assert_eq!(
+                bytes,
+                count as u64 * len as u64,
+                "occupancy reports payload bytes"
+            );
             assert_eq!(counters.evicted.load(Ordering::Relaxed), n - count as u64);
             let taken = buffers.take(&Selection::default(), n as i64, n as i64);
             assert_eq!(taken[0].queue.len(), count);
-            assert_eq!(ring.state.lock().cost, 0, "what is taken is no longer counted");
+            assert_eq!(
+                ring.state.lock().cost,
+                0,
+                "what is taken is no longer counted"
+            );
         }
     }
 }
