@@ -19,6 +19,7 @@ pub(crate) mod dds_common;
 pub(crate) mod error;
 #[cfg(rosbag2_rs_fastdds)]
 pub(crate) mod fastdds;
+pub(crate) mod guard;
 pub(crate) mod inprocess;
 pub(crate) mod names;
 pub(crate) mod on_graph;
