@@ -74,6 +74,7 @@ impl LossTracker {
     }
 
     /// Publishers tracked now.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.recent.len() + self.older.len()
     }
