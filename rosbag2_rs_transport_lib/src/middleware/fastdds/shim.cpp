@@ -530,10 +530,17 @@ struct fdds_reader : public fdd::DataReaderListener
   bool forgotten = false;
 
   // Takes up to takes_per_round samples and hands each on; true if the round ended with samples
-  // maybe left.
-  bool take_round(fdd::DataReader * r)
+  // maybe left. The listener passes `from_listener`: Fast DDS calls it holding the reader's own
+  // lock, which every take needs, so it must not wait for the take thread (which holds `mutex`
+  // while it takes): when that one is busy with this reader, the reader is only queued again.
+  bool take_round(fdd::DataReader * r, bool from_listener)
   {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
+    if (!from_listener) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      return true;
+    }
     std::vector<uint8_t> buffer;
     fdd::SampleInfo info;
     for (int taken = 0; taken < takes_per_round; ++taken) {
@@ -556,7 +563,7 @@ struct fdds_reader : public fdd::DataReaderListener
 
   void on_data_available(fdd::DataReader * r) override
   {
-    if (take_round(r)) {
+    if (take_round(r, true)) {
       owner->takes.more(this, r);
     }
   }
@@ -604,7 +611,7 @@ void TakeThread::run()
     reader->queued = false;
     busy_ = reader;
     lock.unlock();
-    bool left = reader->take_round(data_reader);
+    bool left = reader->take_round(data_reader, false);
     lock.lock();
     busy_ = nullptr;
     if (left && !reader->forgotten && !reader->queued) {
