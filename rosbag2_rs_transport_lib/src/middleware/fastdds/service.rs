@@ -307,4 +307,26 @@ mod tests {
             0xFFFF_FFFF_0000_0000
         );
     }
+
+    #[test]
+    fn requests_beyond_the_queue_are_dropped_not_queued() {
+        let (tx, rx) = request_queue();
+        let mut callback = request_callback("/s".into(), tx);
+        for i in 0..MAX_QUEUED_REQUESTS as i64 + 100 {
+            callback(Sample {
+                data: &[0, 1, 0, 0],
+                identity: SampleIdentity {
+                    guid: [1; 16],
+                    sequence_number: i,
+                },
+                related: SampleIdentity::default(),
+                source_timestamp: 0,
+            });
+        }
+        let queued: Vec<i64> = rx
+            .try_iter()
+            .map(|RequestParts(r)| r.identity.sequence_number)
+            .collect();
+        assert_eq!(queued, (0..MAX_QUEUED_REQUESTS as i64).collect::<Vec<_>>());
+    }
 }

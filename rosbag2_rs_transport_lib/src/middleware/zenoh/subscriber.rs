@@ -25,7 +25,12 @@ use super::keys::{self, ANY_TYPE_HASH, TYPE_HASH_NOT_SUPPORTED};
 use super::liveliness::{EntityKind, TopicInfo};
 use super::{now_nanos, qos, zenoh_error, Context};
 use crate::middleware::error::Result;
+use crate::middleware::guard::guarded;
 use crate::middleware::{Handle, MessageCallback, ReceivedMessage};
+
+/// Zenoh callbacks (samples, queries) that panicked: caught, counted and logged.
+pub(crate) static CALLBACK_PANICS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
 
 /// How long a transient-local subscription waits for a publisher's cache (rmw_zenoh: forever).
 const HISTORY_QUERY_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -139,45 +144,47 @@ pub fn subscribe(
     let lost_ctx = ctx.clone();
     let topic_name = name.clone();
     let on_sample = move |sample: ::zenoh::sample::Sample| {
-        let recv_timestamp = now_nanos();
-        let attachment = sample
-            .attachment()
-            .map(|a| Attachment::decode(&a.to_bytes()));
-        let data = payload_bytes(sample.payload());
-        let mut state = state.lock();
-        let (callback, tracker) = &mut *state;
-        let mut publisher_gid = None;
-        let send_timestamp = match attachment {
-            Some(Ok(a)) => {
-                publisher_gid = Some(a.source_gid);
-                let forgotten = tracker.forgotten();
-                let lost = tracker.record(a.source_gid, a.sequence_number);
-                if tracker.forgotten() > forgotten && forgotten == 0 {
-                    log::warn!(
+        guarded(&CALLBACK_PANICS, "Zenoh sample callback", || {
+            let recv_timestamp = now_nanos();
+            let attachment = sample
+                .attachment()
+                .map(|a| Attachment::decode(&a.to_bytes()));
+            let data = payload_bytes(sample.payload());
+            let mut state = state.lock();
+            let (callback, tracker) = &mut *state;
+            let mut publisher_gid = None;
+            let send_timestamp = match attachment {
+                Some(Ok(a)) => {
+                    publisher_gid = Some(a.source_gid);
+                    let forgotten = tracker.forgotten();
+                    let lost = tracker.record(a.source_gid, a.sequence_number);
+                    if tracker.forgotten() > forgotten && forgotten == 0 {
+                        log::warn!(
                         "topic '{topic_name}': more than {MAX_TRACKED_PUBLISHERS} publisher GIDs \
                          seen: the least recent are forgotten (their gaps are not counted)"
                     );
+                    }
+                    if lost > 0 {
+                        let mut counts = lost_ctx.lost.lock();
+                        let total = counts.entry(topic_name.clone()).or_default();
+                        *total = total.saturating_add(lost);
+                        drop(counts);
+                        log::warn!("topic '{topic_name}': {lost} messages lost (sequence gap)");
+                    }
+                    Some(a.source_timestamp)
                 }
-                if lost > 0 {
-                    let mut counts = lost_ctx.lost.lock();
-                    let total = counts.entry(topic_name.clone()).or_default();
-                    *total = total.saturating_add(lost);
-                    drop(counts);
-                    log::warn!("topic '{topic_name}': {lost} messages lost (sequence gap)");
+                Some(Err(e)) => {
+                    log::debug!("topic '{topic_name}': {e}");
+                    None
                 }
-                Some(a.source_timestamp)
-            }
-            Some(Err(e)) => {
-                log::debug!("topic '{topic_name}': {e}");
-                None
-            }
-            None => None,
-        };
-        callback(ReceivedMessage {
-            data,
-            recv_timestamp,
-            send_timestamp,
-            publisher_gid,
+                None => None,
+            };
+            callback(ReceivedMessage {
+                data,
+                recv_timestamp,
+                send_timestamp,
+                publisher_gid,
+            });
         });
     };
     let mut builder = ctx.session.declare_subscriber(key.clone()).advanced();
