@@ -5,14 +5,14 @@
 //! slot and its payload's allocation.
 
 /// Bytes every buffered message costs besides its payload: its struct in the buffer (a
-/// `SerializedMessage` or a snapshot entry, at most [`MAX_SLOT`] bytes) with the slack of the
+/// `SerializedMessage` or a snapshot entry, at most 64 bytes) with the slack of the
 /// growing buffer it sits in (up to as much again), and its payload's allocation (the allocator's
 /// header and minimum chunk, or the middleware buffer's owner: 64 bytes with glibc's malloc).
 pub const MESSAGE_OVERHEAD: u64 = 2 * MAX_SLOT + 64;
 
 /// The largest buffer slot [`MESSAGE_OVERHEAD`] allows for (checked by the tests of the
 /// buffers' entry types).
-pub const MAX_SLOT: u64 = 64;
+pub(crate) const MAX_SLOT: u64 = 64;
 
 /// What a message of `payload` bytes costs in memory: the payload (at least 1 byte) and
 /// [`MESSAGE_OVERHEAD`].
