@@ -61,8 +61,9 @@ pub use error::{RecorderError, Result};
 pub use loss_events::MESSAGES_LOST_TOPIC;
 pub use memory::{message_cost, MESSAGE_OVERHEAD};
 pub use options::{
-    RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
-    DEFAULT_SNAPSHOT_DURATION_NS,
+    max_service_buffer_bytes, RecordOptions, SnapshotLimits, SnapshotTrigger,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
+    MAX_POST_TRIGGER_NS, MAX_SERVICE_BUFFER_DURATION_NS,
 };
 pub use rated_publisher::MAX_STATS_RATE;
 pub use schedule::{Schedule, TimeMode};
