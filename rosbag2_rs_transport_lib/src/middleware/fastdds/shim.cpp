@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <pthread.h>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -599,6 +600,8 @@ void TakeThread::forget(fdds_reader * reader)
 
 void TakeThread::run()
 {
+  // Named as ours: it would inherit the name of the Fast DDS thread that started it.
+  pthread_setname_np(pthread_self(), "fastdds-take");
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     wake_.wait(lock, [&] {return stopping_ || !queue_.empty();});
