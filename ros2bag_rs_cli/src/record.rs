@@ -100,7 +100,8 @@ pub struct RecordArgs {
     /// The bag's storage, compression and splitting.
     #[command(flatten)]
     pub writer: WriterArgs,
-    /// Bytes of messages the cache holds while the disk is busy; beyond it messages are dropped
+    /// Bytes of messages the cache holds while the disk is busy (each message counted with a
+    /// 192-byte overhead, at least 1 byte of payload); beyond it messages are dropped
     /// and counted (0: no cache, as in rosbag2: each message is written before the next is
     /// taken, none dropped).
     #[arg(long, default_value_t = DEFAULT_MAX_CACHE_SIZE)]
@@ -142,7 +143,8 @@ pub struct RecordArgs {
     /// is called (and at shutdown).
     #[arg(long, alias = "snapshot-mode")]
     pub snapshot: bool,
-    /// Snapshot mode: bytes buffered per topic (non-positive: no limit by size).
+    /// Snapshot mode: bytes buffered per topic, each message counted with a 192-byte overhead
+    /// (non-positive: no limit by size).
     #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     pub max_buffer_size: Option<i64>,
     /// Snapshot mode: seconds buffered, messages received before now minus this are dropped

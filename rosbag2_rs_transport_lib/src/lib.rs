@@ -63,13 +63,15 @@ pub use player::{
 };
 pub use qos_overrides::load_qos_overrides;
 pub use recorder::{
-    adapt_request_to_offers, is_hidden, is_service_event_topic, service_event_topic, DropCause,
-    RecordOptions, RecordSummary, Recorder, RecorderControl, RecorderError, Schedule,
-    SnapshotLimits, SnapshotTrigger, Throttle, ThrottleLimit, ThrottleLimitError, TimeMode,
-    TopicCounters, TopicPlan, TopicSelection, TopicSummary, DEFAULT_MAX_CACHE_SIZE,
-    DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS, DROPPED_BEFORE_CLOCK_KEY,
-    DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, MAX_STATS_RATE, MESSAGES_LOST_TOPIC,
-    MIN_SUBSCRIPTION_DEPTH, SILENCES_KEY, THROTTLED_MESSAGES_KEY, WRITE_SPLIT_TOPIC,
+    adapt_request_to_offers, is_hidden, is_service_event_topic, max_service_buffer_bytes,
+    message_cost, service_event_topic, DropCause, RecordOptions, RecordSummary, Recorder,
+    RecorderControl, RecorderError, Schedule, SnapshotLimits, SnapshotTrigger, Throttle,
+    ThrottleLimit, ThrottleLimitError, TimeMode, TopicCounters, TopicPlan, TopicSelection,
+    TopicSummary, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
+    DROPPED_BEFORE_CLOCK_KEY, DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, MALFORMED_MESSAGES_KEY,
+    MAX_POST_TRIGGER_NS, MAX_SERVICE_BUFFER_DURATION_NS, MAX_STATS_RATE, MESSAGES_LOST_TOPIC,
+    MESSAGE_OVERHEAD, MIN_SUBSCRIPTION_DEPTH, SILENCES_KEY, THROTTLED_MESSAGES_KEY,
+    WRITE_SPLIT_TOPIC,
 };
 pub use rosout::{rosout_qos, LogOrigin, Rosout, ROSOUT_TOPIC};
 

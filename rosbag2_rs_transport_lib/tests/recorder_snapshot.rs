@@ -41,7 +41,9 @@ fn buffers_keep_the_newest_bytes_per_topic() {
     let talker = bus.node("talker", "/").unwrap();
     let a = publisher(&talker, "/a", INT32);
     let b = publisher(&talker, "/b", INT32);
-    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(350, 0));
+    // Room for three 100-byte messages at what each costs in memory.
+    let limit = 3 * message_cost(100) + 50;
+    let recorder = snapshot_recorder(&bus, dir.path().join("snap"), limits(limit, 0));
     let mut sent_a = Vec::new();
     for i in 0..10 {
         clock.advance(1_000);
@@ -50,7 +52,7 @@ fn buffers_keep_the_newest_bytes_per_topic() {
         sent_a.push(data);
     }
     b.publish(&payload(300, 99)).unwrap();
-    b.publish(&payload(500, 98)).unwrap(); // alone over the limit: evicted too
+    b.publish(&payload(1000, 98)).unwrap(); // alone over the limit: evicted too
     assert_eq!(recorder.snapshot_occupancy().unwrap(), (3, 300));
     let bag = recorder.snapshot().unwrap().unwrap();
     let messages = read_bag(&bag);
@@ -233,16 +235,18 @@ fn limits_change_at_runtime_and_clear_empties_the_buffers() {
             .success
     };
     let set_memory = |memory: f64| memory_client(&memory_srv, memory);
+    // What two 100-byte messages cost in memory.
+    let two = 2 * message_cost(100);
     assert!(set_duration(4.0));
     assert_eq!(recorder.snapshot_occupancy().unwrap(), (5, 500));
-    assert!(set_memory(200.0));
+    assert!(set_memory(two as f64));
     assert_eq!(recorder.snapshot_occupancy().unwrap(), (2, 200));
     // A non-positive limit disables its axis, as long as the other one limits.
     assert!(set_duration(-1.0), "memory still limits");
-    assert_eq!(recorder.snapshot_limits().unwrap(), limits(200, 0));
+    assert_eq!(recorder.snapshot_limits().unwrap(), limits(two, 0));
     assert!(!set_memory(0.0), "both off: refused");
     assert!(!set_memory(-5.0), "both off: refused");
-    assert_eq!(recorder.snapshot_limits().unwrap(), limits(200, 0));
+    assert_eq!(recorder.snapshot_limits().unwrap(), limits(two, 0));
     assert!(set_duration(3.0));
     assert!(set_memory(-5.0), "duration limits: memory off");
     assert_eq!(
@@ -250,10 +254,17 @@ fn limits_change_at_runtime_and_clear_empties_the_buffers() {
         limits(0, 3_000_000_000)
     );
     assert!(!set_duration(0.0), "both off: refused");
+    // Absurd values are refused (services answer any peer) and change nothing.
+    assert!(!set_memory(1e18), "more than the physical memory");
+    assert!(!set_duration(1e12), "more than a day");
+    assert_eq!(
+        recorder.snapshot_limits().unwrap(),
+        limits(0, 3_000_000_000)
+    );
     assert!(!set_duration(f64::NAN));
-    assert!(set_memory(200.0));
+    assert!(set_memory(two as f64));
     assert!(set_duration(0.0));
-    assert_eq!(recorder.snapshot_limits().unwrap(), limits(200, 0));
+    assert_eq!(recorder.snapshot_limits().unwrap(), limits(two, 0));
     let r = clear.call(&ClearBufferRequest::default(), T).unwrap();
     assert!(r.success);
     assert_eq!(recorder.snapshot_occupancy().unwrap(), (0, 0));

@@ -80,3 +80,12 @@ class Cli:
 @pytest.fixture(scope='session')
 def cli():
     return Cli()
+
+
+def memory_kib(pid, field='VmHWM'):
+    """A process's memory from /proc/<pid>/status in KiB: `VmHWM`, its peak resident set so far
+    (or `VmRSS`, the current one)."""
+    for line in pathlib.Path(f'/proc/{pid}/status').read_text().splitlines():
+        if line.startswith(f'{field}:'):
+            return int(line.split()[1])
+    raise AssertionError(f'no {field} for process {pid}')

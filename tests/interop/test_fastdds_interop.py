@@ -28,7 +28,7 @@ from rosbags.rosbag2 import Reader, StoragePlugin, Writer  # noqa: E402
 from sensor_msgs.msg import Image  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from conftest import ament_prefix_without, binary  # noqa: E402
+from conftest import ament_prefix_without, binary, memory_kib  # noqa: E402
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
@@ -639,3 +639,68 @@ def test_rclpy_reads_our_players_parameters_as_ros2_param_does_and_its_lines_on_
         assert line.function.startswith('rosbag2_rs_transport_lib') and line.line > 0
     finally:
         ours.kill()
+
+
+# What the recorder may grow by (peak RSS, KiB) under the flood below.
+FLOOD_GROWTH_KIB = 12 * 1024
+
+
+def test_a_flood_of_short_samples_from_rclpy_is_recorded_as_it_arrives_while_services_answer(tmp_path, ros, backend):
+    """Issue 48: an rclpy publisher on Fast DDS sends serialized samples of 1 and 3 bytes as fast
+    as it goes (rmw_fastrtps refuses an empty one, and Fast DDS pads each to a 4-byte payload: a
+    bare encapsulation header, which is what arrives). The recorder's services answer throughout
+    (the shim takes bounded rounds, the rest on its take thread, never waiting inside a Fast DDS
+    listener), it ends on SIGINT, its peak RSS stays bounded, and everything it reports as written
+    is in the bag, the valid messages after the flood included."""
+    if backend != 'native':
+        pytest.skip('the native Fast DDS backend\'s take rounds (rcl bounds its own: its unit tests)')
+    peer = ros(57, 'flooder')
+    qos = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
+    pub = peer.node.create_publisher(String, '/flood', qos)
+    out = tmp_path / 'rec'
+    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--topics', '/flood',
+                                 '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env=ours_env(57))
+    valid = [string_cdr(f'valid {i}') for i in range(200)]
+    count = 100_000
+    latencies = []
+    try:
+        deadline = time.monotonic() + 20
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert pub.get_subscription_count() > 0, 'the recorder did not subscribe'
+        time.sleep(0.3)
+        for data in valid[:100]:
+            pub.publish(data)
+        assert peer.call(IsPaused, '/rosbag2_recorder/is_paused').paused is False
+        time.sleep(1.0)
+        before = memory_kib(recorder.pid)
+        short = [b'\x00', b'\x00\x01\x00']
+        started = time.monotonic()
+        for i in range(count):
+            pub.publish(short[i % 2])
+            if i % 10_000 == 0:
+                t = time.monotonic()
+                assert peer.call(IsPaused, '/rosbag2_recorder/is_paused', timeout=30).paused is False
+                latencies.append(time.monotonic() - t)
+        rate = count / (time.monotonic() - started)
+        for data in valid[100:]:
+            pub.publish(data)
+        time.sleep(2.0)
+        assert peer.call(IsPaused, '/rosbag2_recorder/is_paused', timeout=30).paused is False
+        peak = memory_kib(recorder.pid)
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        _, err = recorder.communicate(timeout=60)
+    assert 'panicked' not in err, err
+    with Reader(out) as reader:
+        got = [bytes(data) for _, _, data in reader.messages()]
+    print(f'{count} short samples from rclpy at {rate:.0f}/s ({len(got) - len(valid)} arrived): recorder peak RSS '
+          f'{peak} KiB, {before} KiB before the flood (+{peak - before} KiB, bound +{FLOOD_GROWTH_KIB}); '
+          f'is_paused answered {len(latencies)} times during it, slowest {max(latencies) * 1e3:.1f} ms')
+    def padded(g, v):  # Fast DDS pads a payload to 4 bytes
+        return g[:len(v)] == v and len(g) - len(v) < 4 and not any(g[len(v):])
+    assert len(got) >= 200 and all(map(padded, got[:100] + got[-100:], valid)), f'{len(got)} recorded'
+    assert set(got[100:-100]) <= {b'\x00\x00\x00\x00', b'\x00\x01\x00\x00'}, 'only what was sent, padded'
+    assert f'/flood: received {len(got)}, written {len(got)}, dropped 0' in err, err[-2000:]
+    assert peak - before < FLOOD_GROWTH_KIB, f'the recorder grew by {peak - before} KiB'

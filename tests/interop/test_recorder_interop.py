@@ -21,9 +21,9 @@ from rosbags.interfaces import MessageDefinitionFormat
 from rosbags.rosbag2 import Reader
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-from conftest import CYCLONE, binary
-from ros_dds import (RELIABLE, Clock, Header, Image, ServiceClient, String, Time, only_in_private_network,
-                     refuse_real_interfaces)
+from conftest import CYCLONE, binary, memory_kib
+from ros_dds import (RELIABLE, RELIABLE_ALL, SERVICES, Clock, Header, Image, ServiceClient, String, Time,
+                     only_in_private_network, refuse_real_interfaces)
 from ros_dds import wait_matched as matched
 from test_dds_interop import same_cdr
 
@@ -530,3 +530,132 @@ def test_a_type_known_only_from_its_xtypes_type_object_is_recorded_with_its_defi
     assert digest == store.hash_rihs01('custom_msgs/msg/Reading')
     out = cli.run('cat', bag, '--topics', '/reading').stdout
     assert 'label: r4' in out or "label: 'r4'" in out, out[:2000]
+
+
+# What the recorder may grow by (peak RSS, KiB) under the floods below.
+FLOOD_GROWTH_KIB = 12 * 1024
+
+
+def test_a_flood_of_the_smallest_messages_is_recorded_whole_while_services_keep_answering(tmp_path):
+    """Issue 48: a writer as fast as Python goes sends the smallest `String` (9 bytes): the
+    recorder's services answer throughout (the dispatcher takes a bounded round per reader), its
+    peak RSS stays bounded, and every message it reports as written is in the bag.
+    (Samples too short for their encapsulation cannot be sent from Python `cyclonedds`, which
+    checks every sample against its type: test_zenoh_interop.py floods those.)"""
+    bag = tmp_path / 'bag'
+    rec = Recorder(45, tmp_path / 'recorder.log', '--topics', '/flood', '-o', bag)
+    dp = DomainParticipant(45)
+    # Keep-all reliable on both sides: every sample reaches the recorder.
+    flood = DataWriter(dp, Topic(dp, 'rt/flood', String), qos=RELIABLE_ALL)
+    is_paused = ServiceClient(dp, 'rosbag2_recorder', 'is_paused')
+    wait_matched(flood, '/flood')
+    is_paused.wait()
+    time.sleep(0.5)
+    for i in range(100):
+        flood.write(String(data=str(i)))
+    assert is_paused.call().paused is False
+    time.sleep(1.0)
+    before = memory_kib(rec.proc.pid)
+    smallest, _ = preserialized(String(data=''))
+    count = 200_000
+    done = threading.Event()
+
+    def write_flood():
+        try:
+            for _ in range(count):
+                flood.write(smallest)
+        finally:
+            done.set()
+    writer = threading.Thread(target=write_flood)
+    started = time.monotonic()
+    writer.start()
+    latencies = []
+    while not done.is_set():
+        t = time.monotonic()
+        assert is_paused.call(timeout=30).paused is False
+        latencies.append(time.monotonic() - t)
+        time.sleep(0.05)
+    writer.join()
+    rate = count / (time.monotonic() - started)
+    time.sleep(2.0)  # reliable delivery of the last samples
+    peak = memory_kib(rec.proc.pid)
+    code, err = rec.stop()
+    assert code == 0, err
+    latencies.sort()
+    print(f'{count} 9-byte messages at {rate:.0f}/s: recorder peak RSS {peak} KiB, {before} KiB before the flood '
+          f'(+{peak - before} KiB, bound +{FLOOD_GROWTH_KIB}); is_paused answered {len(latencies)} times during '
+          f'it, slowest {latencies[-1] * 1e3:.1f} ms')
+    total = count + 100
+    assert len(read_bag(bag)) == total, err[-2000:]
+    assert f'/flood: received {total}, written {total}, dropped 0' in err, err[-2000:]
+    assert latencies, 'the services were called during the flood'
+    assert peak - before < FLOOD_GROWTH_KIB, f'the recorder grew by {peak - before} KiB'
+
+
+def test_unanswerable_requests_and_absurd_arguments_are_bounded_and_refused_naming_the_field(tmp_path):
+    """Issue 48: 10^5 requests from a writer with no reply reader (each reply would wait 5 s for
+    the client's reader) keep at most 256 replies waiting: peak RSS stays bounded and a real
+    client is still answered; snapshot control arguments beyond their documented maximum are
+    refused, the error naming the field, and change nothing."""
+    prefix = tmp_path / 'snap'
+    rec = Recorder(46, tmp_path / 'recorder.log', '--snapshot', '--max-buffer-duration', '10',
+                   '--topics', '/chatter', '-o', prefix)
+    dp = DomainParticipant(46)
+    chatter = DataWriter(dp, Topic(dp, 'rt/chatter', String), qos=RELIABLE)
+    trigger = ServiceClient(dp, 'rosbag2_recorder', 'snapshot/trigger')
+    memory = ServiceClient(dp, 'rosbag2_recorder', 'snapshot/memory')
+    duration = ServiceClient(dp, 'rosbag2_recorder', 'snapshot/duration')
+    is_paused = ServiceClient(dp, 'rosbag2_recorder', 'is_paused')
+    request_type, _ = SERVICES['is_paused']
+    # A requester whose participant has no reply reader: its replies can never be delivered.
+    lone = DomainParticipant(46)
+    unanswerable = DataWriter(lone, Topic(lone, 'rq/rosbag2_recorder/is_pausedRequest', request_type),
+                              qos=RELIABLE_ALL)
+    for client in (trigger, memory, duration, is_paused):
+        client.wait()
+    wait_matched(chatter, '/chatter')
+    wait_matched(unanswerable, 'the is_paused requests')
+    for i in range(50):
+        chatter.write(String(data=f'{i}'))
+    assert is_paused.call().paused is False
+    time.sleep(1.0)
+    before = memory_kib(rec.proc.pid)
+    count = 100_000
+    for i in range(count):
+        unanswerable.write(request_type(client_id=7, sequence_number=i + 1, structure_needs_at_least_one_member=0))
+        if i % 20_000 == 0:
+            assert is_paused.call(timeout=30).paused is False
+    assert is_paused.call(timeout=30).paused is False
+    time.sleep(1.0)
+    peak = memory_kib(rec.proc.pid)
+
+    def refused(client, field, **request):
+        reply = client.call(timeout=30, **request)
+        assert reply.success is False, f'{request} was accepted'
+        if hasattr(reply, 'message'):
+            assert field in reply.message and 'out of range' in reply.message, reply.message
+    zero = Time(sec=0, nanosec=0)
+    refused(trigger, 'post_trigger_seconds', filename='', topics=[], start_time=zero, stop_time=zero,
+            post_trigger_seconds=1e12)
+    refused(trigger, 'post_trigger_seconds', filename='', topics=[], start_time=zero, stop_time=zero,
+            post_trigger_seconds=3600.5)
+    refused(memory, 'memory', memory=1e18)
+    refused(duration, 'duration', duration=1e12)
+    # Nothing changed: a plain trigger writes the buffered messages.
+    reply = trigger.call(timeout=30, filename='after', topics=[], start_time=zero, stop_time=zero,
+                         post_trigger_seconds=0.0)
+    assert reply.success, reply.message
+    deadline = time.monotonic() + 20
+    while not (tmp_path / 'after' / 'metadata.yaml').exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    code, err = rec.stop()
+    assert code == 0, err
+    print(f'{count} requests without a reply reader: recorder peak RSS {peak} KiB, {before} KiB before '
+          f'(+{peak - before} KiB, bound +{FLOOD_GROWTH_KIB})')
+    for field in ('post_trigger_seconds 1000000000000 is out of range', 'memory 1000000000000000000 is out of range',
+                  'duration 1000000000000 is out of range'):
+        assert field in err, err[-3000:]
+    assert len(read_bag(tmp_path / 'after')) == 50
+    # The replies beyond the 256 waiting were sent at once, unwaited, and counted.
+    assert "replies sent before their client's reader was matched (256 were waiting)" in err, err[-3000:]
+    assert peak - before < FLOOD_GROWTH_KIB, f'the recorder grew by {peak - before} KiB'

@@ -18,7 +18,7 @@ import zenoh
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 
 import rmw_zenoh_peer as rz
-from conftest import binary
+from conftest import binary, memory_kib
 
 
 def private_network() -> bool:
@@ -502,3 +502,66 @@ def test_malformed_requests_are_refused_while_the_player_keeps_serving(tmp_path,
         except subprocess.TimeoutExpired:
             player.kill()
     assert player.returncode == 0
+
+
+# What the recorder may grow by (peak RSS, KiB) while a peer floods it with samples that hold no
+# message from a million distinct publisher GIDs: its loss tracker keeps 2 x 1024 GIDs at most
+# (unbounded, a million GIDs took ~50 MB more).
+FLOOD_GROWTH_KIB = 16 * 1024
+FLOOD_GIDS = int(os.environ.get('ROSBAG2_RS_FLOOD_GIDS', 1_000_000))
+IS_RECORDER_PAUSED = ('/rosbag2_recorder/is_paused', 'rosbag2_interfaces/srv/IsPaused')
+
+
+def test_a_flood_of_short_samples_from_a_million_gids_is_counted_never_recorded_and_bounded(tmp_path, typestore, node):
+    """Issue 48: samples of 0 and 3 bytes (too short for a CDR encapsulation header), each from a
+    new publisher GID, are counted as malformed and not recorded; the recorder's loss tracker stays
+    bounded (peak RSS) and its services answer throughout; the valid messages are all recorded."""
+    String = typestore.types['std_msgs/msg/String']
+    # Reliable keep-all: rmw_zenoh blocks rather than drops, so every sample arrives.
+    flood = node.publisher('/flood', 'std_msgs/msg/String', rz.STRING_HASH, history=rz.KEEP_ALL)
+    recorder = ros2bag('record', '--disable-keyboard-controls', '--topics', '/flood', '-o', tmp_path / 'rec',
+                       '--polling-interval', '50')
+    client_gid = rz.gid('flood test client')
+    calls = iter(range(1, 1_000_000))
+    latencies = []
+
+    def is_paused():
+        started = time.monotonic()
+        payload, _ = node.call(*IS_RECORDER_PAUSED, SOME_HASH, EMPTY, next(calls), client_gid, timeout=30)
+        latencies.append(time.monotonic() - started)
+        assert payload[4] == 0, 'the recorder is recording'
+    try:
+        wait_until(lambda: [e for _, e in tokens_of(node, 'MS', '/flood') if e['node'] == 'rosbag2_recorder'],
+                   what='the recorder subscribing to /flood')
+        wait_until(lambda: tokens_of(node, 'SS', IS_RECORDER_PAUSED[0]), what='the recorder\'s services')
+        valid = [bytes(typestore.serialize_cdr(String(data=f'valid {i}'), 'std_msgs/msg/String')) for i in range(200)]
+        for data in valid[:100]:
+            flood.publish(data)
+        is_paused()
+        time.sleep(1.0)
+        before = memory_kib(recorder.pid)
+        started = time.monotonic()
+        for i in range(FLOOD_GIDS):
+            flood.pub.put(b'' if i % 2 else b'\x00\x01\x00',
+                          attachment=rz.encode_attachment(1, T0, i.to_bytes(16, 'little')))
+            if i % 50_000 == 0:
+                is_paused()
+        rate = FLOOD_GIDS / (time.monotonic() - started)
+        for data in valid[100:]:
+            flood.publish(data)
+        is_paused()  # answered after every sample before it on the same session
+        time.sleep(1.0)
+        peak = memory_kib(recorder.pid)
+        err = interrupt(recorder)
+    finally:
+        if recorder.poll() is None:
+            recorder.kill()
+    print(f'{FLOOD_GIDS} short samples from distinct GIDs at {rate:.0f}/s: recorder peak RSS {peak} KiB, '
+          f'{before} KiB before the flood (+{peak - before} KiB, bound +{FLOOD_GROWTH_KIB}); '
+          f'is_paused answered {len(latencies)} times, slowest {max(latencies) * 1e3:.1f} ms')
+    assert read_bag(tmp_path / 'rec') == {'/flood': valid}
+    assert f'/flood: received {len(valid)}, written {len(valid)}, dropped 0' in err, err
+    assert f'malformed (too short for their encapsulation) {FLOOD_GIDS}' in err, err
+    meta = YAML(typ="safe").load((tmp_path / 'rec' / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    assert meta['custom_data'].get('malformed_messages:/flood') == str(FLOOD_GIDS), meta['custom_data']
+    assert peak - before < FLOOD_GROWTH_KIB, f'the recorder grew by {peak - before} KiB'

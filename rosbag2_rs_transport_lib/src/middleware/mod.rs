@@ -19,6 +19,7 @@ pub(crate) mod dds_common;
 pub(crate) mod error;
 #[cfg(rosbag2_rs_fastdds)]
 pub(crate) mod fastdds;
+pub(crate) mod guard;
 pub(crate) mod inprocess;
 pub(crate) mod names;
 pub(crate) mod on_graph;
@@ -282,6 +283,17 @@ pub(crate) const WRITER_LINGER: Duration = Duration::from_secs(1);
 /// answered) keeps delivering what it owes: replies still waiting for their client's reader and
 /// the acknowledgement of those sent. Every backend waits at most this long.
 pub(crate) const REPLY_FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The fewest bytes a serialized message has: its CDR encapsulation header.
+pub const MIN_MESSAGE_LEN: usize = 4;
+
+/// Whether a received sample is too short for its CDR encapsulation header (fewer than
+/// [`MIN_MESSAGE_LEN`] bytes): no message at all, whatever the backend delivered it. The
+/// recorder counts such samples as malformed and never records them (every backend's samples
+/// pass through it; the rcl backend also skips them at the take).
+pub fn too_short_for_encapsulation(data: &[u8]) -> bool {
+    data.len() < MIN_MESSAGE_LEN
+}
 
 /// Rejects bytes without a CDR encapsulation header.
 pub(crate) fn check_payload(data: &[u8]) -> Result<()> {

@@ -3,8 +3,10 @@
 //! Subscription callbacks push into the primary buffer under a short lock and return; they never
 //! wait on the disk. The writer thread swaps the primary buffer with its own (empty) one and
 //! writes the full one to the [`BagWriter`] outside the lock, releasing each message's bytes as
-//! it is written. `max_cache_size` bounds the bytes of both buffers together (plus the one
-//! message an empty primary buffer always takes), and `max_cache_duration` (rosbag2 Lyrical)
+//! it is written. `max_cache_size` bounds the memory of both buffers together (plus the one
+//! message an empty primary buffer always takes), each message counted at what it costs
+//! ([`message_cost`]: its payload, at least 1 byte, and a per-message overhead, so that a flood
+//! of empty or tiny samples fills the cache as memory really grows), and `max_cache_duration` (rosbag2 Lyrical)
 //! the receive-time span of the primary buffer, which only fills while the writer is busy: when
 //! either is reached, new messages are dropped and counted per topic. A `max_cache_size` of 0
 //! leaves only the duration bound; with neither, there is no cache, as in rosbag2: each callback
@@ -27,6 +29,7 @@ use parking_lot::{Condvar, Mutex};
 use rosbag2_rs_storage::{BagMetadata, BagWriter, SerializedMessage};
 
 use super::error::{RecorderError, Result};
+use super::memory::message_cost;
 use super::schedule::ScheduleSlot;
 use super::stats::{DropCause, TopicCounters, TopicRegistry};
 
@@ -42,7 +45,8 @@ pub(crate) enum Command {
 #[derive(Default)]
 struct CacheState {
     primary: Vec<SerializedMessage>,
-    /// Payload bytes in both buffers: the primary one and what the writer has not written yet.
+    /// What the messages in both buffers cost ([`message_cost`]): the primary one and what the
+    /// writer has not written yet.
     bytes: u64,
     /// Commands, each with the number of messages in `primary` when it was queued.
     commands: Vec<(usize, Command)>,
@@ -65,7 +69,8 @@ pub(crate) struct MessageCache {
 }
 
 impl MessageCache {
-    /// A cache that holds up to `max_bytes` of payload (0: no bound by size) and messages
+    /// A cache that holds messages costing up to `max_bytes` ([`message_cost`]; 0: no bound by
+    /// size) and messages
     /// received within `max_duration_ns` (non-positive: no bound by time) while the writer is
     /// busy; with neither bound, no cache: [`push`](Self::push) returns once the message is
     /// written.
@@ -83,11 +88,11 @@ impl MessageCache {
         self.max_bytes == 0 && self.max_duration_ns == 0
     }
 
-    /// Whether `message` finds the cache full: its bytes beyond the size bound, or its receive
+    /// Whether `message` finds the cache full: its cost beyond the size bound, or its receive
     /// time beyond the duration bound after the oldest message waiting. An empty cache takes any
     /// message, so that one larger than the bound is recorded too.
     fn is_full(&self, state: &CacheState, message: &SerializedMessage) -> bool {
-        let len = message.data.len() as u64;
+        let len = message_cost(message.data.len());
         let too_big = self.max_bytes > 0
             && state.bytes > 0
             && state.bytes.saturating_add(len) > self.max_bytes;
@@ -103,7 +108,7 @@ impl MessageCache {
     /// has written (or dropped) it. Returns false (and counts nothing) once the cache is closed,
     /// for a message that raced with the end of the recording.
     pub fn push(&self, message: SerializedMessage, counters: &TopicCounters) -> bool {
-        let len = message.data.len() as u64;
+        let len = message_cost(message.data.len());
         let mut state = self.state.lock();
         if state.closed {
             return false;
@@ -160,7 +165,8 @@ impl MessageCache {
         self.state.lock().drop_cause
     }
 
-    /// Gives back the bytes of `count` messages the writer is done with (written or dropped).
+    /// Gives back the cost ([`message_cost`]) of `count` messages the writer is done with
+    /// (written or dropped).
     fn release(&self, bytes: u64, count: u64) {
         let mut state = self.state.lock();
         state.bytes = state.bytes.saturating_sub(bytes);
@@ -355,7 +361,7 @@ impl WriterLoop {
                     writer.split()?;
                 }
                 writer.write(message)?;
-                self.cache.release(message.data.len() as u64, 1);
+                self.cache.release(message_cost(message.data.len()), 1);
                 if let Some(counters) = self.created.get(&message.topic) {
                     TopicCounters::add(&counters.written, 1);
                 }
@@ -382,7 +388,7 @@ impl WriterLoop {
     /// Counts messages that will not be written as dropped and releases their bytes.
     fn count_dropped(&self, messages: &[SerializedMessage]) {
         self.cache.release(
-            messages.iter().map(|m| m.data.len() as u64).sum(),
+            messages.iter().map(|m| message_cost(m.data.len())).sum(),
             messages.len() as u64,
         );
         let counters: HashMap<Arc<str>, Arc<TopicCounters>> = self
@@ -500,7 +506,7 @@ mod tests {
         }
         // Taken by the writer but not yet written: the callback is still waiting.
         assert!(pushed.try_recv().is_err());
-        cache.release(10, 1);
+        cache.release(message_cost(10), 1);
         assert!(pushed.recv_timeout(Duration::from_secs(60)).unwrap());
         assert_eq!(pusher.join().unwrap(), 0, "nothing dropped");
     }
@@ -529,7 +535,8 @@ mod tests {
 
     #[test]
     fn the_bound_covers_what_the_writer_holds_until_it_is_written() {
-        let cache = MessageCache::new(250, 0);
+        // Room for two 100-byte messages, not three.
+        let cache = MessageCache::new(message_cost(100) * 5 / 2, 0);
         let counters = TopicCounters::default();
         let dropped = || counters.dropped.load(Ordering::Relaxed);
         cache.push(message(1000), &counters); // an empty cache takes any message
@@ -538,26 +545,40 @@ mod tests {
         assert_eq!(held.len(), 1);
         cache.push(message(100), &counters);
         assert_eq!(dropped(), 1, "the writer still holds 1000 bytes");
-        cache.release(1000, 1);
+        cache.release(message_cost(1000), 1);
         for _ in 0..3 {
             cache.push(message(100), &counters);
         }
-        assert_eq!(
-            dropped(),
-            2,
-            "200 of 250 bytes taken, the third 100 does not fit"
-        );
+        assert_eq!(dropped(), 2, "two messages taken, the third does not fit");
         let mut batch = Vec::new();
         cache.take(&mut batch);
         assert_eq!(batch.len(), 2, "the writer gets the full buffer");
         cache.push(message(100), &counters);
         assert_eq!(dropped(), 3, "taken but not yet written: still counted");
-        cache.release(200, 1);
+        cache.release(message_cost(100) * 2, 2);
         cache.push(message(100), &counters);
         assert_eq!(dropped(), 3, "written: room again");
         cache.state.lock().failed = Some(Arc::new(RecorderError::WriterStopped("test writer")));
         cache.push(message(1), &counters);
         assert_eq!(dropped(), 4);
+    }
+
+    /// Empty and 4-byte samples cost memory as they are buffered: a flood of them fills the
+    /// cache at its bound (a payload-only count let empty ones in without end).
+    #[test]
+    fn a_flood_of_empty_or_tiny_messages_fills_the_cache_at_its_bound() {
+        for len in [0, 4] {
+            let bound = 1 << 20;
+            let cache = MessageCache::new(bound, 0);
+            let counters = TopicCounters::default();
+            for _ in 0..100_000 {
+                cache.push(message(len), &counters);
+            }
+            let kept = cache.state.lock().primary.len() as u64;
+            assert_eq!(kept, bound / message_cost(len), "{len}-byte messages");
+            assert_eq!(counters.dropped.load(Ordering::Relaxed), 100_000 - kept);
+            assert!(cache.state.lock().bytes <= bound);
+        }
     }
 
     #[test]

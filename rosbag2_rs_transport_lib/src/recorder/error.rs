@@ -41,6 +41,17 @@ pub enum RecorderError {
     /// enough free space); the buffers are kept.
     #[error("cannot write a snapshot: {0}")]
     SnapshotOutput(String),
+    /// A request's argument beyond what the recorder accepts (service requests come from any
+    /// peer); names the request field.
+    #[error("{field} {value} is out of range: {allowed}")]
+    OutOfRange {
+        /// The request field, as the service type names it.
+        field: &'static str,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        allowed: String,
+    },
     /// A writer thread is gone (it panicked, or the recorder is stopping).
     #[error("the {0} has stopped")]
     WriterStopped(&'static str),

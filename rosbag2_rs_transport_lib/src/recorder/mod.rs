@@ -25,6 +25,7 @@ mod cache;
 mod discovery;
 mod error;
 mod loss_events;
+mod memory;
 mod options;
 mod rated_publisher;
 mod recording;
@@ -58,16 +59,19 @@ pub use discovery::{
 };
 pub use error::{RecorderError, Result};
 pub use loss_events::MESSAGES_LOST_TOPIC;
+pub use memory::{message_cost, MESSAGE_OVERHEAD};
 pub use options::{
-    RecordOptions, SnapshotLimits, SnapshotTrigger, DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
-    DEFAULT_SNAPSHOT_DURATION_NS,
+    max_service_buffer_bytes, RecordOptions, SnapshotLimits, SnapshotTrigger,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
+    MAX_POST_TRIGGER_NS, MAX_SERVICE_BUFFER_DURATION_NS,
 };
 pub use rated_publisher::MAX_STATS_RATE;
 pub use schedule::{Schedule, TimeMode};
 pub use statistics::STATISTICS_TOPIC;
 pub use stats::{
     DropCause, RecordSummary, TopicCounters, TopicSummary, DROPPED_BEFORE_CLOCK_KEY,
-    DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, SILENCES_KEY, THROTTLED_MESSAGES_KEY,
+    DROPPED_MESSAGES_KEY, LOST_MESSAGES_KEY, MALFORMED_MESSAGES_KEY, SILENCES_KEY,
+    THROTTLED_MESSAGES_KEY,
 };
 pub use throttle::{Throttle, ThrottleLimit, ThrottleLimitError};
 
@@ -519,6 +523,14 @@ impl Recorder {
                     t.lost
                 );
             }
+        }
+        for t in summary.topics.iter().filter(|t| t.malformed > 0) {
+            log::warn!(
+                "topic '{}': {} malformed samples (too short for their CDR encapsulation \
+                 header) not recorded",
+                t.topic,
+                t.malformed
+            );
         }
         for t in summary.topics.iter().filter(|t| t.dropped > 0) {
             log::warn!(
@@ -1117,13 +1129,28 @@ impl Inner {
             None => deliver,
         };
         let deliver = self.gate(plan.name.clone(), deliver);
+        let malformed = counters.clone();
         let target = Arc::new(Target { deliver, counters });
         let (paused, resume, time) = (
             self.paused.clone(),
             self.scheduled_resume.clone(),
             self.time.clone(),
         );
+        let topic = plan.name.clone();
         let callback: MessageCallback = Box::new(move |m: ReceivedMessage| {
+            // A sample too short for its encapsulation header holds no message, whatever the
+            // backend: counted, never recorded.
+            if crate::middleware::too_short_for_encapsulation(&m.data) {
+                if malformed.malformed.fetch_add(1, Ordering::Relaxed) == 0 {
+                    log::warn!(
+                        "topic '{topic}': a sample of {} bytes, too short for its CDR \
+                         encapsulation header: not recorded (such samples are counted as \
+                         malformed)",
+                        m.data.len()
+                    );
+                }
+                return;
+            }
             // Paused: only a message that may be due for a scheduled resume is stamped.
             if !paused.load(Ordering::Relaxed) || resume.is_pending() {
                 time.deliver(m, &target);

@@ -25,7 +25,8 @@ pub const DEFAULT_SNAPSHOT_DURATION_NS: i64 = 10_000_000_000;
 /// least one must be positive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SnapshotLimits {
-    /// Maximum payload bytes kept per topic (0: no limit by size).
+    /// Maximum bytes kept per topic, each message counted at its memory cost
+    /// ([`super::message_cost`]: payload and overhead; 0: no limit by size).
     pub max_bytes_per_topic: u64,
     /// Messages received before now minus this many ns are evicted, on every topic
     /// (non-positive: no limit by duration).
@@ -61,6 +62,29 @@ impl SnapshotLimits {
     }
 }
 
+/// The longest post-trigger tail a snapshot trigger may ask for (1 hour): the tail is held from
+/// time eviction while it is recorded.
+pub const MAX_POST_TRIGGER_NS: i64 = 3600 * 1_000_000_000;
+
+/// The longest buffer duration the `snapshot/duration` service accepts (1 day).
+pub const MAX_SERVICE_BUFFER_DURATION_NS: i64 = 24 * 3600 * 1_000_000_000;
+
+/// The most bytes per topic the `snapshot/memory` service accepts: the machine's physical
+/// memory (1 TiB where it cannot be read).
+pub fn max_service_buffer_bytes() -> u64 {
+    // SAFETY: sysconf only reads system values.
+    let (pages, page_size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    match (u64::try_from(pages), u64::try_from(page_size)) {
+        (Ok(p), Ok(s)) if p > 0 && s > 0 => p.saturating_mul(s),
+        _ => 1 << 40,
+    }
+}
+
 /// What a snapshot trigger asks for (rosbag_snapshot's `TriggerSnapshot`, plus a tail). The
 /// default is the plain trigger: everything buffered, to the timestamped default name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -81,8 +105,15 @@ pub struct SnapshotTrigger {
 }
 
 impl SnapshotTrigger {
-    /// Checks the window.
+    /// Checks the window and the post-trigger tail (at most [`MAX_POST_TRIGGER_NS`]).
     pub fn validate(&self) -> Result<()> {
+        if self.post_trigger_ns > MAX_POST_TRIGGER_NS {
+            return Err(RecorderError::OutOfRange {
+                field: "post_trigger_seconds",
+                value: format!("{}", self.post_trigger_ns as f64 / 1e9),
+                allowed: format!("at most {} s", MAX_POST_TRIGGER_NS / 1_000_000_000),
+            });
+        }
         if let (Some(start), Some(stop)) = (self.start_time, self.stop_time) {
             if stop < start {
                 return Err(RecorderError::InvalidOptions(format!(
@@ -108,7 +139,8 @@ pub struct RecordOptions {
     pub max_bagfile_size: u64,
     /// Split files at this receive-time span in ns (0: never).
     pub max_bagfile_duration: i64,
-    /// Bytes the cache holds before it drops messages while the disk lags (0: no cache, each
+    /// Bytes the cache holds before it drops messages while the disk lags, each message counted
+    /// at its memory cost ([`super::message_cost`]; 0: no cache, each
     /// message written before its callback returns, as rosbag2 does).
     pub max_cache_size: u64,
     /// Receive-time span in ns of the messages the cache holds while the disk lags, beyond

@@ -309,6 +309,14 @@ pub(crate) fn snapshot_request(req: &TriggerSnapshotRequest) -> super::Result<Sn
         (ns != 0).then_some(ns)
     };
     let post = req.post_trigger_seconds;
+    let max = super::options::MAX_POST_TRIGGER_NS as f64 / 1e9;
+    if post > max {
+        return Err(super::RecorderError::OutOfRange {
+            field: "post_trigger_seconds",
+            value: post.to_string(),
+            allowed: format!("at most {max} s"),
+        });
+    }
     let post_trigger_ns = if post > 0.0 {
         rosbag2_rs_clock::Duration::from_secs_f64(post)
             .map_err(|_| {
@@ -353,4 +361,37 @@ fn reply_trigger(inner: &Inner, req: TriggerSnapshotRequest) -> TriggerSnapshotR
         }
     };
     TriggerSnapshotResponse { success, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_post_trigger_time_beyond_an_hour_is_refused_naming_the_field() {
+        let request = |post_trigger_seconds| TriggerSnapshotRequest {
+            post_trigger_seconds,
+            ..Default::default()
+        };
+        for absurd in [3600.5, 1e12, f64::INFINITY] {
+            let e = snapshot_request(&request(absurd)).unwrap_err().to_string();
+            assert!(
+                e.contains("post_trigger_seconds") && e.contains("at most 3600 s"),
+                "{e}"
+            );
+        }
+        let ok = snapshot_request(&request(3600.0)).unwrap();
+        assert_eq!(
+            ok.post_trigger_ns,
+            super::super::options::MAX_POST_TRIGGER_NS
+        );
+        let e = SnapshotTrigger {
+            post_trigger_ns: i64::MAX,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("post_trigger_seconds"), "{e}");
+    }
 }

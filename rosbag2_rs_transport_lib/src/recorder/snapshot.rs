@@ -1,5 +1,7 @@
 //! The snapshot mode's buffers, as rosbag2's snapshot mode keeps them: one per topic, bounded
-//! by payload bytes per topic and by time, oldest evicted first. The time bound is
+//! by bytes per topic and by time, oldest evicted first. The byte bound counts what each message
+//! costs in memory ([`message_cost`]: its payload, at least 1 byte, and a per-message
+//! overhead), so that a flood of empty or tiny samples is bounded as memory really grows. The time bound is
 //! `now() - max_duration` on every topic: a message received before it is evicted, also on a
 //! topic that has gone quiet (its buffer is trimmed to the recorder's clock at every trigger).
 //! A non-positive limit disables its axis.
@@ -17,6 +19,7 @@ use bytes::Bytes;
 use parking_lot::Mutex;
 use rosbag2_rs_storage::SerializedMessage;
 
+use super::memory::message_cost;
 use super::options::SnapshotLimits;
 use super::ring::ChunkedQueue;
 use super::stats::TopicCounters;
@@ -32,7 +35,10 @@ pub(crate) struct Entry {
 #[derive(Debug, Default)]
 struct RingState {
     queue: ChunkedQueue<Entry>,
+    /// Payload bytes buffered (what a snapshot writes).
     bytes: u64,
+    /// What the buffered messages cost in memory ([`message_cost`]): the byte limit's measure.
+    cost: u64,
     /// Transient-local topics: the newest message that left the buffer.
     latched: Option<Entry>,
 }
@@ -83,6 +89,7 @@ impl TopicRing {
         let limits = self.limits.get();
         let mut state = self.state.lock();
         state.bytes += data.len() as u64;
+        state.cost += message_cost(data.len());
         state.queue.push_back(Entry {
             data,
             recv_timestamp,
@@ -110,6 +117,7 @@ impl TopicRing {
         {
             if let Some(entry) = state.queue.pop_front() {
                 state.bytes -= entry.data.len() as u64;
+                state.cost -= message_cost(entry.data.len());
                 taken.push_back(entry);
             }
         }
@@ -130,12 +138,12 @@ impl TopicRing {
     }
 }
 
-/// Evicts oldest entries while over the byte limit or received before `now - max_duration`
-/// (and not after `hold_after`); returns how many.
+/// Evicts oldest entries while their cost is over the byte limit or they were received before
+/// `now - max_duration` (and not after `hold_after`); returns how many.
 fn evict(state: &mut RingState, limits: EvictionLimits, now: i64, keep_latched: bool) -> u64 {
     let mut evicted = 0;
     while let Some(oldest) = state.queue.front() {
-        let over_bytes = limits.max_bytes > 0 && state.bytes > limits.max_bytes;
+        let over_bytes = limits.max_bytes > 0 && state.cost > limits.max_bytes;
         let over_time = limits.max_duration > 0
             && oldest.recv_timestamp < now.saturating_sub(limits.max_duration)
             && oldest.recv_timestamp <= limits.hold_after;
@@ -143,6 +151,7 @@ fn evict(state: &mut RingState, limits: EvictionLimits, now: i64, keep_latched: 
             break;
         }
         state.bytes -= oldest.data.len() as u64;
+        state.cost -= message_cost(oldest.data.len());
         if let Some(entry) = state.queue.pop_front() {
             if keep_latched {
                 state.latched = Some(entry);
@@ -364,4 +373,54 @@ pub(crate) fn into_messages(
     }
     messages.sort_by_key(|m| m.recv_timestamp);
     (messages, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::memory::MAX_SLOT;
+    use super::*;
+
+    fn buffers(max_bytes_per_topic: u64) -> (SnapshotBuffers, Arc<TopicRing>, Arc<TopicCounters>) {
+        let buffers = SnapshotBuffers::new(SnapshotLimits {
+            max_bytes_per_topic,
+            max_duration_ns: 0,
+        });
+        let counters = Arc::new(TopicCounters::default());
+        let ring = buffers.add_topic(Arc::from("/t"), counters.clone(), false);
+        (buffers, ring, counters)
+    }
+
+    /// Empty and 4-byte samples fill the byte limit as memory grows: the buffer keeps what the
+    /// limit pays for and evicts the rest (a payload-only count kept every empty one).
+    #[test]
+    fn a_flood_of_empty_or_tiny_messages_is_bounded_by_the_byte_limit() {
+        assert!(std::mem::size_of::<Entry>() as u64 <= MAX_SLOT);
+        for len in [0usize, 4] {
+            let limit = 1 << 20;
+            let (buffers, ring, counters) = buffers(limit);
+            let n = 100_000u64;
+            for i in 0..n {
+                ring.push(Bytes::from(vec![0u8; len]), i as i64, i as i64);
+            }
+            let (count, bytes) = buffers.occupancy();
+            assert_eq!(
+                count as u64,
+                limit / message_cost(len),
+                "{len}-byte messages"
+            );
+            assert_eq!(
+                bytes,
+                count as u64 * len as u64,
+                "occupancy reports payload bytes"
+            );
+            assert_eq!(counters.evicted.load(Ordering::Relaxed), n - count as u64);
+            let taken = buffers.take(&Selection::default(), n as i64, n as i64);
+            assert_eq!(taken[0].queue.len(), count);
+            assert_eq!(
+                ring.state.lock().cost,
+                0,
+                "what is taken is no longer counted"
+            );
+        }
+    }
 }

@@ -7,10 +7,15 @@ use std::sync::atomic::Ordering;
 
 use crossbeam_channel::Sender;
 
+use super::options::{max_service_buffer_bytes, MAX_SERVICE_BUFFER_DURATION_NS};
 use super::snapshot::{Selection, SnapshotBuffers, Taken};
 use super::snapshot_writer::{check_output, SnapshotJob};
 use super::{Inner, RecorderError, Result, Sink, SnapshotLimits, SnapshotTrigger};
 use crate::middleware::names::expand_name;
+
+/// The most snapshots recording their post-trigger tail at once; a trigger with a tail beyond
+/// them is refused.
+pub const MAX_PENDING_TAILS: usize = 16;
 
 /// A snapshot whose post-trigger tail is still being recorded.
 pub(super) struct PendingSnapshot {
@@ -47,6 +52,11 @@ impl Inner {
             ));
         };
         request.validate()?;
+        if request.post_trigger_ns > 0 && pending.lock().len() >= MAX_PENDING_TAILS {
+            return Err(RecorderError::NotAvailable(format!(
+                "{MAX_PENDING_TAILS} snapshots are already recording their post-trigger tails"
+            )));
+        }
         let node = self.middleware.node();
         let selection = Selection {
             topics: request
@@ -189,12 +199,17 @@ impl Inner {
         }
     }
 
+    /// `snapshot/memory`: bytes per topic, at most [`max_service_buffer_bytes`] (non-positive:
+    /// no limit by size).
     pub(super) fn set_snapshot_memory(&self, memory: f64) -> Result<String> {
         let buffers = self.snapshot_buffers()?;
-        if memory.is_nan() || memory.is_infinite() && memory > 0.0 {
-            return Err(RecorderError::InvalidOptions(format!(
-                "invalid buffer memory {memory}"
-            )));
+        let max = max_service_buffer_bytes();
+        if memory.is_nan() || memory > max as f64 {
+            return Err(RecorderError::OutOfRange {
+                field: "memory",
+                value: memory.to_string(),
+                allowed: format!("at most {max} bytes (the physical memory)"),
+            });
         }
         let max_bytes_per_topic = if memory > 0.0 { memory as u64 } else { 0 };
         let limits = SnapshotLimits {
@@ -208,8 +223,18 @@ impl Inner {
         ))
     }
 
+    /// `snapshot/duration`: seconds, at most [`MAX_SERVICE_BUFFER_DURATION_NS`] (non-positive:
+    /// no limit by time).
     pub(super) fn set_snapshot_duration(&self, seconds: f64) -> Result<String> {
         let buffers = self.snapshot_buffers()?;
+        let max = MAX_SERVICE_BUFFER_DURATION_NS as f64 / 1e9;
+        if seconds > max {
+            return Err(RecorderError::OutOfRange {
+                field: "duration",
+                value: seconds.to_string(),
+                allowed: format!("at most {max} s"),
+            });
+        }
         let invalid =
             || RecorderError::InvalidOptions(format!("invalid buffer duration {seconds} s"));
         let max_duration_ns = if seconds > 0.0 {

@@ -34,6 +34,9 @@ pub struct TopicCounters {
     pub silences: AtomicU64,
     /// Messages left out by the topic's `--throttle` limit (by design, not a loss).
     pub throttled: AtomicU64,
+    /// Samples too short for their CDR encapsulation header: no message, never recorded
+    /// (counted whether or not the recording is paused).
+    pub malformed: AtomicU64,
 }
 
 impl TopicCounters {
@@ -91,13 +94,17 @@ pub const SILENCES_KEY: &str = "silences:";
 /// The `custom_data` key prefix (then the topic name) of the messages a `--throttle` limit left
 /// out.
 pub const THROTTLED_MESSAGES_KEY: &str = "throttled_messages:";
+/// The `custom_data` key prefix (then the topic name) of the samples too short for their CDR
+/// encapsulation header, not recorded.
+pub const MALFORMED_MESSAGES_KEY: &str = "malformed_messages:";
 
 impl TopicRegistry {
     /// The bag's loss and stall counts so far, as `custom_data` entries: per topic, the
     /// messages dropped by the recorder ([`DROPPED_MESSAGES_KEY`]), not recorded before the
     /// first `/clock` ([`DROPPED_BEFORE_CLOCK_KEY`]), lost by the middleware on the way
     /// ([`LOST_MESSAGES_KEY`], from `lost`), left out by a throttle
-    /// ([`THROTTLED_MESSAGES_KEY`]), and the topic's silences ([`SILENCES_KEY`]).
+    /// ([`THROTTLED_MESSAGES_KEY`]), the malformed samples not recorded
+    /// ([`MALFORMED_MESSAGES_KEY`]), and the topic's silences ([`SILENCES_KEY`]).
     /// Only counts above zero are listed: a missing key means none.
     pub fn health_counts(&self, lost: impl Fn(&str) -> u64) -> BTreeMap<String, String> {
         let mut entries = BTreeMap::new();
@@ -120,6 +127,10 @@ impl TopicRegistry {
                 (
                     SILENCES_KEY,
                     topic.counters.silences.load(Ordering::Relaxed),
+                ),
+                (
+                    MALFORMED_MESSAGES_KEY,
+                    topic.counters.malformed.load(Ordering::Relaxed),
                 ),
             ];
             for (key, n) in counts.into_iter().filter(|(_, n)| *n > 0) {
@@ -208,6 +219,8 @@ pub struct TopicSummary {
     /// Messages the middleware lost before they reached the recorder (Zenoh: gaps in the
     /// publishers' sequence numbers); 0 where the middleware cannot tell.
     pub lost: u64,
+    /// Samples too short for their CDR encapsulation header, not recorded.
+    pub malformed: u64,
 }
 
 /// What a recording did, returned by [`super::Recorder::stop`].
@@ -248,6 +261,7 @@ impl RecordSummary {
                 silences: t.counters.silences.load(Ordering::Relaxed),
                 throttled: t.counters.throttled.load(Ordering::Relaxed),
                 lost: 0,
+                malformed: t.counters.malformed.load(Ordering::Relaxed),
             })
             .collect();
         topics.sort_by(|a, b| a.topic.cmp(&b.topic));
@@ -262,6 +276,11 @@ impl RecordSummary {
     /// Total messages the middleware lost on all topics.
     pub fn lost(&self) -> u64 {
         self.topics.iter().map(|t| t.lost).sum()
+    }
+
+    /// Total malformed samples (too short for their encapsulation) on all topics.
+    pub fn malformed(&self) -> u64 {
+        self.topics.iter().map(|t| t.malformed).sum()
     }
 
     /// Total messages written on all topics.
@@ -279,7 +298,7 @@ impl RecordSummary {
         let mut out = String::new();
         for t in &self.topics {
             out.push_str(&format!(
-                "{}: received {}, written {}, dropped {}{}{}{}{}{}{}\n",
+                "{}: received {}, written {}, dropped {}{}{}{}{}{}{}{}\n",
                 t.topic,
                 t.received,
                 t.written,
@@ -314,6 +333,14 @@ impl RecordSummary {
                 },
                 if t.throttled > 0 {
                     format!(", left out by the throttle {}", t.throttled)
+                } else {
+                    String::new()
+                },
+                if t.malformed > 0 {
+                    format!(
+                        ", malformed (too short for their encapsulation) {}",
+                        t.malformed
+                    )
                 } else {
                     String::new()
                 }

@@ -1,9 +1,15 @@
 //! One background thread per node that waits on every reader of the node (a Cyclone waitset
 //! with a read condition per reader), hands each reader's samples to its handler, and runs
 //! periodic work (replies waiting for their client, see [`super::service`]).
+//!
+//! Each handler takes at most [`TAKES_PER_ROUND`] samples per round: a reader with samples left
+//! keeps its read condition triggered, so the next wait returns at once with it and with every
+//! other reader that has samples. A writer faster than the takes cannot hold the thread: the
+//! node's services and its other topics get their turn every round. A handler that panics is
+//! caught, counted and logged; the thread goes on with the others.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,9 +19,13 @@ use parking_lot::Mutex;
 use super::sys::{check, Entity};
 use crate::middleware::error::{Result, TransportError};
 
+/// The most samples a handler takes from its reader in one round of the dispatcher.
+pub const TAKES_PER_ROUND: usize = 256;
+
 /// A reader and what to do with its samples.
 pub trait Drain: Send {
-    /// Takes and handles every available sample.
+    /// Takes and handles the available samples, at most [`TAKES_PER_ROUND`] (the rest wait for
+    /// the next round).
     fn drain(&mut self);
     /// Periodic work (about every dispatcher period).
     fn tick(&mut self) {}
@@ -28,6 +38,14 @@ struct Shared {
     waitset: Entity,
     stop: AtomicBool,
     next: AtomicIsize,
+    /// Handler calls that panicked (caught).
+    panics: AtomicU64,
+}
+
+impl Shared {
+    fn guarded(&self, what: &str, call: impl FnOnce()) {
+        crate::middleware::guard::guarded(&self.panics, &format!("DDS {what} handler"), call);
+    }
 }
 
 /// The dispatcher thread of one node.
@@ -69,6 +87,7 @@ impl Dispatcher {
             waitset,
             stop: AtomicBool::new(false),
             next: AtomicIsize::new(1),
+            panics: AtomicU64::new(0),
         });
         let thread_shared = shared.clone();
         let thread = std::thread::Builder::new()
@@ -99,7 +118,7 @@ impl Dispatcher {
             unsafe { dds_waitset_attach(self.shared.waitset.handle(), condition.handle(), token) };
         check(attached, "cannot watch a DDS reader")?;
         // Samples that arrived before the condition existed trigger it too; drain them now.
-        entry.lock().drain();
+        self.shared.guarded("reader", || entry.lock().drain());
         Ok(Registration {
             shared: self.shared.clone(),
             token,
@@ -128,14 +147,14 @@ fn run(shared: &Shared, period: Duration) {
         for token in &triggered[..(n as usize).min(triggered.len())] {
             let entry = shared.entries.lock().get(token).cloned();
             if let Some(entry) = entry {
-                entry.lock().drain();
+                shared.guarded("reader", || entry.lock().drain());
             }
         }
         if last_tick.elapsed() >= period {
             last_tick = Instant::now();
             let entries: Vec<Entry> = shared.entries.lock().values().cloned().collect();
             for entry in entries {
-                entry.lock().tick();
+                shared.guarded("periodic", || entry.lock().tick());
             }
         }
     }

@@ -150,7 +150,7 @@ impl BuiltinDrain {
 impl Drain for BuiltinDrain {
     fn drain(&mut self) {
         const BATCH: usize = 64;
-        loop {
+        for _ in 0..super::dispatcher::TAKES_PER_ROUND / BATCH {
             let mut samples: [*mut std::os::raw::c_void; BATCH] = [std::ptr::null_mut(); BATCH];
             // SAFETY: plain data.
             let mut infos: [dds_sample_info_t; BATCH] = unsafe { std::mem::zeroed() };
@@ -194,17 +194,14 @@ pub struct DiscoveryInfoDrain {
 
 impl Drain for DiscoveryInfoDrain {
     fn drain(&mut self) {
-        loop {
-            let samples = raw::take(self.reader.handle(), 32);
-            if samples.is_empty() {
-                return;
-            }
-            for sample in samples {
-                match ParticipantEntities::decode(&sample.data) {
-                    Ok(info) => self.graph.participant_info(info),
-                    Err(e) => log::debug!("ignoring a malformed ros_discovery_info sample: {e}"),
-                }
-            }
-        }
+        let graph = &self.graph;
+        raw::take_round(
+            self.reader.handle(),
+            32,
+            |sample| match ParticipantEntities::decode(&sample.data) {
+                Ok(info) => graph.participant_info(info),
+                Err(e) => log::debug!("ignoring a malformed ros_discovery_info sample: {e}"),
+            },
+        );
     }
 }

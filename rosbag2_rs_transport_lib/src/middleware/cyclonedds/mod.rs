@@ -310,21 +310,15 @@ struct SubscriptionDrain {
 
 impl Drain for SubscriptionDrain {
     fn drain(&mut self) {
-        loop {
-            let samples = raw::take(self.reader.handle(), 64);
-            if samples.is_empty() {
-                return;
-            }
-            let recv_timestamp = time::now_nanos();
-            for sample in samples {
-                (self.callback)(ReceivedMessage {
-                    data: sample.data,
-                    recv_timestamp,
-                    send_timestamp: Some(sample.source_timestamp),
-                    publisher_gid: None,
-                });
-            }
-        }
+        let callback = &mut self.callback;
+        raw::take_round(self.reader.handle(), 64, |sample| {
+            callback(ReceivedMessage {
+                data: sample.data,
+                recv_timestamp: time::now_nanos(),
+                send_timestamp: Some(sample.source_timestamp),
+                publisher_gid: None,
+            })
+        });
     }
 }
 

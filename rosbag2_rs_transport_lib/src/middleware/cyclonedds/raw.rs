@@ -9,6 +9,7 @@
 use bytes::Bytes;
 use cyclors::*;
 
+use super::dispatcher::TAKES_PER_ROUND;
 use super::sys::{c_string, check, Entity};
 use crate::middleware::error::{Result, TransportError};
 
@@ -152,6 +153,21 @@ impl Drop for SerdataBytes {
     fn drop(&mut self) {
         // SAFETY: releases the reference taken by ddsi_serdata_to_ser_ref.
         unsafe { ddsi_serdata_to_ser_unref(self.serdata, &self.iov) };
+    }
+}
+
+/// Takes samples from `reader` in batches of up to `batch`, handing each to `handle`, until the
+/// reader has none left or [`TAKES_PER_ROUND`] were taken (the dispatcher comes back for the
+/// rest).
+pub fn take_round(reader: dds_entity_t, batch: usize, mut handle: impl FnMut(Sample)) {
+    let mut taken = 0;
+    while taken < TAKES_PER_ROUND {
+        let samples = take(reader, batch.min(TAKES_PER_ROUND - taken));
+        if samples.is_empty() {
+            return;
+        }
+        taken += samples.len();
+        samples.into_iter().for_each(&mut handle);
     }
 }
 

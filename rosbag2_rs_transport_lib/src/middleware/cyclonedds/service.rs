@@ -5,8 +5,11 @@
 //! (found by the `clientid=` USER_DATA rmw_cyclonedds clients put on both their endpoints, or
 //! else by the client's participant); until then it waits, bounded, without holding up other
 //! requests. Otherwise a client whose reader is discovered a moment after its request would
-//! never get the answer: the race every rmw implementation had to close. A server that goes
-//! away first delivers what it owes (see [`REPLY_FLUSH_TIMEOUT`]).
+//! never get the answer: the race every rmw implementation had to close. At most
+//! [`MAX_WAITING_REPLIES`] replies wait (a peer that sends requests without a reply reader
+//! could queue them without end, each checked every dispatcher period): beyond it the oldest
+//! is sent at once, unwaited, and counted. A server that goes away first delivers what it owes
+//! (see [`REPLY_FLUSH_TIMEOUT`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -28,6 +31,10 @@ const HEADER: usize = 16;
 
 /// How long a reply waits for its client's reply reader to be matched.
 pub const REPLY_MATCH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most replies of one server that wait for their client's reply reader; beyond it the
+/// oldest is sent at once (and counted in [`ServerDrain`]'s log).
+pub const MAX_WAITING_REPLIES: usize = 256;
 
 /// Why a request could not be answered.
 #[derive(Debug, thiserror::Error)]
@@ -120,8 +127,10 @@ pub struct ServerDrain {
     pub writer: RawWriter,
     /// Computes responses.
     pub handler: ServiceHandler,
-    /// Replies waiting for their client.
-    waiting: Vec<PendingReply>,
+    /// Replies waiting for their client (at most [`MAX_WAITING_REPLIES`]).
+    waiting: std::collections::VecDeque<PendingReply>,
+    /// Replies sent before their client's reader was matched because too many were waiting.
+    sent_unwaited: u64,
 }
 
 impl ServerDrain {
@@ -137,7 +146,8 @@ impl ServerDrain {
             reader,
             writer,
             handler,
-            waiting: Vec::new(),
+            waiting: std::collections::VecDeque::new(),
+            sent_unwaited: 0,
         }
     }
 
@@ -185,11 +195,27 @@ impl ServerDrain {
                     self.service
                 )
             }
-            ClientState::NotYet => self.waiting.push(PendingReply {
-                reply,
-                writer_handle,
-                deadline: Instant::now() + REPLY_MATCH_TIMEOUT,
-            }),
+            ClientState::NotYet => {
+                if self.waiting.len() >= MAX_WAITING_REPLIES {
+                    if let Some(oldest) = self.waiting.pop_front() {
+                        self.send(&oldest.reply);
+                        self.sent_unwaited += 1;
+                        if self.sent_unwaited.is_power_of_two() {
+                            log::warn!(
+                                "service '{}': {} replies sent before their client's reader \
+                                 was matched ({MAX_WAITING_REPLIES} were waiting)",
+                                self.service,
+                                self.sent_unwaited
+                            );
+                        }
+                    }
+                }
+                self.waiting.push_back(PendingReply {
+                    reply,
+                    writer_handle,
+                    deadline: Instant::now() + REPLY_MATCH_TIMEOUT,
+                });
+            }
         }
         Ok(())
     }
@@ -197,15 +223,11 @@ impl ServerDrain {
 
 impl Drain for ServerDrain {
     fn drain(&mut self) {
-        loop {
-            let samples = raw::take(self.reader.handle(), 16);
-            if samples.is_empty() {
-                break;
-            }
-            for sample in samples {
-                if let Err(reason) = self.answer(&sample.data, sample.publication_handle) {
-                    log::warn!("service '{}': request refused: {reason}", self.service);
-                }
+        let mut samples = Vec::new();
+        raw::take_round(self.reader.handle(), 16, |s| samples.push(s));
+        for sample in samples {
+            if let Err(reason) = self.answer(&sample.data, sample.publication_handle) {
+                log::warn!("service '{}': request refused: {reason}", self.service);
             }
         }
         self.tick();
@@ -228,7 +250,7 @@ impl Drain for ServerDrain {
                     );
                     self.send(&pending.reply);
                 }
-                ClientState::NotYet => self.waiting.push(pending),
+                ClientState::NotYet => self.waiting.push_back(pending),
             }
         }
     }
@@ -265,19 +287,14 @@ pub struct ReplyDrain {
 
 impl Drain for ReplyDrain {
     fn drain(&mut self) {
-        loop {
-            let samples = raw::take(self.reader.handle(), 16);
-            if samples.is_empty() {
-                return;
-            }
-            for sample in samples {
-                if let Ok((header, response)) = split(&sample.data) {
-                    if let Some(tx) = self.pending.lock().remove(&header) {
-                        let _ = tx.send(response);
-                    }
+        let pending = &self.pending;
+        raw::take_round(self.reader.handle(), 16, |sample| {
+            if let Ok((header, response)) = split(&sample.data) {
+                if let Some(tx) = pending.lock().remove(&header) {
+                    let _ = tx.send(response);
                 }
             }
-        }
+        });
     }
 }
 

@@ -241,13 +241,13 @@ impl Middleware for FastDdsMiddleware {
         let writer = self
             .participant
             .writer(&reply_topic, &reply_type, &service_qos(), "")?;
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = service::request_queue();
         let reader = self.participant.reader(
             &request_topic,
             &request_type,
             &service_qos(),
             "",
-            service::request_callback(tx),
+            service::request_callback(name.clone(), tx),
         )?;
         let announced = self.announcer.add(reader.guid(), false);
         let worker = ServerWorker {

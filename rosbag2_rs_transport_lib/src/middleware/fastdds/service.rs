@@ -25,6 +25,11 @@ use crate::middleware::{RawClient, RequestId, ServiceHandler, REPLY_FLUSH_TIMEOU
 /// reply; a fresh client on a loaded machine may need longer).
 pub const REPLY_MATCH_WAIT: Duration = Duration::from_secs(1);
 
+/// The most requests of one server waiting for its worker; beyond it a request is dropped and
+/// counted (a peer sending requests faster than they are answered, or whose reply reader never
+/// matches so that each waits [`REPLY_MATCH_WAIT`], would otherwise queue them without end).
+pub const MAX_QUEUED_REQUESTS: usize = 256;
+
 /// RTPS entity kinds with this bit are readers (RTPS 9.3.1.2), as rmw_fastrtps tests it.
 const ENTITY_IS_READER: u8 = 0x04;
 
@@ -50,14 +55,31 @@ fn reply_identity(identity: &SampleIdentity, related: &SampleIdentity) -> Sample
     }
 }
 
-/// The request reader's callback: hands requests to the server's worker thread.
-pub fn request_callback(requests: Sender<RequestParts>) -> SampleCallback {
+/// The request queue of a server: at most [`MAX_QUEUED_REQUESTS`] requests wait for its worker.
+pub fn request_queue() -> (Sender<RequestParts>, Receiver<RequestParts>) {
+    crossbeam_channel::bounded(MAX_QUEUED_REQUESTS)
+}
+
+/// The request reader's callback: hands requests to the server's worker thread through
+/// `requests` (from [`request_queue`]); a request that finds the queue full is dropped, counted
+/// and logged (the first, then at every power of two).
+pub fn request_callback(service: String, requests: Sender<RequestParts>) -> SampleCallback {
+    let mut dropped: u64 = 0;
     Box::new(move |sample: Sample<'_>| {
-        let _ = requests.send(RequestParts(Request {
+        let request = RequestParts(Request {
             data: sample.data.to_vec(),
             identity: sample.identity,
             related: sample.related,
-        }));
+        });
+        if let Err(crossbeam_channel::TrySendError::Full(_)) = requests.try_send(request) {
+            dropped += 1;
+            if dropped.is_power_of_two() {
+                log::warn!(
+                    "service {service}: {dropped} requests dropped so far: \
+                     {MAX_QUEUED_REQUESTS} were waiting to be answered"
+                );
+            }
+        }
     })
 }
 
@@ -284,5 +306,27 @@ mod tests {
             SampleIdentity::UNKNOWN_SEQUENCE as u64,
             0xFFFF_FFFF_0000_0000
         );
+    }
+
+    #[test]
+    fn requests_beyond_the_queue_are_dropped_not_queued() {
+        let (tx, rx) = request_queue();
+        let mut callback = request_callback("/s".into(), tx);
+        for i in 0..MAX_QUEUED_REQUESTS as i64 + 100 {
+            callback(Sample {
+                data: &[0, 1, 0, 0],
+                identity: SampleIdentity {
+                    guid: [1; 16],
+                    sequence_number: i,
+                },
+                related: SampleIdentity::default(),
+                source_timestamp: 0,
+            });
+        }
+        let queued: Vec<i64> = rx
+            .try_iter()
+            .map(|RequestParts(r)| r.identity.sequence_number)
+            .collect();
+        assert_eq!(queued, (0..MAX_QUEUED_REQUESTS as i64).collect::<Vec<_>>());
     }
 }

@@ -10,12 +10,15 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <pthread.h>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fastdds/dds/domain/DomainParticipant.hpp>
@@ -389,8 +392,51 @@ private:
 
 }  // namespace
 
+// The most samples a reader takes in one round. A listener call takes one round; a reader with
+// samples left goes to its participant's take thread, which takes a round of each such reader in
+// turn. A writer faster than the takes holds neither Fast DDS's receive thread (the node's service
+// requests and other topics arrive on it) nor the other readers.
+constexpr int takes_per_round = 256;
+
+// The participant's take thread: rounds of takes for the readers whose listener call left
+// samples, in turn. Started when first needed, stopped with the participant.
+class TakeThread
+{
+public:
+  ~TakeThread()
+  {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) {
+      thread_.join();
+    }
+  }
+
+  // `reader` has samples left after a round: it gets another, after the others waiting.
+  void more(fdds_reader * reader, fdd::DataReader * data_reader);
+  // `reader` is going away: it is taken out of the queue, and the thread is done with it when
+  // this returns; it is never queued again.
+  void forget(fdds_reader * reader);
+
+private:
+  void run();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable idle_;
+  std::deque<std::pair<fdds_reader *, fdd::DataReader *>> queue_;
+  fdds_reader * busy_ = nullptr;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
 struct fdds_participant
 {
+  // Declared first: destroyed last, after nothing can queue a reader any more.
+  TakeThread takes;
   fdd::DomainParticipant * participant = nullptr;
   fdd::Publisher * publisher = nullptr;
   fdd::Subscriber * subscriber = nullptr;
@@ -483,13 +529,28 @@ struct fdds_reader : public fdd::DataReaderListener
   void * ctx = nullptr;
   std::mutex mutex;
   bool enabled = true;
+  // Guarded by the take thread's mutex: in its queue; going away (never queued again).
+  bool queued = false;
+  bool forgotten = false;
 
-  void on_data_available(fdd::DataReader * r) override
+  // Takes up to takes_per_round samples and hands each on; true if the round ended with samples
+  // maybe left. The listener passes `from_listener`: Fast DDS calls it holding the reader's own
+  // lock, which every take needs, so it must not wait for the take thread (which holds `mutex`
+  // while it takes): when that one is busy with this reader, the reader is only queued again.
+  bool take_round(fdd::DataReader * r, bool from_listener)
   {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
+    if (!from_listener) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      return true;
+    }
     std::vector<uint8_t> buffer;
     fdd::SampleInfo info;
-    while (enabled && ok(r->take_next_sample(&buffer, &info))) {
+    for (int taken = 0; taken < takes_per_round; ++taken) {
+      if (!enabled || !ok(r->take_next_sample(&buffer, &info))) {
+        return false;
+      }
       if (!info.valid_data) {
         continue;
       }
@@ -501,8 +562,71 @@ struct fdds_reader : public fdd::DataReaderListener
         info.source_timestamp.nanosec();
       on_sample(ctx, buffer.data(), buffer.size(), &identity, &related, stamp);
     }
+    return enabled;
+  }
+
+  void on_data_available(fdd::DataReader * r) override
+  {
+    if (take_round(r, true)) {
+      owner->takes.more(this, r);
+    }
   }
 };
+
+void TakeThread::more(fdds_reader * reader, fdd::DataReader * data_reader)
+{
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (reader->queued || reader->forgotten || stopping_) {
+    return;
+  }
+  reader->queued = true;
+  queue_.emplace_back(reader, data_reader);
+  if (!thread_.joinable()) {
+    thread_ = std::thread([this] {run();});
+  }
+  wake_.notify_one();
+}
+
+void TakeThread::forget(fdds_reader * reader)
+{
+  std::unique_lock<std::mutex> lock(mutex_);
+  reader->forgotten = true;
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    if (it->first == reader) {
+      queue_.erase(it);
+      break;
+    }
+  }
+  reader->queued = false;
+  idle_.wait(lock, [&] {return busy_ != reader;});
+}
+
+void TakeThread::run()
+{
+  // Named as ours: it would inherit the name of the Fast DDS thread that started it.
+  pthread_setname_np(pthread_self(), "fastdds-take");
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [&] {return stopping_ || !queue_.empty();});
+    if (stopping_) {
+      return;
+    }
+    fdds_reader * reader = queue_.front().first;
+    fdd::DataReader * data_reader = queue_.front().second;
+    queue_.pop_front();
+    reader->queued = false;
+    busy_ = reader;
+    lock.unlock();
+    bool left = reader->take_round(data_reader, false);
+    lock.lock();
+    busy_ = nullptr;
+    if (left && !reader->forgotten && !reader->queued) {
+      reader->queued = true;
+      queue_.emplace_back(reader, data_reader);
+    }
+    idle_.notify_all();
+  }
+}
 
 extern "C" {
 
@@ -789,6 +913,7 @@ void fdds_reader_delete(fdds_reader * r)
     std::lock_guard<std::mutex> lock(r->mutex);
     r->enabled = false;
   }
+  r->owner->takes.forget(r);
   r->reader->set_listener(nullptr);
   r->owner->subscriber->delete_datareader(r->reader);
   delete r;

@@ -2,11 +2,13 @@
 //! writers and readers that delete them when dropped.
 
 use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::middleware::dds_common::Guid;
 use crate::middleware::error::{Result, TransportError};
+use crate::middleware::guard::guarded;
 use crate::middleware::on_graph::OnGraph;
 
 /// `fdds_sample_identity`: an RTPS sample identity.
@@ -164,21 +166,30 @@ pub trait DiscoveryListener: Send + Sync {
     fn participant_gone(&self, guid: Guid);
 }
 
+/// Callbacks from the shim that panicked (caught: a panic must not unwind into C++, which
+/// aborts the process).
+pub static CALLBACK_PANICS: AtomicU64 = AtomicU64::new(0);
+
 unsafe extern "C" fn on_endpoint(ctx: *mut c_void, event: *const RawEndpointEvent) {
-    // SAFETY: ctx is the `Box<Arc<dyn DiscoveryListener>>` the participant owns, alive until the
-    // shim stops calling (fdds_participant_delete); event is valid during the call.
-    let listener = unsafe { &*(ctx as *const Arc<dyn DiscoveryListener>) };
-    // SAFETY: as above.
-    listener.endpoint(unsafe { &*event });
+    guarded(&CALLBACK_PANICS, "Fast DDS discovery callback", || {
+        // SAFETY: ctx is the `Box<Arc<dyn DiscoveryListener>>` the participant owns, alive
+        // until the shim stops calling (fdds_participant_delete); event is valid during the
+        // call.
+        let listener = unsafe { &*(ctx as *const Arc<dyn DiscoveryListener>) };
+        // SAFETY: as above.
+        listener.endpoint(unsafe { &*event });
+    });
 }
 
 unsafe extern "C" fn on_participant_gone(ctx: *mut c_void, guid: *const u8) {
-    // SAFETY: as in on_endpoint; guid points to 16 bytes.
-    let listener = unsafe { &*(ctx as *const Arc<dyn DiscoveryListener>) };
-    let mut out = Guid::default();
-    // SAFETY: as above.
-    out.copy_from_slice(unsafe { std::slice::from_raw_parts(guid, 16) });
-    listener.participant_gone(out);
+    guarded(&CALLBACK_PANICS, "Fast DDS discovery callback", || {
+        // SAFETY: as in on_endpoint; guid points to 16 bytes.
+        let listener = unsafe { &*(ctx as *const Arc<dyn DiscoveryListener>) };
+        let mut out = Guid::default();
+        // SAFETY: as above.
+        out.copy_from_slice(unsafe { std::slice::from_raw_parts(guid, 16) });
+        listener.participant_gone(out);
+    });
 }
 
 /// The text of a C string from the shim.
@@ -425,22 +436,25 @@ unsafe extern "C" fn on_sample(
     related: *const SampleIdentity,
     source_timestamp: i64,
 ) {
-    // SAFETY: ctx is the reader's callback box, called one at a time (the shim holds the
-    // reader's lock) and alive until the reader is deleted; the pointers are valid for the call.
-    let callback = unsafe { &mut *(ctx as *mut SampleCallback) };
-    let data = if data.is_null() {
-        &[][..]
-    } else {
+    guarded(&CALLBACK_PANICS, "Fast DDS sample callback", || {
+        // SAFETY: ctx is the reader's callback box, called one at a time (the shim holds the
+        // reader's lock) and alive until the reader is deleted; the pointers are valid for the
+        // call.
+        let callback = unsafe { &mut *(ctx as *mut SampleCallback) };
+        let data = if data.is_null() || len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: as above.
+            unsafe { std::slice::from_raw_parts(data, len) }
+        };
         // SAFETY: as above.
-        unsafe { std::slice::from_raw_parts(data, len) }
-    };
-    // SAFETY: as above.
-    let (identity, related) = unsafe { (*identity, *related) };
-    callback(Sample {
-        data,
-        identity,
-        related,
-        source_timestamp,
+        let (identity, related) = unsafe { (*identity, *related) };
+        callback(Sample {
+            data,
+            identity,
+            related,
+            source_timestamp,
+        });
     });
 }
 

@@ -50,7 +50,11 @@ pub fn serve(
         .complete(true)
         .callback(move |query: Query| {
             counter.fetch_add(1, Ordering::SeqCst);
-            answer(&service, &handler, &query);
+            crate::middleware::guard::guarded(
+                &super::subscriber::CALLBACK_PANICS,
+                "Zenoh query callback",
+                || answer(&service, &handler, &query),
+            );
             counter.fetch_sub(1, Ordering::SeqCst);
         })
         .wait()

@@ -3,6 +3,11 @@
 //! `depth` samples (and recovers missed samples from reliable ones). Payloads are handed on
 //! untouched; the attachment gives the source timestamp and, per publisher GID, the sequence
 //! numbers whose gaps are counted as lost messages.
+//!
+//! Zenoh pushes each sample to the callback (there is no take loop to bound); the callback does
+//! constant work per sample. The GIDs come from the senders: the loss tracker keeps at most
+//! [`MAX_TRACKED_PUBLISHERS`] of them recently seen (two generations, the older dropped when
+//! the newer fills), so that a peer inventing GIDs cannot grow it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,30 +25,68 @@ use super::keys::{self, ANY_TYPE_HASH, TYPE_HASH_NOT_SUPPORTED};
 use super::liveliness::{EntityKind, TopicInfo};
 use super::{now_nanos, qos, zenoh_error, Context};
 use crate::middleware::error::Result;
+use crate::middleware::guard::guarded;
 use crate::middleware::{Handle, MessageCallback, ReceivedMessage};
+
+/// Zenoh callbacks (samples, queries) that panicked: caught, counted and logged.
+pub(crate) static CALLBACK_PANICS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
 
 /// How long a transient-local subscription waits for a publisher's cache (rmw_zenoh: forever).
 const HISTORY_QUERY_TIMEOUT: Duration = Duration::from_secs(3600);
 
-/// Counts messages lost between consecutive samples of each publisher, by GID.
+/// The most publisher GIDs a subscription's loss tracker keeps (in each of its two
+/// generations): a publisher not heard from while this many others were is forgotten, and its
+/// next sample counts as its first (a gap across it is not counted).
+pub const MAX_TRACKED_PUBLISHERS: usize = 1024;
+
+/// Counts messages lost between consecutive samples of each publisher, by GID, for at most
+/// 2 x [`MAX_TRACKED_PUBLISHERS`] publishers: the recent generation, and the one before it
+/// (dropped when the recent one fills, its GIDs moving up as they are seen again).
 #[derive(Debug, Default)]
 pub struct LossTracker {
-    last: HashMap<[u8; 16], i64>,
+    recent: HashMap<[u8; 16], i64>,
+    older: HashMap<[u8; 16], i64>,
+    /// Publishers forgotten so far (their generation was dropped).
+    forgotten: u64,
 }
 
 impl LossTracker {
     /// Records a sample of `gid` numbered `sequence_number`; returns how many of its publisher's
     /// samples were skipped since the previous one (0 for its first, repeated or late ones).
     pub fn record(&mut self, gid: [u8; 16], sequence_number: i64) -> u64 {
-        match self.last.insert(gid, sequence_number) {
-            Some(last) if sequence_number > last + 1 => (sequence_number - last - 1) as u64,
-            Some(last) if sequence_number <= last => {
-                // Late (recovered) or repeated: keep the highest number seen.
-                self.last.insert(gid, last);
-                0
+        let previous = match self.recent.get_mut(&gid) {
+            Some(last) => Some(std::mem::replace(last, (*last).max(sequence_number))),
+            None => {
+                let previous = self.older.remove(&gid);
+                if self.recent.len() >= MAX_TRACKED_PUBLISHERS {
+                    self.forgotten = self.forgotten.saturating_add(self.older.len() as u64);
+                    self.older = std::mem::take(&mut self.recent);
+                }
+                let last = previous.map_or(sequence_number, |p| p.max(sequence_number));
+                self.recent.insert(gid, last);
+                previous
+            }
+        };
+        // Late (recovered) or repeated samples count nothing; a gap counts the numbers skipped,
+        // in checked arithmetic (a sender picks its numbers).
+        match previous {
+            Some(last) if sequence_number > last => {
+                u64::try_from(i128::from(sequence_number) - i128::from(last) - 1).unwrap_or(0)
             }
             _ => 0,
         }
+    }
+
+    /// Publishers tracked now.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.recent.len() + self.older.len()
+    }
+
+    /// Publishers forgotten so far to keep the tracker bounded.
+    pub fn forgotten(&self) -> u64 {
+        self.forgotten
     }
 }
 
@@ -101,35 +144,47 @@ pub fn subscribe(
     let lost_ctx = ctx.clone();
     let topic_name = name.clone();
     let on_sample = move |sample: ::zenoh::sample::Sample| {
-        let recv_timestamp = now_nanos();
-        let attachment = sample
-            .attachment()
-            .map(|a| Attachment::decode(&a.to_bytes()));
-        let data = payload_bytes(sample.payload());
-        let mut state = state.lock();
-        let (callback, tracker) = &mut *state;
-        let mut publisher_gid = None;
-        let send_timestamp = match attachment {
-            Some(Ok(a)) => {
-                publisher_gid = Some(a.source_gid);
-                let lost = tracker.record(a.source_gid, a.sequence_number);
-                if lost > 0 {
-                    *lost_ctx.lost.lock().entry(topic_name.clone()).or_default() += lost;
-                    log::warn!("topic '{topic_name}': {lost} messages lost (sequence gap)");
+        guarded(&CALLBACK_PANICS, "Zenoh sample callback", || {
+            let recv_timestamp = now_nanos();
+            let attachment = sample
+                .attachment()
+                .map(|a| Attachment::decode(&a.to_bytes()));
+            let data = payload_bytes(sample.payload());
+            let mut state = state.lock();
+            let (callback, tracker) = &mut *state;
+            let mut publisher_gid = None;
+            let send_timestamp = match attachment {
+                Some(Ok(a)) => {
+                    publisher_gid = Some(a.source_gid);
+                    let forgotten = tracker.forgotten();
+                    let lost = tracker.record(a.source_gid, a.sequence_number);
+                    if tracker.forgotten() > forgotten && forgotten == 0 {
+                        log::warn!(
+                        "topic '{topic_name}': more than {MAX_TRACKED_PUBLISHERS} publisher GIDs \
+                         seen: the least recent are forgotten (their gaps are not counted)"
+                    );
+                    }
+                    if lost > 0 {
+                        let mut counts = lost_ctx.lost.lock();
+                        let total = counts.entry(topic_name.clone()).or_default();
+                        *total = total.saturating_add(lost);
+                        drop(counts);
+                        log::warn!("topic '{topic_name}': {lost} messages lost (sequence gap)");
+                    }
+                    Some(a.source_timestamp)
                 }
-                Some(a.source_timestamp)
-            }
-            Some(Err(e)) => {
-                log::debug!("topic '{topic_name}': {e}");
-                None
-            }
-            None => None,
-        };
-        callback(ReceivedMessage {
-            data,
-            recv_timestamp,
-            send_timestamp,
-            publisher_gid,
+                Some(Err(e)) => {
+                    log::debug!("topic '{topic_name}': {e}");
+                    None
+                }
+                None => None,
+            };
+            callback(ReceivedMessage {
+                data,
+                recv_timestamp,
+                send_timestamp,
+                publisher_gid,
+            });
         });
     };
     let mut builder = ctx.session.declare_subscriber(key.clone()).advanced();
@@ -170,5 +225,35 @@ mod tests {
         assert_eq!(t.record(a, 8), 0); // recovered late
         assert_eq!(t.record(a, 11), 0);
         assert_eq!(t.record(b, 3), 1);
+    }
+
+    #[test]
+    fn sequence_numbers_at_the_ends_of_their_range_neither_overflow_nor_count_wrongly() {
+        let mut t = LossTracker::default();
+        let a = [1u8; 16];
+        assert_eq!(t.record(a, i64::MIN), 0);
+        assert_eq!(t.record(a, i64::MAX), u64::MAX - 1);
+        assert_eq!(t.record(a, i64::MAX), 0, "repeated");
+        assert_eq!(t.record(a, i64::MIN), 0, "late");
+        assert_eq!(t.record(a, 0), 0, "late");
+    }
+
+    #[test]
+    fn a_flood_of_distinct_gids_keeps_the_tracker_bounded_and_recent_publishers_tracked() {
+        let mut t = LossTracker::default();
+        let steady = [0xffu8; 16];
+        let mut seq = 0;
+        for i in 0u64..100_000 {
+            let mut gid = [0u8; 16];
+            gid[..8].copy_from_slice(&i.to_le_bytes());
+            assert_eq!(t.record(gid, 1), 0);
+            if i % 100 == 0 {
+                seq += 1;
+                assert_eq!(t.record(steady, seq), 0, "a publisher heard from is kept");
+            }
+            assert!(t.len() <= 2 * MAX_TRACKED_PUBLISHERS);
+        }
+        assert!(t.forgotten() > 90_000);
+        assert_eq!(t.record(steady, seq + 3), 2, "its gaps still count");
     }
 }
