@@ -26,8 +26,6 @@ use crate::middleware::{MessageCallback, ReceivedMessage};
 const INITIAL_CAPACITY: usize = 64;
 /// The most takes of one round; the wait set wakes the thread again at once if more wait.
 const TAKES_PER_ROUND: usize = 256;
-/// A serialized message is at least its CDR encapsulation header.
-const MIN_MESSAGE_LEN: usize = 4;
 /// How long a subscription that goes keeps handing on what its reader cache still holds.
 const DRAIN_ON_DROP: Duration = Duration::from_secs(1);
 
@@ -183,7 +181,7 @@ impl Subscription {
             info.source_timestamp,
             buffer.as_ref().len()
         );
-        if buffer.as_ref().len() < MIN_MESSAGE_LEN {
+        if crate::middleware::too_short_for_encapsulation(buffer.as_ref()) {
             if self.empty_takes.fetch_add(1, Ordering::Relaxed) == 0 {
                 log::warn!(
                     "{}: the rmw handed a sample without a message ({} bytes, publication {}); \
