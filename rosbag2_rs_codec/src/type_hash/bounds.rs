@@ -51,7 +51,9 @@ impl TypeDescription {
             elements: HashMap::new(),
             path: Vec::new(),
         };
-        let elements = walk.elements(&self.type_description).map_err(refuse)?;
+        let elements = walk
+            .elements(&self.type_description)
+            .map_err(|problem| refuse(problem.0))?;
         let budget = FIXED_ELEMENTS.get();
         if elements > budget {
             return Err(refuse(format!(
@@ -64,6 +66,9 @@ impl TypeDescription {
     }
 }
 
+/// What a [`Walk`] found wrong, for [`DescriptionRefused::problem`].
+struct Problem(String);
+
 /// A depth-first walk through nested types, counting each type's elements once.
 struct Walk<'a> {
     types: HashMap<&'a str, &'a IndividualTypeDescription>,
@@ -74,23 +79,23 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn elements(&mut self, t: &'a IndividualTypeDescription) -> Result<u64, String> {
+    fn elements(&mut self, t: &'a IndividualTypeDescription) -> Result<u64, Problem> {
         if let Some(&n) = self.elements.get(t.type_name.as_str()) {
             return Ok(n);
         }
         if self.path.contains(&t.type_name.as_str()) {
-            return Err(format!(
+            return Err(Problem(format!(
                 "'{}' contains itself ({} > {})",
                 t.type_name,
                 self.path.join(" > "),
                 t.type_name
-            ));
+            )));
         }
         if self.path.len() >= MAX_NESTING {
-            return Err(format!(
+            return Err(Problem(format!(
                 "types nest more than {MAX_NESTING} deep ({} > ...)",
                 self.path[..3].join(" > ")
-            ));
+            )));
         }
         self.path.push(&t.type_name);
         let mut total = 0u64;
@@ -102,10 +107,10 @@ impl<'a> Walk<'a> {
                     .types
                     .get(ft.nested_type_name.as_str())
                     .ok_or_else(|| {
-                        format!(
+                        Problem(format!(
                             "field '{}' of '{}' has the type '{}', which it does not describe",
                             field.name, t.type_name, ft.nested_type_name
-                        )
+                        ))
                     })?;
                 self.elements(nested)?
             } else {

@@ -15,6 +15,10 @@ use super::{exit, ffi, sys, Entity, Executor, NodeHandle, Registration};
 use crate::middleware::error::{Result, TransportError};
 use crate::middleware::RawClient;
 
+/// How many responses the wait thread takes from one client in one round: a server answering
+/// faster than its replies are handed on cannot hold the thread from the node's other work.
+const RESPONSES_PER_ROUND: usize = 64;
+
 /// How often `wait_for_service` asks rcl whether a server is there.
 const AVAILABILITY_POLL: Duration = Duration::from_millis(10);
 
@@ -91,9 +95,10 @@ impl ClientInner {
         }
     }
 
-    /// Takes every response waiting and hands each to its caller.
-    pub fn take_all(&self) {
-        loop {
+    /// Takes the responses waiting, at most [`RESPONSES_PER_ROUND`] (the wait set wakes the
+    /// thread again at once for the rest), and hands each to its caller.
+    pub fn take_round(&self) {
+        for _ in 0..RESPONSES_PER_ROUND {
             let mut response = match CMessage::new(&self.type_support.response) {
                 Ok(m) => m,
                 Err(e) => {

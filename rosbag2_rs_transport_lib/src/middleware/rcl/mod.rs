@@ -473,7 +473,7 @@ impl Executor {
                     }
                     Entity::Client(c) => {
                         if ready(ws.clients.cast(), ws.size_of_clients, index) {
-                            c.take_all();
+                            c.take_round();
                         }
                     }
                 }

@@ -33,8 +33,9 @@ const REQUESTS_PER_ROUND: usize = 64;
 /// How many requests wait for a service's worker at most; more are dropped (and counted).
 const QUEUED_REQUESTS: usize = 1024;
 
-/// How long dropping a service waits for its worker to finish the requests it has (a handler
-/// still running then finishes on its own, and the service goes after it).
+/// How long dropping a service waits, at most, for its worker to finish the requests it has (a
+/// handler still running then finishes on its own, and the service goes after it); the node's
+/// teardown window ([`NodeHandle::linger_left`](super::NodeHandle::linger_left)) bounds it too.
 const WORKER_JOIN: Duration = Duration::from_secs(2);
 
 /// A C message struct as CDR bytes (encapsulation header included).
@@ -328,7 +329,9 @@ impl Drop for Service {
             .take()
             .filter(|w| w.thread().id() != std::thread::current().id())
         {
-            let deadline = Instant::now() + WORKER_JOIN;
+            // Within the node's one teardown window: services and publishers going together
+            // wait once in all, not once each.
+            let deadline = Instant::now() + self.core.node.linger_left(WORKER_JOIN);
             while !worker.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
