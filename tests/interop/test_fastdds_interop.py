@@ -34,6 +34,14 @@ T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
 
 
+def wait_subscribed(pub, timeout=20):
+    """Waits until our recorder's subscription matched the rclpy publisher `pub`."""
+    deadline = time.monotonic() + timeout
+    while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert pub.get_subscription_count() > 0, 'the recorder did not subscribe'
+
+
 def private_network() -> bool:
     return sorted(name for _, name in socket.if_nameindex()) == ['lo']
 
@@ -188,10 +196,7 @@ def test_an_rclpy_client_takes_a_snapshot_of_our_recorder(tmp_path, ros):
                                  '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, env=ours_env(52))
     try:
-        deadline = time.monotonic() + 20
-        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert pub.get_subscription_count() > 0, 'the recorder did not subscribe'
+        wait_subscribed(pub)
         for i in range(10):
             pub.publish(String(data=f'snap {i}'))
         time.sleep(0.5)
@@ -304,10 +309,7 @@ def test_an_rclpy_publisher_reaches_our_recorder_byte_for_byte(tmp_path, ros, si
                                  '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, env=ours_env(56))
     try:
-        deadline = time.monotonic() + 20
-        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert pub.get_subscription_count() > 0, 'the recorder did not subscribe'
+        wait_subscribed(pub)
         time.sleep(0.3)
         for f in frames:
             pub.publish(f)  # serialized bytes, published as they are
@@ -364,9 +366,7 @@ def test_our_recorder_stores_the_type_hash_an_rclpy_publisher_announces(tmp_path
                                  '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, env=ours_env(59))
     try:
-        deadline = time.monotonic() + 20
-        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_subscribed(pub)
         pub.publish(String(data='hello'))
         time.sleep(0.5)
     finally:
@@ -665,10 +665,7 @@ def test_a_flood_of_short_samples_from_rclpy_is_recorded_as_it_arrives_while_ser
     count = 100_000
     latencies = []
     try:
-        deadline = time.monotonic() + 20
-        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert pub.get_subscription_count() > 0, 'the recorder did not subscribe'
+        wait_subscribed(pub)
         time.sleep(0.3)
         for data in valid[:100]:
             pub.publish(data)
