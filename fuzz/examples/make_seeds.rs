@@ -428,7 +428,7 @@ fn image_topics(tmp: &Path) {
             .unwrap();
     }
     let cdr_string = |cdr: &mut Vec<u8>, text: &str| {
-        while cdr.len() % 4 != 0 {
+        while !cdr.len().is_multiple_of(4) {
             cdr.push(0);
         }
         cdr.extend((text.len() as u32 + 1).to_le_bytes());
@@ -436,7 +436,7 @@ fn image_topics(tmp: &Path) {
         cdr.push(0);
     };
     let align4 = |cdr: &mut Vec<u8>| {
-        while (cdr.len() - 4) % 4 != 0 {
+        while !(cdr.len() - 4).is_multiple_of(4) {
             cdr.push(0);
         }
     };
