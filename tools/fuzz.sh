@@ -13,7 +13,8 @@
 #                                 # whichever comes first
 #   FUZZ_NO_WIRE=1 tools/fuzz.sh zstd_file
 #                                 # without the transport library (no Cyclone DDS C build):
-#                                 # every target but graph_wire
+#                                 # every target but graph_wire, xtypes and
+#                                 # type_description_answer
 #
 # cargo-fuzz needs nightly-only rustc flags (-Zsanitizer, sanitizer coverage); on the stable
 # toolchain RUSTC_BOOTSTRAP=1 enables them. Crashes land in fuzz/artifacts/<target>/; the
@@ -40,11 +41,14 @@ if [ -n "${FUZZ_NO_WIRE:-}" ]; then
     features=(--no-default-features)
 fi
 
+# The targets that need the transport library (required-features = ["wire"] in fuzz/Cargo.toml).
+wire_targets='graph_wire|xtypes|type_description_answer'
+
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo fuzz list)
     if [ -n "${FUZZ_NO_WIRE:-}" ]; then
-        mapfile -t targets < <(printf '%s\n' "${targets[@]}" | grep -vx graph_wire)
+        mapfile -t targets < <(printf '%s\n' "${targets[@]}" | grep -vxE "$wire_targets")
     fi
 fi
 

@@ -220,6 +220,8 @@ fn main() {
     }
     #[cfg(feature = "wire")]
     graph_wire();
+    #[cfg(feature = "wire")]
+    remote_types();
     duplicated_indexes(tmp);
     definition_payload();
     zstd_file(tmp);
@@ -426,7 +428,7 @@ fn image_topics(tmp: &Path) {
             .unwrap();
     }
     let cdr_string = |cdr: &mut Vec<u8>, text: &str| {
-        while cdr.len() % 4 != 0 {
+        while !cdr.len().is_multiple_of(4) {
             cdr.push(0);
         }
         cdr.extend((text.len() as u32 + 1).to_le_bytes());
@@ -434,7 +436,7 @@ fn image_topics(tmp: &Path) {
         cdr.push(0);
     };
     let align4 = |cdr: &mut Vec<u8>| {
-        while (cdr.len() - 4) % 4 != 0 {
+        while !(cdr.len() - 4).is_multiple_of(4) {
             cdr.push(0);
         }
     };
@@ -546,6 +548,114 @@ fn graph_wire() {
         let mut seed = vec![pick];
         seed.extend(bytes);
         write_seed("graph_wire", name, seed);
+    }
+}
+
+#[cfg(feature = "wire")]
+/// How peers describe their types: structures in the compact form of the `xtypes` target
+/// (its wire-form seeds are type objects of Python cyclonedds, `tools/xtypes_seeds.py`), and
+/// `GetTypeDescription` answers as the player gives them, with and without sources.
+fn remote_types() {
+    use rosbag2_rs_codec::msg::definition::{concatenated_sections, ros2_name};
+    use rosbag2_rs_codec::type_hash::{IndividualTypeDescription, TypeDescription};
+    use rosbag2_rs_interfaces::type_description_interfaces::msg as wire;
+    use rosbag2_rs_interfaces::type_description_interfaces::srv::GetTypeDescriptionResponse;
+
+    /// A name as the compact form spells it: its length, then its bytes.
+    fn name(out: &mut Vec<u8>, name: &str) {
+        out.push(name.len() as u8);
+        out.extend(name.as_bytes());
+    }
+    // A reading with a header (object 1) that has a stamp (object 2); the nested hashes are
+    // 14 copies of the index of the object they resolve to.
+    let mut reading = vec![];
+    name(&mut reading, "custom_msgs::msg::dds_::Reading_");
+    name(&mut reading, "header");
+    reading.extend([4, 1]);
+    name(&mut reading, "value");
+    reading.extend([0, 0x0A]);
+    name(&mut reading, "label");
+    reading.extend([1, 16, 0, 0, 0]);
+    name(&mut reading, "samples");
+    reading.extend([2, 0, 0, 0, 0, 0, 0x09]);
+    name(&mut reading, "last");
+    reading.extend([3, 1, 3, 0, 0, 0, 0, 0x04]);
+    let mut header = vec![];
+    name(&mut header, "std_msgs::msg::dds_::Header_");
+    name(&mut header, "stamp");
+    header.extend([4, 2]);
+    name(&mut header, "frame_id");
+    header.extend([1, 0, 0, 0, 0]);
+    let mut time = vec![];
+    name(&mut time, "builtin_interfaces::msg::dds_::Time_");
+    name(&mut time, "sec");
+    time.extend([0, 0x04]);
+    name(&mut time, "nanosec");
+    time.extend([0, 0x07]);
+    let mut seed = vec![1];
+    for object in [&reading, &header, &time] {
+        seed.extend((object.len() as u16).to_le_bytes());
+        seed.extend(object);
+    }
+    write_seed("xtypes", "model-Reading", seed);
+
+    let individual = |t: &IndividualTypeDescription| wire::IndividualTypeDescription {
+        type_name: t.type_name.clone(),
+        fields: t
+            .fields
+            .iter()
+            .map(|f| wire::Field {
+                name: f.name.clone(),
+                field_type: wire::FieldType {
+                    type_id: f.field_type.type_id,
+                    capacity: f.field_type.capacity,
+                    string_capacity: f.field_type.string_capacity,
+                    nested_type_name: f.field_type.nested_type_name.clone(),
+                },
+                default_value: String::new(),
+            })
+            .collect(),
+    };
+    let mut cache = rosbag2_rs_codec::MessageDefinitionCache::with_prefixes(Vec::new());
+    for type_name in ["sensor_msgs/msg/NavSatFix", "std_msgs/msg/String"] {
+        let definition = cache.definition(type_name);
+        let description = TypeDescription::from_definition(type_name, &definition).unwrap();
+        let sources = concatenated_sections(type_name, &definition.encoded_message_definition)
+            .unwrap()
+            .into_iter()
+            .filter(|(name, _)| !name.is_empty())
+            .map(|(name, text)| wire::TypeSource {
+                type_name: ros2_name(&name),
+                encoding: "msg".into(),
+                raw_file_contents: text,
+            })
+            .collect();
+        let mut answer = GetTypeDescriptionResponse {
+            successful: true,
+            failure_reason: String::new(),
+            type_description: wire::TypeDescription {
+                type_description: individual(&description.type_description),
+                referenced_type_descriptions: description
+                    .referenced_type_descriptions
+                    .iter()
+                    .map(individual)
+                    .collect(),
+            },
+            type_sources: sources,
+            extra_information: Vec::new(),
+        };
+        let name = type_name.replace('/', "-");
+        for (suffix, answer) in [
+            ("sources", answer.clone()),
+            ("fields", {
+                answer.type_sources.clear();
+                answer
+            }),
+        ] {
+            let mut seed = vec![0];
+            seed.extend(rosbag2_rs_interfaces::to_cdr(&answer));
+            write_seed("type_description_answer", format!("{name}-{suffix}"), seed);
+        }
     }
 }
 

@@ -33,7 +33,7 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
-use crate::msg::definition::{ArrayKind, BaseType, Primitive};
+use crate::msg::definition::{is_ident, ArrayKind, BaseType, Primitive};
 use crate::msg::{CodecError, Dialect, Registry};
 use crate::MessageDefinition;
 
@@ -89,6 +89,17 @@ pub enum TypeHashError {
         expected: String,
         /// The hash of the definition.
         computed: String,
+    },
+    /// A field or type name of a description that `.msg` text cannot spell (not an identifier:
+    /// a space, a line break, a character outside ASCII): the text would describe another type.
+    #[error("'{type_name}' {what} '{name}' cannot be written in .msg text")]
+    Unspellable {
+        /// The type holding the name.
+        type_name: String,
+        /// What the name is (`field`, `nested type`).
+        what: &'static str,
+        /// The name.
+        name: String,
     },
     /// A field of a type ROS 2 type descriptions have no id for (ROS 1 `time`/`duration`).
     #[error("'{type_name}' field '{field}' has type '{field_type}', which has no ROS 2 type id")]
@@ -225,10 +236,21 @@ fn msg_type_name(name: &str) -> String {
 }
 
 impl IndividualTypeDescription {
-    /// The type as `.msg` text (fields only: descriptions carry no comments or constants).
+    /// The type as `.msg` text (fields only: descriptions carry no comments or constants). A
+    /// field or nested type name the text cannot spell is refused
+    /// ([`TypeHashError::Unspellable`]): a remote peer's description could otherwise write
+    /// lines of its own into the text.
     pub fn msg_text(&self) -> Result<String, TypeHashError> {
         let mut out = String::new();
         for f in &self.fields {
+            let unspellable = |what, name: &str| TypeHashError::Unspellable {
+                type_name: self.type_name.clone(),
+                what,
+                name: name.to_string(),
+            };
+            if !is_ident(&f.name) {
+                return Err(unspellable("field", &f.name));
+            }
             let ft = &f.field_type;
             let (element, suffix) = match ft.type_id {
                 id if id >= UNBOUNDED_SEQUENCE_OFFSET => {
@@ -240,6 +262,9 @@ impl IndividualTypeDescription {
                 id if id >= ARRAY_OFFSET => (id - ARRAY_OFFSET, format!("[{}]", ft.capacity)),
                 id => (id, String::new()),
             };
+            if element == NESTED_TYPE && !spellable_type(&ft.nested_type_name) {
+                return Err(unspellable("nested type", &ft.nested_type_name));
+            }
             let spelled = element_spelling(element, ft.string_capacity, &ft.nested_type_name)
                 .ok_or_else(|| TypeHashError::UnsupportedField {
                     type_name: self.type_name.clone(),
@@ -268,6 +293,11 @@ impl TypeDescription {
             Some(text) => Ok(text),
             None => t.msg_text(),
         };
+        for t in std::iter::once(root).chain(&self.referenced_type_descriptions) {
+            if !spellable_type(&t.type_name) {
+                return Err(TypeHashError::InvalidTypeName(t.type_name.clone()));
+            }
+        }
         let mut text = text_of(root)?;
         for t in &self.referenced_type_descriptions {
             if !text.ends_with('\n') {
@@ -295,6 +325,12 @@ impl TypeDescription {
             ..definition
         })
     }
+}
+
+/// Whether `.msg` text spells the type name `name` as it is (`pkg/Type`, `pkg/msg/Type`, ...,
+/// nothing around it).
+fn spellable_type(name: &str) -> bool {
+    name.trim() == name && FullName::parse(name).is_some()
 }
 
 /// A type name split into package, interface kind (`msg`, `srv`, `action`) and name.

@@ -75,6 +75,17 @@ pub use recorder::{
 };
 pub use rosout::{rosout_qos, LogOrigin, Rosout, ROSOUT_TOPIC};
 
+/// The decoders of what a remote peer describes its types with, for the fuzz targets (`fuzz/`):
+/// DDS-XTypes type objects and `GetTypeDescription` answers. Not an API.
+#[doc(hidden)]
+pub mod remote_types {
+    pub use crate::middleware::cyclonedds::xtypes::decode_type_object;
+    pub use crate::middleware::dds_common::xtypes::{
+        describe, ros_type_name, StructType, TypeHash, TypeIdentifier, XTypesError,
+    };
+    pub use crate::type_description::{definition_from_answer, AskError};
+}
+
 /// `package.xml` declares, by rosdep key, every ROS package the build links or reads and every one
 /// the nodes load at run time (the build script's own list, `build/ros_dependencies.rs`).
 #[cfg(test)]

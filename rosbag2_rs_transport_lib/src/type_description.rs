@@ -134,13 +134,17 @@ fn with_publisher_nodes(
 
 /// Why a node's answer gave no definition.
 #[derive(Debug, thiserror::Error)]
-enum AskError {
+pub enum AskError {
+    /// The node serves no type description service.
     #[error("{SERVICE} is not served")]
     NotServed,
+    /// The call failed.
     #[error(transparent)]
     Call(#[from] TransportError),
+    /// The node answered that it has no description: its reason.
     #[error("it answered: {0}")]
     Refused(String),
+    /// The description answered gives no definition (or one of another hash).
     #[error(transparent)]
     Description(#[from] TypeHashError),
 }
@@ -164,8 +168,20 @@ fn ask(
         },
         WAIT,
     )?;
+    definition_from_answer(&response, hash)
+}
+
+/// The definition a node's answer to `GetTypeDescription` gives: its `.msg` sources where it
+/// sends them, else text built from the field descriptions, checked against `hash` (the hash
+/// its publishers announce) when given. What a remote node sends is decoded here (public for
+/// the fuzz targets, `fuzz/`).
+#[doc(hidden)]
+pub fn definition_from_answer(
+    response: &GetTypeDescriptionResponse,
+    hash: Option<&str>,
+) -> std::result::Result<MessageDefinition, AskError> {
     if !response.successful {
-        return Err(AskError::Refused(response.failure_reason));
+        return Err(AskError::Refused(response.failure_reason.clone()));
     }
     let sources: HashMap<&str, &str> = response
         .type_sources

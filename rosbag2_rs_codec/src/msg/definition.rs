@@ -265,7 +265,9 @@ pub fn ros2_name(name: &str) -> String {
     }
 }
 
-fn is_ident(s: &str) -> bool {
+/// Whether `s` is a name `.msg` text spells as it is: an ASCII letter, then ASCII letters,
+/// digits and underscores.
+pub(crate) fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -479,8 +481,14 @@ pub fn parse_message(name: &str, text: &str, dialect: Dialect) -> Result<Message
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
         let field_name = &rest[..name_end];
-        if !is_ident(field_name) {
-            return Err(err(format!("'{line}': invalid field name '{field_name}'")));
+        // The name ends the token: what follows it is a space, a constant's `=` or a comment
+        // (`x-1`, `fÞ_id` are invalid names, not `x` and a default value).
+        let token_end = rest
+            .find(|c: char| c.is_whitespace() || c == '=' || c == '#')
+            .unwrap_or(rest.len());
+        if !is_ident(field_name) || token_end != name_end {
+            let token = &rest[..token_end];
+            return Err(err(format!("'{line}': invalid field name '{token}'")));
         }
         let after = rest[name_end..].trim_start();
         let (base, array) =

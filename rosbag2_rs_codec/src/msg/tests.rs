@@ -561,3 +561,33 @@ fn elements_of_no_wire_size_have_one_budget_per_message() {
         assert!(err.to_string().contains(EMPTY_ELEMENTS.env), "{err}");
     }
 }
+
+/// A field name followed by other characters than a space, `=` or a comment is an invalid
+/// name: `uint32 fÞ_id` was read as field `f` with the default value `Þ_id` (found by the
+/// `xtypes` fuzz target: a peer's type object with that member name was recorded as a `.msg`
+/// text describing another type, of another RIHS01 hash), `int32 x-1` as `x` defaulting to -1.
+/// rosidl and genmsg split the line at whitespace and refuse such names.
+#[test]
+fn a_field_name_with_trailing_characters_is_refused() {
+    for (dialect, text) in [
+        (Dialect::Ros2, "uint32 f\u{de}_id\n"),
+        (Dialect::Ros2, "int32 x-1\n"),
+        (Dialect::Ros1, "int32 x-1\n"),
+        (Dialect::Ros2, "string s\"a\"\n"),
+    ] {
+        let err = definition::parse_message("pkg/msg/T", text, dialect)
+            .expect_err(text)
+            .to_string();
+        assert!(err.contains("invalid field name"), "{text}: {err}");
+    }
+    // What may follow a name: a space and a default value, a constant's `=`, a comment.
+    for text in [
+        "int32 x 5\n",
+        "int32 X=5\n",
+        "int32 X = 5\n",
+        "int32 x# comment\n",
+        "string s \"a\"\n",
+    ] {
+        definition::parse_message("pkg/msg/T", text, Dialect::Ros2).expect(text);
+    }
+}

@@ -308,3 +308,69 @@ fn sources_keep_constants_and_a_wrong_hash_is_refused() {
         Err(TypeHashError::Mismatch { .. })
     ));
 }
+
+/// Names a remote peer's description holds that `.msg` text cannot spell (found by the
+/// `xtypes` fuzz target: a member named `\t\t\ta` became field `a`, a definition of another
+/// RIHS01 hash than the type's): a field name with a line break wrote a field of its own into
+/// the text, a nested or referenced type name one of its own. Each is refused.
+#[test]
+fn names_text_cannot_spell_are_refused() {
+    let field = |name: &str, type_id: u8, nested: &str| FieldDescription {
+        name: name.into(),
+        field_type: FieldType {
+            type_id,
+            capacity: 0,
+            string_capacity: 0,
+            nested_type_name: nested.into(),
+        },
+    };
+    let description = |fields: Vec<FieldDescription>, referenced: &str| TypeDescription {
+        type_description: IndividualTypeDescription {
+            type_name: "pkg/msg/T".into(),
+            fields,
+        },
+        referenced_type_descriptions: (!referenced.is_empty())
+            .then(|| IndividualTypeDescription {
+                type_name: referenced.into(),
+                fields: vec![field("x", 6, "")],
+            })
+            .into_iter()
+            .collect(),
+    };
+    for (what, bad) in [
+        ("tabs", description(vec![field("\t\ta", 6, "")], "")),
+        (
+            "line break",
+            description(vec![field("a\nint64 b", 6, "")], ""),
+        ),
+        (
+            "not ASCII",
+            description(vec![field("f\u{de}_id", 7, "")], ""),
+        ),
+        (
+            "nested",
+            description(vec![field("n", 1, "pkg/msg/U\nint8 z")], "pkg/msg/U"),
+        ),
+        (
+            "referenced",
+            description(vec![field("n", 1, "pkg/msg/U")], "pkg/msg/U\nint8 z"),
+        ),
+        ("root", {
+            let mut d = description(vec![field("a", 6, "")], "");
+            d.type_description.type_name = "pkg/msg/T ".into();
+            d
+        }),
+    ] {
+        let err = bad.definition(&|_| None, None).expect_err(what);
+        assert!(
+            matches!(
+                err,
+                TypeHashError::Unspellable { .. } | TypeHashError::InvalidTypeName(_)
+            ),
+            "{what}: {err}"
+        );
+    }
+    let good = description(vec![field("n", 1, "pkg/msg/U")], "pkg/msg/U");
+    let definition = good.definition(&|_| None, None).unwrap();
+    assert_eq!(definition.type_description_hash, good.rihs01());
+}

@@ -46,8 +46,11 @@ pub fn uncompressed_name(name: &str) -> &str {
 }
 
 /// The storage format of the compressed file `path`, from its decompressed first bytes, else
-/// from the extension under `.zstd`.
+/// from the extension under `.zstd`. A file whose frame declares more than may be decompressed
+/// is refused first, naming the bound (zstd itself refuses a single-segment frame larger than
+/// its window limit, naming neither the size nor the bound).
 pub fn detect_inner_storage(path: &Path) -> Result<StorageId> {
+    let _within_bound = decompression_bound(path)?;
     let head = zstd::decompressed_head(path, 16).map_err(|e| decompress_error(path, e))?;
     if head.starts_with(mcap::MAGIC) {
         return Ok(StorageId::Mcap);

@@ -1,6 +1,8 @@
 //! Generators of the crafted files of issue 48 ("hostile input, second round"): each file is a
 //! few KB that defeats a per-record check. Nothing generated is committed (`*.mcap`, `*.bag`
-//! are ignored): the tests make them at run time.
+//! are ignored): the tests make them at run time, and [`write_all`] writes every one of them
+//! for the command-line proof (`cargo run -p rosbag2_rs_storage --example crafted_files DIR`,
+//! run by `tools/hostile_cli.sh`).
 
 #![allow(dead_code)]
 
@@ -132,8 +134,8 @@ fn big_schema_and_channel() -> (Vec<u8>, Vec<u8>) {
     (record(op::SCHEMA, &schema), record(op::CHANNEL, &channel))
 }
 
-/// A chunk compressed with zstd whose records are one message of `message_len` zero bytes on
-/// channel 1 at log time `time` (compressed as it is written: nothing of that size is held), and
+/// A chunk compressed with zstd whose records are one message of `message_len` bytes (a
+/// `test_msgs/msg/Blob` of zeros) on channel 1 at log time `time` (compressed as it is written: nothing of that size is held), and
 /// the uncompressed size of its records. `declared` replaces the uncompressed size in the
 /// chunk's header when given.
 fn zstd_chunk(message_len: u64, time: u64, declared: Option<u64>) -> (Vec<u8>, u64) {
@@ -146,8 +148,16 @@ fn zstd_chunk(message_len: u64, time: u64, declared: Option<u64>) -> (Vec<u8>, u
     let uncompressed = message_head.len() as u64 + message_len;
     let mut encoder = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
     encoder.write_all(&message_head).unwrap();
-    let zeros = vec![0u8; 1 << 20];
+    // A `uint8[]` in CDR (little endian) when it is long enough: its length, then zeros.
     let mut left = message_len;
+    if message_len >= 8 {
+        encoder.write_all(&[0, 1, 0, 0]).unwrap();
+        encoder
+            .write_all(&(message_len as u32 - 8).to_le_bytes())
+            .unwrap();
+        left -= 8;
+    }
+    let zeros = vec![0u8; 1 << 20];
     while left > 0 {
         let n = left.min(zeros.len() as u64) as usize;
         encoder.write_all(&zeros[..n]).unwrap();
@@ -393,4 +403,358 @@ pub fn ros1_chunk_listed_many_times(dir: &Path, copies: usize) -> PathBuf {
     }
     std::fs::write(&path, data).unwrap();
     path
+}
+
+/// A small bag directory of `/t` `std_msgs/msg/String` messages, one at each of `times`, in
+/// `storage` (SQLite: 1 KiB pages), each a text of `text_len` bytes, `compression` as given.
+fn string_bag(
+    uri: &Path,
+    storage: rosbag2_rs_storage::StorageId,
+    times: &[i64],
+    text_len: usize,
+    compression: rosbag2_rs_storage::CompressionOptions,
+) -> PathBuf {
+    use rosbag2_rs_storage::storage::{StorageConfig, WriterOptions};
+    use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
+    let mut writer = BagWriter::create(BagWriterOptions {
+        uri: uri.to_path_buf(),
+        storage: WriterOptions {
+            storage,
+            config: StorageConfig {
+                write_pragmas: vec!["PRAGMA page_size = 1024".into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        compression,
+        ..Default::default()
+    })
+    .unwrap();
+    writer
+        .create_topic(&TopicMetadata::new("/t", "std_msgs/msg/String"), None)
+        .unwrap();
+    for (i, &t) in times.iter().enumerate() {
+        let text = format!("{i}").repeat(text_len.max(1));
+        let mut data = vec![0, 1, 0, 0];
+        data.extend((text.len() as u32 + 1).to_le_bytes());
+        data.extend(text.as_bytes());
+        data.push(0);
+        writer
+            .write(&SerializedMessage::new("/t".into(), t, data))
+            .unwrap();
+    }
+    writer.close().unwrap();
+    uri.to_path_buf()
+}
+
+/// The one storage file of a bag directory (not `metadata.yaml`).
+pub fn storage_file(uri: &Path) -> PathBuf {
+    std::fs::read_dir(uri)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().is_some_and(|n| n != "metadata.yaml"))
+        .unwrap()
+}
+
+/// A SQLite varint at `at`: its value and length.
+fn sqlite_varint(b: &[u8], at: usize) -> (u64, usize) {
+    let mut v = 0u64;
+    for i in 0..9 {
+        let byte = b[at + i];
+        if i == 8 {
+            return ((v << 8) | u64::from(byte), 9);
+        }
+        v = (v << 7) | u64::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            return (v, i + 1);
+        }
+    }
+    unreachable!()
+}
+
+/// A `.db3` bag (1 KiB pages) of three 2 KB messages, each spilling onto two overflow pages,
+/// whose `messages` leaf repeats the second row's cell pointer to fill its pointer array, and
+/// whose first row's overflow chain loops onto itself: SQLite calls it malformed, the salvage
+/// (`reindex`) read each repeated cell and each pass of a loop again (cell count x file size).
+/// Salvaged now: rows 2 and 3, row 1 dropped (its chain is broken).
+pub fn sqlite_salvage_loops(dir: &Path) -> PathBuf {
+    let uri = string_bag(
+        &dir.join("sqlite_salvage_loops"),
+        rosbag2_rs_storage::StorageId::Sqlite3,
+        &[1_000, 2_000, 3_000],
+        // 2 KB rows: 104 bytes in the leaf (SQLite's minimum local part), two overflow pages.
+        2060,
+        Default::default(),
+    );
+    let db = storage_file(&uri);
+    let root: u32 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'messages'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut data = std::fs::read(&db).unwrap();
+    const PAGE: usize = 1024;
+    let page_at = |n: u32| (n as usize - 1) * PAGE;
+    let leaf = page_at(root);
+    assert_eq!(data[leaf], 0x0D, "the messages table is one leaf");
+    let be16 = |d: &[u8], at: usize| usize::from(u16::from_be_bytes([d[at], d[at + 1]]));
+    let be32 = |d: &[u8], at: usize| u32::from_be_bytes(d[at..at + 4].try_into().unwrap());
+    assert_eq!(be16(&data, leaf + 3), 3, "three rows");
+    // Row 1's first overflow page, from its cell (local part as SQLite sizes it).
+    let cell = leaf + be16(&data, leaf + 8);
+    let (size, a) = sqlite_varint(&data, cell);
+    let (_, b) = sqlite_varint(&data, cell + a);
+    let (u, size) = (PAGE, size as usize);
+    let m = ((u - 12) * 32 / 255) - 23;
+    let k = m + ((size - m) % (u - 4));
+    let local = if k <= u - 35 { k } else { m };
+    let first_overflow = be32(&data, cell + a + b + local);
+    let over = page_at(first_overflow);
+    assert_ne!(be32(&data, over), 0, "a chain of two pages or more");
+    data[over..over + 4].copy_from_slice(&first_overflow.to_be_bytes());
+    // Row 2's cell pointer repeated after the three up to the cell content area.
+    let row2 = data[leaf + 10..leaf + 12].to_vec();
+    let content = be16(&data, leaf + 5);
+    let count = (content - 8) / 2;
+    for i in 3..count {
+        data[leaf + 8 + 2 * i..leaf + 10 + 2 * i].copy_from_slice(&row2);
+    }
+    data[leaf + 3..leaf + 5].copy_from_slice(&(count as u16).to_be_bytes());
+    std::fs::write(&db, data).unwrap();
+    uri
+}
+
+/// A zstd frame that declares `declared` bytes of content (`Frame_Content_Size`, 8 bytes) and
+/// holds the MCAP magic and 1000 zero bytes: decoded in a window of 1 KiB, or, when
+/// `single_segment`, in one segment of the declared size (which zstd refuses past its window
+/// limit).
+pub fn zstd_frame_declaring(declared: u64, single_segment: bool) -> Vec<u8> {
+    let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD];
+    // 8-byte content size, no dictionary, no checksum; a window descriptor (1 KiB) unless
+    // single segment.
+    match single_segment {
+        true => frame.push(0xE0),
+        false => frame.extend([0xC0, 0x00]),
+    }
+    frame.extend(declared.to_le_bytes());
+    let raw = 8u32 << 3; // raw block of 8 bytes, not last
+    frame.extend(&raw.to_le_bytes()[..3]);
+    frame.extend(mcap::MAGIC);
+    let rle = (1000u32 << 3) | (1 << 1) | 1; // RLE block of 1000 bytes, last
+    frame.extend(&rle.to_le_bytes()[..3]);
+    frame.push(0);
+    frame
+}
+
+/// A file-mode `.zstd` bag (metadata.yaml and its one `.mcap.zstd` file) whose frame declares
+/// 2^50 bytes (1 PiB) in 1 KB: it decompressed whole into the temporary directory. Refused
+/// before anything is decompressed, naming the cap (`ROSBAG2_RS_MAX_FILE_MODE_BYTES`).
+pub fn file_mode_zstd_bomb(dir: &Path) -> PathBuf {
+    use rosbag2_rs_storage::{CompressionFormat, CompressionMode, CompressionOptions};
+    let uri = string_bag(
+        &dir.join("file_mode_zstd_bomb"),
+        rosbag2_rs_storage::StorageId::Mcap,
+        &[1_000, 2_000],
+        4,
+        CompressionOptions {
+            mode: CompressionMode::File,
+            format: CompressionFormat::Zstd,
+            ..Default::default()
+        },
+    );
+    let file = storage_file(&uri);
+    assert!(file.to_string_lossy().ends_with(".mcap.zstd"), "{file:?}");
+    std::fs::write(&file, zstd_frame_declaring(1 << 50, false)).unwrap();
+    uri
+}
+
+/// A RealSense SDK `.db3` recording (2.58 and newer) of one 4 x 2 colour frame whose PNG
+/// header claims 60000 x 60000 pixels (3.6 Gpx, its CRC fixed): decoding it (`convert`, which
+/// bridges RealSense recordings) sized its buffer from the header. Refused by the pixel budget
+/// (`ROSBAG2_RS_MAX_IMAGE_PIXELS`).
+pub fn realsense_png_bomb(dir: &Path) -> PathBuf {
+    use realsense_bag_rs::*;
+    let stream = StreamProfile {
+        stream: "color".into(),
+        format: "rgb8".into(),
+        fps: 30,
+        intrinsics: Some(Intrinsics {
+            width: 4,
+            height: 2,
+            model: "brown_conrady".into(),
+            coeffs: vec![0.0; 5],
+            ..Intrinsics::default()
+        }),
+        ..StreamProfile::default()
+    };
+    let device = Device {
+        file_version: 4,
+        info: vec![("Name".into(), "crafted".into())],
+        sensors: vec![Sensor {
+            index: 0,
+            info: vec![("Name".into(), "RGB Camera".into())],
+            options: vec![],
+            streams: vec![stream],
+        }],
+        ..Device::default()
+    };
+    let path = dir.join("realsense_png_bomb.db3");
+    let mut writer = RecordingWriter::create_db3(&path, &device).unwrap();
+    writer
+        .write_frame(&Frame {
+            sensor: 0,
+            stream: "color".into(),
+            index: 0,
+            number: 1,
+            timestamp_ms: 33.0,
+            domain: "hardware_clock".into(),
+            recorded_ns: 33_000_000,
+            metadata: vec![],
+            payload: Payload::Video {
+                width: 4,
+                height: 2,
+                stride: 12,
+                format: "rgb8".into(),
+                data: bytes::Bytes::from(vec![7u8; 24]),
+            },
+        })
+        .unwrap();
+    writer.finish().unwrap();
+    let mut data = std::fs::read(&path).unwrap();
+    let signature = b"\x89PNG\r\n\x1a\n";
+    let at = data
+        .windows(signature.len())
+        .position(|w| w == signature)
+        .expect("the frame's PNG")
+        + signature.len();
+    assert_eq!(&data[at + 4..at + 8], b"IHDR");
+    data[at + 8..at + 12].copy_from_slice(&60_000u32.to_be_bytes());
+    data[at + 12..at + 16].copy_from_slice(&60_000u32.to_be_bytes());
+    let crc = crc32fast::hash(&data[at + 4..at + 21]);
+    data[at + 21..at + 25].copy_from_slice(&crc.to_be_bytes());
+    std::fs::write(&path, data).unwrap();
+    path
+}
+
+/// A bag (MCAP) of messages received at -2, `i64::MAX` and `i64::MIN`, whose `metadata.yaml`
+/// then says its file starts at 10 and lasts `i64::MAX`: sums that overflowed in the writer
+/// (`convert`) and in `doctor`.
+pub fn extreme_times(dir: &Path) -> PathBuf {
+    use rosbag2_rs_storage::BagMetadata;
+    let uri = string_bag(
+        &dir.join("extreme_times"),
+        rosbag2_rs_storage::StorageId::Mcap,
+        &[-2, i64::MAX, i64::MIN],
+        4,
+        Default::default(),
+    );
+    let mut metadata = BagMetadata::read_from_dir(&uri).unwrap();
+    assert_eq!(metadata.files[0].starting_time, i64::MIN);
+    assert_eq!(metadata.files[0].duration, i64::MAX);
+    metadata.files[0].starting_time = 10;
+    metadata.write_to_dir(&uri).unwrap();
+    uri
+}
+
+/// A bag directory of one MCAP file whose log times straddle 2^63 (its start, as i64, is
+/// `i64::MAX - 9`, its duration 110): `reindex` and `doctor` added them.
+pub fn straddling_times(dir: &Path) -> PathBuf {
+    let uri = dir.join("straddling_times");
+    std::fs::create_dir_all(&uri).unwrap();
+    mcap_log_times(
+        &uri.join("straddling_times_0.mcap"),
+        &[(1 << 63) - 10, (1 << 63) + 100],
+    );
+    uri
+}
+
+/// A crafted input as [`write_all`] writes it.
+#[derive(Debug, Clone)]
+pub struct Crafted {
+    /// Its name (the file's or the bag directory's).
+    pub name: String,
+    /// What the commands are given: a file, or a bag directory.
+    pub path: PathBuf,
+    /// The topic `export` is asked for.
+    pub topic: &'static str,
+    /// What a command that fails on it must name (an extended regular expression, matched
+    /// against its error output), as `doctor` must when it reports it.
+    pub problem: &'static str,
+    /// How many messages `cat` must print, each once, when the input lists its chunks several
+    /// times.
+    pub messages: Option<usize>,
+}
+
+/// Writes every crafted file of issue 48 into `dir` (which must exist): the files the issue
+/// names, and its SQLite, PNG, file-mode `.zstd` and arithmetic cases.
+pub fn write_all(dir: &Path) -> Vec<Crafted> {
+    let named = |path: PathBuf, topic, problem, messages| Crafted {
+        name: path.file_name().unwrap().to_string_lossy().into_owned(),
+        path,
+        topic,
+        problem,
+        messages,
+    };
+    let mut out = Vec::new();
+    for which in [
+        LyingIndex::Metadata,
+        LyingIndex::Attachment,
+        LyingIndex::Chunk,
+    ] {
+        out.push(named(
+            mcap_wrapping_index(dir, which),
+            "/t",
+            "outside the file",
+            None,
+        ));
+    }
+    out.push(named(
+        mcap_big_chunk_listed_16_times(dir),
+        "/big",
+        "listed again|again",
+        Some(1),
+    ));
+    out.push(named(
+        mcap_zstd_chunks(dir, "chunks_listed_3_times.mcap", 2, 64, None, 3),
+        "/big",
+        "again",
+        Some(2),
+    ));
+    out.push(named(
+        mcap_zstd_chunks(dir, "overlap_over_budget.mcap", 2, 100, Some(600 << 20), 1),
+        "/big",
+        "ROSBAG2_RS_MAX_ALIVE_BYTES",
+        None,
+    ));
+    out.push(named(
+        ros1_empty_elements(dir),
+        "/empties",
+        "ROSBAG2_RS_MAX_EMPTY_ELEMENTS",
+        None,
+    ));
+    out.push(named(
+        ros1_chunk_listed_many_times(dir, 8001),
+        "/chatter",
+        "chunk-info",
+        Some(10),
+    ));
+    out.push(named(sqlite_salvage_loops(dir), "/t", "malformed", None));
+    out.push(named(
+        file_mode_zstd_bomb(dir),
+        "/t",
+        "ROSBAG2_RS_MAX_FILE_MODE_BYTES",
+        None,
+    ));
+    out.push(named(
+        realsense_png_bomb(dir),
+        "/device_0/sensor_0/Color_0/image/data/compressed",
+        "ROSBAG2_RS_MAX_IMAGE_PIXELS",
+        None,
+    ));
+    out.push(named(extreme_times(dir), "/t", "duration|time", None));
+    out.push(named(straddling_times(dir), "/t", "time", None));
+    out
 }

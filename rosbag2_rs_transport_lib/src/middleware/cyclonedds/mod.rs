@@ -16,7 +16,7 @@ mod raw;
 mod service;
 mod sys;
 mod time;
-mod xtypes;
+pub(crate) mod xtypes;
 
 use std::collections::HashMap;
 use std::sync::Arc;

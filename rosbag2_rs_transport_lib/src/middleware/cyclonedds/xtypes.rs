@@ -76,6 +76,50 @@ pub fn struct_type(
     result
 }
 
+/// A type object as the type lookup service sends it (XCDR2 little-endian, without the
+/// encapsulation header), deserialized as Cyclone DDS deserializes what it receives
+/// (normalized, which checks every length against the bytes, then read) and read into the
+/// shared model as [`struct_type`] reads what Cyclone's type library returns; `None` when
+/// Cyclone refuses the bytes or the object is not a complete structure without base. The
+/// decoding of a hostile peer's type object, for the fuzz targets (`fuzz/`).
+#[doc(hidden)]
+pub fn decode_type_object(cdr: &[u8]) -> Option<StructType> {
+    let size = u32::try_from(cdr.len()).ok()?;
+    // Normalized in place (byte order, lengths checked); an aligned copy.
+    let mut words = vec![0u64; cdr.len().div_ceil(8)];
+    // SAFETY: `words` holds at least `cdr.len()` bytes; the two do not overlap.
+    unsafe {
+        std::ptr::copy_nonoverlapping(cdr.as_ptr(), words.as_mut_ptr().cast::<u8>(), cdr.len())
+    };
+    let data = words.as_mut_ptr().cast::<std::os::raw::c_char>();
+    // SAFETY: the generated descriptor of `DDS_XTypes_TypeObject`, a static of the library.
+    let ops = unsafe { DDS_XTypes_TypeObject_desc.m_ops };
+    let mut offset = 0u32;
+    // SAFETY: as Cyclone's `ddsi_typeinfo_deser`: `data` holds `size` bytes.
+    let normalized = unsafe {
+        dds_stream_normalize_xcdr2_data(data, &mut offset, size, cfg!(target_endian = "big"), ops)
+    };
+    if normalized.is_null() {
+        return None;
+    }
+    let mut stream = dds_istream_t {
+        m_buffer: data.cast(),
+        m_size: size,
+        m_index: 0,
+        m_xcdr_version: DDSI_RTPS_CDR_ENC_VERSION_2,
+    };
+    // SAFETY: a zeroed type object is an empty sample; the stream was normalized against the
+    // same operations, so the read stays within it; the sample is read, then freed once.
+    unsafe {
+        let mut object: TypeObject = std::mem::zeroed();
+        let sample = (&mut object as *mut TypeObject).cast();
+        dds_stream_read(&mut stream, sample, &dds_cdrstream_default_allocator, ops);
+        let result = read_struct(&object);
+        dds_stream_free_sample(sample.cast(), &dds_cdrstream_default_allocator, ops);
+        result
+    }
+}
+
 /// A complete structure type object without base type (what ROS 2 messages are) in the
 /// shared model; `None` for any other type object.
 ///
@@ -171,4 +215,74 @@ fn text(chars: &[std::os::raw::c_char]) -> String {
     CStr::from_bytes_until_nul(bytes)
         .map(|c| c.to_string_lossy().into_owned())
         .unwrap_or_else(|_| String::from_utf8_lossy(bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::middleware::dds_common::xtypes::describe;
+
+    /// The type objects of a seed of the `xtypes` fuzz target (Python cyclonedds's, for
+    /// `fuzz_msgs::msg::dds_::Everything_` and the types it nests): a byte, then each object's
+    /// length and bytes.
+    fn seed_objects() -> Vec<&'static [u8]> {
+        let mut rest = &include_bytes!("../../../../fuzz/seeds/xtypes/wire-Everything")[1..];
+        let mut objects = Vec::new();
+        while rest.len() >= 2 {
+            let len = usize::from(u16::from_le_bytes([rest[0], rest[1]]));
+            objects.push(&rest[2..2 + len]);
+            rest = &rest[2 + len..];
+        }
+        objects
+    }
+
+    /// Type objects from the wire decode as Cyclone decodes them, and describe the message:
+    /// nested types resolve by their XTypes hash.
+    #[test]
+    fn type_objects_from_the_wire_describe_the_message() {
+        let objects: Vec<StructType> = seed_objects()
+            .into_iter()
+            .map(|o| decode_type_object(o).expect("a type object decodes"))
+            .collect();
+        assert_eq!(objects[0].name, "fuzz_msgs::msg::dds_::Everything_");
+        // The header's hash is named by the root, the time's by the header.
+        let header_hash = match objects[0].members.iter().find(|(n, _)| n == "header") {
+            Some((_, TypeIdentifier::Complete(h))) => *h,
+            other => panic!("the header member: {other:?}"),
+        };
+        let mut resolve = |hash: &TypeHash| {
+            let name = if *hash == header_hash {
+                "Header_"
+            } else {
+                "Time_"
+            };
+            Ok(objects
+                .iter()
+                .find(|o| o.name.contains(name))
+                .unwrap()
+                .clone())
+        };
+        let description = describe("fuzz_msgs/msg/Everything", &objects[0], &mut resolve)
+            .expect("the objects describe the message");
+        let definition = description.definition(&|_| None, None).unwrap();
+        assert!(definition
+            .encoded_message_definition
+            .starts_with("std_msgs/Header header\nbool b\n"));
+        assert!(definition
+            .encoded_message_definition
+            .contains("string<=3[<=2] bstrs\n"));
+    }
+
+    /// Bytes Cyclone's normalizer refuses (cut short, or a length beyond the bytes) decode to
+    /// nothing.
+    #[test]
+    fn truncated_and_overlong_type_objects_decode_to_nothing() {
+        let object = seed_objects()[0];
+        for len in [0, 3, 8, object.len() / 2, object.len() - 1] {
+            assert_eq!(decode_type_object(&object[..len]), None, "{len} bytes");
+        }
+        let mut overlong = object.to_vec();
+        overlong[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decode_type_object(&overlong), None);
+    }
 }

@@ -402,4 +402,34 @@ mod tests {
             Some("pkg/msg/Type")
         );
     }
+
+    /// A member whose name is not a ROS field name (`f\u{de}_id`, found by the `xtypes` fuzz
+    /// target): the `.msg` text built from it was read as field `f` with a default value, a
+    /// definition of another type and RIHS01 hash than the peer's. It gives no definition: the
+    /// text is not written.
+    #[test]
+    fn a_member_name_ros_cannot_spell_gives_no_definition() {
+        let reading = st(
+            "custom_msgs::msg::dds_::Reading_",
+            &[
+                ("stamp", TypeIdentifier::Primitive(0x02)),
+                ("f\u{de}_id", TypeIdentifier::Primitive(0x07)),
+            ],
+        );
+        let description = describe("custom_msgs/msg/Reading", &reading, &mut |_| {
+            unreachable!("no nested type")
+        })
+        .unwrap();
+        let err = description
+            .definition(&|_| None, None)
+            .expect_err("an invalid field name");
+        assert!(
+            matches!(
+                &err,
+                rosbag2_rs_codec::type_hash::TypeHashError::Unspellable { name, .. }
+                    if name == "f\u{de}_id"
+            ),
+            "{err}"
+        );
+    }
 }
