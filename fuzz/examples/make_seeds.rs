@@ -556,10 +556,9 @@ fn graph_wire() {
 /// (its wire-form seeds are type objects of Python cyclonedds, `tools/xtypes_seeds.py`), and
 /// `GetTypeDescription` answers as the player gives them, with and without sources.
 fn remote_types() {
-    use rosbag2_rs_codec::msg::definition::{concatenated_sections, ros2_name};
-    use rosbag2_rs_codec::type_hash::{IndividualTypeDescription, TypeDescription};
-    use rosbag2_rs_interfaces::type_description_interfaces::msg as wire;
-    use rosbag2_rs_interfaces::type_description_interfaces::srv::GetTypeDescriptionResponse;
+    use rosbag2_rs_interfaces::type_description_interfaces::srv::GetTypeDescriptionRequest;
+    use rosbag2_rs_transport_lib::remote_types;
+    use std::collections::HashMap;
 
     /// A name as the compact form spells it: its length, then its bytes.
     fn name(out: &mut Vec<u8>, name: &str) {
@@ -599,51 +598,19 @@ fn remote_types() {
     }
     write_seed("xtypes", "model-Reading", seed);
 
-    let individual = |t: &IndividualTypeDescription| wire::IndividualTypeDescription {
-        type_name: t.type_name.clone(),
-        fields: t
-            .fields
-            .iter()
-            .map(|f| wire::Field {
-                name: f.name.clone(),
-                field_type: wire::FieldType {
-                    type_id: f.field_type.type_id,
-                    capacity: f.field_type.capacity,
-                    string_capacity: f.field_type.string_capacity,
-                    nested_type_name: f.field_type.nested_type_name.clone(),
-                },
-                default_value: String::new(),
-            })
-            .collect(),
-    };
     let mut cache = rosbag2_rs_codec::MessageDefinitionCache::with_prefixes(Vec::new());
     for type_name in ["sensor_msgs/msg/NavSatFix", "std_msgs/msg/String"] {
-        let definition = cache.definition(type_name);
-        let description = TypeDescription::from_definition(type_name, &definition).unwrap();
-        let sources = concatenated_sections(type_name, &definition.encoded_message_definition)
-            .unwrap()
-            .into_iter()
-            .filter(|(name, _)| !name.is_empty())
-            .map(|(name, text)| wire::TypeSource {
-                type_name: ros2_name(&name),
-                encoding: "msg".into(),
-                raw_file_contents: text,
-            })
-            .collect();
-        let mut answer = GetTypeDescriptionResponse {
-            successful: true,
-            failure_reason: String::new(),
-            type_description: wire::TypeDescription {
-                type_description: individual(&description.type_description),
-                referenced_type_descriptions: description
-                    .referenced_type_descriptions
-                    .iter()
-                    .map(individual)
-                    .collect(),
+        // The player's own answer, sources included.
+        let definitions = HashMap::from([(type_name.to_string(), cache.definition(type_name))]);
+        let mut answer = remote_types::answer(
+            &definitions,
+            &GetTypeDescriptionRequest {
+                type_name: type_name.into(),
+                type_hash: String::new(),
+                include_type_sources: true,
             },
-            type_sources: sources,
-            extra_information: Vec::new(),
-        };
+        );
+        assert!(answer.successful, "{}", answer.failure_reason);
         let name = type_name.replace('/', "-");
         for (suffix, answer) in [
             ("sources", answer.clone()),

@@ -83,7 +83,7 @@ pub mod remote_types {
     pub use crate::middleware::dds_common::xtypes::{
         describe, ros_type_name, StructType, TypeHash, TypeIdentifier, XTypesError,
     };
-    pub use crate::type_description::{definition_from_answer, AskError};
+    pub use crate::type_description::{answer, definition_from_answer, AskError};
 }
 
 /// `package.xml` declares, by rosdep key, every ROS package the build links or reads and every one

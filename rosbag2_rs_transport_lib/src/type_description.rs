@@ -204,11 +204,20 @@ pub fn serve_definitions(
         .map(|d| (d.topic_type.clone(), d))
         .collect();
     serve::<GetTypeDescription>(middleware, &format!("~/{SERVICE}"), move |request| {
-        describe(&by_type, &request).unwrap_or_else(|reason| GetTypeDescriptionResponse {
-            successful: false,
-            failure_reason: reason.to_string(),
-            ..Default::default()
-        })
+        answer(&by_type, &request)
+    })
+}
+
+/// This node's answer to `request`, from the definitions it knows by type name: the
+/// description (and the `.msg` sources if asked), or why there is none.
+pub fn answer(
+    definitions: &HashMap<String, MessageDefinition>,
+    request: &GetTypeDescriptionRequest,
+) -> GetTypeDescriptionResponse {
+    describe(definitions, request).unwrap_or_else(|reason| GetTypeDescriptionResponse {
+        successful: false,
+        failure_reason: reason.to_string(),
+        ..Default::default()
     })
 }
 
