@@ -123,6 +123,8 @@ fn prefixes() -> Vec<PathBuf> {
 
 #[path = "build/rcl.rs"]
 mod rcl;
+#[path = "build/rcl_probe.rs"]
+mod rcl_probe;
 // The build uses what it links; the package.xml test reads the rest.
 #[allow(dead_code)]
 #[path = "build/ros_dependencies.rs"]

@@ -169,6 +169,9 @@ pub fn init_node(level: log::LevelFilter, ros: &RosArguments) {
             file.display()
         );
     }
+    if let Some(name) = &ros.logging.file_name {
+        log::warn!("--log-file-name {name}: the native backends write no log file");
+    }
 }
 
 /// Installs the logger for the node `node` (its name, as rclcpp shows it in every line); call

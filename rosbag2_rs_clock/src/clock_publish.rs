@@ -6,6 +6,21 @@
 use crate::ClockError;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// The highest `/clock` publish frequency accepted, in Hz: ten times what simulators publish at
+/// most. A service request can set the frequency, so a peer must not be able to make the player
+/// publish `/clock` in a busy loop.
+pub const MAX_CLOCK_PUBLISH_FREQUENCY: f64 = 10_000.0;
+
+/// Whether `hz` is a `/clock` publish frequency a clock takes: finite and at most
+/// [`MAX_CLOCK_PUBLISH_FREQUENCY`] (`<= 0` disables publishing).
+pub fn check_clock_publish_frequency(hz: f64) -> Result<(), ClockError> {
+    if hz.is_finite() && hz <= MAX_CLOCK_PUBLISH_FREQUENCY {
+        Ok(())
+    } else {
+        Err(ClockError::InvalidFrequency(hz))
+    }
+}
+
 /// Steady-time schedule of `/clock` messages at a fixed frequency.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ClockPublishSchedule {
@@ -24,11 +39,10 @@ impl ClockPublishSchedule {
         }
     }
 
-    /// Set the frequency in Hz (<= 0 disables). The first message is due at once.
+    /// Set the frequency in Hz (<= 0 disables; above [`MAX_CLOCK_PUBLISH_FREQUENCY`] refused).
+    /// The first message is due at once.
     pub(crate) fn set_frequency(&mut self, hz: f64, steady_now: i64) -> Result<(), ClockError> {
-        if !hz.is_finite() {
-            return Err(ClockError::InvalidFrequency(hz));
-        }
+        check_clock_publish_frequency(hz)?;
         if hz <= 0.0 {
             *self = Self::disabled();
             return Ok(());
@@ -143,6 +157,20 @@ mod tests {
         s.set_frequency(-1.0, 0).unwrap();
         assert_eq!(s.next_due(), None);
         assert_eq!(s.frequency(), 0.0);
+    }
+
+    #[test]
+    fn frequencies_beyond_the_cap_or_not_finite_are_refused_and_change_nothing() {
+        let mut s = ClockPublishSchedule::disabled();
+        s.set_frequency(MAX_CLOCK_PUBLISH_FREQUENCY, 0).unwrap();
+        assert_eq!(s.period, 100_000);
+        for hz in [MAX_CLOCK_PUBLISH_FREQUENCY * 1.01, 1e300, f64::INFINITY, f64::NAN] {
+            assert!(matches!(
+                s.set_frequency(hz, 0),
+                Err(ClockError::InvalidFrequency(_))
+            ));
+            assert_eq!(s.frequency(), MAX_CLOCK_PUBLISH_FREQUENCY);
+        }
     }
 
     #[test]

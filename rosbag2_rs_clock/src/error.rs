@@ -32,8 +32,9 @@ pub enum ClockError {
     /// A playback rate must be finite and strictly positive (use pause to stop time).
     #[error("invalid playback rate {0}: must be finite and > 0")]
     InvalidRate(f64),
-    /// A frequency must be finite (values <= 0 disable the feature).
-    #[error("invalid frequency {0}: must be finite")]
+    /// A frequency must be finite and at most [`crate::MAX_CLOCK_PUBLISH_FREQUENCY`] (values
+    /// <= 0 disable the feature).
+    #[error("invalid frequency {0}: must be finite and at most 10000 Hz")]
     InvalidFrequency(f64),
     /// The clock is a passive consumer of an external `/clock` and refuses time control.
     #[error("clock driven by external /clock (sim time) refuses `{0}`")]

@@ -33,7 +33,9 @@ mod virtual_source;
 mod wall_steps;
 
 pub use clock::{Clock, SourceClock, SourceKind, Steady, SteadyClock, System, SystemClock};
-pub use clock_publish::ClockPublisherMonitor;
+pub use clock_publish::{
+    check_clock_publish_frequency, ClockPublisherMonitor, MAX_CLOCK_PUBLISH_FREQUENCY,
+};
 pub use clock_type::ClockType;
 pub use duration::{Duration, NANOS_PER_SEC};
 pub use error::{ClockError, TimeError};

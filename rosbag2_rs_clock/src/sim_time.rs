@@ -324,9 +324,7 @@ impl PlayerClock for SimTimeClock {
 
     /// Only disabling (`hz <= 0`) is accepted: sim time does not publish `/clock`.
     fn set_clock_publish_frequency(&self, hz: f64) -> Result<(), ClockError> {
-        if !hz.is_finite() {
-            return Err(ClockError::InvalidFrequency(hz));
-        }
+        crate::check_clock_publish_frequency(hz)?;
         if hz > 0.0 {
             return Err(self.refuse("set_clock_publish_frequency"));
         }

@@ -131,6 +131,7 @@ fn every_type_matches_rosbags_and_round_trips() {
         dropped: i + 3,
         lost_in_transport: i + 4,
         throttled: i + 5,
+        malformed: i + 6,
     };
     c.message(topic_stat(1));
     c.message(rs_msg::RecordStatistics {

@@ -28,6 +28,9 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub use crate::rcl_probe::ament_prefixes;
+use crate::rcl_probe::find_rcl;
+
 /// The rcl, rmw and rcutils functions the backend calls (bindgen generates nothing else but
 /// the types they use).
 const FUNCTIONS: &[&str] = &[
@@ -185,77 +188,6 @@ const DYNAMIC_HEADERS: &[&str] = &[
     "rosidl_runtime_c/type_description/type_description__functions.h",
 ];
 
-/// A ROS 2 with rcl: its prefix and where its headers and libraries are.
-struct Ros2 {
-    prefix: PathBuf,
-    lib: PathBuf,
-    includes: Vec<PathBuf>,
-}
-
-/// The prefixes of `AMENT_PREFIX_PATH`, in order.
-pub fn ament_prefixes() -> Vec<PathBuf> {
-    env::var_os("AMENT_PREFIX_PATH")
-        .map(|list| {
-            env::split_paths(&list)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The include directories of a prefix: `include` and, for the nested layout of Humble and
-/// later (`include/<pkg>/<pkg>/x.h`), each `include/<pkg>`.
-fn include_dirs(prefix: &Path) -> Vec<PathBuf> {
-    let include = prefix.join("include");
-    if !include.is_dir() {
-        return Vec::new();
-    }
-    let mut dirs = vec![include.clone()];
-    if let Ok(entries) = std::fs::read_dir(&include) {
-        let mut nested: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        nested.sort();
-        dirs.extend(nested);
-    }
-    dirs
-}
-
-/// The ROS 2 of `AMENT_PREFIX_PATH` with rcl's headers and library; `None` when no ROS 2 with
-/// rcl is sourced. A sourced ROS 2 whose rcl lacks its headers or library is a build error (the
-/// opt-out is `ROSBAG2_RS_NO_RCL=1`), never a silent build without the rcl backend.
-fn find_rcl() -> Option<Ros2> {
-    let prefixes = ament_prefixes();
-    let complete = |p: &&PathBuf| {
-        (p.join("include/rcl/rcl/rcl.h").is_file() || p.join("include/rcl/rcl.h").is_file())
-            && p.join("lib/librcl.so").exists()
-    };
-    let Some(prefix) = prefixes.iter().find(complete) else {
-        if let Some(rcl) = prefixes
-            .iter()
-            .find(|p| p.join("share/rcl/package.xml").is_file())
-        {
-            panic!(
-                "a ROS 2 with rcl is sourced ({}) but its rcl headers (include/rcl/rcl.h) or \
-                 library (lib/librcl.so) are missing: install its development files (`rosdep \
-                 install --from-paths src`, or the distribution's ros-<distro>-rcl package), or \
-                 set ROSBAG2_RS_NO_RCL=1 to build without the rcl backend",
-                rcl.display()
-            );
-        }
-        return None;
-    };
-    // Headers of every prefix (an overlay's first), so that a package built on top is seen too.
-    let includes = prefixes.iter().flat_map(|p| include_dirs(p)).collect();
-    Some(Ros2 {
-        prefix: prefix.clone(),
-        lib: prefix.join("lib"),
-        includes,
-    })
-}
-
 /// The ROS 2 distribution: `ROS_DISTRO` when set (a sourced setup sets it), else from rcl's
 /// version in its package.xml.
 fn distro(prefix: &Path) -> String {
@@ -341,10 +273,11 @@ pub fn configure() -> Option<Vec<PathBuf>> {
     println!("cargo:rerun-if-env-changed=ROS_DISTRO");
     println!("cargo:rerun-if-env-changed=ROSBAG2_RS_NO_RCL");
     println!("cargo:rerun-if-changed=build/rcl.rs");
+    println!("cargo:rerun-if-changed=build/rcl_probe.rs");
     if env::var_os("ROSBAG2_RS_NO_RCL").is_some() {
         return None;
     }
-    let ros2 = find_rcl()?;
+    let ros2 = find_rcl(&ament_prefixes()).unwrap_or_else(|e| panic!("{e}"))?;
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let wrapper = out.join("rcl_wrapper.h");
     let has_header = |h: &str| ros2.includes.iter().any(|i| i.join(h).is_file());

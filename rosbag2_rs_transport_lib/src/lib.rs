@@ -92,6 +92,12 @@ pub mod remote_types {
 #[path = "../build/ros_dependencies.rs"]
 mod ros_dependencies;
 
+/// The build script's search for rcl, whose refusals are checked here.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../build/rcl_probe.rs"]
+mod rcl_probe;
+
 #[cfg(test)]
 mod package_manifest {
     use super::ros_dependencies;

@@ -102,6 +102,8 @@ pub struct LoggingArguments {
     pub logger_levels: Vec<(String, Severity)>,
     /// `--log-config-file FILE`.
     pub config_file: Option<PathBuf>,
+    /// `--log-file-name PREFIX` (rcl from Kilted on): the log file's name before its suffix.
+    pub file_name: Option<String>,
     /// Log lines go to `/rosout` (`--disable-rosout-logs` turns it off).
     pub rosout: bool,
     /// Log lines go to the console (`--disable-stdout-logs`).
@@ -116,6 +118,7 @@ impl Default for LoggingArguments {
             default_level: None,
             logger_levels: Vec::new(),
             config_file: None,
+            file_name: None,
             rosout: true,
             stdout: true,
             external_lib: true,
@@ -380,6 +383,7 @@ pub fn parse_native(argv: &[String], node_name: &str) -> Result<RosArguments, Ro
                 }
             }
             "--log-config-file" => logging.config_file = Some(PathBuf::from(value("a file")?)),
+            "--log-file-name" => logging.file_name = Some(value("a file name")?),
             "--enable-rosout-logs" => logging.rosout = true,
             "--disable-rosout-logs" => logging.rosout = false,
             "--enable-stdout-logs" => logging.stdout = true,

@@ -152,7 +152,7 @@ fn the_statistics_topic_reports_each_topics_totals() {
         camera.publish(&string_msg("frame")).unwrap();
     }
     recorder.flush().unwrap();
-    let expected = (4, 4, 0, 0, 12);
+    let expected = (4, 4, 0, 0, 12, 0);
     let latest = || {
         let stats = received.lock().unwrap();
         stats.last().and_then(|s| {
@@ -166,6 +166,7 @@ fn the_statistics_topic_reports_each_topics_totals() {
                     t.dropped,
                     t.lost_in_transport,
                     t.throttled,
+                    t.malformed,
                 ),
             ))
         })

@@ -16,8 +16,8 @@ from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from rosbags.rosbag2 import StoragePlugin, Writer
 
-from conftest import CYCLONE, binary
-from ros_dds import (RELIABLE_ALL, Clock, Image, ServiceClient, String, Time, only_in_private_network,
+from conftest import CYCLONE, binary, memory_kib
+from ros_dds import (RELIABLE_ALL, SERVICES, Clock, Image, ServiceClient, String, Time, only_in_private_network,
                      refuse_real_interfaces, take, valid, wait_matched)
 
 pytestmark = only_in_private_network
@@ -167,6 +167,63 @@ def test_a_cyclone_client_pauses_reads_state_changes_rate_and_seeks(tmp_path, ty
         player.finish()
     finally:
         player.kill()
+
+
+FLOOD_GROWTH_KIB = 12 * 1024
+
+
+def test_unanswerable_requests_and_absurd_arguments_leave_the_player_bounded_and_answering(tmp_path, typestore):
+    """Issue 48, the player's side: 10^5 requests from a writer with no reply reader keep at most
+    256 replies waiting (peak RSS bounded, a real client still answered); rates and /clock
+    frequencies no clock can follow are refused and change nothing; seeks and bursts at the ends
+    of time do what they say; playback then goes on as asked."""
+    write_bag(tmp_path / 'bag', typestore, strings(typestore, '/chatter', 100, 10))
+    dp = DomainParticipant(0)
+    chatter = reader(dp, '/chatter', String)
+    player = Player(tmp_path / 'bag', '--start-paused')
+    try:
+        clients = {name: ServiceClient(dp, 'rosbag2_player', name)
+                   for name in ('is_paused', 'set_rate', 'get_rate', 'seek', 'burst', 'resume',
+                                'set_clock_publish_frequency')}
+        request_type, _ = SERVICES['is_paused']
+        lone = DomainParticipant(0)
+        unanswerable = DataWriter(lone, Topic(lone, 'rq/rosbag2_player/is_pausedRequest', request_type),
+                                  qos=RELIABLE_ALL)
+        for client in clients.values():
+            client.wait()
+        assert wait_matched(chatter) and wait_matched(unanswerable)
+        assert clients['is_paused'].call().paused
+        time.sleep(1.0)
+        before = memory_kib(player.proc.pid)
+        count = 100_000
+        for i in range(count):
+            unanswerable.write(request_type(client_id=7, sequence_number=i + 1, structure_needs_at_least_one_member=0))
+            if i % 20_000 == 0:
+                assert clients['is_paused'].call(timeout=30).paused
+        assert clients['is_paused'].call(timeout=30).paused
+        time.sleep(1.0)
+        peak = memory_kib(player.proc.pid)
+
+        for rate in (0.0, -1.0, float('nan'), float('inf'), -float('inf')):
+            assert not clients['set_rate'].call(rate=rate).success, rate
+        for hz in (1e300, float('inf'), float('nan'), 10_001.0):
+            reply = clients['set_clock_publish_frequency'].call(frequency=hz)
+            assert not reply.success and 'at most 10000 Hz' in reply.message, (hz, reply)
+        assert clients['get_rate'].call().rate == 1.0
+        # Before the start: refused; the largest time there is: past the end, playback finishes
+        # there (tried last, below).
+        assert not clients['seek'].call(time=Time(sec=-2**31, nanosec=0)).success
+        assert clients['burst'].call(num_messages=2**64 - 1, timeout=30).actually_burst == 100
+        assert [m.data for m in take(chatter, 100)] == [f'/chatter {i}' for i in range(100)]
+        assert clients['seek'].call(time=Time(sec=2**31 - 1, nanosec=999_999_999)).success
+        clients['resume'].call()
+        err = player.finish()
+    finally:
+        player.kill()
+    print(f'{count} requests without a reply reader: player peak RSS {peak} KiB, {before} KiB before '
+          f'(+{peak - before} KiB, bound +{FLOOD_GROWTH_KIB})')
+    assert "replies sent before their client's reader was matched (256 were waiting)" in err, err[-3000:]
+    assert peak - before < FLOOD_GROWTH_KIB, f'the player grew by {peak - before} KiB'
 
 
 def test_two_players_stay_in_sync_through_clock(tmp_path, typestore):

@@ -1069,6 +1069,13 @@ def test_our_rcl_player_logs_through_rcl(tmp_path):
     assert debug.returncode == 0, debug.stderr
     assert 'RCL[DEBUG] rosbag2_player:' in debug.stderr, debug.stderr
     assert not list((tmp_path / 'log2').glob('*.log')), 'a log file despite --disable-external-lib-logs'
+    named = subprocess.run([binary('player'), tmp_path / 'bag', '--disable-keyboard-controls', '--ros-args',
+                            '--log-file-name', 'our_player'],
+                           env={**env, 'ROS_LOG_DIR': str(tmp_path / 'log3')},
+                           capture_output=True, text=True, timeout=60)
+    assert named.returncode == 0, named.stderr
+    files = [f.name for f in (tmp_path / 'log3').glob('*.log')]
+    assert files and all(f.startswith('our_player') for f in files), files
 
 
 def test_the_enclave_reaches_rcl_and_the_native_backends_refuse_security(tmp_path):

@@ -4,11 +4,14 @@ the Python session in router mode, configured as rmw_zenohd configures it).
 
 Runs only inside a private network namespace (tools/test.sh runs tests/interop under
 `unshare --net`)."""
+import json
 import os
+import pathlib
 import signal
 import socket
 import struct
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -512,6 +515,66 @@ FLOOD_GIDS = int(os.environ.get('ROSBAG2_RS_FLOOD_GIDS', 1_000_000))
 IS_RECORDER_PAUSED = ('/rosbag2_recorder/is_paused', 'rosbag2_interfaces/srv/IsPaused')
 
 
+# A client in a process (and Zenoh session) of its own: calls `service` one call after another
+# until stdin closes, then prints each call's round trip in milliseconds, as JSON.
+LATENCY_PROBE = r'''
+import json, sys, threading, time
+import rmw_zenoh_peer as rz
+service, ros_type, type_hash, request = sys.argv[1], sys.argv[2], sys.argv[3], bytes.fromhex(sys.argv[4])
+node = rz.Node('latency_probe')
+gid = rz.gid('latency probe')
+closed = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), closed.set()), daemon=True).start()
+times, seq = [], 0
+# As a client waits for the service: until this session has learned of the queryable (a query
+# sent before that meets no queryable and ends at once without a reply).
+for attempt in range(200):
+    try:
+        node.call(service, ros_type, type_hash, request, 0, gid, timeout=30)
+        break
+    except AssertionError:
+        time.sleep(0.05)
+print('ready', flush=True)
+while not closed.is_set():
+    seq += 1
+    started = time.monotonic()
+    node.call(service, ros_type, type_hash, request, seq, gid, timeout=30)
+    times.append((time.monotonic() - started) * 1e3)
+    time.sleep(0.002)
+print(json.dumps(times), flush=True)
+node.close()
+'''
+
+
+def latency_probe(service, ros_type, request):
+    """Starts LATENCY_PROBE on `service`; `.stdin.close()` then `.communicate()` ends it."""
+    probe = subprocess.Popen([sys.executable, '-c', LATENCY_PROBE, service, ros_type, SOME_HASH, request.hex()],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, 'PYTHONPATH': os.path.dirname(os.path.abspath(__file__))})
+    assert probe.stdout.readline().strip() == 'ready', probe.stderr.read()
+    return probe
+
+
+def latencies_of(probe):
+    """The round trips (ms) a latency probe measured, once it is told to stop."""
+    out, err = probe.communicate(input='', timeout=60)
+    assert probe.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def malformed_in(statistics):
+    """(received, malformed) of /flood in a rosbag2_rs_interfaces/msg/RecordStatistics, decoded
+    by rosbags from the package's own .msg files."""
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    store = get_typestore(Stores.ROS2_JAZZY)
+    msg_dir = pathlib.Path(__file__).resolve().parents[2] / 'rosbag2_rs_interfaces' / 'msg'
+    for name in ('TopicRecordStatistics', 'RecordStatistics'):
+        store.register(get_types_from_msg((msg_dir / f'{name}.msg').read_text(), f'rosbag2_rs_interfaces/msg/{name}'))
+    message = store.deserialize_cdr(statistics, 'rosbag2_rs_interfaces/msg/RecordStatistics')
+    flood = next(t for t in message.topics if t.topic_name == '/flood')
+    return flood.received, flood.malformed
+
+
 def test_a_flood_of_short_samples_from_a_million_gids_is_counted_never_recorded_and_bounded(tmp_path, typestore, node):
     """Issue 48: samples of 0 and 3 bytes (too short for a CDR encapsulation header), each from a
     new publisher GID, are counted as malformed and not recorded; the recorder's loss tracker stays
@@ -519,8 +582,9 @@ def test_a_flood_of_short_samples_from_a_million_gids_is_counted_never_recorded_
     String = typestore.types['std_msgs/msg/String']
     # Reliable keep-all: rmw_zenoh blocks rather than drops, so every sample arrives.
     flood = node.publisher('/flood', 'std_msgs/msg/String', rz.STRING_HASH, history=rz.KEEP_ALL)
+    statistics = node.subscription('/events/rosbag2_rs_statistics', 'rosbag2_rs_interfaces/msg/RecordStatistics', '*')
     recorder = ros2bag('record', '--disable-keyboard-controls', '--topics', '/flood', '-o', tmp_path / 'rec',
-                       '--polling-interval', '50')
+                       '--polling-interval', '50', '--statistics-rate', '20')
     client_gid = rz.gid('flood test client')
     calls = iter(range(1, 1_000_000))
     latencies = []
@@ -540,6 +604,7 @@ def test_a_flood_of_short_samples_from_a_million_gids_is_counted_never_recorded_
         is_paused()
         time.sleep(1.0)
         before = memory_kib(recorder.pid)
+        probe = latency_probe(*IS_RECORDER_PAUSED, EMPTY)
         started = time.monotonic()
         for i in range(FLOOD_GIDS):
             flood.pub.put(b'' if i % 2 else b'\x00\x01\x00',
@@ -547,18 +612,24 @@ def test_a_flood_of_short_samples_from_a_million_gids_is_counted_never_recorded_
             if i % 50_000 == 0:
                 is_paused()
         rate = FLOOD_GIDS / (time.monotonic() - started)
+        during = latencies_of(probe)
         for data in valid[100:]:
             flood.publish(data)
         is_paused()  # answered after every sample before it on the same session
         time.sleep(1.0)
         peak = memory_kib(recorder.pid)
+        # The statistics topic counts them too (received: the valid ones only).
+        wait_until(lambda: statistics.samples and malformed_in(statistics.samples[-1][0]) == (len(valid), FLOOD_GIDS),
+                   what=f'statistics with {FLOOD_GIDS} malformed samples')
         err = interrupt(recorder)
     finally:
         if recorder.poll() is None:
             recorder.kill()
     print(f'{FLOOD_GIDS} short samples from distinct GIDs at {rate:.0f}/s: recorder peak RSS {peak} KiB, '
           f'{before} KiB before the flood (+{peak - before} KiB, bound +{FLOOD_GROWTH_KIB}); '
-          f'is_paused answered {len(latencies)} times, slowest {max(latencies) * 1e3:.1f} ms')
+          f'is_paused answered {len(latencies)} times on the flooding session, slowest {max(latencies) * 1e3:.1f} ms; '
+          f'from a session of its own {len(during)} times during the flood: median {np.median(during):.2f} ms, '
+          f'p99 {np.percentile(during, 99):.2f} ms, max {max(during):.2f} ms')
     assert read_bag(tmp_path / 'rec') == {'/flood': valid}
     assert f'/flood: received {len(valid)}, written {len(valid)}, dropped 0' in err, err
     assert f'malformed (too short for their encapsulation) {FLOOD_GIDS}' in err, err

@@ -21,6 +21,8 @@ pub struct TopicRecordStatistics {
     pub lost_in_transport: u64,
     /// Messages left out by the topic's `--throttle` limit.
     pub throttled: u64,
+    /// Samples too short for their CDR encapsulation header: no message, never recorded.
+    pub malformed: u64,
 }
 
 /// `rosbag2_rs_interfaces/msg/RecordStatistics`: what a recorder has recorded so far, per topic

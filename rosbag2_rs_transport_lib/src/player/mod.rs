@@ -720,10 +720,13 @@ fn check_options(options: &PlayOptions) -> Result<(), PlayerError> {
     if options.playback_duration.is_some_and(|d| d.as_nanos() <= 0) {
         return invalid("--playback-duration must be positive".into());
     }
-    if !(options.clock_publish_frequency.is_finite() && options.clock_publish_frequency >= 0.0) {
+    if options.clock_publish_frequency < 0.0
+        || rosbag2_rs_clock::check_clock_publish_frequency(options.clock_publish_frequency).is_err()
+    {
         return invalid(format!(
-            "invalid --clock frequency {}",
-            options.clock_publish_frequency
+            "invalid --clock frequency {}: at most {} Hz",
+            options.clock_publish_frequency,
+            rosbag2_rs_clock::MAX_CLOCK_PUBLISH_FREQUENCY
         ));
     }
     if options.read_ahead_queue_size == 0 {
@@ -770,6 +773,7 @@ impl Core {
 
     fn set_clock_publish_frequency(&self, hz: f64) -> Result<(), PlayerError> {
         self.refuse_under_sim_time("set_clock_publish_frequency")?;
+        rosbag2_rs_clock::check_clock_publish_frequency(hz)?;
         if hz > 0.0 {
             let mut publisher = self.clock_publisher.write();
             if publisher.is_none() {

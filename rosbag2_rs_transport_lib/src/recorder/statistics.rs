@@ -84,5 +84,6 @@ fn topic_statistics(topic: &RecordedTopic, lost_in_transport: u64) -> TopicRecor
         dropped: c.lost_in_recorder(),
         lost_in_transport,
         throttled: load(&c.throttled),
+        malformed: load(&c.malformed),
     }
 }

@@ -49,6 +49,8 @@ pub struct LossTracker {
     older: HashMap<[u8; 16], i64>,
     /// Publishers forgotten so far (their generation was dropped).
     forgotten: u64,
+    /// Sequence gaps seen so far.
+    gaps: u64,
 }
 
 impl LossTracker {
@@ -70,12 +72,22 @@ impl LossTracker {
         };
         // Late (recovered) or repeated samples count nothing; a gap counts the numbers skipped,
         // in checked arithmetic (a sender picks its numbers).
-        match previous {
+        let lost = match previous {
             Some(last) if sequence_number > last => {
                 u64::try_from(i128::from(sequence_number) - i128::from(last) - 1).unwrap_or(0)
             }
             _ => 0,
+        };
+        if lost > 0 {
+            self.gaps = self.gaps.saturating_add(1);
         }
+        lost
+    }
+
+    /// Whether the gap just recorded is one to warn about: the 1st, 2nd, 4th, 8th, ... (a peer
+    /// skipping numbers on every sample must not turn each into a log line).
+    pub fn warn_of_gap(&self) -> bool {
+        self.gaps.is_power_of_two()
     }
 
     /// Publishers tracked now.
@@ -168,8 +180,15 @@ pub fn subscribe(
                         let mut counts = lost_ctx.lost.lock();
                         let total = counts.entry(topic_name.clone()).or_default();
                         *total = total.saturating_add(lost);
+                        let total = *total;
                         drop(counts);
-                        log::warn!("topic '{topic_name}': {lost} messages lost (sequence gap)");
+                        if tracker.warn_of_gap() {
+                            log::warn!(
+                                "topic '{topic_name}': {lost} messages lost (sequence gap); \
+                                 {total} in {} gaps so far (warned at gaps 1, 2, 4, 8, ...)",
+                                tracker.gaps
+                            );
+                        }
                     }
                     Some(a.source_timestamp)
                 }
@@ -225,6 +244,17 @@ mod tests {
         assert_eq!(t.record(a, 8), 0); // recovered late
         assert_eq!(t.record(a, 11), 0);
         assert_eq!(t.record(b, 3), 1);
+    }
+
+    #[test]
+    fn a_publisher_skipping_a_number_every_sample_is_warned_of_at_doubling_gaps() {
+        let mut t = LossTracker::default();
+        let a = [1u8; 16];
+        t.record(a, 0);
+        let warned: Vec<i64> = (1..=1000)
+            .filter(|i| t.record(a, 2 * i) == 1 && t.warn_of_gap())
+            .collect();
+        assert_eq!(warned, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]);
     }
 
     #[test]
