@@ -164,7 +164,12 @@ mod tests {
         let mut s = ClockPublishSchedule::disabled();
         s.set_frequency(MAX_CLOCK_PUBLISH_FREQUENCY, 0).unwrap();
         assert_eq!(s.period, 100_000);
-        for hz in [MAX_CLOCK_PUBLISH_FREQUENCY * 1.01, 1e300, f64::INFINITY, f64::NAN] {
+        for hz in [
+            MAX_CLOCK_PUBLISH_FREQUENCY * 1.01,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+        ] {
             assert!(matches!(
                 s.set_frequency(hz, 0),
                 Err(ClockError::InvalidFrequency(_))

@@ -100,7 +100,7 @@ mod tests {
         assert!(err.contains("include/rcl/rcl.h"), "{err}");
         assert!(err.contains("ROSBAG2_RS_NO_RCL=1"), "{err}");
         // No ROS 2 at all: no rcl backend, no error.
-        assert!(find_rcl(&[other.clone()]).unwrap().is_none());
+        assert!(find_rcl(std::slice::from_ref(&other)).unwrap().is_none());
         // Headers and library in an underlay: found there, with every prefix's headers.
         let full = dir.path().join("full");
         touch(full.join("include/rcl/rcl/rcl.h"));

@@ -228,3 +228,25 @@ class ServiceClient:
                     return reply
             time.sleep(0.005)
         raise TimeoutError(f'no reply from {self.name}')
+
+
+class UnanswerableRequests:
+    """A requester of `<node>/is_paused` whose participant has no reply reader: the replies to
+    what it sends can never be delivered (a server must not keep them all waiting)."""
+
+    def __init__(self, domain: int, node: str):
+        self.request_type, _ = SERVICES['is_paused']
+        self.participant = DomainParticipant(domain)
+        self.requests = DataWriter(self.participant,
+                                   Topic(self.participant, f'rq/{node}/is_pausedRequest', self.request_type),
+                                   qos=RELIABLE_ALL)
+
+    def send(self, count, every=20_000, check=lambda: None):
+        """Writes `count` requests, calling `check` before every `every`th and after the last."""
+        for i in range(count):
+            self.requests.write(self.request_type(client_id=7, sequence_number=i + 1,
+                                                  structure_needs_at_least_one_member=0))
+            if i % every == 0:
+                check()
+        check()
+

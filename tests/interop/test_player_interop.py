@@ -17,8 +17,8 @@ from cyclonedds.topic import Topic
 from rosbags.rosbag2 import StoragePlugin, Writer
 
 from conftest import CYCLONE, binary, memory_kib
-from ros_dds import (RELIABLE_ALL, SERVICES, Clock, Image, ServiceClient, String, Time, only_in_private_network,
-                     refuse_real_interfaces, take, valid, wait_matched)
+from ros_dds import (RELIABLE_ALL, Clock, Image, ServiceClient, String, Time, UnanswerableRequests,
+                     only_in_private_network, refuse_real_interfaces, take, valid, wait_matched)
 
 pytestmark = only_in_private_network
 T0 = 1_700_000_000_000_000_000
@@ -183,24 +183,19 @@ def test_unanswerable_requests_and_absurd_arguments_leave_the_player_bounded_and
     player = Player(tmp_path / 'bag', '--start-paused')
     try:
         clients = {name: ServiceClient(dp, 'rosbag2_player', name)
-                   for name in ('is_paused', 'set_rate', 'get_rate', 'seek', 'burst', 'resume',
-                                'set_clock_publish_frequency')}
-        request_type, _ = SERVICES['is_paused']
-        lone = DomainParticipant(0)
-        unanswerable = DataWriter(lone, Topic(lone, 'rq/rosbag2_player/is_pausedRequest', request_type),
-                                  qos=RELIABLE_ALL)
+                   for name in ('is_paused', 'set_rate', 'get_rate', 'seek', 'burst', 'set_clock_publish_frequency')}
+        unanswerable = UnanswerableRequests(0, 'rosbag2_player')
         for client in clients.values():
             client.wait()
-        assert wait_matched(chatter) and wait_matched(unanswerable)
+        assert wait_matched(chatter) and wait_matched(unanswerable.requests)
         assert clients['is_paused'].call().paused
         time.sleep(1.0)
         before = memory_kib(player.proc.pid)
         count = 100_000
-        for i in range(count):
-            unanswerable.write(request_type(client_id=7, sequence_number=i + 1, structure_needs_at_least_one_member=0))
-            if i % 20_000 == 0:
-                assert clients['is_paused'].call(timeout=30).paused
-        assert clients['is_paused'].call(timeout=30).paused
+
+        def still_paused():
+            assert clients['is_paused'].call(timeout=30).paused
+        unanswerable.send(count, check=still_paused)
         time.sleep(1.0)
         peak = memory_kib(player.proc.pid)
 
@@ -215,8 +210,8 @@ def test_unanswerable_requests_and_absurd_arguments_leave_the_player_bounded_and
         assert not clients['seek'].call(time=Time(sec=-2**31, nanosec=0)).success
         assert clients['burst'].call(num_messages=2**64 - 1, timeout=30).actually_burst == 100
         assert [m.data for m in take(chatter, 100)] == [f'/chatter {i}' for i in range(100)]
+        # Past the end: playback is over, paused or not, and the player exits.
         assert clients['seek'].call(time=Time(sec=2**31 - 1, nanosec=999_999_999)).success
-        clients['resume'].call()
         err = player.finish()
     finally:
         player.kill()

@@ -23,7 +23,7 @@ from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from conftest import CYCLONE, binary, memory_kib
 from ros_dds import (RELIABLE, RELIABLE_ALL, SERVICES, Clock, Header, Image, ServiceClient, String, Time,
-                     only_in_private_network, refuse_real_interfaces)
+                     UnanswerableRequests, only_in_private_network, refuse_real_interfaces)
 from ros_dds import wait_matched as matched
 from test_dds_interop import same_cdr
 
@@ -606,26 +606,21 @@ def test_unanswerable_requests_and_absurd_arguments_are_bounded_and_refused_nami
     memory = ServiceClient(dp, 'rosbag2_recorder', 'snapshot/memory')
     duration = ServiceClient(dp, 'rosbag2_recorder', 'snapshot/duration')
     is_paused = ServiceClient(dp, 'rosbag2_recorder', 'is_paused')
-    request_type, _ = SERVICES['is_paused']
-    # A requester whose participant has no reply reader: its replies can never be delivered.
-    lone = DomainParticipant(46)
-    unanswerable = DataWriter(lone, Topic(lone, 'rq/rosbag2_recorder/is_pausedRequest', request_type),
-                              qos=RELIABLE_ALL)
+    unanswerable = UnanswerableRequests(46, 'rosbag2_recorder')
     for client in (trigger, memory, duration, is_paused):
         client.wait()
     wait_matched(chatter, '/chatter')
-    wait_matched(unanswerable, 'the is_paused requests')
+    wait_matched(unanswerable.requests, 'the is_paused requests')
     for i in range(50):
         chatter.write(String(data=f'{i}'))
     assert is_paused.call().paused is False
     time.sleep(1.0)
     before = memory_kib(rec.proc.pid)
     count = 100_000
-    for i in range(count):
-        unanswerable.write(request_type(client_id=7, sequence_number=i + 1, structure_needs_at_least_one_member=0))
-        if i % 20_000 == 0:
-            assert is_paused.call(timeout=30).paused is False
-    assert is_paused.call(timeout=30).paused is False
+
+    def still_recording():
+        assert is_paused.call(timeout=30).paused is False
+    unanswerable.send(count, check=still_recording)
     time.sleep(1.0)
     peak = memory_kib(rec.proc.pid)
 
