@@ -60,6 +60,47 @@ fn mcap_chunks_follow_the_files_compression() {
     assert_eq!(n, 100);
 }
 
+/// The first MCAP file of `bag`, whole.
+fn mcap_bytes(bag: &std::path::Path) -> Vec<u8> {
+    let file = std::fs::read_dir(bag)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .unwrap();
+    std::fs::read(file).unwrap()
+}
+
+/// Messages of `bag` our reader reads.
+fn read_count(bag: &std::path::Path) -> usize {
+    let mut reader = SequentialReader::open(bag).unwrap();
+    std::iter::from_fn(|| reader.read_next().unwrap()).count()
+}
+
+#[test]
+fn records_the_file_leaves_out_are_not_written_and_every_message_is_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(
+        dir.path(),
+        StorageId::Mcap,
+        "chunkSize: 10000\nnoRepeatedChannels: true\nnoRepeatedSchemas: true\nnoMessageIndex: true\n",
+    );
+    let bytes = mcap_bytes(&bag);
+    let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+    assert!(summary.channels.is_empty() && summary.schemas.is_empty());
+    assert!(summary.chunk_indexes.len() > 5);
+    assert!(summary
+        .chunk_indexes
+        .iter()
+        .all(|c| c.message_index_offsets.is_empty()));
+    // The summary names no channel: the reader scans for them (it used to read nothing).
+    assert_eq!(read_count(&bag), 100);
+
+    let dir = tempfile::tempdir().unwrap();
+    let bag = write_bag(dir.path(), StorageId::Mcap, "noSummary: true\n");
+    assert!(mcap::Summary::read(&mcap_bytes(&bag)).unwrap().is_none());
+    assert_eq!(read_count(&bag), 100);
+}
+
 #[test]
 fn sqlite_runs_the_files_write_pragmas() {
     let dir = tempfile::tempdir().unwrap();

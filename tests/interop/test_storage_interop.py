@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from mcap.reader import make_reader
+from mcap.reader import NonSeekingReader, make_reader
 from mcap_ros2.decoder import DecoderFactory
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
@@ -138,6 +138,54 @@ def test_mcap_reader_decodes_every_message_through_our_schemas(tmp_path, cli, ty
         assert decoded == len(messages)
         metadata = {m.name: m.metadata for m in reader.iter_metadata()}
         assert 'version: 9' in metadata['rosbag2']['serialized_metadata']
+
+
+@pytest.mark.parametrize('config,check', [
+    ('noSummary: true', lambda summary: summary is None),
+    ('noMessageIndex: true\nnoChunkIndex: true\nnoStatistics: true',
+     lambda summary: not summary.chunk_indexes and summary.statistics is None and summary.channels),
+    ('noRepeatedSchemas: true\nnoRepeatedChannels: true\nnoSummaryOffsets: true',
+     lambda summary: not summary.schemas and not summary.channels and summary.chunk_indexes),
+    ('enableDataCRC: false\nnoAttachmentIndex: true\nnoMetadataIndex: true',
+     lambda summary: not summary.metadata_indexes and summary.statistics.message_count == 186),
+])
+def test_storage_config_files_leave_out_the_mcap_records_they_name(tmp_path, cli, typestore, config, check):
+    """rosbag2_storage_mcap's `no...` options, through `--storage-config-file`: the records named
+    are not written (as the mcap Python reader sees the file), and every message is still read, by
+    the mcap reader and by ours."""
+    messages = sample_messages(typestore, n=60, image_bytes=1024)
+    source = tmp_path / 'source'
+    write_with_rosbags(source, StoragePlugin.MCAP, typestore, messages)
+    (tmp_path / 'config.yaml').write_text(config + '\n')
+    ours = tmp_path / 'ours'
+    cli.run('convert', source, '-o', ours, '--storage', 'mcap', '--storage-config-file', tmp_path / 'config.yaml')
+    [path] = ours.glob('*.mcap')
+    with open(path, 'rb') as f:
+        assert check(make_reader(f).get_summary()), config
+    with open(path, 'rb') as f:
+        # Read from start to end (the seeking reader looks channels up in the summary only).
+        assert sum(1 for _ in NonSeekingReader(f).iter_messages()) == len(messages)
+    assert len(cli.cat(ours)) == len(messages)
+
+
+def test_compression_levels_are_mcap_cpps(tmp_path, cli, typestore):
+    """`compressionLevel` names mean the zstd levels rosbag2's mcap library gives them: Fastest
+    (-5) compresses text less than Default (1), Default less than Slowest (19)."""
+    String = typestore.types['std_msgs/msg/String']
+    text = ' '.join(f'word{i % 97} {i * 7919 % 10007}' for i in range(3000))
+    messages = [('/chatter', 'std_msgs/msg/String', T0 + i, typestore.serialize_cdr(String(data=f'{i} {text}'), 'std_msgs/msg/String'))
+                for i in range(50)]
+    source = tmp_path / 'source'
+    write_with_rosbags(source, StoragePlugin.MCAP, typestore, messages)
+    sizes = {}
+    for level in ('Fastest', 'Default', 'Slowest'):
+        (tmp_path / f'{level}.yaml').write_text(f'compression: Zstd\ncompressionLevel: {level}\n')
+        out = tmp_path / level
+        cli.run('convert', source, '-o', out, '--storage', 'mcap', '--storage-config-file', tmp_path / f'{level}.yaml')
+        [path] = out.glob('*.mcap')
+        sizes[level] = path.stat().st_size
+        assert len(cli.cat(out)) == len(messages)
+    assert sizes['Fastest'] > sizes['Default'] > sizes['Slowest'], sizes
 
 
 def test_bare_realsense_style_db3_opens(tmp_path, cli, typestore):

@@ -32,12 +32,19 @@ pub struct StorageConfig {
     pub chunk_size: Option<u64>,
     /// MCAP: chunk compression (`compression`: `None`, `Lz4`, `Zstd`).
     pub compression: Option<ChunkCompression>,
-    /// MCAP: the zstd level (`compressionLevel`: `Fastest` and `Fast` are 1, as the Rust mcap
-    /// writer takes no negative levels; `Default` 1, `Slow` 3, `Slowest` 19).
-    pub compression_level: Option<u32>,
+    /// MCAP: the zstd level (`compressionLevel`), as the mcap C++ library that rosbag2 links
+    /// maps its names: `Fastest` -5, `Fast` -3, `Default` 1, `Slow` 5, `Slowest` 19. (For lz4
+    /// chunks the names change only the C++ library's acceleration; lz4 chunks here are
+    /// compressed at lz4's default whatever the name.)
+    pub compression_level: Option<i32>,
     /// MCAP: CRCs left out (`noChunkCRC`, `noAttachmentCRC`, `noSummaryCRC`, as
     /// rosbag2_storage_mcap spells them; `noCRC` all of them and the data section's).
     pub no_crc: NoCrc,
+    /// MCAP: the data section's CRC (`enableDataCRC`). rosbag2 computes it only when asked; this
+    /// writer computes it unless `enableDataCRC: false` (or `noCRC`) says otherwise.
+    pub data_crc: Option<bool>,
+    /// MCAP: the index and summary records written (`noMessageIndex`, `noSummary`, ...).
+    pub records: McapRecords,
     /// SQLite3: `PRAGMA` statements (`name = value`) run when a database is created.
     pub write_pragmas: Vec<String>,
     /// SQLite3: `PRAGMA` statements run when a database is opened for reading.
@@ -57,21 +64,64 @@ pub struct NoCrc {
     pub data: bool,
 }
 
-/// MCAP writer options of the mcap library that this writer does not offer; a file that sets
-/// them is read, and they are reported.
-const MCAP_IGNORED: &[&str] = &[
-    "noMessageIndex",
-    "noSummary",
-    "noRepeatedSchemas",
-    "noRepeatedChannels",
-    "noAttachmentIndex",
-    "noMetadataIndex",
-    "noChunkIndex",
-    "noStatistics",
-    "noSummaryOffsets",
-    "forceCompression",
-    "enableDataCRC",
-];
+/// The MCAP records besides messages that a storage configuration may leave out, as the mcap
+/// library's `no...` options name them: all written unless a file says `noX: true`. A reader
+/// (ours, rosbag2's, the mcap tools) then scans the file for what an index would have told it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McapRecords {
+    /// Message indexes after each chunk (`noMessageIndex`).
+    pub message_index: bool,
+    /// The summary section at all (`noSummary`): none of the records below.
+    pub summary: bool,
+    /// Schemas repeated in the summary (`noRepeatedSchemas`).
+    pub repeated_schemas: bool,
+    /// Channels repeated in the summary (`noRepeatedChannels`).
+    pub repeated_channels: bool,
+    /// Attachment indexes (`noAttachmentIndex`).
+    pub attachment_index: bool,
+    /// Metadata indexes (`noMetadataIndex`).
+    pub metadata_index: bool,
+    /// Chunk indexes (`noChunkIndex`).
+    pub chunk_index: bool,
+    /// The statistics record (`noStatistics`).
+    pub statistics: bool,
+    /// Summary offsets (`noSummaryOffsets`).
+    pub summary_offsets: bool,
+}
+
+impl Default for McapRecords {
+    fn default() -> Self {
+        Self {
+            message_index: true,
+            summary: true,
+            repeated_schemas: true,
+            repeated_channels: true,
+            attachment_index: true,
+            metadata_index: true,
+            chunk_index: true,
+            statistics: true,
+            summary_offsets: true,
+        }
+    }
+}
+
+impl McapRecords {
+    /// The record a `no...` key of a storage configuration leaves out.
+    fn named(&mut self, key: &str) -> Option<&mut bool> {
+        Some(match key {
+            "noMessageIndex" => &mut self.message_index,
+            "noSummary" => &mut self.summary,
+            "noRepeatedSchemas" => &mut self.repeated_schemas,
+            "noRepeatedChannels" => &mut self.repeated_channels,
+            "noAttachmentIndex" => &mut self.attachment_index,
+            "noMetadataIndex" => &mut self.metadata_index,
+            "noChunkIndex" => &mut self.chunk_index,
+            "noStatistics" => &mut self.statistics,
+            "noSummaryOffsets" => &mut self.summary_offsets,
+            _ => return None,
+        })
+    }
+}
 
 impl StorageConfig {
     /// Reads `path` for `storage`. An unreadable file, a wrong value, an unknown key or a pragma
@@ -122,8 +172,10 @@ impl StorageConfig {
                 }
                 (StorageId::Mcap, "compressionLevel") => {
                     config.compression_level = Some(match value.as_str() {
-                        Some("Fastest" | "Fast" | "Default") => 1,
-                        Some("Slow") => 3,
+                        Some("Fastest") => -5,
+                        Some("Fast") => -3,
+                        Some("Default") => 1,
+                        Some("Slow") => 5,
                         Some("Slowest") => 19,
                         _ => {
                             return Err(bad(format!(
@@ -132,8 +184,22 @@ impl StorageConfig {
                         }
                     })
                 }
-                (StorageId::Mcap, key) if MCAP_IGNORED.contains(&key) => {
-                    log::warn!("{}: {key} is not offered by this MCAP writer; ignored", path.display())
+                (StorageId::Mcap, "enableDataCRC") => {
+                    config.data_crc = Some(value.as_bool().ok_or_else(|| bad(format!("{key}: expected true or false")))?)
+                }
+                (StorageId::Mcap, "forceCompression") => {
+                    // The mcap C++ library stores a chunk uncompressed when compressing would
+                    // make it larger, unless forced; this writer always compresses.
+                    let forced = value.as_bool().ok_or_else(|| bad(format!("{key}: expected true or false")))?;
+                    if !forced {
+                        log::info!("{}: forceCompression: false: this MCAP writer compresses every chunk", path.display())
+                    }
+                }
+                (StorageId::Mcap, key) if config.records.named(key).is_some() => {
+                    let off = value.as_bool().ok_or_else(|| bad(format!("{key}: expected true or false")))?;
+                    if let Some(record) = config.records.named(key) {
+                        *record = !off;
+                    }
                 }
                 (StorageId::Sqlite3, "write") => config.write_pragmas = pragmas(value, &bad)?,
                 (StorageId::Sqlite3, "read") => config.read_pragmas = pragmas(value, &bad)?,
@@ -191,6 +257,30 @@ mod tests {
         assert_eq!(c.chunk_size, Some(8 << 20));
         assert_eq!(c.compression, Some(ChunkCompression::Zstd));
         assert_eq!(c.compression_level, Some(19));
+        let levels: Vec<Option<i32>> = ["Fastest", "Fast", "Default", "Slow", "Slowest"]
+            .iter()
+            .map(|l| {
+                load(&format!("compressionLevel: {l}\n"), StorageId::Mcap)
+                    .unwrap()
+                    .compression_level
+            })
+            .collect();
+        // mcap C++ (rosbag2's mcap_vendor) ZStdCompressionLevel.
+        assert_eq!(levels, [Some(-5), Some(-3), Some(1), Some(5), Some(19)]);
+        let indexes = load(
+            "noMessageIndex: true\nnoSummary: false\nnoChunkIndex: true\nenableDataCRC: true\n",
+            StorageId::Mcap,
+        )
+        .unwrap();
+        assert_eq!(
+            indexes.records,
+            McapRecords {
+                message_index: false,
+                chunk_index: false,
+                ..McapRecords::default()
+            }
+        );
+        assert_eq!(indexes.data_crc, Some(true));
         assert_eq!(
             c.no_crc,
             NoCrc {
@@ -216,6 +306,7 @@ mod tests {
             "compression: Brotli\n",
             "chunkSize: -1\n",
             "noChunkCRC: maybe\n",
+            "noSummary: 1\n",
             "colour: blue\n",
             "- a\n",
         ] {

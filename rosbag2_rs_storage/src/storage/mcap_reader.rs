@@ -272,12 +272,21 @@ impl McapReader {
     }
 
     /// Uses the summary section; returns false when it lacks what is needed (chunk indexes for
-    /// chunked data, statistics), so that the caller scans instead.
+    /// chunked data, statistics, the channels with messages), so that the caller scans instead.
     fn open_from_summary(&mut self, summary: &mcap::Summary) -> Result<bool> {
         let Some(stats) = &summary.stats else {
             return Ok(false);
         };
         if summary.chunk_indexes.is_empty() && stats.message_count > 0 {
+            return Ok(false);
+        }
+        // A summary need not repeat the channels (`noRepeatedChannels`): channels with messages
+        // that it lacks are found by scanning.
+        if stats
+            .channel_message_counts
+            .keys()
+            .any(|id| !summary.channels.contains_key(id))
+        {
             return Ok(false);
         }
         let mut schemas: Vec<_> = summary.schemas.values().collect();

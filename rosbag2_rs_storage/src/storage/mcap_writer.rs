@@ -38,6 +38,15 @@ pub struct McapWriter {
     metadata: Option<String>,
 }
 
+/// The zstd level of the `zstd_fast` preset: mcap C++'s `Fastest`, as rosbag2 sets it.
+const FASTEST: i32 = -5;
+
+/// A zstd level as the mcap crate takes it: a `u32` that its zstd encoder reads back as the
+/// `i32` level (`as i32`), so that the negative (fast) levels rosbag2's presets use get through.
+fn zstd_level(level: i32) -> u32 {
+    level as u32
+}
+
 /// Translates a rosbag2 preset and compression override into MCAP write options.
 fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
     let base = mcap::WriteOptions::new()
@@ -57,7 +66,7 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
         ),
         StoragePreset::ZstdFast => (
             base.chunk_size(Some(options.chunk_size))
-                .compression_level(1)
+                .compression_level(zstd_level(FASTEST))
                 .calculate_chunk_crcs(false),
             Some(mcap::Compression::Zstd),
         ),
@@ -74,8 +83,21 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
         opts = opts.chunk_size(Some(size));
     }
     if let Some(level) = config.compression_level {
-        opts = opts.compression_level(level);
+        opts = opts.compression_level(zstd_level(level));
     }
+    if let Some(on) = config.data_crc {
+        opts = opts.calculate_data_section_crc(on);
+    }
+    let records = config.records;
+    opts = opts
+        .emit_message_indexes(records.message_index)
+        .repeat_schemas(records.summary && records.repeated_schemas)
+        .repeat_channels(records.summary && records.repeated_channels)
+        .emit_attachment_indexes(records.summary && records.attachment_index)
+        .emit_metadata_indexes(records.summary && records.metadata_index)
+        .emit_chunk_indexes(records.summary && records.chunk_index)
+        .emit_statistics(records.summary && records.statistics)
+        .emit_summary_offsets(records.summary && records.summary_offsets);
     let no_crc = config.no_crc;
     if no_crc.chunk {
         opts = opts.calculate_chunk_crcs(false);
@@ -105,6 +127,10 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
         return Err(StorageError::InvalidArgument(
             "the 'fastwrite' preset (or noChunking) writes no chunks and cannot compress".into(),
         ));
+    }
+    if matches!(compression, Some(mcap::Compression::Lz4)) {
+        // The level names are zstd levels; lz4 chunks use lz4's default (see StorageConfig).
+        opts = opts.compression_level(0);
     }
     opts = opts.compression(compression);
     Ok(opts)
