@@ -26,8 +26,9 @@ pub struct Bag {
     pub compression: Option<BagCompression>,
 }
 
-/// Orders storage files by the split index rosbag2 appends (`name_10` after `name_9`), compressed
-/// (`name_10.mcap.zstd`) or not.
+/// Orders storage files by their split index, compressed (`.mcap.zstd`) or not: the index
+/// rosbag2 up to Kilted appends (`name_10` after `name_9`), or the one Lyrical puts first
+/// (`10_name_2026_12_07-10_00_00` after `9_name_2026_12_07-09_59_59`).
 pub fn split_index_key(path: &Path) -> (String, u64) {
     let name = path
         .file_name()
@@ -37,6 +38,9 @@ pub fn split_index_key(path: &Path) -> (String, u64) {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if let Some(key) = lyrical_split_key(&stem) {
+        return key;
+    }
     match stem
         .rsplit_once('_')
         .and_then(|(base, n)| Some((base.to_string(), n.parse().ok()?)))
@@ -44,6 +48,26 @@ pub fn split_index_key(path: &Path) -> (String, u64) {
         Some((base, n)) => (base, n),
         None => (stem, 0),
     }
+}
+
+/// The prefix and index of a file named as rosbag2 Lyrical names split files,
+/// `{index}_{prefix}_{YYYY_MM_DD-HH_MM_SS}` (`SequentialWriter::format_storage_uri`).
+fn lyrical_split_key(stem: &str) -> Option<(String, u64)> {
+    const TIMESTAMP: &[u8] = b"dddd_dd_dd-dd_dd_dd";
+    let (index, rest) = stem.split_once('_')?;
+    let (prefix, timestamp) =
+        rest.split_at_checked(rest.len().checked_sub(TIMESTAMP.len() + 1)?)?;
+    let timestamp = timestamp.strip_prefix('_')?;
+    let shaped = timestamp.bytes().zip(TIMESTAMP).all(|(c, want)| {
+        if *want == b'd' {
+            c.is_ascii_digit()
+        } else {
+            c == *want
+        }
+    });
+    (shaped && !prefix.is_empty() && index.bytes().all(|c| c.is_ascii_digit()))
+        .then(|| Some((prefix.to_string(), index.parse().ok()?)))
+        .flatten()
 }
 
 /// Whether `path` is named like a storage file: `.mcap`, `.db3`, or either compressed (`.zstd`).
@@ -268,6 +292,28 @@ mod tests {
                 PathBuf::from("b_9.mcap"),
                 PathBuf::from("b_10.mcap")
             ]
+        );
+    }
+
+    #[test]
+    fn lyrical_split_files_sort_by_their_leading_index() {
+        // rosbag2 Lyrical's names (format_storage_uri): index, prefix, local time of the split.
+        let mut v: Vec<PathBuf> = (0..12)
+            .rev()
+            .map(|i| PathBuf::from(format!("{i}_my_bag_2026_12_07-10_{:02}_00.mcap", 59 - i)))
+            .collect();
+        v.sort_by_key(|p| split_index_key(p));
+        let order: Vec<u64> = v.iter().map(|p| split_index_key(p).1).collect();
+        assert_eq!(order, (0..12).collect::<Vec<_>>());
+        assert_eq!(split_index_key(&v[0]).0, "my_bag");
+        // Not Lyrical's shape: the trailing index, as before.
+        assert_eq!(
+            split_index_key(Path::new("x_2026_12_07-10_00_00_3.mcap")),
+            ("x_2026_12_07-10_00_00".to_string(), 3)
+        );
+        assert_eq!(
+            split_index_key(Path::new("a1_b_2026_12_07-10_00_00.db3.zstd")).1,
+            0
         );
     }
 

@@ -732,3 +732,43 @@ mod damaged_files_never_panic {
         }
     }
 }
+
+/// A bag of twelve split files named as rosbag2 names them, read without its `metadata.yaml`
+/// and reindexed: files and messages in split order, with Lyrical's names
+/// (`{index}_{prefix}_{time}`) as with the older ones (`{prefix}_{index}`).
+#[test]
+fn twelve_split_files_are_read_and_reindexed_in_split_order_under_either_naming() {
+    for lyrical in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = dir.path().join("my_bag");
+        let mut w = BagWriter::create(options(&bag, StorageId::Mcap)).unwrap();
+        for t in topics() {
+            w.create_topic(&t, None).unwrap();
+        }
+        let msgs = messages(12, 1_000);
+        for (i, m) in msgs.iter().enumerate() {
+            if i > 0 {
+                assert!(w.split().unwrap());
+            }
+            w.write(m).unwrap();
+        }
+        w.close().unwrap();
+        std::fs::remove_file(bag.join("metadata.yaml")).unwrap();
+        let mut expected = Vec::new();
+        for i in 0..12 {
+            // Local times that sort against the index (a clock set back between splits).
+            let name = if lyrical {
+                format!("{i}_my_bag_2026_12_07-10_{:02}_00.mcap", 59 - i)
+            } else {
+                format!("my_bag_{i}.mcap")
+            };
+            std::fs::rename(bag.join(format!("my_bag_{i}.mcap")), bag.join(&name)).unwrap();
+            expected.push(name);
+        }
+        let read: Vec<i64> = read_all(&bag).iter().map(|m| m.recv_timestamp).collect();
+        let times: Vec<i64> = msgs.iter().map(|m| m.recv_timestamp).collect();
+        assert_eq!(read, times, "lyrical names: {lyrical}");
+        let report = reindex(&bag).unwrap();
+        assert_eq!(report.metadata.relative_file_paths, expected);
+    }
+}
