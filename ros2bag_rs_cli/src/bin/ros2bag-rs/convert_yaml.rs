@@ -1,8 +1,9 @@
 //! `convert -o options.yaml`: the output-bag file of `ros2 bag convert` (and the input-bag file
 //! of Lyrical's `--input-options`). It has one top-level key,
 //! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
-//! `all_topics`, `all_services` (or Humble's `all`: both), `all_actions`, `topics`, `topic_types`,
-//! `services`, `actions`, `regex`, `exclude_*`, `max_bagfile_size`,
+//! `all_topics`, `all_services`, `all_actions` (or `all`: the three), `topics`, `topic_types`,
+//! `services` (event topics, as rosbag2 lists them, or service names), `actions`, `regex`,
+//! `exclude_*` (`exclude`: `exclude_regex`), `include_hidden_topics`, `max_bagfile_size`,
 //! `max_bagfile_duration`, `storage_preset_profile`, `compression_mode`, `compression_format`,
 //! `compression_queue_size`, `compression_threads`, `compression_threads_priority`, `start_time_ns`,
 //! `end_time_ns`, `custom_data`, ...). Each entry becomes one conversion of the same inputs.
@@ -93,6 +94,7 @@ struct Selection {
     exclude_services: Vec<String>,
     exclude_actions: Vec<String>,
     exclude_regex: Option<Regex>,
+    include_hidden_topics: bool,
 }
 
 /// What a recorded topic is part of, for the selection rules.
@@ -128,12 +130,17 @@ impl Selection {
                 .map(|r| Regex::new(&r).with_context(|| entry.context(key)))
                 .transpose()
         };
-        // `all` is the Humble/Iron key; Jazzy still reads it as all topics and all services.
+        // `all` is the Humble/Iron key; Lyrical reads it as all topics, services and actions.
         let all = entry.flag("all")?;
+        // `exclude` is the older name of `exclude_regex`; the later key wins, as in rosbag2.
+        let exclude_regex = match regex("exclude_regex")? {
+            Some(r) => Some(r),
+            None => regex("exclude")?,
+        };
         Ok(Self {
             all_topics: all || entry.flag("all_topics")?,
             all_services: all || entry.flag("all_services")?,
-            all_actions: entry.flag("all_actions")?,
+            all_actions: all || entry.flag("all_actions")?,
             topics: entry.list("topics")?,
             topic_types: entry.list("topic_types")?,
             services: entry.list("services")?,
@@ -143,34 +150,56 @@ impl Selection {
             exclude_topic_types: entry.list("exclude_topic_types")?,
             exclude_services: entry.list("exclude_services")?,
             exclude_actions: entry.list("exclude_actions")?,
-            exclude_regex: regex("exclude_regex")?,
+            exclude_regex,
+            include_hidden_topics: entry.flag("include_hidden_topics")?,
         })
     }
 
+    /// Whether the topic `topic` of `type_name` goes to the output bag, by rosbag2 Lyrical's
+    /// rules (`TopicFilter::topic_selected_by_lists_or_regex`): services are listed by their
+    /// event topics (`/add/_service_event`; the service name `/add` is taken too), regexes
+    /// search the service or action name of a service's or action's topics, and hidden topics
+    /// (a name token starting with `_`) are left out unless `include_hidden_topics`.
     fn keeps(&self, topic: &str, type_name: &str) -> bool {
         let part = Part::of(topic, type_name);
         let listed = |list: &[String], name: &str| list.iter().any(|t| t == name);
+        let name = match part {
+            Part::Action(a) => a,
+            Part::Service(s) => s,
+            Part::Topic => topic,
+        };
         let included = match part {
             Part::Action(a) => self.all_actions || listed(&self.actions, a),
-            Part::Service(s) => self.all_services || listed(&self.services, s),
+            Part::Service(s) => {
+                self.all_services || listed(&self.services, topic) || listed(&self.services, s)
+            }
             Part::Topic => {
                 self.all_topics
                     || listed(&self.topics, topic)
                     || listed(&self.topic_types, type_name)
             }
-        } || self.regex.as_ref().is_some_and(|r| r.is_match(topic));
+        } || self.regex.as_ref().is_some_and(|r| r.is_match(name));
         let excluded = match part {
             Part::Action(a) => listed(&self.exclude_actions, a),
-            Part::Service(s) => listed(&self.exclude_services, s),
+            Part::Service(s) => {
+                listed(&self.exclude_services, topic) || listed(&self.exclude_services, s)
+            }
             Part::Topic => {
-                listed(&self.exclude_topics, topic) || listed(&self.exclude_topic_types, type_name)
+                listed(&self.exclude_topics, topic)
+                    || listed(&self.exclude_topic_types, type_name)
+                    || (!self.include_hidden_topics && is_hidden(topic))
             }
         } || self
             .exclude_regex
             .as_ref()
-            .is_some_and(|r| r.is_match(topic));
+            .is_some_and(|r| r.is_match(name));
         included && !excluded
     }
+}
+
+/// Whether a topic is hidden: a token of its name starts with `_` (rclpy's and rosbag2's rule).
+fn is_hidden(topic: &str) -> bool {
+    topic.split('/').any(|token| token.starts_with('_'))
 }
 
 /// The entries of the list under the top-level key `list` ("input_bags", "output_bags") of the
@@ -349,6 +378,7 @@ mod tests {
                 "action_msgs/srv/CancelGoal_Event",
             ),
             ("/fib/_action/status", "action_msgs/msg/GoalStatusArray"),
+            ("/robot/_internal", "std_msgs/msg/String"),
         ]
         .into_iter()
         .enumerate()
@@ -373,10 +403,14 @@ mod tests {
              custom_data: [k=v]\n  compression_threads_priority: -3\n- uri: services\n  all_services: true\n- uri: types\n  \
              topic_types: [sensor_msgs/msg/Image]\n  services: [/add]\n- uri: humble\n  all: true\n\
              - uri: actions\n  all_actions: true\n- uri: not_fib\n  all_actions: true\n  \
-             all_services: true\n  exclude_actions: [/fib]\n",
+             all_services: true\n  exclude_actions: [/fib]\n\
+             - uri: events\n  services: [/add/_service_event]\n  regex: ^/fi\n\
+             - uri: hidden\n  all_topics: true\n  include_hidden_topics: true\n  exclude: ^/a$\n\
+             - uri: no_add\n  all_services: true\n  exclude_services: [/add/_service_event]\n  \
+             topics: [/a]\n",
         )
         .unwrap();
-        assert_eq!(bags.len(), 7);
+        assert_eq!(bags.len(), 10);
         assert_eq!(bags[0].output.uri, PathBuf::from("split1"));
         assert_eq!(bags[0].output.storage.storage, StorageId::Sqlite3);
         assert_eq!(bags[0].output.max_bagfile_size, 1000);
@@ -396,15 +430,30 @@ mod tests {
             keeps(4, "/a") && keeps(4, "/camera/image") && keeps(4, "/add/_service_event"),
             "Humble's all: every topic and service"
         );
+        assert!(
+            !keeps(1, "/robot/_internal") && !keeps(4, "/robot/_internal"),
+            "hidden topics only with include_hidden_topics"
+        );
+        // rosbag2 lists services by their event topics; a regex searches the action's name.
+        assert!(
+            keeps(7, "/add/_service_event") && keeps(7, "/fib/_action/status") && !keeps(7, "/a")
+        );
+        assert!(
+            keeps(8, "/robot/_internal") && keeps(8, "/b") && !keeps(8, "/a"),
+            "exclude: exclude_regex"
+        );
+        assert!(keeps(9, "/a") && !keeps(9, "/add/_service_event"));
         // An action's topics (the cancel service's events included) go with the action only.
         let fib = [
             "/fib/_action/status",
             "/fib/_action/cancel_goal/_service_event",
         ];
         assert!(fib.iter().all(|t| keeps(5, t)) && !keeps(5, "/add/_service_event"));
-        assert!(!fib
-            .iter()
-            .any(|t| keeps(4, t) || keeps(2, t) || keeps(6, t)));
+        assert!(!fib.iter().any(|t| keeps(2, t) || keeps(6, t)));
+        assert!(
+            fib.iter().all(|t| keeps(4, t)),
+            "Lyrical's all: actions too"
+        );
         assert!(keeps(6, "/add/_service_event"));
         assert_eq!(bags[1].output.custom_data["k"], "v");
         assert_eq!(bags[1].output.compression.threads_priority, Some(-3));
