@@ -623,6 +623,16 @@ fn stop_ends_playback_while_paused() {
             end: PlaybackEnd::Stopped
         }
     );
+    // A stop with no playback running is refused as rosbag2 Lyrical refuses it, and is not
+    // kept for the next playback.
+    let again = rig
+        .client::<Stop>("stop")
+        .call(&Default::default(), GUARD)
+        .unwrap();
+    assert_eq!(
+        (again.return_code, again.error_string.as_str()),
+        (1, "Player is already stopped.")
+    );
     // The player can play again afterwards (the `play` service starts a playback).
     let play = rig.client::<Play>("play");
     let request = PlayRequest {

@@ -133,6 +133,8 @@ struct Control {
     /// A seek past the end: playback is complete.
     finish: AtomicBool,
     playing: AtomicBool,
+    /// A playback has started (a `stop` before the first is kept for it).
+    played: AtomicBool,
     /// Why the last playback ended when it failed: the refusal of requests it left unserved.
     failure: Mutex<Option<String>>,
     /// Bag time of the last published message.
@@ -327,6 +329,7 @@ impl Player {
             stop: AtomicBool::new(false),
             finish: AtomicBool::new(false),
             playing: AtomicBool::new(false),
+            played: AtomicBool::new(false),
             failure: Mutex::new(None),
             position: AtomicI64::new(bag_start),
             published: AtomicU64::new(0),
@@ -858,6 +861,18 @@ impl Core {
 
     fn stop(&self) {
         request_stop(&self.control, self.clock.as_ref());
+    }
+
+    /// The `stop` service: ends the playback that runs, or the first one when it has not
+    /// started yet; else, as rosbag2 Lyrical answers, return code 1, "Player is already
+    /// stopped.", and nothing is kept for a later playback.
+    fn stop_service(&self) -> Result<(), PlayerError> {
+        let control = &self.control;
+        if control.played.load(Ordering::SeqCst) && !control.playing.load(Ordering::SeqCst) {
+            return Err(PlayerError::Refused("Player is already stopped.".into()));
+        }
+        self.stop();
+        Ok(())
     }
 
     /// Hands a request to the playback thread and waits for its answer.

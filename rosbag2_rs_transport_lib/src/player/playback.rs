@@ -61,6 +61,7 @@ impl Core {
         if self.control.playing.swap(true, Ordering::SeqCst) {
             return Err(PlayerError::Refused("already playing".into()));
         }
+        self.control.played.store(true, Ordering::SeqCst);
         let mut playing = PlayingGuard {
             core: self,
             failure: None,

@@ -147,9 +147,9 @@ pub(super) fn register(core: &Arc<Core>) -> Result<Vec<Handle>> {
         }
     })?;
     let core_ = c();
-    services.serve::<Stop>("~/stop", move |_| {
-        core_.stop();
-        StopResponse::default()
+    services.serve::<Stop>("~/stop", move |_| match core_.stop_service() {
+        Ok(()) => StopResponse::default(),
+        Err(e) => StopResponse::new(1, e.to_string()),
     })?;
     Ok(services.finish())
 }
