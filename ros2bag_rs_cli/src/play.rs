@@ -562,12 +562,16 @@ fn attach(
     })
 }
 
+/// What the Up and Down keys add to or take from the rate (rosbag2's `PlayerImpl`).
+const RATE_STEP: f64 = 0.1;
+
 fn on_key(player: &Player, key: Key) {
     let result = match key {
         Key::Space => player.toggle_paused(),
         Key::Right => player.play_next(),
-        Key::Up => player.set_rate(player.rate() * 1.1),
-        Key::Down => player.set_rate(player.rate() * 0.9),
+        // As rosbag2's player: 0.1 up or down (a rate that would not be positive is refused).
+        Key::Up => player.set_rate(player.rate() + RATE_STEP),
+        Key::Down => player.set_rate(player.rate() - RATE_STEP),
         _ => Ok(()),
     };
     if let Err(e) = result {
@@ -626,6 +630,39 @@ mod tests {
     fn options(args: &[&str]) -> PlayOptions {
         let cli = Cli::try_parse_from(["play", "bag"].iter().chain(args)).unwrap();
         cli.play.options().unwrap()
+    }
+
+    #[test]
+    fn the_rate_keys_step_by_a_tenth_as_in_rosbag2() {
+        let bag = tempfile::tempdir().unwrap();
+        let uri = bag.path().join("bag");
+        let mut writer =
+            rosbag2_rs_storage::BagWriter::create(rosbag2_rs_storage::BagWriterOptions {
+                uri: uri.clone(),
+                ..Default::default()
+            })
+            .unwrap();
+        writer
+            .create_topic(
+                &rosbag2_rs_storage::TopicMetadata::new("/a", "std_msgs/msg/String"),
+                None,
+            )
+            .unwrap();
+        writer.close().unwrap();
+        let bus = rosbag2_rs_transport_lib::InProcessBus::new();
+        let node = bus.node("player", "/").unwrap();
+        let opts = PlayOptions {
+            bags: vec![uri],
+            ..Default::default()
+        };
+        let player = Player::new(Arc::new(node), opts).unwrap();
+        on_key(&player, Key::Up);
+        assert!((player.rate() - 1.1).abs() < 1e-9);
+        for _ in 0..10 {
+            on_key(&player, Key::Down);
+        }
+        // 1.1 - 1.0 = 0.1: the next step down would reach 0, which is refused.
+        assert!((player.rate() - 0.1).abs() < 1e-9, "{}", player.rate());
     }
 
     #[test]

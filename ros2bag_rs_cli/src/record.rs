@@ -378,6 +378,13 @@ impl RecordArgs {
             }
             None
         };
+        if self.use_sim_time && self.no_discovery {
+            // ros2bag's record verb and rosbag2's recorder refuse it alike.
+            bail!(
+                "--use-sim-time and --no-discovery both set, but are incompatible settings: \
+                 the /clock topic needs to be discovered to record with sim time"
+            );
+        }
         if snapshot.is_some()
             && (self.writer.max_bag_size > 0 || self.writer.max_bag_duration > 0.0)
         {
@@ -672,6 +679,26 @@ mod tests {
             throttle_topic("/camera:=0"),
             Err(ThrottleArgError::Limit { .. })
         ));
+    }
+
+    #[test]
+    fn sim_time_without_discovery_is_refused_as_rosbag2_refuses_it() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            record: RecordArgs,
+        }
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(["record", "-a"].iter().chain(args))
+                .unwrap()
+                .record
+                .to_options()
+        };
+        let err = parse(&["--use-sim-time", "--no-discovery"]).unwrap_err();
+        assert!(err.to_string().contains("incompatible"), "{err}");
+        assert!(parse(&["--use-sim-time"]).is_ok());
+        assert!(parse(&["--no-discovery"]).is_ok());
     }
 
     #[test]
