@@ -1,9 +1,42 @@
 //! Topic selection shared by readers, the player and the recorder: an include list and regex,
 //! and an exclude list and regex, with `ros2 bag`'s semantics.
 
-use regex::Regex;
-
 use crate::error::{Result, StorageError};
+
+/// A regular expression over topic, service or action names, read as rosbag2 reads its
+/// `--regex` options (C++ `std::regex`, ECMAScript grammar): look-ahead and look-behind
+/// (`^(?!/rosout)`) and back-references work, through `fancy-regex`.
+#[derive(Debug, Clone)]
+pub struct NameRegex(fancy_regex::Regex);
+
+impl NameRegex {
+    /// Matches anywhere in a name, as rosbag2's recorder and `convert` search (`regex_search`).
+    pub fn search(pattern: &str) -> Result<Self> {
+        Self::compile(pattern, pattern)
+    }
+
+    /// Matches whole names only, as rosbag2's player and readers do (`regex_match`).
+    pub fn whole(pattern: &str) -> Result<Self> {
+        Self::compile(&format!("^(?:{pattern})$"), pattern)
+    }
+
+    fn compile(regex: &str, pattern: &str) -> Result<Self> {
+        fancy_regex::Regex::new(regex).map(Self).map_err(|e| {
+            StorageError::InvalidArgument(format!("invalid topic regex '{pattern}': {e}"))
+        })
+    }
+
+    /// Whether the expression matches `name` (an expression that backtracks beyond
+    /// `fancy-regex`'s limit on it does not).
+    pub fn is_match(&self, name: &str) -> bool {
+        self.0.is_match(name).unwrap_or(false)
+    }
+
+    /// The expression as compiled.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+}
 
 /// Which topics to read. Empty include criteria select every topic; exclusion always wins.
 #[derive(Debug, Clone, Default)]
@@ -11,17 +44,11 @@ pub struct TopicFilter {
     /// Topics selected by exact name.
     pub topics: Vec<String>,
     /// Topics selected by a regular expression matching the whole name.
-    pub regex: Option<Regex>,
+    pub regex: Option<NameRegex>,
     /// Topics excluded by exact name.
     pub exclude_topics: Vec<String>,
     /// Topics excluded by a regular expression matching the whole name.
-    pub exclude_regex: Option<Regex>,
-}
-
-/// Compiles `pattern` so that it must match a whole topic name, as rosbag2's `regex_match` does.
-pub fn whole_name_regex(pattern: &str) -> Result<Regex> {
-    Regex::new(&format!("^(?:{pattern})$"))
-        .map_err(|e| StorageError::InvalidArgument(format!("invalid topic regex '{pattern}': {e}")))
+    pub exclude_regex: Option<NameRegex>,
 }
 
 impl TopicFilter {
@@ -49,12 +76,12 @@ impl TopicFilter {
             topics,
             regex: regex
                 .filter(|r| !r.is_empty())
-                .map(whole_name_regex)
+                .map(NameRegex::whole)
                 .transpose()?,
             exclude_topics,
             exclude_regex: exclude_regex
                 .filter(|r| !r.is_empty())
-                .map(whole_name_regex)
+                .map(NameRegex::whole)
                 .transpose()?,
         })
     }
@@ -106,5 +133,15 @@ mod tests {
         assert!(!f.matches("/x/cam/info"), "regex must match the whole name");
         assert!(TopicFilter::all().matches("/anything"));
         assert!(TopicFilter::from_parts(vec![], Some("("), vec![], None).is_err());
+    }
+
+    #[test]
+    fn ecmascript_look_around_and_back_references_work() {
+        let f = TopicFilter::from_parts(vec![], Some("(?!/rosout).*"), vec![], None).unwrap();
+        assert!(f.matches("/a") && !f.matches("/rosout"));
+        let twice = NameRegex::search(r"/(\w+)/\1\b").unwrap();
+        assert!(twice.is_match("/cam/cam/info") && !twice.is_match("/cam/lidar"));
+        let behind = NameRegex::search(r"(?<=/robot1)/scan").unwrap();
+        assert!(behind.is_match("/robot1/scan") && !behind.is_match("/robot2/scan"));
     }
 }

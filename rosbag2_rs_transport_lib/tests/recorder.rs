@@ -135,9 +135,17 @@ fn selection_follows_ros2_bag_record_rules() {
             "/wanted"
         ]
     );
-    // A listed hidden topic is recorded; relative names are expanded.
+    // A listed hidden topic too needs --include-hidden-topics, as in rosbag2; relative names
+    // are expanded.
     assert_eq!(
         topics(TopicSelection::topics(["a", "/_hidden", "/missing"])),
+        ["/a"]
+    );
+    assert_eq!(
+        topics(TopicSelection {
+            include_hidden_topics: true,
+            ..TopicSelection::topics(["a", "/_hidden", "/missing"])
+        }),
         ["/_hidden", "/a"]
     );
     // Regexes search the name, as `ros2 bag record -e`; exclusion wins.

@@ -3,15 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use regex::Regex;
 use rosbag2_rs_codec::type_hash;
 use rosbag2_rs_storage::qos::{Durability, History, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_storage::{NameRegex, QosProfile};
 
 use super::error::{RecorderError, Result};
 use crate::middleware::TopicInfo;
 use rosbag2_rs_interfaces::action_msgs::{action_interface, ActionInterface};
-use rosbag2_rs_interfaces::service_msgs::{event_topic, EVENT_TOPIC_SUFFIX};
+use rosbag2_rs_interfaces::service_msgs::{
+    event_topic, service_of_event_topic, EVENT_TOPIC_SUFFIX,
+};
 
 /// The smallest keep-last depth the recorder requests, so that a burst is not lost between two
 /// takes of the middleware's reader cache (rosbag2 requests the publishers' depth).
@@ -133,12 +134,12 @@ impl TopicSelection {
 
     /// Compiles the regular expressions.
     pub(crate) fn compile(&self) -> Result<CompiledSelection> {
-        let regex = |r: &Option<String>| -> Result<Option<Regex>> {
+        let regex = |r: &Option<String>| -> Result<Option<NameRegex>> {
             r.as_deref()
                 .filter(|r| !r.is_empty())
                 // As `ros2 bag record -e`: a topic is selected when the expression matches
-                // anywhere in its name (`regex_search`).
-                .map(Regex::new)
+                // anywhere in its name (`regex_search`), in ECMAScript's grammar.
+                .map(NameRegex::search)
                 .transpose()
                 .map_err(|e| RecorderError::InvalidOptions(e.to_string()))
         };
@@ -154,8 +155,8 @@ impl TopicSelection {
 #[derive(Debug, Clone)]
 pub(crate) struct CompiledSelection {
     pub selection: TopicSelection,
-    regex: Option<Regex>,
-    exclude_regex: Option<Regex>,
+    regex: Option<NameRegex>,
+    exclude_regex: Option<NameRegex>,
 }
 
 /// True if a token of the name starts with `_` (ROS hides such topics).
@@ -170,43 +171,41 @@ impl CompiledSelection {
         Some((regex.as_str(), names.iter().any(|n| regex.is_match(n))))
     }
 
-    /// Whether a topic of `type_name` passes the name and type rules (publishers aside).
+    /// Whether a topic of `type_name` passes the name and type rules (publishers aside), as
+    /// rosbag2 Lyrical's `TopicFilter` decides: the regexes search an action's or a service's
+    /// name for their topics, a topic's own name otherwise; a hidden topic is left out unless
+    /// `include_hidden_topics`, even when listed.
     pub fn matches(&self, topic: &str, type_name: &str) -> bool {
         let s = &self.selection;
-        let excluded_by_regex = self
-            .exclude_regex
-            .as_ref()
-            .is_some_and(|r| r.is_match(topic));
+        let searched = |regex: &Option<NameRegex>, name: &str| {
+            regex.as_ref().is_some_and(|r| r.is_match(name))
+        };
         if let Some((action, _)) = action_interface(topic, type_name) {
             let listed = |list: &[String]| list.iter().any(|a| a == action);
             return (s.all_actions
                 || listed(&s.actions)
                 || s.topics.iter().any(|t| t == topic)
-                || self.regex.as_ref().is_some_and(|r| r.is_match(topic)))
+                || searched(&self.regex, action))
                 && !listed(&s.exclude_actions)
-                && !excluded_by_regex;
+                && !searched(&self.exclude_regex, action);
         }
         if is_service_event_topic(topic, type_name) {
             let service = |list: &[String]| list.iter().any(|t| service_event_topic(t) == topic);
-            return (s.all_services
-                || service(&s.services)
-                || self.regex.as_ref().is_some_and(|r| r.is_match(topic)))
+            let name = service_of_event_topic(topic).unwrap_or(topic);
+            return (s.all_services || service(&s.services) || searched(&self.regex, name))
                 && !service(&s.exclude_services)
-                && !excluded_by_regex;
+                && !searched(&self.exclude_regex, name);
         }
         if s.exclude_topics.iter().any(|t| t == topic)
-            || excluded_by_regex
+            || searched(&self.exclude_regex, topic)
             || s.exclude_topic_types.iter().any(|t| t == type_name)
+            || (is_hidden(topic) && !s.include_hidden_topics)
         {
             return false;
         }
-        let listed = s.topics.iter().any(|t| t == topic);
-        if is_hidden(topic) && !s.include_hidden_topics && !listed {
-            return false;
-        }
         s.all
-            || listed
-            || self.regex.as_ref().is_some_and(|r| r.is_match(topic))
+            || s.topics.iter().any(|t| t == topic)
+            || searched(&self.regex, topic)
             || s.topic_types.iter().any(|t| t == type_name)
     }
 
@@ -454,6 +453,34 @@ mod tests {
         .compile()
         .unwrap();
         assert_eq!(all.regex_matches_any(&[]), None);
+    }
+
+    #[test]
+    fn regexes_search_service_and_action_names_in_ecmascripts_grammar() {
+        let selection = |regex: &str, exclude: Option<&str>| {
+            TopicSelection {
+                regex: Some(regex.into()),
+                exclude_regex: exclude.map(Into::into),
+                ..Default::default()
+            }
+            .compile()
+            .unwrap()
+        };
+        let event = (
+            "/add/_service_event",
+            "example_interfaces/srv/AddTwoInts_Event",
+        );
+        let status = ("/fib/_action/status", "action_msgs/msg/GoalStatusArray");
+        // rosbag2 searches the service's and the action's names, not their topics'.
+        let ends = selection("(add|fib)$", None);
+        assert!(ends.matches(event.0, event.1) && ends.matches(status.0, status.1));
+        assert!(!selection("_service_event", None).matches(event.0, event.1));
+        let not_fib = selection(".", Some("^/fib$"));
+        assert!(!not_fib.matches(status.0, status.1) && not_fib.matches(event.0, event.1));
+        // Look-ahead, common in rosbag2 launch files.
+        let no_rosout = selection("^(?!/rosout)", None);
+        assert!(no_rosout.matches("/chatter", "std_msgs/msg/String"));
+        assert!(!no_rosout.matches("/rosout", "rcl_interfaces/msg/Log"));
     }
 
     #[test]

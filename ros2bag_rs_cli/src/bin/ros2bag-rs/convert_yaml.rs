@@ -12,10 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use regex::Regex;
 use ros2bag_rs_cli::WriterArgs;
 use rosbag2_rs_interfaces::action_msgs::action_interface;
-use rosbag2_rs_storage::{BagWriterOptions, SequentialReader, TopicFilter};
+use rosbag2_rs_storage::{BagWriterOptions, NameRegex, SequentialReader, TopicFilter};
 use rosbag2_rs_tools::ConvertOptions;
 use yaml_rust2::Yaml;
 
@@ -88,12 +87,12 @@ struct Selection {
     topic_types: Vec<String>,
     services: Vec<String>,
     actions: Vec<String>,
-    regex: Option<Regex>,
+    regex: Option<NameRegex>,
     exclude_topics: Vec<String>,
     exclude_topic_types: Vec<String>,
     exclude_services: Vec<String>,
     exclude_actions: Vec<String>,
-    exclude_regex: Option<Regex>,
+    exclude_regex: Option<NameRegex>,
     include_hidden_topics: bool,
 }
 
@@ -124,10 +123,10 @@ impl<'a> Part<'a> {
 impl Selection {
     fn read(entry: &Entry) -> Result<Self> {
         // rosbag2's convert searches, as its recorder does.
-        let regex = |key: &str| -> Result<Option<Regex>> {
+        let regex = |key: &str| -> Result<Option<NameRegex>> {
             entry
                 .string(key)?
-                .map(|r| Regex::new(&r).with_context(|| entry.context(key)))
+                .map(|r| NameRegex::search(&r).with_context(|| entry.context(key)))
                 .transpose()
         };
         // `all` is the Humble/Iron key; Lyrical reads it as all topics, services and actions.
