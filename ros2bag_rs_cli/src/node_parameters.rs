@@ -20,7 +20,7 @@ pub fn declared(
     let mut out = Vec::new();
     for &(name, param) in table.params {
         let arg = match param {
-            Param::Unsupported => continue,
+            Param::Unsupported | Param::Unused => continue,
             Param::Only(value) => {
                 out.push(DeclaredParameter {
                     name: name.to_string(),
@@ -202,7 +202,7 @@ mod tests {
             let mut expected: Vec<String> = Vec::new();
             for (name, param) in table.params {
                 match param {
-                    Param::Unsupported => {}
+                    Param::Unsupported | Param::Unused => {}
                     Param::Seconds(_) | Param::Nanoseconds(_) | Param::Milliseconds(_) => {
                         expected.extend([format!("{name}.sec"), format!("{name}.nsec")])
                     }

@@ -269,7 +269,7 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ("record.rmw_serialization_format", Param::Only("cdr")),
         ("record.input_serialization_format", Param::Only("cdr")),
         ("record.output_serialization_format", Param::Only("cdr")),
-        ("record.node_prefix", Param::Unsupported),
+        ("record.node_prefix", Param::Unused),
         (
             "record.compression_mode",
             Param::Value("--compression-mode"),

@@ -94,6 +94,9 @@ pub enum Param {
     /// A rosbag2 parameter rosbag2-rs does not offer: ignored, with a warning unless the value
     /// is the default (false, zero, empty).
     Unsupported,
+    /// A parameter rosbag2's node declares and never reads (`play.node_prefix`, the player's
+    /// writer options): taken, and ignored as there.
+    Unused,
     /// A parameter with one possible value here (rosbag2's default): that value, or an empty
     /// one, is taken; any other is an error.
     Only(&'static str),
@@ -110,7 +113,7 @@ impl Param {
             | Param::Seconds(flag)
             | Param::Nanoseconds(flag)
             | Param::Milliseconds(flag) => Some(flag),
-            Param::Positional | Param::Unsupported | Param::Only(_) => None,
+            Param::Positional | Param::Unsupported | Param::Unused | Param::Only(_) => None,
         }
     }
 }
@@ -253,6 +256,7 @@ pub fn command_line(
                     return Err(bad(&format!("'{only}' (the only one here)")));
                 }
             }
+            (Param::Unused, None) => {}
             (Param::Unsupported, None) => {
                 if !is_default_value(text) {
                     warnings.push(format!(

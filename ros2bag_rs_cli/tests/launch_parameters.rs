@@ -114,7 +114,8 @@ fn check_every_parameter(
     let mut checked = 0;
     for &(name, kind) in table.params {
         match kind {
-            Param::Unsupported => continue,
+            // Taken and ignored, as rosbag2's node ignores it.
+            Param::Unsupported | Param::Unused => continue,
             // One possible value: taken, and another is refused.
             Param::Only(only) => {
                 let line = |value: &str| {

@@ -181,6 +181,7 @@ fn the_node_parameter_tables_of_the_document_are_the_nodes_tables() {
             let flag = match (param.flag(), *param) {
                 (Some(f), _) | (None, Param::Only(f)) => format!("`{f}`"),
                 (None, Param::Positional) => "positional".into(),
+                (None, Param::Unused) => "unused, as in rosbag2".into(),
                 _ => "not taken".into(),
             };
             assert!(
