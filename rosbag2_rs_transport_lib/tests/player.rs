@@ -955,13 +955,21 @@ fn recorded_qos_is_offered_unless_overridden_and_latched_topics_survive_a_start_
     // Overrides change the offer.
     let mut rig = Rig::new();
     rig.subscribe("/a", STRING, QosProfile::default());
-    let overrides = [("/a".to_string(), QosProfile::default())]
-        .into_iter()
-        .collect();
-    rig.play(PlayOptions {
+    let overrides = [
+        ("/a".to_string(), QosProfile::default()),
+        // The player's own event topic too, as in rosbag2 Lyrical (ros2/rosbag2#2286).
+        ("/events/read_split".to_string(), latched),
+    ]
+    .into_iter()
+    .collect();
+    let player = rig.player(PlayOptions {
         qos_overrides: overrides,
         ..opts(bag)
     });
+    let topics = rig.observer.topics();
+    let split = topics.iter().find(|t| t.name == "/events/read_split");
+    assert_eq!(split.unwrap().publishers[0].qos, latched);
+    rig.drive(1, rig.start(&player));
     assert_eq!(rig.payloads(), [0, 1, 2]);
 }
 

@@ -625,3 +625,43 @@ fn snapshot_operations_are_refused_in_normal_mode_and_split_in_snapshot_mode() {
     ));
     recorder.stop().unwrap();
 }
+
+/// QoS overrides reach the recorder's own event topics too, as in rosbag2 Lyrical
+/// (`events/write_split`, `events/rosbag2_messages_lost`; ros2/rosbag2#2286).
+#[test]
+fn qos_overrides_apply_to_the_recorders_event_topics() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, _clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let _a = publisher(&talker, "/a", STRING);
+    let latched = QosProfile {
+        durability: Durability::TransientLocal,
+        depth: 5,
+        ..QosProfile::default()
+    };
+    let recorder = start(
+        &bus,
+        "rec",
+        RecordOptions {
+            qos_overrides: [
+                ("/events/write_split".to_string(), latched),
+                ("events/rosbag2_messages_lost".to_string(), latched),
+            ]
+            .into(),
+            ..options(dir.path().join("bag"), TopicSelection::all())
+        },
+    );
+    let offered = |topic: &str| {
+        talker
+            .topics()
+            .into_iter()
+            .find(|t| t.name == topic)
+            .map(|t| t.publishers.iter().map(|p| p.qos).collect::<Vec<_>>())
+    };
+    assert_eq!(offered("/events/write_split"), Some(vec![latched]));
+    assert_eq!(
+        offered("/events/rosbag2_messages_lost"),
+        Some(vec![latched])
+    );
+    recorder.stop().unwrap();
+}

@@ -57,6 +57,24 @@ impl NodeIdentity {
     }
 }
 
+/// The QoS of one of a node's own event topics (`events/write_split`, `events/read_split`,
+/// `events/rosbag2_messages_lost`, ...): what `overrides` (`--qos-profile-overrides-path`, keyed
+/// by fully qualified or given name) says for it, as rosbag2 Lyrical applies them, else
+/// `default`.
+pub fn event_qos(
+    overrides: &std::collections::BTreeMap<String, rosbag2_rs_storage::QosProfile>,
+    topic: &str,
+    node: &NodeIdentity,
+    default: rosbag2_rs_storage::QosProfile,
+) -> rosbag2_rs_storage::QosProfile {
+    expand_name(topic, node)
+        .ok()
+        .and_then(|name| overrides.get(&name))
+        .or_else(|| overrides.get(topic))
+        .copied()
+        .unwrap_or(default)
+}
+
 /// Expands a topic or service name to its fully qualified form: absolute names stay, `~` is the
 /// node's private namespace, relative names go under the node's namespace.
 pub fn expand_name(name: &str, node: &NodeIdentity) -> Result<String> {

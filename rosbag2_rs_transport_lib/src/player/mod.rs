@@ -151,6 +151,9 @@ impl Control {
     }
 }
 
+/// Where the player says it moved to the bag's next file (rosbag2's `events/read_split`).
+const READ_SPLIT_TOPIC: &str = "events/read_split";
+
 /// The part of the player that the playback thread and the services share.
 struct Core {
     options: PlayOptions,
@@ -312,14 +315,17 @@ impl Player {
             None
         };
         let clock_publisher = RwLock::new(clock_publisher);
-        let split_events = middleware.create_publisher(
-            "events/read_split",
-            ReadSplitEvent::TYPE_NAME,
-            &QosProfile {
+        let split_qos = crate::middleware::names::event_qos(
+            &options.qos_overrides,
+            READ_SPLIT_TOPIC,
+            middleware.node(),
+            QosProfile {
                 depth: 1,
                 ..QosProfile::default()
             },
-        )?;
+        );
+        let split_events =
+            middleware.create_publisher(READ_SPLIT_TOPIC, ReadSplitEvent::TYPE_NAME, &split_qos)?;
 
         let control = Arc::new(Control {
             requests: crossbeam_channel::unbounded(),

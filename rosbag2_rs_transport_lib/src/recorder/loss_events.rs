@@ -3,12 +3,14 @@
 //! a failed writer, no `/clock` yet, a failed snapshot), published at most `rate` times a second
 //! and only when something was lost.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use rosbag2_rs_interfaces::rosbag2_interfaces::msg::{
     MessagesLostEvent, MessagesLostEventTopicStat,
 };
+
+use rosbag2_rs_storage::QosProfile;
 
 use super::error::Result;
 use super::rated_publisher::RatedPublisher;
@@ -27,15 +29,22 @@ pub(super) struct LossEvents {
 }
 
 impl LossEvents {
-    /// Events at most `rate` times a second; `None` for a rate of 0 (no events).
-    pub fn new(middleware: &dyn Middleware, rate: f64) -> Result<Option<Self>> {
+    /// Events at most `rate` times a second (QoS from `overrides` if given there); `None` for a
+    /// rate of 0 (no events).
+    pub fn new(
+        middleware: &dyn Middleware,
+        rate: f64,
+        overrides: &BTreeMap<String, QosProfile>,
+    ) -> Result<Option<Self>> {
         let what = "the statistics publishing rate";
         Ok(
-            RatedPublisher::new(middleware, MESSAGES_LOST_TOPIC, rate, what)?.map(|out| Self {
-                out,
-                node_name: middleware.node().fully_qualified_name(),
-                reported: HashMap::new(),
-            }),
+            RatedPublisher::new(middleware, MESSAGES_LOST_TOPIC, rate, what, overrides)?.map(
+                |out| Self {
+                    out,
+                    node_name: middleware.node().fully_qualified_name(),
+                    reported: HashMap::new(),
+                },
+            ),
         )
     }
 

@@ -243,8 +243,16 @@ impl Recorder {
         };
         let middleware = recorder.inner.middleware.as_ref();
         let events = Events {
-            losses: LossEvents::new(middleware, options.stats_max_publishing_rate)?,
-            statistics: Statistics::new(middleware, options.statistics_rate)?,
+            losses: LossEvents::new(
+                middleware,
+                options.stats_max_publishing_rate,
+                &options.qos_overrides,
+            )?,
+            statistics: Statistics::new(
+                middleware,
+                options.statistics_rate,
+                &options.qos_overrides,
+            )?,
         };
         recorder.watch = Some(spawn_watch(recorder.inner.clone(), events)?);
         if options.start_paused {

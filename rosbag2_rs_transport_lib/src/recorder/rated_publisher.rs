@@ -1,12 +1,14 @@
 //! A publisher of one of the recorder's event topics, at most a given number of times a second
 //! (wall time): what `events/rosbag2_messages_lost` and `events/rosbag2_rs_statistics` share.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
 use rosbag2_rs_storage::QosProfile;
 
 use super::error::{RecorderError, Result};
+use crate::middleware::names::event_qos;
 use crate::middleware::{Middleware, RawPublisher};
 
 /// rosbag2's bound on `--stats-max-publishing-rate` (and ours on `--statistics-rate`).
@@ -23,12 +25,14 @@ pub(super) struct RatedPublisher<M> {
 
 impl<M: MessageType> RatedPublisher<M> {
     /// A publisher on `topic` (relative to the node) at most `rate` times a second; `None` for
-    /// a rate of 0. `what` names the rate in the error for one outside 0 to [`MAX_STATS_RATE`].
+    /// a rate of 0. `what` names the rate in the error for one outside 0 to [`MAX_STATS_RATE`];
+    /// `overrides` may give the topic's QoS.
     pub fn new(
         middleware: &dyn Middleware,
         topic: &'static str,
         rate: f64,
         what: &str,
+        overrides: &BTreeMap<String, QosProfile>,
     ) -> Result<Option<Self>> {
         if !(0.0..=MAX_STATS_RATE).contains(&rate) {
             return Err(RecorderError::InvalidOptions(format!(
@@ -38,14 +42,16 @@ impl<M: MessageType> RatedPublisher<M> {
         if rate == 0.0 {
             return Ok(None);
         }
-        let publisher = middleware.create_publisher(
+        let qos = event_qos(
+            overrides,
             topic,
-            M::TYPE_NAME,
-            &QosProfile {
+            middleware.node(),
+            QosProfile {
                 depth: 10,
                 ..QosProfile::default()
             },
-        )?;
+        );
+        let publisher = middleware.create_publisher(topic, M::TYPE_NAME, &qos)?;
         Ok(Some(Self {
             publisher,
             topic,

@@ -103,13 +103,19 @@ impl Inner {
         let (counted, counter) = (registry.clone(), self.middleware.clone());
         bag_writer
             .set_custom_data_source(move || counted.health_counts(|t| counter.lost_messages(t)));
-        let events = self.middleware.create_publisher(
+        let qos = crate::middleware::names::event_qos(
+            &self.qos_overrides,
             WRITE_SPLIT_TOPIC,
-            WriteSplitEvent::TYPE_NAME,
-            &QosProfile {
+            self.middleware.node(),
+            QosProfile {
                 depth: 1,
                 ..QosProfile::default()
             },
+        );
+        let events = self.middleware.create_publisher(
+            WRITE_SPLIT_TOPIC,
+            WriteSplitEvent::TYPE_NAME,
+            &qos,
         )?;
         let node_name = self.middleware.node().fully_qualified_name();
         bag_writer.on_split(move |split| {

@@ -3,11 +3,14 @@
 //! settable rate for live monitoring (rosbag2 #2007 asks for it; rosbag2 itself reports only
 //! losses, on `events/rosbag2_messages_lost`).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rosbag2_rs_interfaces::builtin_interfaces::Time;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::msg::{RecordStatistics, TopicRecordStatistics};
+
+use rosbag2_rs_storage::QosProfile;
 
 use super::error::Result;
 use super::rated_publisher::RatedPublisher;
@@ -34,15 +37,21 @@ pub(super) struct Snapshot<'a> {
 }
 
 impl Statistics {
-    /// Statistics `rate` times a second; `None` for a rate of 0 (none).
-    pub fn new(middleware: &dyn Middleware, rate: f64) -> Result<Option<Self>> {
+    /// Statistics `rate` times a second (QoS from `overrides` if given there); `None` for a rate
+    /// of 0 (none).
+    pub fn new(
+        middleware: &dyn Middleware,
+        rate: f64,
+        overrides: &BTreeMap<String, QosProfile>,
+    ) -> Result<Option<Self>> {
+        let what = "the statistics rate";
         Ok(
-            RatedPublisher::new(middleware, STATISTICS_TOPIC, rate, "the statistics rate")?.map(
-                |out| Self {
+            RatedPublisher::new(middleware, STATISTICS_TOPIC, rate, what, overrides)?.map(|out| {
+                Self {
                     out,
                     node_name: middleware.node().fully_qualified_name(),
-                },
-            ),
+                }
+            }),
         )
     }
 
