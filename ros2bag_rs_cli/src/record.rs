@@ -127,6 +127,14 @@ pub struct RecordArgs {
     /// Start paused (resume with the `resume` service or the space bar).
     #[arg(long)]
     pub start_paused: bool,
+    /// Record only messages received at or after this time, in ns (rosbag2's parameter
+    /// storage.start_time_ns; negative: no bound).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    pub start_time_ns: Option<i64>,
+    /// Record only messages received at or before this time, in ns (rosbag2's parameter
+    /// storage.end_time_ns; negative: no bound).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    pub end_time_ns: Option<i64>,
     /// Timestamps from /clock instead of the system clock.
     #[arg(long)]
     pub use_sim_time: bool,
@@ -304,8 +312,8 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
         ),
         ("record.throttle", Param::List("--throttle")),
         ("record.statistics_rate", Param::Value("--statistics-rate")),
-        ("storage.start_time_ns", Param::Unsupported),
-        ("storage.end_time_ns", Param::Unsupported),
+        ("storage.start_time_ns", Param::Value("--start-time-ns")),
+        ("storage.end_time_ns", Param::Value("--end-time-ns")),
     ],
     default_node_name: "rosbag2_recorder",
     node_name_flag: "--node-name",
@@ -411,6 +419,8 @@ impl RecordArgs {
             polling_interval: Duration::from_millis(self.polling_interval),
             qos_overrides,
             start_paused: self.start_paused,
+            start_time_ns: self.start_time_ns.filter(|t| *t >= 0),
+            end_time_ns: self.end_time_ns.filter(|t| *t >= 0),
             use_sim_time: self.use_sim_time,
             snapshot,
             service_introspection: self.service_introspection,

@@ -665,3 +665,34 @@ fn qos_overrides_apply_to_the_recorders_event_topics() {
     );
     recorder.stop().unwrap();
 }
+
+/// rosbag2's `storage.start_time_ns` / `storage.end_time_ns` (the writer leaves out what was
+/// received outside them): recorded are the messages received from the start to the end,
+/// both included, and the others are not counted as received.
+#[test]
+fn only_messages_received_within_the_time_window_are_recorded() {
+    const SEC: i64 = 1_000_000_000;
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rec",
+        RecordOptions {
+            start_time_ns: Some(12 * SEC),
+            end_time_ns: Some(14 * SEC),
+            ..options(bag.clone(), TopicSelection::all())
+        },
+    );
+    for s in 10..17 {
+        clock.set(s * SEC);
+        a.publish(&string_msg(&format!("{s}"))).unwrap();
+    }
+    let summary = recorder.stop().unwrap();
+    let messages = read_bag(&bag);
+    let times: Vec<i64> = messages.iter().map(|m| m.recv_timestamp / SEC).collect();
+    assert_eq!(times, [12, 13, 14]);
+    assert_eq!(summary.written(), 3);
+}

@@ -1040,7 +1040,12 @@ impl Inner {
             self.pause_from.clone(),
             self.scheduled_resume.clone(),
         );
+        let (start, end) = (self.options.start_time_ns, self.options.end_time_ns);
         Box::new(move |m: ReceivedMessage, recv, send| {
+            // Outside the window rosbag2's writer takes: not recorded, as while paused.
+            if start.is_some_and(|s| recv < s) || end.is_some_and(|e| recv > e) {
+                return;
+            }
             if paused.load(Ordering::Relaxed) {
                 let Some(due) = resume.take_if(|s| s.due_at(&topic, recv, send)) else {
                     return;

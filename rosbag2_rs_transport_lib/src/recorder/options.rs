@@ -159,6 +159,11 @@ pub struct RecordOptions {
     pub qos_overrides: BTreeMap<String, QosProfile>,
     /// Start paused: nothing is recorded (or buffered) until resumed.
     pub start_paused: bool,
+    /// Messages received before this time (ns, the recorder's clock) are not recorded, as
+    /// rosbag2's writer leaves them out (`storage.start_time_ns`).
+    pub start_time_ns: Option<i64>,
+    /// Messages received after this time (ns) are not recorded (`storage.end_time_ns`).
+    pub end_time_ns: Option<i64>,
     /// Receive timestamps from `/clock` (ROS time) instead of the middleware's receive time.
     pub use_sim_time: bool,
     /// Snapshot mode: keep per-topic ring buffers and write them only on a trigger.
@@ -211,6 +216,8 @@ impl Default for RecordOptions {
             polling_interval: Duration::from_millis(100),
             qos_overrides: BTreeMap::new(),
             start_paused: false,
+            start_time_ns: None,
+            end_time_ns: None,
             use_sim_time: false,
             snapshot: None,
             service_introspection: ServiceIntrospection::Off,
