@@ -65,9 +65,10 @@ fn lyrical_split_key(stem: &str) -> Option<(String, u64)> {
             c == *want
         }
     });
-    (shaped && !prefix.is_empty() && index.bytes().all(|c| c.is_ascii_digit()))
-        .then(|| Some((prefix.to_string(), index.parse().ok()?)))
-        .flatten()
+    if !shaped || prefix.is_empty() || !index.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some((prefix.to_string(), index.parse().ok()?))
 }
 
 /// Whether `path` is named like a storage file: `.mcap`, `.db3`, or either compressed (`.zstd`).

@@ -18,7 +18,7 @@ pub mod mcap_writer;
 pub mod sqlite_reader;
 pub mod sqlite_writer;
 
-pub use config_file::{NoCrc, StorageConfig};
+pub use config_file::{McapRecords, NoCrc, StorageConfig};
 
 /// The storage formats this crate reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
