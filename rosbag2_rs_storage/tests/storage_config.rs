@@ -40,24 +40,14 @@ fn mcap_chunks_follow_the_files_compression() {
         StorageId::Mcap,
         "compression: Zstd\nchunkSize: 10000\n",
     );
-    let file = std::fs::read_dir(&bag)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .unwrap();
-    let bytes = std::fs::read(&file).unwrap();
+    let bytes = mcap_bytes(&bag);
     let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
     assert!(summary.chunk_indexes.len() > 5, "10 kB chunks");
     assert!(summary
         .chunk_indexes
         .iter()
         .all(|c| c.compression == "zstd"));
-    let mut reader = SequentialReader::open(&bag).unwrap();
-    let mut n = 0;
-    while reader.read_next().unwrap().is_some() {
-        n += 1;
-    }
-    assert_eq!(n, 100);
+    assert_eq!(read_count(&bag), 100);
 }
 
 /// The first MCAP file of `bag`, whole.
@@ -123,12 +113,7 @@ fn sqlite_runs_the_files_write_pragmas() {
 
 /// The chunk CRCs and the summary CRC of the one MCAP file of `bag`.
 fn mcap_crcs(bag: &std::path::Path) -> (Vec<u32>, u32) {
-    let file = std::fs::read_dir(bag)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .unwrap();
-    let bytes = std::fs::read(&file).unwrap();
+    let bytes = mcap_bytes(bag);
     let (mut chunks, mut summary) = (Vec::new(), None);
     for record in mcap::read::LinearReader::new(&bytes).unwrap() {
         match record.unwrap() {
