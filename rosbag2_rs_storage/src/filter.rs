@@ -38,6 +38,12 @@ impl NameRegex {
     }
 }
 
+/// True if a token of the name starts with `_`: ROS hides such topics (rclpy's and rosbag2's
+/// rule), and `ros2 bag record` and `convert` leave them out unless asked.
+pub fn is_hidden(topic: &str) -> bool {
+    topic.split('/').any(|token| token.starts_with('_'))
+}
+
 /// Which topics to read. Empty include criteria select every topic; exclusion always wins.
 #[derive(Debug, Clone, Default)]
 pub struct TopicFilter {

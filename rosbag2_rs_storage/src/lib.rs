@@ -85,7 +85,7 @@ pub use bag::{storage_files_in, Bag};
 pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
 pub use disk::free_space;
 pub use error::{Result, StorageError};
-pub use filter::{NameRegex, TopicFilter};
+pub use filter::{is_hidden, NameRegex, TopicFilter};
 pub use message::{SerializedMessage, TopicMetadata};
 pub use metadata::{BagMetadata, FileInformation, TopicInformation, METADATA_FILENAME};
 pub use qos::QosProfile;

@@ -4,6 +4,7 @@ the Python session in router mode, configured as rmw_zenohd configures it).
 
 Runs only inside a private network namespace (tools/test.sh runs tests/interop under
 `unshare --net`)."""
+import functools
 import json
 import os
 import pathlib
@@ -528,7 +529,7 @@ threading.Thread(target=lambda: (sys.stdin.read(), closed.set()), daemon=True).s
 times, seq = [], 0
 # As a client waits for the service: until this session has learned of the queryable (a query
 # sent before that meets no queryable and ends at once without a reply).
-for attempt in range(200):
+for _ in range(200):
     try:
         node.call(service, ros_type, type_hash, request, 0, gid, timeout=30)
         break
@@ -547,7 +548,7 @@ node.close()
 
 
 def latency_probe(service, ros_type, request):
-    """Starts LATENCY_PROBE on `service`; `.stdin.close()` then `.communicate()` ends it."""
+    """Starts LATENCY_PROBE on `service` once its first call was answered; `latencies_of` ends it."""
     probe = subprocess.Popen([sys.executable, '-c', LATENCY_PROBE, service, ros_type, SOME_HASH, request.hex()],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env={**os.environ, 'PYTHONPATH': os.path.dirname(os.path.abspath(__file__))})
@@ -562,15 +563,20 @@ def latencies_of(probe):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def malformed_in(statistics):
-    """(received, malformed) of /flood in a rosbag2_rs_interfaces/msg/RecordStatistics, decoded
-    by rosbags from the package's own .msg files."""
+@functools.cache
+def statistics_typestore():
+    """A rosbags typestore knowing rosbag2_rs_interfaces' statistics, from the package's .msg files."""
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
     store = get_typestore(Stores.ROS2_JAZZY)
     msg_dir = pathlib.Path(__file__).resolve().parents[2] / 'rosbag2_rs_interfaces' / 'msg'
     for name in ('TopicRecordStatistics', 'RecordStatistics'):
         store.register(get_types_from_msg((msg_dir / f'{name}.msg').read_text(), f'rosbag2_rs_interfaces/msg/{name}'))
-    message = store.deserialize_cdr(statistics, 'rosbag2_rs_interfaces/msg/RecordStatistics')
+    return store
+
+
+def malformed_in(statistics):
+    """(received, malformed) of /flood in a rosbag2_rs_interfaces/msg/RecordStatistics."""
+    message = statistics_typestore().deserialize_cdr(statistics, 'rosbag2_rs_interfaces/msg/RecordStatistics')
     flood = next(t for t in message.topics if t.topic_name == '/flood')
     return flood.received, flood.malformed
 

@@ -159,10 +159,7 @@ pub(crate) struct CompiledSelection {
     exclude_regex: Option<NameRegex>,
 }
 
-/// True if a token of the name starts with `_` (ROS hides such topics).
-pub fn is_hidden(topic: &str) -> bool {
-    topic.split('/').any(|token| token.starts_with('_'))
-}
+pub use rosbag2_rs_storage::is_hidden;
 
 impl CompiledSelection {
     /// With a `--regex`: the expression, and whether it matches (searches) any of `names`.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use ros2bag_rs_cli::WriterArgs;
 use rosbag2_rs_interfaces::action_msgs::action_interface;
-use rosbag2_rs_storage::{BagWriterOptions, NameRegex, SequentialReader, TopicFilter};
+use rosbag2_rs_storage::{is_hidden, BagWriterOptions, NameRegex, SequentialReader, TopicFilter};
 use rosbag2_rs_tools::ConvertOptions;
 use yaml_rust2::Yaml;
 
@@ -194,11 +194,6 @@ impl Selection {
             .is_some_and(|r| r.is_match(name));
         included && !excluded
     }
-}
-
-/// Whether a topic is hidden: a token of its name starts with `_` (rclpy's and rosbag2's rule).
-fn is_hidden(topic: &str) -> bool {
-    topic.split('/').any(|token| token.starts_with('_'))
 }
 
 /// The entries of the list under the top-level key `list` ("input_bags", "output_bags") of the
