@@ -108,6 +108,31 @@ test -f "$ws/install/rosbag2_rs_transport/share/rosbag2_rs_transport/config/fast
 # colcon built without the optional backends: the binaries the interop tests run have them.
 cargo build --release -q -p ros2bag_rs_cli -p rosbag2_rs_transport --bins "${features[@]}"
 
+# The file tools need no middleware (issue 50): ros2bag-rs without its default features has no
+# middleware crate in its graph and builds with cmake, libclang and the C++ compiler hidden (each a
+# command that fails), from nothing, in a target directory of its own; `play` names the feature.
+step "file tools without middleware: ros2bag-rs --no-default-features, cmake, libclang and c++ hidden"
+if cargo tree -q -e normal -p ros2bag_rs_cli --no-default-features --prefix none \
+  | grep -E '^(cyclors|zenoh|bindgen|rosbag2_rs_transport)'; then
+  echo "ros2bag_rs_cli --no-default-features depends on the middleware"; exit 1
+fi
+hidden=$(mktemp -d)
+for tool in cmake c++ g++ clang++; do
+  printf '#!/bin/sh\necho "%s: hidden from this build" >&2\nexit 127\n' "$tool" >"$hidden/$tool"
+  chmod +x "$hidden/$tool"
+done
+files=$CARGO_TARGET_DIR/file-tools
+files_start=$SECONDS
+PATH="$hidden:$PATH" CXX="$hidden/c++" LIBCLANG_PATH="$hidden" CARGO_TARGET_DIR=$files \
+  CARGO_BUILD_BUILD_DIR=$files cargo build -q -p ros2bag_rs_cli --no-default-features
+echo "file tools (debug, from nothing): $((SECONDS - files_start)) s"
+"$files/debug/ros2bag-rs" info rosbag2_rs_storage/tests/data/rosbag2/bag_with_topics_and_service_events.mcap \
+  | grep -q "Messages:" || { echo "the file tools' info failed"; exit 1; }
+if "$files/debug/ros2bag-rs" play x 2>&1 | grep -q "needs the .transport. feature"; then :; else
+  echo "the file tools' play does not name the feature it needs"; exit 1
+fi
+prune "$files"
+
 # Issue 48's proof: every command of that ros2bag-rs on every crafted file (the generators of
 # rosbag2_rs_storage/tests/crafted, built by `cargo test` above) under `ulimit -v 4000000`, play
 # in a private network namespace: a clear error or the damage reported, never a crash.

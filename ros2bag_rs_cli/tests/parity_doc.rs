@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use ros2bag_rs_cli::{Param, ParamTable, PLAY_PARAMETERS, RECORD_PARAMETERS};
+use rosbag2_rs_transport::{Param, ParamTable, PLAY_PARAMETERS, RECORD_PARAMETERS};
 
 const PARITY: &str = include_str!("../../docs/ros2bag_parity.md");
 

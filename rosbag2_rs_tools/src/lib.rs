@@ -9,11 +9,16 @@
 //! - [`expr`]: the `--where` expression language over decoded message fields.
 //! - [`convert()`]: merge bags and rewrite them in another storage, compression or selection,
 //!   ROS 1 bags in and out.
+//! - [`flags`]: the flag groups of the verbs that read and write bags (inputs, topic selection,
+//!   output storage), shared by `ros2bag-rs` and the player and recorder nodes; [`console`]:
+//!   their log lines, progress line and error reports.
 
+pub mod console;
 pub mod convert;
 pub mod doctor;
 pub mod export;
 pub mod expr;
+pub mod flags;
 
 pub use convert::{convert, convert_filtered, ConvertFilters, ConvertOptions};
 pub use doctor::{doctor, DoctorOptions, DoctorReport, Problem, ProblemKind, Severity};

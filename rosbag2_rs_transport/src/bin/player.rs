@@ -4,5 +4,5 @@
 //! rosbag2's player parameters (`-p play.rate:=2.0`, `--params-file`, `storage.uri` for the bag).
 
 fn main() {
-    ros2bag_rs_cli::node_main::<ros2bag_rs_cli::PlayerNode>()
+    rosbag2_rs_transport::node_main::<rosbag2_rs_transport::PlayerNode>()
 }

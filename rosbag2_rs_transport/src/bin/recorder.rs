@@ -4,5 +4,5 @@
 //! recorder parameters (`-p record.all_topics:=true`, `--params-file`, `storage.uri`, ...).
 
 fn main() {
-    ros2bag_rs_cli::node_main::<ros2bag_rs_cli::RecorderNode>()
+    rosbag2_rs_transport::node_main::<rosbag2_rs_transport::RecorderNode>()
 }

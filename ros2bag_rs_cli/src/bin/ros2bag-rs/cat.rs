@@ -93,7 +93,7 @@ pub struct CatArgs {
     pub limit: Option<u64>,
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for
     /// bags that store none (recorded before Iron).
-    #[arg(long, value_parser = crate::times::parse_typestore)]
+    #[arg(long, value_parser = rosbag2_rs_codec::Typestore::parse)]
     pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 

@@ -15,7 +15,8 @@ use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
 };
 use rosbag2_rs_interfaces::ServiceType;
 
-use ros2bag_rs_cli::{ros_node, seconds, shutdown_requested};
+use rosbag2_rs_tools::flags::seconds;
+use rosbag2_rs_transport::{ros_node, shutdown_requested};
 use rosbag2_rs_transport_lib::{Client, Middleware};
 
 /// `ros2bag-rs control`: one request to a running player or recorder.

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use ros2bag_rs_cli::{InputArgs, TopicArgs, WriterArgs};
 use rosbag2_rs_storage::StorageId;
+use rosbag2_rs_tools::flags::{InputArgs, TopicArgs, WriterArgs};
 use rosbag2_rs_tools::{ConvertFilters, ConvertOptions};
 
-use crate::times::{self, time_range};
+use crate::times::time_range;
 use crate::{convert_yaml, progress};
 
 /// `convert`'s flags.
@@ -55,7 +55,7 @@ pub struct ConvertArgs {
     last_per_topic_before_start: Vec<String>,
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for inputs
     /// that store none (bags recorded before Iron); written into the output.
-    #[arg(long, value_parser = times::parse_typestore)]
+    #[arg(long, value_parser = rosbag2_rs_codec::Typestore::parse)]
     typestore: Option<rosbag2_rs_codec::Typestore>,
     /// Write a topic under another name: `/a:=/b`; or a type, with the same definition:
     /// `old_pkg/msg/T:=new_pkg/msg/T`. Repeatable.
@@ -70,7 +70,7 @@ impl ConvertArgs {
             Some(file) => convert_yaml::read_inputs(file)?,
             None => Vec::new(),
         };
-        self.input.resolve_with(None, &more)
+        Ok(self.input.resolve_with(None, &more)?)
     }
 }
 

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use ros2bag_rs_cli::WriterArgs;
 use rosbag2_rs_interfaces::action_msgs::action_interface;
 use rosbag2_rs_storage::{is_hidden, BagWriterOptions, NameRegex, SequentialReader, TopicFilter};
+use rosbag2_rs_tools::flags::WriterArgs;
 use rosbag2_rs_tools::ConvertOptions;
 use yaml_rust2::Yaml;
 

@@ -7,8 +7,6 @@ use clap::ValueEnum;
 use rosbag2_rs_codec::Typestore;
 use rosbag2_rs_tools::{DoctorOptions, DoctorReport, Problem};
 
-use crate::times::parse_typestore;
-
 /// Output format of `doctor`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DoctorFormat {
@@ -35,7 +33,7 @@ pub struct DoctorArgs {
     decode_all: bool,
     /// Decode topics the bag stores no definition for with this ROS 2 distribution's
     /// definitions (humble, iron, jazzy, kilted), as `cat` and `play` would.
-    #[arg(long, value_parser = parse_typestore)]
+    #[arg(long, value_parser = rosbag2_rs_codec::Typestore::parse)]
     typestore: Option<Typestore>,
 }
 

@@ -47,7 +47,7 @@ pub struct ExportArgs {
     pub end: Option<String>,
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for bags
     /// that store none (recorded before Iron).
-    #[arg(long, value_parser = crate::times::parse_typestore)]
+    #[arg(long, value_parser = rosbag2_rs_codec::Typestore::parse)]
     pub typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 

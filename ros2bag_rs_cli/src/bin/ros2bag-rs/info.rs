@@ -51,7 +51,7 @@ pub struct InfoArgs {
     format: InfoFormat,
     /// With --schemas: for types the bag stores no definition of (bags recorded before Iron),
     /// print this ROS 2 distribution's (humble, iron, jazzy, kilted).
-    #[arg(long, value_parser = crate::times::parse_typestore)]
+    #[arg(long, value_parser = rosbag2_rs_codec::Typestore::parse)]
     typestore: Option<rosbag2_rs_codec::Typestore>,
 }
 

@@ -1,18 +1,25 @@
-//! `ros2bag-rs`: a `ros2 bag`-style command line for rosbag2-rs. One module per verb; `play`,
-//! `burst` and `record` share their flags and node front with the `player` and `recorder` nodes
-//! (this package's library).
+//! `ros2bag-rs`: a `ros2 bag`-style command line for rosbag2-rs. One module per verb. The file
+//! tools need no middleware; with the `transport` feature, `play`, `burst` and `record` run the
+//! node front of the `player` and `recorder` nodes (package `rosbag2_rs_transport`), and
+//! `control` calls their services.
 
 #![forbid(unsafe_code)]
 
 mod attach;
 mod cat;
+#[cfg(feature = "transport")]
 mod control;
 mod convert;
 mod convert_yaml;
 mod doctor;
 mod export;
+#[cfg(not(feature = "transport"))]
+mod files_only;
 mod info;
 mod list;
+#[cfg(feature = "transport")]
+mod nodes;
+#[cfg(feature = "transport")]
 mod play;
 mod progress;
 mod reindex;
@@ -23,11 +30,13 @@ mod zenoh_router;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use ros2bag_rs_cli::{
-    command_line, exit, fail, init_logging, init_node_logging, parse_level, run_burst, run_record,
-    split_ros_args, BurstArgs, PlayArgs, RecordArgs, RosArgs, PLAY_PARAMETERS, RECORD_PARAMETERS,
-};
-use rosbag2_rs_transport_lib::ros_arguments::RosArguments;
+#[cfg(not(feature = "transport"))]
+use files_only::{exit, fail, parse_and_init_logging, Node};
+#[cfg(feature = "transport")]
+use nodes::{exit, fail, parse_and_init_logging, Node};
+use rosbag2_rs_tools::console::parse_level;
+#[cfg(feature = "transport")]
+use rosbag2_rs_transport::{run_burst, run_record, BurstArgs, PlayArgs, RecordArgs};
 
 #[derive(Parser)]
 #[command(
@@ -54,18 +63,22 @@ enum Command {
     /// for scripts, or the payload in hex.
     Cat(cat::CatArgs),
     /// Record topics to a bag (like `ros2 bag record`), or buffer them for snapshots.
+    #[cfg(feature = "transport")]
     #[command(args_override_self = true)]
     Record(Box<RecordArgs>),
     /// Play bags onto the ROS 2 graph with time control (like `ros2 bag play`).
+    #[cfg(feature = "transport")]
     #[command(args_override_self = true)]
     Play(Box<PlayArgs>),
     /// Publish a bag's messages as fast as possible, then exit (like `ros2 bag burst`).
+    #[cfg(feature = "transport")]
     #[command(args_override_self = true)]
     Burst(Box<BurstArgs>),
     /// The storage, converter and compression plugins built in (like `ros2 bag list`).
     List(list::ListArgs),
     /// Ask a running player to pause, resume, change rate, seek, ...; or a running recorder to
     /// write a snapshot, split, change its snapshot buffer limits or clear it.
+    #[cfg(feature = "transport")]
     Control(control::ControlArgs),
     /// Rebuild a bag's metadata.yaml from its files, recovering what a killed recorder left:
     /// prints per file what was recovered and what was lost.
@@ -86,68 +99,37 @@ enum Command {
     /// ZENOH_ROUTER_CONFIG_URI and ZENOH_CONFIG_OVERRIDE as for rmw_zenohd), until Ctrl-C.
     #[cfg(feature = "zenoh")]
     ZenohRouter,
+    /// A verb this build lacks (`play`, `record`, ... without the `transport` feature).
+    #[cfg(not(feature = "transport"))]
+    #[command(external_subcommand)]
+    Missing(Vec<String>),
 }
 
 fn main() {
-    let (own, ros) = split_ros_args(std::env::args());
-    let (cli, warnings, ros) = parse(own, &ros).unwrap_or_else(|e| fail(e));
-    let node = match &cli.command {
-        Command::Play(args) => args.node_name.as_str(),
-        Command::Burst(args) => args.play.node_name.as_str(),
-        Command::Record(args) => args.node_name.as_str(),
-        _ => "ros2bag_rs",
-    };
-    match &ros {
-        Some(ros) => init_node_logging(cli.log_level, ros),
-        None => init_logging(cli.log_level, node),
-    }
-    warnings.iter().for_each(|w| log::warn!("{w}"));
-    let namespace = ros.as_ref().map_or("/", |r| r.namespace.as_str());
-    match run(cli.command, namespace) {
+    let (cli, node) = parse_and_init_logging();
+    match run(cli.command, node) {
         Ok(()) => exit(0),
         Err(e) => fail(e),
     }
 }
 
-/// Parses the command line. `--ros-args` (node name, namespace, remaps, rosbag2's node
-/// parameters, logging) apply to `play`, `burst` and `record`, as they do to rosbag2's nodes.
-fn parse(own: Vec<String>, ros: &RosArgs) -> Result<(Cli, Vec<String>, Option<RosArguments>)> {
-    if ros.is_empty() {
-        return Ok((Cli::parse_from(own), Vec::new(), None));
-    }
-    let mut words = own.iter().skip(1);
-    let mut verb = None;
-    while let Some(word) = words.next() {
-        match word.as_str() {
-            "--log-level" => {
-                words.next();
-            }
-            w if w.starts_with('-') => {}
-            w => {
-                verb = Some(w);
-                break;
-            }
-        }
-    }
-    let table = match verb {
-        Some("play" | "burst") => &PLAY_PARAMETERS,
-        Some("record") => &RECORD_PARAMETERS,
-        _ => anyhow::bail!("--ros-args apply to play, burst and record only"),
-    };
-    let resolved = ros.resolve(&own, table)?;
-    let (argv, warnings) = command_line(&resolved, own, table)?;
-    Ok((Cli::parse_from(argv), warnings, Some(resolved)))
-}
-
-fn run(command: Command, namespace: &str) -> Result<()> {
+/// Runs the verb; `play`, `burst` and `record` as `node`.
+fn run(
+    command: Command,
+    #[cfg_attr(not(feature = "transport"), allow(unused_variables))] node: Node,
+) -> Result<()> {
     match command {
         Command::Info(args) => info::run(args),
         Command::Convert(args) => convert::run(*args),
         Command::Cat(args) => cat::run(args),
-        Command::Record(args) => run_record(*args, namespace, Vec::new()),
-        Command::Play(args) => play::run(*args, namespace),
-        Command::Burst(args) => run_burst(&args, namespace),
+        #[cfg(feature = "transport")]
+        Command::Record(args) => run_record(*args, &node.namespace, node.parameters),
+        #[cfg(feature = "transport")]
+        Command::Play(args) => play::run(*args, &node.namespace, node.parameters),
+        #[cfg(feature = "transport")]
+        Command::Burst(args) => run_burst(&args, &node.namespace, node.parameters),
         Command::List(args) => list::run(&args),
+        #[cfg(feature = "transport")]
         Command::Control(args) => control::run_control(&args),
         Command::Reindex(args) => reindex::run(&args),
         Command::Export(args) => export::run(*args),
@@ -156,5 +138,7 @@ fn run(command: Command, namespace: &str) -> Result<()> {
         Command::Attachments(args) => attach::attachments(&args),
         #[cfg(feature = "zenoh")]
         Command::ZenohRouter => zenoh_router::run_zenoh_router(),
+        #[cfg(not(feature = "transport"))]
+        Command::Missing(words) => files_only::missing(&words),
     }
 }

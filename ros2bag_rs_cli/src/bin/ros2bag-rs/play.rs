@@ -4,16 +4,17 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use ros2bag_rs_cli::{run_play, PlayArgs};
 use rosbag2_rs_storage::BagWriterOptions;
+use rosbag2_rs_transport::{run_play, PlayArgs};
+use rosbag2_rs_transport_lib::DeclaredParameter;
 
-/// Runs `play`.
-pub fn run(mut args: PlayArgs, namespace: &str) -> Result<()> {
+/// Runs `play` on a node in `namespace` that declares `parameters`.
+pub fn run(mut args: PlayArgs, namespace: &str, parameters: Vec<DeclaredParameter>) -> Result<()> {
     let converted = realsense_input(&args.input.bags)?;
     if let Some(dir) = &converted {
         args.input.bags = vec![dir.path().join("bag")];
     }
-    run_play(&args, namespace, Vec::new())
+    run_play(&args, namespace, parameters)
 }
 
 /// When the only input is a RealSense recording, its realsense2_camera-layout conversion in a

@@ -1,12 +1,9 @@
-//! The time and typestore arguments shared by several verbs: `--start`/`--end` as epoch seconds
-//! or `+S` after the bag start, and `--typestore`.
+//! The time arguments shared by several verbs: `--start`/`--end` as epoch seconds or `+S` after
+//! the bag start.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-
-/// Parses `--typestore` (as `play` does).
-pub use ros2bag_rs_cli::parse_typestore;
 
 /// The bag start (ns) when a `+S` time needs it, else 0.
 pub fn relative_base(bags: &[PathBuf], times: [&Option<String>; 2]) -> Result<i64> {
@@ -38,7 +35,7 @@ pub fn parse_time(text: &str, bag_start: i64) -> Result<i64> {
                 seconds.is_finite() && seconds >= 0.0,
                 "invalid time '{text}': must be a non-negative number of seconds"
             );
-            ros2bag_rs_cli::seconds(seconds, "time")?.as_nanos()
+            rosbag2_rs_tools::flags::seconds(seconds, "time")?.as_nanos()
         }
     };
     Ok(if relative {

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 
-use ros2bag_rs_cli::shutdown_requested;
+use rosbag2_rs_transport::shutdown_requested;
 use rosbag2_rs_transport_lib::zenoh::router::Router;
 
 /// Starts the router from the environment (`ZENOH_ROUTER_CONFIG_URI`,

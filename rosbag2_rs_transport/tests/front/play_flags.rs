@@ -2,7 +2,7 @@
 //! `ros2 bag play`'s flags are refused as rosbag2 refuses them.
 
 use clap::Parser;
-use ros2bag_rs_cli::PlayArgs;
+use rosbag2_rs_transport::PlayArgs;
 
 #[derive(Parser)]
 struct Cli {

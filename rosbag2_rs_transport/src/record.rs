@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::args::{seconds, TopicArgs, WriterArgs};
 use crate::choice::choice;
 use crate::keyboard::{Key, KeyboardControls};
 use crate::ros_args::{Param, ParamTable};
 use rosbag2_rs_storage::Retention;
+use rosbag2_rs_tools::flags::{seconds, TopicArgs, WriterArgs};
 use rosbag2_rs_transport_lib::{
     load_qos_overrides, DeclaredParameter, DropCause, NodeIdentity, RecordOptions, Recorder,
     ServiceIntrospection, SnapshotLimits, ThrottleLimit, ThrottleLimitError, TopicSelection,
@@ -408,7 +408,7 @@ impl RecordArgs {
             max_bagfile_size: bag.max_bagfile_size,
             max_bagfile_duration: bag.max_bagfile_duration,
             max_cache_size: self.max_cache_size,
-            max_cache_duration: crate::non_negative_seconds(
+            max_cache_duration: rosbag2_rs_tools::flags::non_negative_seconds(
                 self.max_cache_duration,
                 "--max-cache-duration",
             )?

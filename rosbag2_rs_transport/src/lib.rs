@@ -1,15 +1,15 @@
-//! # ros2bag_rs_cli
+//! # rosbag2_rs_transport
 //!
-//! The command line of rosbag2-rs. This library is the node front of the player and recorder,
-//! shared by the `player` and `recorder` nodes (package `rosbag2_rs_transport`, thin mains that
-//! call [`node_main`]) and by `ros2bag-rs play|burst|record` (this package's binary, which also
-//! has the other verbs, one module each): the flags of `ros2 bag play|burst|record` (built from shared
-//! flag groups, [`InputArgs`], [`TopicArgs`], [`WriterArgs`]), rosbag2's node parameters and
-//! the rest of `--ros-args` ([`split_ros_args`]), the processes' plumbing (logging as rclcpp
-//! prints it, keyboard controls, SIGINT/SIGTERM, a progress line) and the `run_*` functions that
-//! turn flags into the library's typed options and run the player or recorder on a ROS 2 node.
+//! The player and recorder nodes of rosbag2-rs (`ros2 run rosbag2_rs_transport player|recorder`,
+//! this package's binaries, thin mains that call [`node_main`]) and their node front, which
+//! `ros2bag-rs play|burst|record` (package `ros2bag_rs_cli`) runs too, as rosbag2_transport
+//! holds it under `ros2 bag`: the flags of `ros2 bag play|burst|record` (built from the flag
+//! groups of [`rosbag2_rs_tools::flags`]), rosbag2's node parameters and the rest of
+//! `--ros-args` ([`split_ros_args`]), the processes' plumbing (logging through rcl or as rclcpp
+//! prints it, `/rosout`, keyboard controls, SIGINT/SIGTERM, a progress line) and the `run_*`
+//! functions that turn flags into the transport library's typed options and run the player or
+//! recorder on a ROS 2 node. Errors are `anyhow`'s: this library is the binaries' shared `main`.
 
-mod args;
 mod choice;
 mod keyboard;
 mod logging;
@@ -23,11 +23,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-pub use args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs, WriterArgs};
-pub use logging::{
-    init as init_logging, init_node as init_node_logging, parse_level, UnknownLogLevel,
-};
-pub use play::{parse_typestore, run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
+pub use logging::init_node as init_node_logging;
+pub use node_parameters::declared as declared_parameters;
+pub use play::{run_burst, run_play, BurstArgs, PlayArgs, PLAY_PARAMETERS};
 pub use record::{default_bag_name, run_record, RecordArgs, RECORD_PARAMETERS};
 pub use ros_args::{command_line, split_ros_args, Param, ParamTable, RosArgs};
 pub use shutdown::shutdown_requested;
@@ -59,7 +57,7 @@ pub trait NodeCommand: clap::Parser {
 )]
 pub struct PlayerNode {
     /// Log level: debug, info, warn, error or fatal (also trace, off).
-    #[arg(long, default_value = "info", value_parser = parse_level)]
+    #[arg(long, default_value = "info", value_parser = rosbag2_rs_tools::console::parse_level)]
     log_level: log::LevelFilter,
     #[command(flatten)]
     play: PlayArgs,
@@ -88,7 +86,7 @@ impl NodeCommand for PlayerNode {
 )]
 pub struct RecorderNode {
     /// Log level: debug, info, warn, error or fatal (also trace, off).
-    #[arg(long, default_value = "info", value_parser = parse_level)]
+    #[arg(long, default_value = "info", value_parser = rosbag2_rs_tools::console::parse_level)]
     log_level: log::LevelFilter,
     #[command(flatten)]
     record: RecordArgs,
@@ -143,17 +141,9 @@ pub fn exit(code: i32) -> ! {
 }
 
 /// Prints `error: ...` with the causes and exits with status 1; a closed pipe (`... | head`) is
-/// the reader's choice and exits 0 quietly.
+/// the reader's choice and exits 0 quietly ([`rosbag2_rs_tools::console::report`]).
 pub fn fail(e: anyhow::Error) -> ! {
-    let broken_pipe = e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    });
-    if broken_pipe {
-        exit(0);
-    }
-    eprintln!("error: {e:#}");
-    exit(1);
+    exit(rosbag2_rs_tools::console::report(e.as_ref()))
 }
 
 /// What a player or recorder node offers besides its own services, as every rclcpp node does:

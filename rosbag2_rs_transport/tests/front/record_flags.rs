@@ -1,7 +1,7 @@
 //! `ros2 bag record`'s flags turned into the recorder's options: snapshot limits, split
 //! sizes, custom data and storage, checked as rosbag2 checks them.
 
-use ros2bag_rs_cli::RecordArgs;
+use rosbag2_rs_transport::RecordArgs;
 use rosbag2_rs_transport_lib::{RecordOptions, SnapshotLimits};
 
 fn limits(max_bytes_per_topic: u64, max_duration_ns: i64) -> SnapshotLimits {

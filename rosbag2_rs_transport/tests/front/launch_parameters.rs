@@ -5,7 +5,7 @@
 //! checked on the parsed flags instead.
 
 use clap::Parser;
-use ros2bag_rs_cli::{
+use rosbag2_rs_transport::{
     split_ros_args, Param, PlayArgs, RecordArgs, PLAY_PARAMETERS, RECORD_PARAMETERS,
 };
 
@@ -67,7 +67,7 @@ fn with_parameter(
     name: &str,
     kind: Param,
     value: &str,
-    table: &ros2bag_rs_cli::ParamTable,
+    table: &rosbag2_rs_transport::ParamTable,
 ) -> Vec<String> {
     let mut args: Vec<String> = own.iter().map(|a| a.to_string()).collect();
     args.push("--ros-args".into());
@@ -103,7 +103,7 @@ const OUTSIDE_OPTIONS: &[&str] = &[
 /// `options` gives the parsed flags and options of a command line, which must differ from
 /// those of `own` alone (the flags for [`OUTSIDE_OPTIONS`]). Returns how many were checked.
 fn check_every_parameter(
-    table: &ros2bag_rs_cli::ParamTable,
+    table: &rosbag2_rs_transport::ParamTable,
     own: (&[&str], usize),
     value: impl Fn(&str, Param) -> String,
     options: impl Fn(&[String]) -> (String, String),

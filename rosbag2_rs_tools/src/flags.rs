@@ -1,29 +1,73 @@
 //! Flag groups that several verbs share, each one struct reused with `#[command(flatten)]`:
 //! the input bags ([`InputArgs`]: `play`, `burst`, `convert`), the topic selection
 //! ([`TopicArgs`]: `play`, `burst`, `record`, `convert`) and the output storage ([`WriterArgs`]:
-//! `record`, `convert`); plus the conversions from command-line units they all need.
+//! `record`, `convert`); plus the conversions from command-line units they all need. The file
+//! tools (`ros2bag-rs convert`) and the player and recorder nodes (`rosbag2_rs_transport`) both
+//! build on them, so they live below both, free of any middleware.
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
 use rosbag2_rs_clock::Duration;
 use rosbag2_rs_storage::{
     Bag, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions, StorageConfig,
-    StorageId, TopicFilter, WriterOptions,
+    StorageError, StorageId, TopicFilter, WriterOptions,
 };
 
+/// Why flags do not make options: each names the flag or the value at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum FlagError {
+    /// A number of seconds that is not a finite number within ±292 years.
+    #[error("{flag} takes a number of seconds, got {value}")]
+    Seconds {
+        /// The flag.
+        flag: String,
+        /// What it was given.
+        value: f64,
+    },
+    /// A negative number of seconds where none may be.
+    #[error("{flag} must be a non-negative number of seconds, got {value}")]
+    NegativeSeconds {
+        /// The flag.
+        flag: String,
+        /// What it was given.
+        value: f64,
+    },
+    /// No input bag at all.
+    #[error("no bag given: name one (or -i URI, or the storage.uri parameter)")]
+    NoBag,
+    /// `--metadata` without `=`, or with an empty key.
+    #[error("--metadata expects KEY=VALUE, got '{0}'")]
+    MetadataPair(String),
+    /// `--metadata-name` empty or rosbag2's own.
+    #[error("--metadata-name: '{0}' is not a name of your own ('rosbag2' is rosbag2's record)")]
+    MetadataName(String),
+    /// `--metadata` with a storage other than MCAP.
+    #[error("--metadata writes an MCAP metadata record: it needs -s mcap")]
+    MetadataNeedsMcap,
+    /// A storage id, preset, compression, configuration file, regex or bag refused by storage.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// What flags give, or why not.
+pub type Result<T, E = FlagError> = std::result::Result<T, E>;
+
 /// Seconds from the command line as a [`Duration`], with the flag named in the error.
-pub fn seconds(seconds: f64, flag: &str) -> Result<Duration> {
-    Duration::from_secs_f64(seconds)
-        .with_context(|| format!("{flag} takes a number of seconds, got {seconds}"))
+pub fn seconds(value: f64, flag: &str) -> Result<Duration> {
+    Duration::from_secs_f64(value).map_err(|_| FlagError::Seconds {
+        flag: flag.to_string(),
+        value,
+    })
 }
 
 /// [`seconds`] that must not be negative.
 pub fn non_negative_seconds(value: f64, flag: &str) -> Result<Duration> {
-    anyhow::ensure!(
-        value >= 0.0,
-        "{flag} must be a non-negative number of seconds, got {value}"
-    );
+    if value < 0.0 {
+        return Err(FlagError::NegativeSeconds {
+            flag: flag.to_string(),
+            value,
+        });
+    }
     seconds(value, flag)
 }
 
@@ -79,10 +123,9 @@ impl InputArgs {
             bags.push((PathBuf::from(uri), id.or(storage)));
         }
         bags.extend(more.iter().map(|(uri, id)| (uri.clone(), id.as_deref())));
-        anyhow::ensure!(
-            !bags.is_empty(),
-            "no bag given: name one (or -i URI, or the storage.uri parameter)"
-        );
+        if bags.is_empty() {
+            return Err(FlagError::NoBag);
+        }
         for (bag, id) in &bags {
             if let Some(id) = id {
                 Bag::locate(bag)?.check_storage(StorageId::parse(id)?)?;
@@ -178,17 +221,15 @@ impl WriterArgs {
         if self.metadata.is_empty() {
             return Ok(None);
         }
-        anyhow::ensure!(
-            !self.metadata_name.is_empty() && self.metadata_name != "rosbag2",
-            "--metadata-name: '{}' is not a name of your own ('rosbag2' is rosbag2's record)",
-            self.metadata_name
-        );
+        if self.metadata_name.is_empty() || self.metadata_name == "rosbag2" {
+            return Err(FlagError::MetadataName(self.metadata_name.clone()));
+        }
         let mut metadata = std::collections::BTreeMap::new();
         for pair in &self.metadata {
             let (key, value) = pair
                 .split_once('=')
                 .filter(|(k, _)| !k.is_empty())
-                .with_context(|| format!("--metadata expects KEY=VALUE, got '{pair}'"))?;
+                .ok_or_else(|| FlagError::MetadataPair(pair.clone()))?;
             metadata.insert(key.to_string(), value.to_string());
         }
         Ok(Some(rosbag2_rs_storage::MetadataRecord {
@@ -224,10 +265,9 @@ impl WriterArgs {
             storage.config = StorageConfig::load(file, storage.storage)?;
         }
         if let Some(record) = self.metadata_record()? {
-            anyhow::ensure!(
-                storage.storage == StorageId::Mcap,
-                "--metadata writes an MCAP metadata record: it needs -s mcap"
-            );
+            if storage.storage != StorageId::Mcap {
+                return Err(FlagError::MetadataNeedsMcap);
+            }
             storage.metadata.push(record);
         }
         Ok(BagWriterOptions {

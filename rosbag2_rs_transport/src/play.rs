@@ -12,11 +12,11 @@ use rosbag2_rs_clock::Time;
 use rosbag2_rs_interfaces::action_msgs::ActionInterface;
 use rosbag2_rs_storage::{Bag, StorageConfig, StorageId};
 
-use crate::args::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs};
 use crate::choice::choice;
 use crate::keyboard::{Key, KeyboardControls};
 use crate::ros_args::{Param, ParamTable};
 use crate::ros_node;
+use rosbag2_rs_tools::flags::{non_negative_seconds, seconds, topic_name, InputArgs, TopicArgs};
 use rosbag2_rs_transport_lib::{
     load_qos_overrides, service_event_topic, DeclaredParameter, MessageOrder, PlayOptions, Player,
     ServiceIntrospection, ServiceRequestsSource,
@@ -170,13 +170,8 @@ pub struct PlayArgs {
     /// Message definitions of this ROS 2 distribution (humble, iron, jazzy, kilted) for bags
     /// that store none (recorded before Iron): they give the type hashes and type descriptions
     /// the player announces.
-    #[arg(long, value_parser = parse_typestore)]
+    #[arg(long, value_parser = rosbag2_rs_codec::Typestore::parse)]
     pub typestore: Option<rosbag2_rs_codec::Typestore>,
-}
-
-/// Parses `--typestore`.
-pub fn parse_typestore(name: &str) -> Result<rosbag2_rs_codec::Typestore> {
-    Ok(rosbag2_rs_codec::Typestore::parse(name)?)
 }
 
 /// rosbag2's player node parameters (`ros2 launch` files for its composable player) and the
@@ -447,8 +442,13 @@ pub struct BurstArgs {
 }
 
 /// `ros2 bag burst`: publishes up to `num_messages` (0 = all) as fast as possible, then exits
-/// once subscribers have acknowledged them (or after `--wait-for-subscribers`).
-pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
+/// once subscribers have acknowledged them (or after `--wait-for-subscribers`); the node in
+/// `namespace` declares `parameters` (the player's).
+pub fn run_burst(
+    args: &BurstArgs,
+    namespace: &str,
+    parameters: Vec<DeclaredParameter>,
+) -> Result<()> {
     let mut options = args.play.options()?;
     options.start_paused = true;
     options.keep_all_history = true;
@@ -458,7 +458,7 @@ pub fn run_burst(args: &BurstArgs, namespace: &str) -> Result<()> {
     );
     let wait = StdDuration::from_secs_f64(args.wait_for_subscribers);
     let node = ros_node(&options.node_name, namespace)?;
-    let _services = crate::node_services(&*node, Vec::new())?;
+    let _services = crate::node_services(&*node, parameters)?;
     let player = Arc::new(Player::new(node, options)?);
     let lonely = player.wait_for_subscribers(wait);
     if !lonely.is_empty() {
@@ -592,7 +592,7 @@ fn show_progress(player: &Player, stop: &AtomicBool, every: StdDuration, separat
     let (start, end) = player.bag_range();
     let mut out = std::io::stdout();
     let _ = write!(out, "{}", "\n".repeat(separation as usize));
-    crate::logging::set_progress_line(true);
+    rosbag2_rs_tools::console::set_progress_line(true);
     // Sleeps in slices of at most 100 ms, so that the end is noticed soon at a low frequency.
     let slice = every.min(StdDuration::from_millis(100));
     let mut next = std::time::Instant::now();
@@ -618,7 +618,7 @@ fn show_progress(player: &Player, stop: &AtomicBool, every: StdDuration, separat
         );
         let _ = out.flush();
     }
-    crate::logging::set_progress_line(false);
+    rosbag2_rs_tools::console::set_progress_line(false);
     let _ = writeln!(out);
 }
 
