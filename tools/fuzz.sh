@@ -12,9 +12,7 @@
 #                                 # a campaign: 30 minutes or 10 million executions per target,
 #                                 # whichever comes first
 #   FUZZ_NO_WIRE=1 tools/fuzz.sh zstd_file
-#                                 # without the transport library (no Cyclone DDS C build):
-#                                 # every target but graph_wire, xtypes and
-#                                 # type_description_answer
+#                                 # without Cyclone DDS (no C build): every target but xtypes
 #
 # cargo-fuzz needs nightly-only rustc flags (-Zsanitizer, sanitizer coverage); on the stable
 # toolchain RUSTC_BOOTSTRAP=1 enables them. Crashes land in fuzz/artifacts/<target>/; the
@@ -41,8 +39,8 @@ if [ -n "${FUZZ_NO_WIRE:-}" ]; then
     features=(--no-default-features)
 fi
 
-# The targets that need the transport library (required-features = ["wire"] in fuzz/Cargo.toml).
-wire_targets='graph_wire|xtypes|type_description_answer'
+# The targets that need Cyclone DDS (required-features = ["wire"] in fuzz/Cargo.toml).
+wire_targets='xtypes'
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

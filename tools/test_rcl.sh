@@ -82,8 +82,10 @@ test -d "$(prefix rosbag2_rs_interfaces)/share/rosbag2_rs_interfaces" \
 
 # The code only this environment compiles (the rcl backend, the native Fast DDS backend), linted;
 # a developer's probe (not installed), built in the same environment; the backend's unit tests.
-cargo clippy -q -p rosbag2_rs_transport_lib -p ros2bag_rs_cli --all-targets -- -D warnings
+cargo clippy -q -p rosbag2_rs_rcl -p rosbag2_rs_fastdds -p rosbag2_rs_transport_lib \
+  -p rosbag2_rs_transport -p ros2bag_rs_cli --all-targets -- -D warnings
 cargo build -q --release -p rosbag2_rs_transport_lib --example dds_probe
+cargo test -q -p rosbag2_rs_rcl
 cargo test -q -p rosbag2_rs_transport_lib --lib rcl
 # The backend conformance suite over every backend this build has: rcl, the native Fast DDS on
 # the sourced ROS 2's Fast DDS, Cyclone DDS, Zenoh, in-process (each networked case in a private

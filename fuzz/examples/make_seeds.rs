@@ -25,10 +25,8 @@ use rosbag2_rs_storage::{
     BagWriter, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions,
     SerializedMessage, TopicMetadata,
 };
-#[cfg(feature = "wire")]
-use rosbag2_rs_transport_lib::zenoh::attachment::Attachment;
-#[cfg(feature = "wire")]
-use rosbag2_rs_transport_lib::{NodeEntities, ParticipantEntities};
+use rosbag2_rs_dds_common::discovery_info::{NodeEntities, ParticipantEntities};
+use rosbag2_rs_zenoh::attachment::Attachment;
 
 fn seeds(target: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -218,9 +216,7 @@ fn main() {
         let name = wire.name.replace('/', "-");
         write_seed("service_messages", name, seed);
     }
-    #[cfg(feature = "wire")]
     graph_wire();
-    #[cfg(feature = "wire")]
     remote_types();
     duplicated_indexes(tmp);
     definition_payload();
@@ -515,7 +511,6 @@ fn pf_timesync_replay() {
     }
 }
 
-#[cfg(feature = "wire")]
 /// What other nodes send: a `ros_discovery_info` sample, rmw_zenoh attachments in both layouts,
 /// liveliness tokens as rmw_zenoh writes them, a QoS string and a DDS type name, each behind the
 /// byte that picks its parser in the `graph_wire` target.
@@ -551,13 +546,12 @@ fn graph_wire() {
     }
 }
 
-#[cfg(feature = "wire")]
 /// How peers describe their types: structures in the compact form of the `xtypes` target
 /// (its wire-form seeds are type objects of Python cyclonedds, `tools/xtypes_seeds.py`), and
 /// `GetTypeDescription` answers as the player gives them, with and without sources.
 fn remote_types() {
     use rosbag2_rs_interfaces::type_description_interfaces::srv::GetTypeDescriptionRequest;
-    use rosbag2_rs_transport_lib::remote_types;
+    use rosbag2_rs_middleware::type_description as remote_types;
     use std::collections::HashMap;
 
     /// A name as the compact form spells it: its length, then its bytes.

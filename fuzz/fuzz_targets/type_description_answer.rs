@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use rosbag2_rs_codec::type_hash::TypeDescription;
 use rosbag2_rs_interfaces::from_cdr;
 use rosbag2_rs_interfaces::type_description_interfaces::srv::GetTypeDescriptionResponse;
-use rosbag2_rs_transport_lib::remote_types::definition_from_answer;
+use rosbag2_rs_middleware::type_description::definition_from_answer;
 
 fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Some((&pick, bytes)) = data.split_first() else {

@@ -16,8 +16,9 @@
 use libfuzzer_sys::fuzz_target;
 use md5::{Digest, Md5};
 use rosbag2_rs_codec::type_hash::TypeDescription;
-use rosbag2_rs_transport_lib::remote_types::{
-    decode_type_object, describe, ros_type_name, StructType, TypeHash, TypeIdentifier, XTypesError,
+use rosbag2_rs_cyclonedds::xtypes::decode_type_object;
+use rosbag2_rs_dds_common::xtypes::{
+    describe, ros_type_name, StructType, TypeHash, TypeIdentifier, XTypesError,
 };
 
 /// At most this many type objects in one input.

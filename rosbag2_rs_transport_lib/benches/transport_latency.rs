@@ -495,7 +495,7 @@ fn backends(wanted: &dyn Fn(&str) -> bool, peers: bool, rclpy: Option<&Peer>) ->
     if wanted("fastdds") {
         let node = |name| {
             let config = FastDdsConfig {
-                dds: dds_config(ROS_DOMAIN.parse().unwrap()),
+                dds: dds_config(ROS_DOMAIN.parse().unwrap()).discovery(),
                 ..FastDdsConfig::default()
             };
             Box::new(FastDdsMiddleware::with_config(name, "/", config).unwrap())

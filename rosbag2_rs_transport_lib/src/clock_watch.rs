@@ -9,8 +9,8 @@ use std::time::Duration;
 use crossbeam_channel::{select, Receiver, Sender};
 
 use crate::clock_topic::CLOCK_TOPIC;
-use crate::middleware::error::{Result, TransportError};
-use crate::middleware::{GraphEvent, Middleware};
+use rosbag2_rs_middleware::error::{Result, TransportError};
+use rosbag2_rs_middleware::{GraphEvent, Middleware};
 
 /// How often the matched subscriptions of one's own publisher are counted (real time: this is
 /// about other processes joining).

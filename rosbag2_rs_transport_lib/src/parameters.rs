@@ -17,9 +17,9 @@ use rosbag2_rs_interfaces::rcl_interfaces::srv::{
     SetParametersAtomicallyResponse, SetParametersResponse,
 };
 
-use crate::middleware::error::Result;
-use crate::middleware::services::serve;
-use crate::middleware::{Handle, Middleware};
+use rosbag2_rs_middleware::error::Result;
+use rosbag2_rs_middleware::services::serve;
+use rosbag2_rs_middleware::{Handle, Middleware};
 
 /// One parameter a node declares.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,8 +216,8 @@ mod tests {
     };
 
     use super::*;
-    use crate::middleware::inprocess::InProcessBus;
-    use crate::middleware::services::Client;
+    use rosbag2_rs_middleware::inprocess::InProcessBus;
+    use rosbag2_rs_middleware::services::Client;
 
     const TIMEOUT: Duration = Duration::from_secs(5);
 

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use rosbag2_rs_storage::QosProfile;
 
-use crate::middleware::error::{Result, TransportError};
+use rosbag2_rs_middleware::error::{Result, TransportError};
 
 /// Reads an override file: fully qualified topic name → the profile to use instead of the
 /// recorded or adapted one.

@@ -9,8 +9,8 @@ use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
 use rosbag2_rs_storage::qos::{Durability, QosDuration};
 use rosbag2_rs_storage::QosProfile;
 
-use crate::middleware::error::{Result, TransportError};
-use crate::middleware::{Middleware, RawPublisher};
+use rosbag2_rs_middleware::error::{Result, TransportError};
+use rosbag2_rs_middleware::{Middleware, RawPublisher};
 
 /// The topic.
 pub const ROSOUT_TOPIC: &str = "/rosout";
@@ -108,7 +108,7 @@ mod tests {
     use rosbag2_rs_interfaces::from_cdr;
 
     use super::*;
-    use crate::middleware::inprocess::InProcessBus;
+    use rosbag2_rs_middleware::inprocess::InProcessBus;
 
     #[test]
     fn a_late_subscriber_reads_the_lines_with_the_node_logger_name() {

@@ -66,7 +66,7 @@ fn cyclone(name: &str, namespace: &str, domain_id: u16) -> Box<dyn Middleware> {
 const FASTDDS: Backend = Backend {
     node: |name, namespace, domain_id| {
         let config = FastDdsConfig {
-            dds: dds_config(domain_id + 100),
+            dds: dds_config(domain_id + 100).discovery(),
             ..FastDdsConfig::default()
         };
         Box::new(FastDdsMiddleware::with_config(name, namespace, config).unwrap())

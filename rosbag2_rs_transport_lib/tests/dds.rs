@@ -22,7 +22,7 @@ fn cyclone(name: &str, namespace: &str, domain_id: u16) -> Box<dyn Middleware> {
 #[cfg(rosbag2_rs_fastdds)]
 fn fastdds(name: &str, namespace: &str, domain_id: u16) -> Box<dyn Middleware> {
     let config = FastDdsConfig {
-        dds: config(domain_id + 100),
+        dds: config(domain_id + 100).discovery(),
         ..FastDdsConfig::default()
     };
     Box::new(FastDdsMiddleware::with_config(name, namespace, config).unwrap())

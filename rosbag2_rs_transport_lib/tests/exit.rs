@@ -46,7 +46,8 @@ fn every_backend_counts_its_nodes_until_they_have_left_the_graph() {
             dds: DdsConfig {
                 domain_id: 137,
                 ..config.clone()
-            },
+            }
+            .discovery(),
             ..FastDdsConfig::default()
         };
         let fastdds = FastDdsMiddleware::with_config("leaving", "/", config).unwrap();

@@ -1196,7 +1196,9 @@ def declared_ros_dependencies(distro):
     import xml.etree.ElementTree as ElementTree
     root = pathlib.Path(__file__).resolve().parents[2]
     keys = set()
-    for package in ('rosbag2_rs_transport_lib', 'rosbag2_rs_transport', 'ros2bag_rs_cli'):
+    packages = ['rosbag2_rs_transport_lib', 'rosbag2_rs_transport', 'ros2bag_rs_cli']
+    packages += [f'middleware/rosbag2_rs_{b}' for b in ('middleware', 'dds_common', 'cyclonedds', 'fastdds', 'zenoh', 'rcl')]
+    for package in packages:
         for element in ElementTree.parse(root / package / 'package.xml').getroot():
             if not element.tag.endswith('depend'):
                 continue

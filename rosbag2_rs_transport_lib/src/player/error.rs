@@ -3,7 +3,7 @@
 use rosbag2_rs_clock::ClockError;
 use rosbag2_rs_storage::StorageError;
 
-use crate::middleware::error::TransportError;
+use rosbag2_rs_middleware::error::TransportError;
 
 /// A player error.
 #[derive(Debug, thiserror::Error)]

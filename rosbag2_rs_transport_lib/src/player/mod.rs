@@ -38,9 +38,9 @@ use rosbag2_rs_storage::{QosProfile, SequentialReader, TopicFilter};
 
 use crate::clock_topic::{clock_qos, CLOCK_TOPIC, CLOCK_TYPE};
 use crate::clock_watch::{ClockWatch, ClockWatchHooks, MatchedSubscriptions};
-use crate::middleware::{Handle, Middleware, RawPublisher};
 use crate::recorder::is_service_event_topic;
 use rosbag2_rs_interfaces::action_msgs::{action_interface, ActionInterface};
+use rosbag2_rs_middleware::{Handle, Middleware, RawPublisher};
 use service_requests::RequestReplayer;
 use type_hashes::PlayedTypeHashes;
 
@@ -315,7 +315,7 @@ impl Player {
             None
         };
         let clock_publisher = RwLock::new(clock_publisher);
-        let split_qos = crate::middleware::names::event_qos(
+        let split_qos = rosbag2_rs_middleware::names::event_qos(
             &options.qos_overrides,
             READ_SPLIT_TOPIC,
             middleware.node(),
@@ -383,7 +383,7 @@ impl Player {
             control,
         });
         let mut handles = services::register(&core)?;
-        handles.push(crate::type_description::serve_definitions(
+        handles.push(rosbag2_rs_middleware::type_description::serve_definitions(
             middleware.as_ref(),
             described,
         )?);

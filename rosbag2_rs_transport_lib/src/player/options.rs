@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use rosbag2_rs_interfaces::service_msgs::ServiceEventInfo;
 use rosbag2_rs_storage::{QosProfile, StorageConfig, TopicFilter};
 
-use crate::middleware::services::ServiceIntrospection;
+use rosbag2_rs_middleware::services::ServiceIntrospection;
 
 /// Playback options, mirroring `ros2 bag play`. All times are nanoseconds.
 #[derive(Debug, Clone)]

@@ -16,8 +16,8 @@ use rosbag2_rs_interfaces::service_msgs::{service_of_event_topic, service_type_o
 use rosbag2_rs_storage::SequentialReader;
 
 use super::options::ServiceRequestsSource;
-use crate::middleware::error::{Result, TransportError};
-use crate::middleware::{Middleware, RawClient, RawPublisher};
+use rosbag2_rs_middleware::error::{Result, TransportError};
+use rosbag2_rs_middleware::{Middleware, RawClient, RawPublisher};
 
 /// Why a service's recorded events cannot be split into their info and request.
 #[derive(Debug, thiserror::Error)]

@@ -14,9 +14,9 @@ use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
 
 use super::schedule::Action;
 use super::{Core, PlaySpan, PlayerError};
-use crate::middleware::error::Result;
-use crate::middleware::services::ServiceSet;
-use crate::middleware::Handle;
+use rosbag2_rs_middleware::error::Result;
+use rosbag2_rs_middleware::services::ServiceSet;
+use rosbag2_rs_middleware::Handle;
 
 /// Logs a refused request and turns the outcome into the `success` field.
 fn succeeded<T>(service: &str, result: std::result::Result<T, PlayerError>) -> bool {

@@ -8,11 +8,11 @@ use rosbag2_rs_storage::qos::{Durability, History, Reliability};
 use rosbag2_rs_storage::{NameRegex, QosProfile};
 
 use super::error::{RecorderError, Result};
-use crate::middleware::TopicInfo;
 use rosbag2_rs_interfaces::action_msgs::{action_interface, ActionInterface};
 use rosbag2_rs_interfaces::service_msgs::{
     event_topic, service_of_event_topic, EVENT_TOPIC_SUFFIX,
 };
+use rosbag2_rs_middleware::TopicInfo;
 
 /// The smallest keep-last depth the recorder requests, so that a burst is not lost between two
 /// takes of the middleware's reader cache (rosbag2 requests the publishers' depth).
@@ -482,7 +482,7 @@ mod tests {
 
     #[test]
     fn leaf_topics_are_planned_only_once_someone_subscribes() {
-        let endpoint = || crate::middleware::EndpointInfo {
+        let endpoint = || rosbag2_rs_middleware::EndpointInfo {
             type_name: "std_msgs/msg/String".into(),
             qos: QosProfile::default(),
             node: None,
@@ -513,7 +513,7 @@ mod tests {
     fn the_recorded_type_hash_is_the_one_publishers_agree_on() {
         const A: &str = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18";
         const B: &str = "RIHS01_0000000000000000000000000000000000000000000000000000000000000001";
-        let endpoint = |hash: Option<&str>| crate::middleware::EndpointInfo {
+        let endpoint = |hash: Option<&str>| rosbag2_rs_middleware::EndpointInfo {
             type_name: "std_msgs/msg/String".into(),
             qos: QosProfile::default(),
             node: None,

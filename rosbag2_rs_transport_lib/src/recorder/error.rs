@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use rosbag2_rs_storage::StorageError;
 
-use crate::middleware::error::TransportError;
+use rosbag2_rs_middleware::error::TransportError;
 
 /// Result alias of the recorder.
 pub type Result<T, E = RecorderError> = std::result::Result<T, E>;

@@ -15,7 +15,7 @@ use rosbag2_rs_storage::QosProfile;
 use super::error::Result;
 use super::rated_publisher::RatedPublisher;
 use super::stats::RecordedTopic;
-use crate::middleware::Middleware;
+use rosbag2_rs_middleware::Middleware;
 
 /// The topic of the lost-messages events, relative to the recorder node (as in rosbag2).
 pub const MESSAGES_LOST_TOPIC: &str = "events/rosbag2_messages_lost";

@@ -89,9 +89,9 @@ use time::{Deliver, RecordTime, Target};
 
 use crate::clock_watch::{ClockWatch, ClockWatchHooks};
 
-use crate::middleware::names::expand_name;
-use crate::middleware::services::ServiceIntrospection;
-use crate::middleware::{Handle, MessageCallback, Middleware, ReceivedMessage};
+use rosbag2_rs_middleware::names::expand_name;
+use rosbag2_rs_middleware::services::ServiceIntrospection;
+use rosbag2_rs_middleware::{Handle, MessageCallback, Middleware, ReceivedMessage};
 
 /// The topic of the split events, relative to the recorder node (as in rosbag2).
 pub const WRITE_SPLIT_TOPIC: &str = "events/write_split";
@@ -1014,15 +1014,20 @@ impl Inner {
     /// otherwise, or when they cannot; then it is listed as missing).
     fn definition_from_graph(
         &self,
-        topic: &crate::middleware::TopicInfo,
+        topic: &rosbag2_rs_middleware::TopicInfo,
         type_name: &str,
     ) -> Option<rosbag2_rs_codec::MessageDefinition> {
         if self.local_definitions.lock().knows(type_name) {
             return None;
         }
         let middleware = self.middleware.as_ref();
-        let definition = crate::type_description::ask_publishers(middleware, topic, type_name)
-            .or_else(|| crate::type_description::from_type_object(middleware, topic, type_name));
+        let definition =
+            rosbag2_rs_middleware::type_description::ask_publishers(middleware, topic, type_name)
+                .or_else(|| {
+                    rosbag2_rs_middleware::type_description::from_type_object(
+                        middleware, topic, type_name,
+                    )
+                });
         if definition.is_none() {
             self.missing_definitions
                 .lock()
@@ -1153,7 +1158,7 @@ impl Inner {
         let callback: MessageCallback = Box::new(move |m: ReceivedMessage| {
             // A sample too short for its encapsulation header holds no message, whatever the
             // backend: counted, never recorded.
-            if crate::middleware::too_short_for_encapsulation(&m.data) {
+            if rosbag2_rs_middleware::too_short_for_encapsulation(&m.data) {
                 if malformed.malformed.fetch_add(1, Ordering::Relaxed) == 0 {
                     log::warn!(
                         "topic '{topic}': a sample of {} bytes, too short for its CDR \

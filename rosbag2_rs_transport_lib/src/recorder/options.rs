@@ -9,7 +9,7 @@ use rosbag2_rs_storage::{CompressionOptions, QosProfile, Retention, WriterOption
 use super::discovery::TopicSelection;
 use super::error::{RecorderError, Result};
 use super::throttle::ThrottleLimit;
-use crate::middleware::services::ServiceIntrospection;
+use rosbag2_rs_middleware::services::ServiceIntrospection;
 
 /// rosbag2's default `--max-cache-size`: 100 MiB.
 pub const DEFAULT_MAX_CACHE_SIZE: u64 = 100 * 1024 * 1024;

@@ -8,8 +8,8 @@ use rosbag2_rs_interfaces::{try_to_cdr, MessageType};
 use rosbag2_rs_storage::QosProfile;
 
 use super::error::{RecorderError, Result};
-use crate::middleware::names::event_qos;
-use crate::middleware::{Middleware, RawPublisher};
+use rosbag2_rs_middleware::names::event_qos;
+use rosbag2_rs_middleware::{Middleware, RawPublisher};
 
 /// rosbag2's bound on `--stats-max-publishing-rate` (and ours on `--statistics-rate`).
 pub const MAX_STATS_RATE: f64 = 1000.0;

@@ -14,7 +14,7 @@ use super::cache::{CacheWriter, Command, MessageCache};
 use super::schedule::{Schedule, TimeMode};
 use super::stats::TopicRegistry;
 use super::{Inner, RecordOptions, RecorderError, Result, Sink, WRITE_SPLIT_TOPIC};
-use crate::middleware::names::expand_name;
+use rosbag2_rs_middleware::names::expand_name;
 
 /// One recording: its bag directory, the cache the subscriptions fill and the thread that
 /// writes it.
@@ -103,7 +103,7 @@ impl Inner {
         let (counted, counter) = (registry.clone(), self.middleware.clone());
         bag_writer
             .set_custom_data_source(move || counted.health_counts(|t| counter.lost_messages(t)));
-        let qos = crate::middleware::names::event_qos(
+        let qos = rosbag2_rs_middleware::names::event_qos(
             &self.qos_overrides,
             WRITE_SPLIT_TOPIC,
             self.middleware.node(),

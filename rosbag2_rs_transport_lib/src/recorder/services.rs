@@ -21,10 +21,10 @@ use rosbag2_rs_interfaces::ServiceType;
 
 use super::schedule::{Schedule, TimeMode};
 use super::{Inner, RecorderError, SnapshotTrigger};
-use crate::middleware::error::Result;
-use crate::middleware::names::expand_name;
-use crate::middleware::services::ServiceSet;
-use crate::middleware::Handle;
+use rosbag2_rs_middleware::error::Result;
+use rosbag2_rs_middleware::names::expand_name;
+use rosbag2_rs_middleware::services::ServiceSet;
+use rosbag2_rs_middleware::Handle;
 
 /// Serves every recorder service; dropping the handles removes them.
 pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {

@@ -11,7 +11,7 @@ use super::options::{max_service_buffer_bytes, MAX_SERVICE_BUFFER_DURATION_NS};
 use super::snapshot::{Selection, SnapshotBuffers, Taken};
 use super::snapshot_writer::{check_output, SnapshotJob};
 use super::{Inner, RecorderError, Result, Sink, SnapshotLimits, SnapshotTrigger};
-use crate::middleware::names::expand_name;
+use rosbag2_rs_middleware::names::expand_name;
 
 /// The most snapshots recording their post-trigger tail at once; a trigger with a tail beyond
 /// them is refused.

@@ -16,8 +16,8 @@ use rosbag2_rs_storage::QosProfile;
 
 use super::stats::TopicCounters;
 use crate::clock_topic::{self, CLOCK_TOPIC, CLOCK_TYPE};
-use crate::middleware::error::Result;
-use crate::middleware::{Handle, Middleware, ReceivedMessage};
+use rosbag2_rs_middleware::error::Result;
+use rosbag2_rs_middleware::{Handle, Middleware, ReceivedMessage};
 
 /// Where one topic's messages go once stamped: the message and its receive and send times.
 pub(crate) type Deliver = Box<dyn Fn(ReceivedMessage, i64, i64) + Send + Sync>;
