@@ -90,7 +90,8 @@ cargo test -q -p rosbag2_rs_transport_lib --lib rcl
 # The backend conformance suite over every backend this build has: rcl, the native Fast DDS on
 # the sourced ROS 2's Fast DDS, Cyclone DDS, Zenoh, in-process (each networked case in a private
 # network namespace of its own); every backend's nodes counted until they have left the graph.
-cargo test -q -p rosbag2_rs_transport_lib --test conformance --test exit
+cargo test -q -p rosbag2_rs_transport_lib --test backends conformance::
+cargo test -q -p rosbag2_rs_transport_lib --test exit
 
 # The installed executables in one directory, as the tests look for them.
 bins=$ws/bins

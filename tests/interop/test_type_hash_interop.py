@@ -133,7 +133,7 @@ ROSBAG2_BAGS = pathlib.Path(__file__).resolve().parents[2] / 'rosbag2_rs_storage
 
 
 def test_hashes_recorded_in_rosbag2_test_bags_are_what_rosbags_computes():
-    """The golden hashes `rosbag2_rs_storage/tests/type_hash.rs` recomputes, from a second
+    """The golden hashes `rosbag2_rs_storage/tests/storage/type_hash.rs` recomputes, from a second
     source: every message schema rosbag2 stored, hashed by rosbags (the service event schemas are
     bare `.srv` text, which rosbags does not parse)."""
     from mcap.reader import make_reader

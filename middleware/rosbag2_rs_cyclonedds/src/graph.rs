@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crossbeam_channel::Sender;
 use cyclors::*;
 use parking_lot::Mutex;
+use rosbag2_rs_middleware::crossbeam_channel::Sender;
 
 use super::dispatcher::Drain;
 use super::raw;

@@ -23,12 +23,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use crossbeam_channel::Receiver;
 use cyclors::*;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::qos::Durability;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::crossbeam_channel::Receiver;
+use rosbag2_rs_middleware::qos::Durability;
+use rosbag2_rs_middleware::Bytes;
+use rosbag2_rs_middleware::QosProfile;
 
 pub use config::{DdsConfig, DiscoveryRange};
 use dispatcher::{Dispatcher, Drain, Registration};
@@ -436,7 +436,7 @@ impl Middleware for DdsMiddleware {
     }
 
     fn graph_events(&self) -> Receiver<GraphEvent> {
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::unbounded();
         self.graph.listen(tx);
         rx
     }
@@ -445,7 +445,7 @@ impl Middleware for DdsMiddleware {
         &self,
         topic: &str,
         type_name: &str,
-    ) -> Option<rosbag2_rs_codec::type_hash::TypeDescription> {
+    ) -> Option<rosbag2_rs_middleware::type_hash::TypeDescription> {
         use rosbag2_rs_dds_common::xtypes::{describe, StructType, TypeHash};
         let participant = self.participant.entity.handle();
         let mut resolve =

@@ -2,8 +2,8 @@
 //! rmw_cyclonedds sets them so that ROS 2 nodes match us exactly as they match each other.
 
 use cyclors::*;
-use rosbag2_rs_storage::qos::{Durability, History, Liveliness, QosDuration, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::qos::{Durability, History, Liveliness, QosDuration, Reliability};
+use rosbag2_rs_middleware::QosProfile;
 
 use super::sys::Qos;
 

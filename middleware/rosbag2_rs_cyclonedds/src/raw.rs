@@ -6,8 +6,8 @@
 //! to a multiple of 4 bytes on the wire and record the pad count in the header's options, so
 //! readers see exactly what rmw_cyclonedds would send.
 
-use bytes::Bytes;
 use cyclors::*;
+use rosbag2_rs_middleware::Bytes;
 
 use super::dispatcher::TAKES_PER_ROUND;
 use super::sys::{c_string, check, Entity};

@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::Sender;
 use cyclors::*;
 use parking_lot::Mutex;
+use rosbag2_rs_middleware::crossbeam_channel::Sender;
 
 use super::dispatcher::{Dispatcher, Drain, Registration};
 use super::raw::{self, RawWriter};
@@ -358,7 +358,7 @@ impl RawClient for DdsClient {
     }
 
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::bounded(1);
         let header = self.write_request(request, Some(tx))?;
         rx.recv_timeout(timeout).map_err(|_| {
             self.pending.lock().remove(&header);
@@ -377,7 +377,7 @@ impl DdsClient {
     fn write_request(
         &self,
         request: &[u8],
-        reply: Option<crossbeam_channel::Sender<Vec<u8>>>,
+        reply: Option<rosbag2_rs_middleware::crossbeam_channel::Sender<Vec<u8>>>,
     ) -> Result<[u8; HEADER]> {
         rosbag2_rs_middleware::check_payload(request)?;
         let mut header = [0u8; HEADER];

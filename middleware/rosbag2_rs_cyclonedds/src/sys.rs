@@ -5,7 +5,7 @@
 use std::ffi::{CStr, CString};
 
 use cyclors::*;
-use rosbag2_rs_codec::type_hash;
+use rosbag2_rs_middleware::type_hash;
 
 use rosbag2_rs_middleware::error::{Result, TransportError};
 
@@ -145,7 +145,7 @@ pub struct EndpointData {
     /// DDS type name.
     pub type_name: String,
     /// Its QoS as a ROS profile.
-    pub qos: rosbag2_rs_storage::QosProfile,
+    pub qos: rosbag2_rs_middleware::QosProfile,
     /// `clientid=` or `serviceid=` from USER_DATA (ROS 2 service endpoints of rmw_cyclonedds).
     pub service_id: Option<String>,
     /// `typehash=` from USER_DATA (RIHS01, Iron and later), if it holds one.

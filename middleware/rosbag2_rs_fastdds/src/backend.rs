@@ -9,10 +9,10 @@ mod sys;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use bytes::Bytes;
-use crossbeam_channel::Receiver;
-use rosbag2_rs_storage::qos::Durability;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::crossbeam_channel::Receiver;
+use rosbag2_rs_middleware::qos::Durability;
+use rosbag2_rs_middleware::Bytes;
+use rosbag2_rs_middleware::QosProfile;
 
 pub use config::FastDdsConfig;
 use graph::Graph;
@@ -287,7 +287,7 @@ impl Middleware for FastDdsMiddleware {
     }
 
     fn graph_events(&self) -> Receiver<GraphEvent> {
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::unbounded();
         self.graph.listen(tx);
         rx
     }

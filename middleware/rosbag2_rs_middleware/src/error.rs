@@ -119,7 +119,7 @@ pub enum TransportError {
         symbol: &'static str,
         /// What the dynamic loader said.
         #[source]
-        source: libloading::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A type whose type support is not installed (the rcl backend loads it at run time).
     #[error(
@@ -153,7 +153,7 @@ pub enum TransportError {
         library: std::path::PathBuf,
         /// What the dynamic loader said.
         #[source]
-        source: libloading::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 

@@ -19,8 +19,12 @@ extern crate self as rosbag2_rs_middleware;
 
 use std::time::Duration;
 
-use bytes::Bytes;
-use rosbag2_rs_storage::QosProfile;
+// The types of the interface's signatures, for the backends and their users: the payload, the
+// graph event channel, the QoS (rosbag2's model, as bags record it) and type descriptions.
+pub use bytes::Bytes;
+pub use crossbeam_channel;
+pub use rosbag2_rs_codec::type_hash;
+pub use rosbag2_rs_storage::{qos, QosProfile};
 
 pub mod error;
 pub mod guard;

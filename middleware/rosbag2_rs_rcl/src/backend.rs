@@ -19,10 +19,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
-use rosbag2_rs_codec::type_hash::TypeDescription;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::crossbeam_channel::Receiver;
+use rosbag2_rs_middleware::type_hash::TypeDescription;
+use rosbag2_rs_middleware::QosProfile;
 
 use ffi::check;
 use rosbag2_rs_middleware::error::{Result, TransportError};
@@ -278,7 +278,7 @@ pub(crate) struct Executor {
     stop: AtomicBool,
     graph: graph::Graph,
     /// Wakes the graph thread (one pending kick at most); taken when the node goes.
-    graph_kick: Mutex<Option<crossbeam_channel::Sender<()>>>,
+    graph_kick: Mutex<Option<rosbag2_rs_middleware::crossbeam_channel::Sender<()>>>,
     /// The wait thread, once started.
     thread: std::sync::OnceLock<std::thread::ThreadId>,
     /// Rounds of the wait thread finished (each released its snapshot of the entities).
@@ -303,7 +303,7 @@ impl Executor {
     }
 
     /// The graph thread: reads the graph again at each kick, until the kicks stop.
-    fn watch_graph(self: Arc<Self>, kicks: crossbeam_channel::Receiver<()>) {
+    fn watch_graph(self: Arc<Self>, kicks: rosbag2_rs_middleware::crossbeam_channel::Receiver<()>) {
         for () in kicks {
             let Some(_hold) = exit::round() else { return };
             if self.stop.load(Ordering::Acquire) {
@@ -524,7 +524,7 @@ impl RclMiddleware {
         let node = Arc::new(NodeHandle::new(&NodeIdentity::new(name, namespace)?)?);
         let identity = node.identity()?;
         let rmw = ffi::rmw()?.identifier.clone();
-        let (kick, kicks) = crossbeam_channel::bounded(1);
+        let (kick, kicks) = rosbag2_rs_middleware::crossbeam_channel::bounded(1);
         let executor = Arc::new(Executor {
             wake: GuardCondition::new(node.clone())?,
             entities: Mutex::new(Vec::new()),
@@ -705,7 +705,7 @@ impl Middleware for RclMiddleware {
     }
 
     fn graph_events(&self) -> Receiver<GraphEvent> {
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::unbounded();
         self.executor.graph.listen(tx);
         rx
     }

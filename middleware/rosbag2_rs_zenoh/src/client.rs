@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use ::zenoh::liveliness::LivelinessToken;
 use ::zenoh::query::{ConsolidationMode, QueryTarget};
 use ::zenoh::Wait;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::QosProfile;
 
 use super::attachment::Attachment;
 use super::keys::{self, ANY_TYPE_HASH, TYPE_HASH_NOT_SUPPORTED};
@@ -85,7 +85,7 @@ impl ZenohClient {
         &self,
         request: &[u8],
         timeout: Duration,
-        reply: Option<crossbeam_channel::Sender<Vec<u8>>>,
+        reply: Option<rosbag2_rs_middleware::crossbeam_channel::Sender<Vec<u8>>>,
     ) -> Result<()> {
         check_payload(request)?;
         let attachment = Attachment {
@@ -143,7 +143,7 @@ impl RawClient for ZenohClient {
     }
 
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::bounded(1);
         self.request(request, timeout, Some(tx))?;
         rx.recv_timeout(timeout)
             .map_err(|_| TransportError::Timeout(self.service.clone()))

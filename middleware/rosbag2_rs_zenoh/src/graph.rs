@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crossbeam_channel::Sender;
 use parking_lot::Mutex;
+use rosbag2_rs_middleware::crossbeam_channel::Sender;
 
 use super::keys;
 use super::liveliness::{Entity, EntityKind};
@@ -146,7 +146,7 @@ mod tests {
     #[test]
     fn tokens_become_topics_and_events() {
         let graph = Graph::default();
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::unbounded();
         graph.listen(tx);
         graph.put(PUB);
         graph.put(PUB);
@@ -162,14 +162,14 @@ mod tests {
         assert_eq!(p.qos.depth, 1);
         assert_eq!(
             p.qos.durability,
-            rosbag2_rs_storage::qos::Durability::TransientLocal
+            rosbag2_rs_middleware::qos::Durability::TransientLocal
         );
         assert!(p.type_hash.as_deref().unwrap().starts_with("RIHS01_df66"));
         let s = &t.subscriptions[0];
         assert_eq!(s.type_hash, None);
         assert_eq!(
             s.qos.reliability,
-            rosbag2_rs_storage::qos::Reliability::BestEffort
+            rosbag2_rs_middleware::qos::Reliability::BestEffort
         );
         assert_eq!(
             rx.try_iter().collect::<Vec<_>>(),

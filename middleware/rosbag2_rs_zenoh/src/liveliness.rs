@@ -6,7 +6,7 @@
 //! names mangled (`/` → `%`). An entity's GID is the XXH3-128 hash of its token (low 64 bits
 //! then high 64 bits, little-endian), as rmw_zenoh computes it.
 
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::QosProfile;
 
 use super::keys::{demangle, mangle, topic_key};
 use super::qos;

@@ -10,10 +10,10 @@ use std::time::Duration;
 use ::zenoh::liveliness::LivelinessToken;
 use ::zenoh::qos::CongestionControl;
 use ::zenoh::Wait;
-use bytes::Bytes;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::qos::{Durability, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::qos::{Durability, Reliability};
+use rosbag2_rs_middleware::Bytes;
+use rosbag2_rs_middleware::QosProfile;
 use zenoh_ext::{AdvancedPublisher, AdvancedPublisherBuilderExt, CacheConfig, MissDetectionConfig};
 
 use super::attachment::Attachment;

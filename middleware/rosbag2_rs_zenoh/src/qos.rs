@@ -2,8 +2,8 @@
 //! compact string in liveliness tokens (`qos_to_keyexpr` / `keyexpr_to_qos`), and what a QoS
 //! means for a Zenoh publisher (reliability, congestion control).
 
-use rosbag2_rs_storage::qos::{Durability, History, Liveliness, QosDuration, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::qos::{Durability, History, Liveliness, QosDuration, Reliability};
+use rosbag2_rs_middleware::QosProfile;
 
 /// rmw_zenoh's depth when a profile asks for 0 (its `RMW_ZENOH_DEFAULT_HISTORY_DEPTH`).
 pub const DEFAULT_DEPTH: u64 = 42;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use ::zenoh::query::Query;
 use ::zenoh::Wait;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::QosProfile;
 
 use super::attachment::Attachment;
 use super::keys::{self, ANY_TYPE_HASH, TYPE_HASH_NOT_SUPPORTED};

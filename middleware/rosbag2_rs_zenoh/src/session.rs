@@ -9,9 +9,9 @@ use std::time::Duration;
 use ::zenoh::liveliness::LivelinessToken;
 use ::zenoh::sample::SampleKind;
 use ::zenoh::{Session, Wait};
-use crossbeam_channel::Receiver;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::crossbeam_channel::Receiver;
+use rosbag2_rs_middleware::QosProfile;
 
 pub use super::config::{Role, ZenohConfig, ZenohEnv};
 use super::graph::Graph;
@@ -270,7 +270,7 @@ impl Middleware for ZenohMiddleware {
     }
 
     fn graph_events(&self) -> Receiver<GraphEvent> {
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::unbounded();
         self.ctx.graph.listen(tx);
         rx
     }

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ::zenoh::Wait;
-use bytes::Bytes;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::qos::{Durability, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::qos::{Durability, Reliability};
+use rosbag2_rs_middleware::Bytes;
+use rosbag2_rs_middleware::QosProfile;
 use zenoh_ext::{AdvancedSubscriberBuilderExt, HistoryConfig, RecoveryConfig};
 
 use super::attachment::Attachment;

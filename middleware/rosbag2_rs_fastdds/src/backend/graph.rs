@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use crossbeam_channel::Sender;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::crossbeam_channel::Sender;
+use rosbag2_rs_middleware::QosProfile;
 
 use super::qos::from_fastdds;
 use super::sys::{text, DiscoveryListener, RawEndpointEvent};

@@ -1,8 +1,8 @@
 //! QoS between rosbag2's profile (what bags store) and Fast DDS policies, mapped as
 //! rmw_fastrtps_shared_cpp's `qos.cpp` maps them ("system default" keeps the ROS default).
 
-use rosbag2_rs_storage::qos::{Durability, History, Liveliness, QosDuration, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::qos::{Durability, History, Liveliness, QosDuration, Reliability};
+use rosbag2_rs_middleware::QosProfile;
 
 use super::sys::RawQos;
 

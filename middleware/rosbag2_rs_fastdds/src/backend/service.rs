@@ -11,8 +11,8 @@ use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
+use rosbag2_rs_middleware::crossbeam_channel::{Receiver, Sender};
 
 use super::sys::{Reader, Sample, SampleCallback, SampleIdentity, Writer};
 use rosbag2_rs_dds_common::announcer::Announced;
@@ -57,7 +57,7 @@ fn reply_identity(identity: &SampleIdentity, related: &SampleIdentity) -> Sample
 
 /// The request queue of a server: at most [`MAX_QUEUED_REQUESTS`] requests wait for its worker.
 pub fn request_queue() -> (Sender<RequestParts>, Receiver<RequestParts>) {
-    crossbeam_channel::bounded(MAX_QUEUED_REQUESTS)
+    rosbag2_rs_middleware::crossbeam_channel::bounded(MAX_QUEUED_REQUESTS)
 }
 
 /// The request reader's callback: hands requests to the server's worker thread through
@@ -71,7 +71,9 @@ pub fn request_callback(service: String, requests: Sender<RequestParts>) -> Samp
             identity: sample.identity,
             related: sample.related,
         });
-        if let Err(crossbeam_channel::TrySendError::Full(_)) = requests.try_send(request) {
+        if let Err(rosbag2_rs_middleware::crossbeam_channel::TrySendError::Full(_)) =
+            requests.try_send(request)
+        {
             dropped += 1;
             if dropped.is_power_of_two() {
                 log::warn!(
@@ -253,7 +255,7 @@ impl RawClient for FastDdsClient {
 
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>> {
         rosbag2_rs_middleware::check_payload(request).map_err(|e| self.service_error(e))?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::bounded(1);
         let sequence = {
             // Held while writing, so that a reply cannot come before its call is listed.
             let mut pending = self.pending.lock();

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::Sender;
 use parking_lot::Mutex;
+use rosbag2_rs_middleware::crossbeam_channel::Sender;
 
 use super::service::{from_cdr, to_cdr};
 use super::typesupport::{CMessage, ServiceType};
@@ -202,7 +202,7 @@ impl RawClient for RclClient {
 
     fn call(&self, request: &[u8], timeout: Duration) -> Result<Vec<u8>> {
         let inner = self.inner();
-        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::bounded(1);
         let sequence = inner.send(request, Some(tx))?;
         match rx.recv_timeout(timeout) {
             Ok(reply) => Ok(reply),

@@ -19,8 +19,8 @@ use parking_lot::Mutex;
 use std::sync::Arc;
 
 use rosbag2_rs_codec::limits::RUNTIME_TYPES;
-use rosbag2_rs_codec::type_hash::TypeDescription;
 use rosbag2_rs_interfaces::{try_to_cdr, MessageType as _};
+use rosbag2_rs_middleware::type_hash::TypeDescription;
 
 use super::ffi;
 use super::service::from_cdr;

@@ -175,7 +175,12 @@ pub(crate) fn rmw() -> Result<&'static Rmw> {
         return Ok(rmw);
     }
     let this = libloading::os::unix::Library::this();
-    let missing = |symbol: &'static str| move |source| TransportError::RmwSymbol { symbol, source };
+    let missing = |symbol: &'static str| {
+        move |e: libloading::Error| TransportError::RmwSymbol {
+            symbol,
+            source: Box::new(e),
+        }
+    };
     // SAFETY: the symbols have these C signatures in every rmw (rmw/rmw.h), and the rmw library
     // stays loaded for the process's life (rcl links it).
     let rmw = unsafe {

@@ -5,8 +5,8 @@
 
 use std::collections::HashSet;
 
-use crossbeam_channel::Sender;
 use parking_lot::Mutex;
+use rosbag2_rs_middleware::crossbeam_channel::Sender;
 
 use super::{ffi, qos, sys, NodeHandle};
 use rosbag2_rs_middleware::error::Result;

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::Bytes;
+use rosbag2_rs_middleware::QosProfile;
 
 use super::typesupport::MessageType;
 use super::{exit, ffi, qos, sys, NodeHandle};

@@ -1,8 +1,8 @@
 //! QoS profiles between rosbag2's form and rmw's `rmw_qos_profile_t` (the enum values are the
 //! same numbers: rosbag2 writes rmw's).
 
-use rosbag2_rs_storage::qos::{Durability, History, Liveliness, QosDuration, Reliability};
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::qos::{Durability, History, Liveliness, QosDuration, Reliability};
+use rosbag2_rs_middleware::QosProfile;
 
 use super::sys;
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use rosbag2_rs_middleware::crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use parking_lot::Mutex;
 
@@ -187,7 +187,7 @@ impl Service {
                 node,
             })
         };
-        let (tx, rx) = crossbeam_channel::bounded(QUEUED_REQUESTS);
+        let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::bounded(QUEUED_REQUESTS);
         let worker_core = core.clone();
         let worker = std::thread::Builder::new()
             .name(format!(

@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use parking_lot::Mutex;
-use rosbag2_rs_storage::QosProfile;
+use rosbag2_rs_middleware::Bytes;
+use rosbag2_rs_middleware::QosProfile;
 
 use super::ffi::{self, SerializedBuffer};
 use super::typesupport::MessageType;

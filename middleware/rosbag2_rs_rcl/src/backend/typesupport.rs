@@ -154,12 +154,11 @@ impl TypeSupports {
         }
         // SAFETY: a type support library's initialisers only register its type supports; it
         // is a library of the sourced ROS 2 the process already runs rcl from.
-        let lib =
-            unsafe { Library::new(&path) }.map_err(|source| TransportError::TypeSupportLoad {
-                type_name: type_name.to_string(),
-                library: path.clone(),
-                source,
-            })?;
+        let lib = unsafe { Library::new(&path) }.map_err(|e| TransportError::TypeSupportLoad {
+            type_name: type_name.to_string(),
+            library: path.clone(),
+            source: Box::new(e),
+        })?;
         let lib = Arc::new(lib);
         libraries.insert(path.clone(), lib.clone());
         Ok((path, lib))
@@ -173,10 +172,10 @@ impl TypeSupports {
         symbol: &str,
         get: impl FnOnce(libloading::Symbol<'_, unsafe extern "C" fn() -> *const T>) -> *const T,
     ) -> Result<*const T> {
-        let load_error = |source| TransportError::TypeSupportLoad {
+        let load_error = |e: libloading::Error| TransportError::TypeSupportLoad {
             type_name: type_name.to_string(),
             library: path.to_path_buf(),
-            source,
+            source: Box::new(e),
         };
         let mut name = symbol.as_bytes().to_vec();
         name.push(0);
@@ -235,7 +234,7 @@ impl TypeSupports {
             return Err(TransportError::TypeSupportLoad {
                 type_name: type_name.to_string(),
                 library: path,
-                source: libloading::Error::DlSymUnknown,
+                source: Box::new(libloading::Error::DlSymUnknown),
             });
         }
         Ok(Introspected {

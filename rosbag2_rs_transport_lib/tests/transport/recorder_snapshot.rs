@@ -2,7 +2,7 @@
 //! duration, new bag per trigger, no loss while messages keep arriving, runtime
 //! reconfiguration, pause/resume, save on shutdown, empty buffers.
 
-mod recorder_support;
+use crate::recorder_support;
 
 use std::path::PathBuf;
 use std::time::Duration;

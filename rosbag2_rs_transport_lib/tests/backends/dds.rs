@@ -2,7 +2,7 @@
 //! hashes in USER_DATA, the user's Cyclone configuration. Two nodes (two DDS participants) in
 //! one private network namespace per test. Interop with real peers is in `tests/interop`.
 
-mod common;
+use crate::common;
 
 use common::{cdr, collector, eventually};
 

@@ -321,7 +321,7 @@ fn trigger_snapshot_request() {
 /// The literals above are the "named samples" section of `rosbags_golden.txt`.
 #[test]
 fn literals_match_rosbags_output() {
-    let text = include_str!("rosbags_golden.txt");
+    let text = include_str!("../rosbags_golden.txt");
     let mut lines = text
         .lines()
         .skip_while(|line| line.starts_with('#'))

@@ -6,7 +6,7 @@
 //! `VirtualTimeSource`, and the test advances virtual time only once every time-waiting thread
 //! is asleep (`wait_settled`), so each message's receive time is exactly its scheduled time.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;

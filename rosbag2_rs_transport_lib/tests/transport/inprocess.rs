@@ -1,6 +1,6 @@
 //! The in-process backend: delivery, QoS matching, latching, services, graph, errors.
 
-mod common;
+use crate::common;
 
 use common::{cdr, collector};
 

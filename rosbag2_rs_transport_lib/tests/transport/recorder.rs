@@ -2,7 +2,7 @@
 //! splitting, pause/resume, services, sim time and errors. Time is virtual; synchronisation with
 //! the writer thread is by `flush`/`stop`.
 
-mod recorder_support;
+use crate::recorder_support;
 
 use std::sync::Arc;
 use std::time::Duration;

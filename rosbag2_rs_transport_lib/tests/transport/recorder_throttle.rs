@@ -2,7 +2,7 @@
 //! jittery 30 Hz topic recorded at 10 Hz and another at a bytes limit, in virtual time, the bag
 //! read back; and the totals on `events/rosbag2_rs_statistics`.
 
-mod recorder_support;
+use crate::recorder_support;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! `record` again, discovery on and off, `is_recording` and `get_uri`, and splits and resumes
 //! scheduled for a time. Time is virtual; messages carry their publish times.
 
-mod recorder_support;
+use crate::recorder_support;
 
 use std::path::Path;
 use std::time::Duration;

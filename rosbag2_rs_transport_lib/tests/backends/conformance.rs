@@ -9,7 +9,7 @@
 //! middleware is in `tests/interop`. The types are ones a ROS 2 install has (std_msgs,
 //! sensor_msgs, rosbag2_interfaces), since the rcl backend needs their type supports.
 
-mod common;
+use crate::common;
 
 use common::{cdr, collector, eventually};
 

@@ -3,7 +3,7 @@
 //! bag records, or computes it for bags that record none; the recorder stores what the graph
 //! announces, as rosbag2 does.
 
-mod recorder_support;
+use crate::recorder_support;
 
 use std::sync::Arc;
 

@@ -18,7 +18,7 @@ use rosbag2_rs_interfaces::{
     dds_request_type_name, dds_response_type_name, from_cdr, to_cdr, MessageType, ServiceType,
 };
 
-const GOLDEN_FILE: &str = include_str!("rosbags_golden.txt");
+const GOLDEN_FILE: &str = include_str!("../rosbags_golden.txt");
 
 /// Type name to little-endian bytes, from the "every type" section.
 fn rosbags_table() -> BTreeMap<String, Vec<u8>> {

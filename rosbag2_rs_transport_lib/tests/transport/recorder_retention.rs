@@ -3,7 +3,7 @@
 //! `metadata.yaml` that is true after every deletion, the file being written named in it, the
 //! latched state at the start of every split file, and the free-space guard.
 
-mod recorder_support;
+use crate::recorder_support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,7 @@
+//! RealSense recordings: the .db3 layout, options, playback and topic kinds (one test binary, one
+//! module per concern).
+
+mod db3_layout;
+mod options;
+mod playback;
+mod topic_kinds;

@@ -1,0 +1,11 @@
+//! Bags through the storage plugins: writing and reading, compression, configuration files,
+//! recovery of damaged files, faults, type hashes (one test binary, one module per concern; the
+//! hostile-input tests with their capped allocators are binaries of their own).
+
+mod compression;
+mod faults;
+mod recovery;
+mod storage;
+mod storage_config;
+mod truncation;
+mod type_hash;

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""The workspace's shape, as issue 50 asks it: no package depends on the command line
+(ros2bag_rs_cli is on top, as ros2bag is), and no crate holds more than a fifth of the source
+(tracked .rs lines, each file counted in the crate whose directory holds it). And what colcon
+needs of it: colcon-cargo reads `cargo metadata --no-deps` (one line of JSON naming every
+workspace member, its targets and dependencies, each with its absolute path) through asyncio's
+64 KiB line limit when colcon's output is not a terminal (CI, `docker build`); past it the line is
+dropped and every package fails with a JSONDecodeError. The line must fit with this repository
+at a path of WORKSPACE_PATH characters. Prints each crate's share; exits 1 naming what is out of
+shape.
+
+    python3 tools/house_shape.py
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+MAX_SHARE = 0.20
+# colcon-core's pipe reader (asyncio.StreamReader's default limit).
+COLCON_LINE_LIMIT = 64 * 1024
+# The longest repository path the metadata line must fit at (`/home/<user>/<ws>/src/rosbag2-rs`
+# and CI checkouts are shorter); docs/ros2_workspace.md says so.
+WORKSPACE_PATH = 56
+
+root = pathlib.Path(__file__).resolve().parents[1]
+line = subprocess.run(
+    ['cargo', 'metadata', '-q', '--format-version', '1', '--no-deps'],
+    cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+metadata = json.loads(line)
+packages = metadata['packages']
+failures = [f'{p["name"]} depends on ros2bag_rs_cli' for p in packages
+            if any(d['name'] == 'ros2bag_rs_cli' for d in p['dependencies'])]
+
+files = subprocess.run(['git', 'ls-files', '*.rs'], cwd=root, capture_output=True, text=True,
+                       check=True).stdout.split()
+lines = {root / f: len((root / f).read_bytes().splitlines()) for f in files}
+total = sum(lines.values())
+for p in sorted(packages, key=lambda p: p['name']):
+    crate = pathlib.Path(p['manifest_path']).parent
+    share = sum(n for f, n in lines.items() if crate in f.parents) / total
+    print(f'{p["name"]:32} {share:6.1%}')
+    if share > MAX_SHARE:
+        failures.append(f'{p["name"]} holds {share:.1%} of the source (at most {MAX_SHARE:.0%})')
+
+at_long_path = len(line.replace(str(root), '/' + 'x' * (WORKSPACE_PATH - 1)).encode()) + 1
+print(f'cargo metadata --no-deps: {len(line) + 1} bytes here, {at_long_path} at a '
+      f'{WORKSPACE_PATH}-character path (colcon reads at most {COLCON_LINE_LIMIT})')
+if at_long_path > COLCON_LINE_LIMIT:
+    failures.append(f'cargo metadata --no-deps is {at_long_path} bytes at a {WORKSPACE_PATH}-character '
+                    f'path: colcon without a terminal reads at most {COLCON_LINE_LIMIT}')
+
+for failure in failures:
+    print(failure, file=sys.stderr)
+sys.exit(1 if failures else 0)
