@@ -6,12 +6,16 @@ needs of it: colcon-cargo reads `cargo metadata --no-deps` (one line of JSON nam
 workspace member, its targets and dependencies, each with its absolute path) through asyncio's
 64 KiB line limit when colcon's output is not a terminal (CI, `docker build`); past it the line is
 dropped and every package fails with a JSONDecodeError. The line must fit with this repository
-at a path of WORKSPACE_PATH characters. Prints each crate's share; exits 1 naming what is out of
-shape.
+at a path of WORKSPACE_PATH characters. And since colcon builds each package alone (cargo unifies
+features only over the packages one build selects), the Zenoh crates must come out as one build
+for every package that has them, or each package would compile them again. Prints each crate's
+share; exits 1 naming what is out of shape.
 
     python3 tools/house_shape.py
 """
+import functools
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -21,7 +25,7 @@ MAX_SHARE = 0.20
 COLCON_LINE_LIMIT = 64 * 1024
 # The longest repository path the metadata line must fit at (`/home/<user>/<ws>/src/rosbag2-rs`
 # and CI checkouts are shorter); docs/ros2_workspace.md says so.
-WORKSPACE_PATH = 56
+WORKSPACE_PATH = 52
 
 root = pathlib.Path(__file__).resolve().parents[1]
 line = subprocess.run(
@@ -49,6 +53,32 @@ print(f'cargo metadata --no-deps: {len(line) + 1} bytes here, {at_long_path} at 
 if at_long_path > COLCON_LINE_LIMIT:
     failures.append(f'cargo metadata --no-deps is {at_long_path} bytes at a {WORKSPACE_PATH}-character '
                     f'path: colcon without a terminal reads at most {COLCON_LINE_LIMIT}')
+
+
+def units(package, name):
+    """The build units of crate `name` in `package`'s release build, each as its features and
+    those of everything below it (what cargo hashes into the artifact's name)."""
+    graph = json.loads(subprocess.run(
+        ['cargo', 'build', '-q', '--release', '-p', package, '-Zunstable-options', '--unit-graph'],
+        cwd=root, capture_output=True, text=True, check=True,
+        env={**os.environ, 'RUSTC_BOOTSTRAP': '1'}).stdout)['units']
+
+    @functools.lru_cache(None)
+    def key(i):
+        u = graph[i]
+        return (u['pkg_id'], u['target']['name'], u['mode'], tuple(u['features']),
+                tuple(sorted(key(d['index']) for d in u['dependencies'])))
+    return {key(i) for i, u in enumerate(graph) if u['target']['name'] == name and u['mode'] == 'build'}
+
+
+zenoh = units('rosbag2_rs_transport_lib', 'zenoh')
+others = [p for p in ('rosbag2_rs_zenoh', 'rosbag2_rs_transport', 'ros2bag_rs_cli')
+          if units(p, 'zenoh') != zenoh]
+for package in others:
+    failures.append(f'{package} builds the zenoh crate with other features than the transport '
+                    'library: colcon would compile Zenoh again (see rosbag2_rs_zenoh/Cargo.toml)')
+if not others:
+    print('zenoh: one build for its backend, the transport library, the nodes and the command line')
 
 for failure in failures:
     print(failure, file=sys.stderr)

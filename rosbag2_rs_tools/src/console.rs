@@ -15,6 +15,13 @@ pub const OURS: &[&str] = &[
     "rosbag2_rs_storage",
     "rosbag2_rs_tools",
     "rosbag2_rs_clock",
+    "rosbag2_rs_interfaces",
+    "rosbag2_rs_middleware",
+    "rosbag2_rs_dds_common",
+    "rosbag2_rs_cyclonedds",
+    "rosbag2_rs_fastdds",
+    "rosbag2_rs_zenoh",
+    "rosbag2_rs_rcl",
     "rosbag2_rs_transport_lib",
     "rosbag2_rs_transport",
     "realsense_bag_rs",
@@ -149,6 +156,22 @@ pub fn report(error: &(dyn std::error::Error + 'static)) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    /// Every crate of the workspace that logs is one of [`super::OURS`]: a crate left out would
+    /// have its lines dropped below warn (the middleware crates' were, when they split off).
+    #[test]
+    fn every_crate_of_ours_is_ours() {
+        let workspace = include_str!("../../Cargo.toml");
+        for member in workspace
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('"')?.strip_suffix("\","))
+        {
+            let name = member.rsplit('/').next().unwrap_or(member);
+            if name != "ros2bag_rs_cli" {
+                assert!(super::OURS.contains(&name), "{name} is not in OURS");
+            }
+        }
+    }
+
     #[test]
     fn ros_level_names() {
         use log::LevelFilter::*;
