@@ -5,7 +5,7 @@
 //! transient local history for late joiners, services that answer fresh clients, the graph with
 //! types, QoS and nodes. The networked backends run each case in a private network namespace of
 //! its own (Zenoh: all its cases in one, see `zenoh_suite`). What only one middleware does is
-//! tested beside it (`dds.rs`, `zenoh.rs`, `inprocess.rs`); interop with real peers of each
+//! tested beside it (`dds.rs`, `../zenoh.rs`, `../transport/inprocess.rs`); interop with real peers of each
 //! middleware is in `tests/interop`. The types are ones a ROS 2 install has (std_msgs,
 //! sensor_msgs, rosbag2_interfaces), since the rcl backend needs their type supports.
 

@@ -7,7 +7,7 @@
 //! `tests/interop/test_zenoh_interop.py`.
 #![cfg(feature = "zenoh")]
 
-use crate::common;
+mod common;
 
 use common::{cdr, collector, eventually};
 use rosbag2_rs_storage::QosProfile;
