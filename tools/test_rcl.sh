@@ -23,6 +23,9 @@ ros2=$(cd "${1:-$root/.venv-ros2}" && pwd)
 test -d "$ros2/ws/lib" || { echo "$ros2/ws/lib missing: run tools/build_ros2_interfaces.sh $ros2 $ros2/ws"; exit 1; }
 export CARGO_BUILD_BUILD_DIR=${CARGO_BUILD_BUILD_DIR:-${CARGO_TARGET_DIR:-$root/target}}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}/rcl
+# Absolute: colcon runs cargo in each package's directory, where a relative path would give every
+# package a build directory of its own (every dependency compiled once per package).
+CARGO_BUILD_BUILD_DIR=$(realpath -m "$CARGO_BUILD_BUILD_DIR") CARGO_TARGET_DIR=$(realpath -m "$CARGO_TARGET_DIR")
 # The sourced environment (what `source /opt/ros/jazzy/setup.bash` sets), with the middleware left
 # to ROS 2's default, as in a default install.
 export AMENT_PREFIX_PATH="$ros2/ws:$ros2" CMAKE_PREFIX_PATH="$ros2/ws:$ros2"
