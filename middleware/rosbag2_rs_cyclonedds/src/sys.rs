@@ -182,6 +182,20 @@ impl EndpointData {
         }
     }
 
+    /// The endpoint as the shared graph keeps it: a writer (`is_writer`) or a reader.
+    pub fn endpoint(self, is_writer: bool) -> rosbag2_rs_dds_common::graph::Endpoint {
+        rosbag2_rs_dds_common::graph::Endpoint {
+            is_writer,
+            guid: self.guid,
+            participant: self.participant,
+            topic: self.topic_name,
+            type_name: self.type_name,
+            qos: self.qos,
+            type_hash: self.type_hash,
+            complete_type: self.complete_type,
+        }
+    }
+
     /// Copies and frees what `dds_get_matched_*_data` returned (`None` for null).
     ///
     /// # Safety
