@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command-line proof of issue 48 ("hostile input, second round"): makes every crafted file
-# (the `crafted_files` example of rosbag2_rs_storage, from the generators its tests use:
-# rosbag2_rs_storage/tests/crafted) and runs every command of `ros2bag-rs` on each (info -v,
+# (the `crafted_files` example of rosbag2_rs_tools, from the generators its tests use:
+# rosbag2_rs_tools/tests/crafted; and RealSense's, realsense_bag_rs's `crafted_png_bomb`) and runs every command of `ros2bag-rs` on each (info -v,
 # cat, doctor, reindex, convert, export, and play in a private network namespace) with the
 # address space limited as on a robot-sized machine (`ulimit -v 4000000`) and a timeout.
 #
@@ -25,7 +25,8 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 limit_kib=4000000
 timeout_s=${HOSTILE_TIMEOUT:-60}
 
-cargo build -q -p rosbag2_rs_storage --example crafted_files || exit 1
+cargo build -q -p rosbag2_rs_tools --example crafted_files || exit 1
+cargo build -q -p realsense_bag_rs --example crafted_png_bomb || exit 1
 if [ -n "${ROS2BAG_RS:-}" ]; then
     bin=$(realpath "$ROS2BAG_RS")
 else
@@ -45,6 +46,7 @@ mkdir -p "$work/log" "$work/out" "$work/dirs" "$work/tmp"
 # File-mode decompression goes to the temporary directory: this run's own.
 export TMPDIR=$work/tmp RUST_BACKTRACE=0
 "$CARGO_TARGET_DIR/debug/examples/crafted_files" "$work/crafted" || exit 1
+"$CARGO_TARGET_DIR/debug/examples/crafted_png_bomb" "$work/crafted" || exit 1
 
 # `play` publishes: only in a private network namespace with only `lo` (as root, as in CI;
 # otherwise in a user namespace of its own).

@@ -8,8 +8,11 @@ workspace member, its targets and dependencies, each with its absolute path) thr
 dropped and every package fails with a JSONDecodeError. The line must fit with this repository
 at a path of WORKSPACE_PATH characters. And since colcon builds each package alone (cargo unifies
 features only over the packages one build selects), the Zenoh crates must come out as one build
-for every package that has them, or each package would compile them again. Prints each crate's
-share; exits 1 naming what is out of shape.
+for every package that has them, or each package would compile them again. Dependencies point one
+way, tests' too: no package's dev-dependency depends on the package. And a crate reads bottom-up:
+its modules' `crate::`/`super::` paths form no circle (but in the crates of CIRCLES_LEFT, which
+must leave it once they have none). Prints each crate's share; exits 1 naming what is out of
+shape.
 
     python3 tools/house_shape.py
 """
@@ -17,6 +20,7 @@ import functools
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -26,6 +30,9 @@ COLCON_LINE_LIMIT = 64 * 1024
 # The longest repository path the metadata line must fit at (`/home/<user>/<ws>/src/rosbag2-rs`
 # and CI checkouts are shorter); docs/ros2_workspace.md says so.
 WORKSPACE_PATH = 52
+# Crates whose modules still import each other in a circle (issue 50 left them).
+CIRCLES_LEFT = {'pf_timesync_rs', 'realsense_bag_rs', 'rosbag2_rs_clock', 'rosbag2_rs_codec',
+                'rosbag2_rs_cyclonedds'}
 
 root = pathlib.Path(__file__).resolve().parents[1]
 line = subprocess.run(
@@ -35,6 +42,80 @@ metadata = json.loads(line)
 packages = metadata['packages']
 failures = [f'{p["name"]} depends on ros2bag_rs_cli' for p in packages
             if any(d['name'] == 'ros2bag_rs_cli' for d in p['dependencies'])]
+
+members = {p['name']: p for p in packages}
+
+
+@functools.lru_cache(None)
+def below(name):
+    """The workspace packages `name` depends on (normal and build dependencies), transitively."""
+    direct = {d['name'] for d in members[name]['dependencies']
+              if d['kind'] != 'dev' and d['name'] in members}
+    return frozenset(direct.union(*(below(d) for d in direct)))
+
+
+for p in packages:
+    for d in p['dependencies']:
+        if d['kind'] == 'dev' and d['name'] in members and p['name'] in below(d['name']):
+            failures.append(f'{p["name"]} has a dev-dependency on {d["name"]}, which depends on it')
+
+
+def module_circles(src):
+    """The circles of `src`'s module graph: module A uses module B when A's code (comments left
+    out, tests' modules too) names `crate::B...` or `super::B...`; a module never counts as
+    using its ancestors' children through them."""
+    modules = {}
+    for f in src.rglob('*.rs'):
+        parts = list(f.relative_to(src).with_suffix('').parts)
+        modules['::'.join(parts[:-1] if parts[-1] in ('mod', 'lib', 'main') else parts)] = f
+
+    def resolve(path):
+        segments = path.split('::')
+        return next(('::'.join(segments[:i]) for i in range(len(segments), 0, -1)
+                     if '::'.join(segments[:i]) in modules), '')
+    uses = {}
+    for module, f in modules.items():
+        code = re.sub(r'//[^\n]*', '', f.read_text())
+        code = re.split(r'#\[cfg\(test\)\]\s*mod tests', code)[0]
+        parent = module.split('::')[:-1]
+        names = [m for m in re.findall(r'crate::((?:\w+::)*\w+)', code)]
+        names += ['::'.join(parent + [m]) for m in re.findall(r'super::((?:\w+::)*\w+)', code)]
+        for group in re.findall(r'use crate::\{([^;]*)\};', code, re.S):
+            names += re.findall(r'(?:^|[{,\s])(\w+)(?=::|\s*[,}]|$)', group)
+        uses[module] = {t for t in map(resolve, names)
+                        if t and t != module and not module.startswith(t + '::')}
+    # Strongly connected components (Tarjan).
+    index, low, stack, on, circles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in uses[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while not component or component[-1] != v:
+                component.append(stack.pop())
+                on.discard(component[-1])
+            if len(component) > 1:
+                circles.append(sorted(component))
+    for v in modules:
+        if v not in index:
+            visit(v)
+    return circles
+
+
+for p in packages:
+    circles = module_circles(pathlib.Path(p['manifest_path']).parent / 'src')
+    if circles and p['name'] not in CIRCLES_LEFT:
+        failures.append(f'{p["name"]}: its modules import each other in a circle: {circles}')
+    if not circles and p['name'] in CIRCLES_LEFT:
+        failures.append(f'{p["name"]} has no module circle left: take it out of CIRCLES_LEFT')
 
 files = subprocess.run(['git', 'ls-files', '*.rs'], cwd=root, capture_output=True, text=True,
                        check=True).stdout.split()

@@ -137,7 +137,7 @@ grep -q "needs the .transport. feature" <<<"$("$files/debug/ros2bag-rs" play x 2
 prune "$files"
 
 # Issue 48's proof: every command of that ros2bag-rs on every crafted file (the generators of
-# rosbag2_rs_storage/tests/crafted, built by `cargo test` above) under `ulimit -v 4000000`, play
+# rosbag2_rs_tools/tests/crafted, built by `cargo test` above) under `ulimit -v 4000000`, play
 # in a private network namespace: a clear error or the damage reported, never a crash.
 step "hostile input: every command on the crafted files under ulimit -v 4000000"
 ROS2BAG_RS=$CARGO_TARGET_DIR/release/ros2bag-rs tools/hostile_cli.sh
@@ -155,7 +155,7 @@ fi
 
 # Every DDS packet stays in a private network namespace: only `lo`, with multicast routed to it.
 step "interop tests against real peers (rosbags, mcap, cyclonedds, eclipse-zenoh) in a private network namespace"
-cargo build -q -p rosbag2_rs_transport_lib -p rosbag2_rs_codec -p rosbag2_rs_storage -p realsense_bag_rs --examples --features rosbag2_rs_transport_lib/fastdds
+cargo build -q -p rosbag2_rs_transport_lib -p rosbag2_rs_codec -p rosbag2_rs_storage -p rosbag2_rs_tools -p realsense_bag_rs --examples --features rosbag2_rs_transport_lib/fastdds
 unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo &&
   ROSBAG2_RS_PROFILE=release exec .venv/bin/python -m pytest -q tests/interop --ignore=tests/interop/test_fastdds_interop.py'
 

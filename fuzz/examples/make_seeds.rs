@@ -2,14 +2,14 @@
 //! each): small files of every storage and compression written by this repository's writers,
 //! `metadata.yaml` and QoS texts, CDR payloads, definitions, `--where` expressions, service
 //! messages and what other nodes send on the graph; the files of issue 48 whose index lists a
-//! chunk several times (`rosbag2_rs_storage/tests/crafted`), definitions with their payloads,
+//! chunk several times (`rosbag2_rs_tools/tests/crafted`), definitions with their payloads,
 //! file-mode `.zstd` files, RealSense `.db3` recordings, `pf-timesync replay` logs.
 //!
 //! `cargo run --manifest-path fuzz/Cargo.toml --example make_seeds [target...]` (from the
 //! repository root): the seeds of the targets named, or of all. `--no-default-features` leaves
 //! out the transport library (and the `graph_wire` seeds).
 
-#[path = "../../rosbag2_rs_storage/tests/crafted/mod.rs"]
+#[path = "../../rosbag2_rs_tools/tests/crafted/mod.rs"]
 mod crafted;
 
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use rosbag2_rs_codec::msg::TopicDecoder;
 use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_fuzz::{DEFINITIONS, WIRE_TYPES};
 use rosbag2_rs_storage::rosbag1;
-use rosbag2_rs_storage::storage::{ChunkCompression, StorageConfig, StorageId, WriterOptions};
+use rosbag2_rs_storage::storage::{StorageConfig, StorageId, WriterOptions};
 use rosbag2_rs_storage::{
     BagWriter, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions,
     SerializedMessage, TopicMetadata,
@@ -90,9 +90,9 @@ fn main() {
     let tmp = tmp.path();
     // MCAP: chunk compressions, and unchunked.
     for (name, compression) in [
-        ("none", ChunkCompression::None),
-        ("lz4", ChunkCompression::Lz4),
-        ("zstd", ChunkCompression::Zstd),
+        ("none", CompressionFormat::None),
+        ("lz4", CompressionFormat::Lz4),
+        ("zstd", CompressionFormat::Zstd),
     ] {
         let uri = bag(
             tmp,
@@ -129,9 +129,9 @@ fn main() {
     copy(&uri.join("metadata.yaml"), "metadata_yaml", "sqlite");
     // ROS 1 bags.
     for compression in [
-        rosbag1::Compression::None,
-        rosbag1::Compression::Bz2,
-        rosbag1::Compression::Lz4,
+        CompressionFormat::None,
+        CompressionFormat::Bz2,
+        CompressionFormat::Lz4,
     ] {
         let path = tmp.join(format!("ros1-{}.bag", compression.as_str()));
         let mut w = rosbag1::BagWriter::create(
@@ -721,7 +721,7 @@ fn realsense(tmp: &Path) {
         ..Device::default()
     };
     let path = tmp.join("realsense.bag");
-    let mut w = RecordingWriter::create(&path, &device, rosbag1::Compression::None).unwrap();
+    let mut w = RecordingWriter::create(&path, &device, CompressionFormat::None).unwrap();
     for number in 1..=2u64 {
         let recorded_ns = number as i64 * 33_000_000;
         w.write_frame(&Frame {

@@ -14,7 +14,7 @@ use rosbag2_rs_storage::storage::{StorageId, WriterOptions};
 use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
 
 /// The largest single allocation a fuzz run allows, in MiB: `tools/fuzz.sh` passes it to
-/// libFuzzer as `-malloc_limit_mb`, as `rosbag2_rs_storage/tests/fuzz_regressions.rs` caps its
+/// libFuzzer as `-malloc_limit_mb`, as `rosbag2_rs_tools/tests/fuzz_regressions.rs` caps its
 /// allocator when it replays the inputs found. Any allocation above it is a crash.
 pub const MALLOC_LIMIT_MB: u64 = 256;
 

@@ -4,7 +4,7 @@
 //!
 //! `cargo run -p realsense_bag_rs --example rs_rewrite -- IN OUT.bag|OUT.db3 [lz4|none]`
 
-use rosbag2_rs_storage::rosbag1::Compression;
+use rosbag2_rs_storage::CompressionFormat;
 
 fn main() {
     if let Err(e) = run() {
@@ -18,7 +18,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let (Some(input), Some(output)) = (args.get(1), args.get(2)) else {
         return Err("usage: rs_rewrite IN OUT.bag|OUT.db3 [lz4|none]".into());
     };
-    let compression = Compression::parse(args.get(3).map_or("lz4", String::as_str))?;
+    let compression = CompressionFormat::parse(args.get(3).map_or("lz4", String::as_str))?;
     let mut rec = realsense_bag_rs::Recording::open(input.as_ref())?;
     let mut out = realsense_bag_rs::RecordingWriter::create_for_path(
         output.as_ref(),

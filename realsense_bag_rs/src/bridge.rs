@@ -620,7 +620,7 @@ fn frame_of(
 pub fn from_ros2(
     inputs: &[std::path::PathBuf],
     output: &Path,
-    compression: rosbag2_rs_storage::rosbag1::Compression,
+    compression: rosbag2_rs_storage::CompressionFormat,
 ) -> Result<u64, RealSenseError> {
     use rosbag2_rs_codec::msg::decode_cdr_at;
     let path = inputs.first().cloned().unwrap_or_default();

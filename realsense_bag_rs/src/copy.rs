@@ -12,7 +12,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use rosbag2_rs_storage::rosbag1::{BagReader, BagWriter, Compression, Connection, WriterOptions};
+use rosbag2_rs_storage::rosbag1::{BagReader, BagWriter, Connection, WriterOptions};
+use rosbag2_rs_storage::CompressionFormat;
 use rosbag2_rs_storage::{OpenMode, TopicFilter};
 
 use crate::error::RealSenseError;
@@ -26,7 +27,7 @@ use crate::writer::{stream_name, RecordingWriter};
 pub const DESCRIPTION_TIME_NS: i64 = 1;
 
 /// What to copy.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct CopyOptions {
     /// Keep what happened from this bag time on (ns); the description is always kept.
     pub start_ns: Option<i64>,
@@ -38,7 +39,19 @@ pub struct CopyOptions {
     /// device and sensor description always is.
     pub topics: TopicFilter,
     /// Chunk compression of a `.bag` copy (a `.db3` has none).
-    pub compression: Compression,
+    pub compression: CompressionFormat,
+}
+
+impl Default for CopyOptions {
+    /// Everything, in uncompressed chunks.
+    fn default() -> Self {
+        Self {
+            start_ns: None,
+            end_ns: None,
+            topics: TopicFilter::default(),
+            compression: CompressionFormat::None,
+        }
+    }
 }
 
 /// What a copy wrote.

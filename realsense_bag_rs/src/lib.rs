@@ -38,3 +38,10 @@ pub use model::*;
 pub use playback::{Playback, PlaybackHandle, Status};
 pub use reader::{is_recording, Recording};
 pub use writer::{is_db3_path, RecordingWriter};
+
+/// The chunk compressions of a `.bag` recording the RealSense SDK reads (librealsense's ROS 1
+/// reader knows none and lz4, not bz2).
+pub const CHUNK_COMPRESSIONS: &[rosbag2_rs_storage::CompressionFormat] = &[
+    rosbag2_rs_storage::CompressionFormat::None,
+    rosbag2_rs_storage::CompressionFormat::Lz4,
+];

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rosbag2_rs_codec::msg::{encode_ros1_at, Dialect, Registry, Value};
-use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
+use rosbag2_rs_storage::rosbag1::{BagWriter, Connection, WriterOptions};
+use rosbag2_rs_storage::CompressionFormat;
 
 use crate::copy::DESCRIPTION_TIME_NS;
 use crate::db3::Db3Layout;
@@ -185,7 +186,7 @@ impl RecordingWriter {
     pub fn create(
         path: &Path,
         device: &Device,
-        compression: Compression,
+        compression: CompressionFormat,
     ) -> Result<Self, RealSenseError> {
         Ok(Self(Layout::Bag(Box::new(BagLayout::create(
             path,
@@ -208,7 +209,7 @@ impl RecordingWriter {
     pub fn create_for_path(
         path: &Path,
         device: &Device,
-        compression: Compression,
+        compression: CompressionFormat,
     ) -> Result<Self, RealSenseError> {
         if is_db3_path(path) {
             Self::create_db3(path, device)
@@ -279,7 +280,7 @@ impl BagLayout {
     fn create(
         path: &Path,
         device: &Device,
-        compression: Compression,
+        compression: CompressionFormat,
     ) -> Result<Self, RealSenseError> {
         let bag = BagWriter::create(
             path,

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::compression::file_mode::uncompressed_name;
 use crate::compression::{BagCompression, CompressionFormat, CompressionMode};
 use crate::error::{Result, StorageError};
+use crate::formats::StorageId;
 use crate::metadata::{BagMetadata, FileInformation, METADATA_FILENAME};
-use crate::storage::{StorageId, StorageReader};
+use crate::storage::plugin::StorageReader;
 
 /// A bag on disk: where its files are and what its metadata says.
 #[derive(Debug, Clone)]

@@ -95,7 +95,7 @@ pub enum StorageError {
         /// The compressed file.
         path: PathBuf,
         /// Its compression format.
-        format: crate::compression::CompressionFormat,
+        format: crate::formats::CompressionFormat,
         /// The decoder's error.
         #[source]
         source: std::io::Error,
@@ -120,7 +120,7 @@ pub enum StorageError {
         /// The message's receive time, ns.
         recv_timestamp: i64,
         /// The bag's compression format.
-        format: crate::compression::CompressionFormat,
+        format: crate::formats::CompressionFormat,
         /// The decoder's error.
         #[source]
         source: std::io::Error,
@@ -131,11 +131,15 @@ pub enum StorageError {
         /// The file being compressed or written.
         path: PathBuf,
         /// The compression format.
-        format: crate::compression::CompressionFormat,
+        format: crate::formats::CompressionFormat,
         /// The encoder's error.
         #[source]
         source: std::io::Error,
     },
+    /// A storage, preset, compression mode or format that is not one, or not one this place
+    /// takes.
+    #[error(transparent)]
+    UnknownName(#[from] crate::formats::UnknownName),
     /// The caller asked for something the bag or the options do not allow.
     #[error("{0}")]
     InvalidArgument(String),

@@ -33,6 +33,12 @@
 //! Errors are typed ([`StorageError`]) and name the file they concern; bad input is an error,
 //! never a panic.
 //!
+//! The crate reads bottom-up: the names of its formats ([`StorageId`], [`StoragePreset`],
+//! [`CompressionMode`], [`CompressionFormat`], each parsed once from its spelling) at the bottom,
+//! then errors, the bag model, the plugin traits ([`storage::plugin`]), the plugins, compression
+//! and recovery, and at the top opening a file ([`storage::open_reader`]), reading, writing and
+//! reindexing bags; no module imports one above it (`tools/house_shape.py` checks).
+//!
 //! ```no_run
 //! use rosbag2_rs_storage::{SequentialReader, TopicFilter};
 //! let mut reader = SequentialReader::open("my_bag".as_ref())?;
@@ -68,6 +74,7 @@ pub mod compression;
 mod disk;
 mod error;
 mod filter;
+mod formats;
 pub mod limits;
 mod message;
 mod metadata;
@@ -86,6 +93,7 @@ pub use compression::{BagCompression, CompressionFormat, CompressionMode, Compre
 pub use disk::free_space;
 pub use error::{Result, StorageError};
 pub use filter::{is_hidden, NameRegex, TopicFilter};
+pub use formats::{uncompressed_name, UnknownName};
 pub use message::{SerializedMessage, TopicMetadata};
 pub use metadata::{BagMetadata, FileInformation, TopicInformation, METADATA_FILENAME};
 pub use qos::QosProfile;
@@ -97,7 +105,7 @@ pub use storage::mcap_extras::{
     McapExtras, MetadataRecord,
 };
 pub use storage::{
-    ChunkCompression, OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader,
-    StorageWriter, UnreadableTopic, WriterOptions,
+    OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader, StorageWriter,
+    UnreadableTopic, WriterOptions,
 };
 pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, FILE_BEING_WRITTEN_KEY};

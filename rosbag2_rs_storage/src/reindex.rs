@@ -18,7 +18,8 @@ use crate::recover::{self, FileRecovery, RecoveryAction};
 use crate::storage::mcap_reader::McapReader;
 use crate::storage::mcap_writer::McapWriter;
 use crate::storage::{
-    open_reader, ChunkCompression, OpenMode, StorageId, StorageReader, StorageWriter, WriterOptions,
+    open_reader, CompressionFormat, OpenMode, StorageId, StorageReader, StorageWriter,
+    WriterOptions,
 };
 use rosbag2_rs_codec::MessageDefinitionCache;
 
@@ -43,7 +44,7 @@ pub fn repair_mcap(path: &Path) -> Result<FileRecovery> {
     let _ = std::fs::remove_file(&tmp);
     let compression = reader
         .chunk_compression()
-        .map(|c| ChunkCompression::parse_for(StorageId::Mcap, c))
+        .map(|c| CompressionFormat::parse(c).and_then(|c| c.check_chunks_of(StorageId::Mcap)))
         .transpose()?;
     let options = WriterOptions {
         compression,

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use rosbag2_rs_clock::Duration;
 use rosbag2_rs_storage::{
     Bag, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions, StorageConfig,
-    StorageError, StorageId, TopicFilter, WriterOptions,
+    StorageError, StorageId, StoragePreset, TopicFilter, UnknownName, WriterOptions,
 };
 
 /// Why flags do not make options: each names the flag or the value at fault.
@@ -47,6 +47,12 @@ pub enum FlagError {
     /// A storage id, preset, compression, configuration file, regex or bag refused by storage.
     #[error(transparent)]
     Storage(#[from] StorageError),
+}
+
+impl From<UnknownName> for FlagError {
+    fn from(e: UnknownName) -> Self {
+        Self::Storage(e.into())
+    }
 }
 
 /// What flags give, or why not.
@@ -176,15 +182,15 @@ pub struct WriterArgs {
     pub storage: String,
     /// Storage preset: mcap none|fastwrite|zstd_fast|zstd_small; sqlite3 none|resilient.
     #[arg(long, default_value = "none")]
-    pub storage_preset_profile: String,
+    pub storage_preset_profile: StoragePreset,
     /// With --compression-mode file or message, rosbag2's compressor (zstd); without it, chunk
     /// compression: MCAP none, lz4 or zstd; ROS 1 none, bz2 or lz4.
     #[arg(long)]
-    pub compression_format: Option<String>,
+    pub compression_format: Option<CompressionFormat>,
     /// rosbag2's compression: file (each closed file compressed whole, `*.mcap.zstd`), message
     /// (each message's bytes), or none.
-    #[arg(long, default_value = "none")]
-    pub compression_mode: String,
+    #[arg(long, default_value = "none", value_parser = CompressionMode::parse_any_case)]
+    pub compression_mode: CompressionMode,
     /// Message mode: messages that may wait for a compression thread (writing waits beyond
     /// that; nothing is dropped).
     #[arg(long, default_value_t = 1)]
@@ -240,25 +246,22 @@ impl WriterArgs {
 
     /// The writer options for a bag at `uri`.
     pub fn options(&self, uri: PathBuf) -> Result<BagWriterOptions> {
-        let mode = CompressionMode::parse(&self.compression_mode)?;
+        let mode = self.compression_mode;
         let rosbag2_compression = mode != CompressionMode::None;
         let compression = CompressionOptions {
             mode,
-            format: match &self.compression_format {
-                Some(format) if rosbag2_compression => CompressionFormat::parse(format)?,
-                _ => CompressionFormat::default(),
+            format: match self.compression_format {
+                Some(format) if rosbag2_compression => format.check_compressor()?,
+                _ => CompressionOptions::default().format,
             },
             queue_size: self.compression_queue_size,
             threads: self.compression_threads,
             threads_priority: self.compression_threads_priority,
         };
-        let chunk_compression = self
-            .compression_format
-            .as_deref()
-            .filter(|_| !rosbag2_compression);
-        let mut storage = WriterOptions::parse(
-            &self.storage,
-            &self.storage_preset_profile,
+        let chunk_compression = self.compression_format.filter(|_| !rosbag2_compression);
+        let mut storage = WriterOptions::new(
+            StorageId::parse(&self.storage)?,
+            self.storage_preset_profile,
             chunk_compression,
         )?;
         if let Some(file) = &self.storage_config_file {

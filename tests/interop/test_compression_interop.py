@@ -7,7 +7,7 @@ each closed storage file is streamed through zstd into `<file>.zstd` and removed
 uncompressed names) with `compression_format: zstd`, `compression_mode: FILE`; in message mode
 each message's data is one zstd frame (level 1, content size in the header) and the metadata says
 `compression_mode: MESSAGE`. We read those (`ros2bag-rs cat`/`info`) byte for byte. We write
-compressed bags (the storage crate's writer, driven by `examples/compress_bag`) and Python reads
+compressed bags (the storage crate's writer, driven by the tools crate's `examples/compress_bag`) and Python reads
 them back with `zstandard` and then `rosbags`/`mcap`, byte for byte."""
 import shutil
 import sqlite3
@@ -145,7 +145,7 @@ def test_corrupted_compressed_file_is_a_clear_error(tmp_path, cli, typestore):
 
 def compress_with_us(source, out, storage, mode):
     if not COMPRESS_BAG.exists():
-        pytest.fail(f'{COMPRESS_BAG} missing: `cargo build -p rosbag2_rs_storage --examples`')
+        pytest.fail(f'{COMPRESS_BAG} missing: `cargo build -p rosbag2_rs_tools --examples`')
     subprocess.run([str(COMPRESS_BAG), str(source), str(out), '--storage', storage, '--mode', mode,
                     '--threads', '2', '--max-bag-size', '60000'], check=True, capture_output=True, text=True)
 

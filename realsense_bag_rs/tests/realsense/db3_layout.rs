@@ -8,7 +8,7 @@
 
 use bytes::Bytes;
 use realsense_bag_rs::*;
-use rosbag2_rs_storage::rosbag1::Compression;
+use rosbag2_rs_storage::CompressionFormat;
 
 const MS: i64 = 1_000_000;
 const W: u32 = 4;
@@ -290,7 +290,7 @@ fn copies_to_db3_keep_everything_and_cuts_keep_the_value_before_them() {
     write(&source, &written);
     // From a .bag too: the same recording in the ROS 1 layout first.
     let bag = dir.path().join("source.bag");
-    let mut w = RecordingWriter::create(&bag, &device(), Compression::Lz4).unwrap();
+    let mut w = RecordingWriter::create(&bag, &device(), CompressionFormat::Lz4).unwrap();
     for e in &written {
         w.write_event(e).unwrap();
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use realsense_bag_rs::*;
 use rosbag2_rs_clock::{Time, TimeControllerClock, TimeControllerConfig, VirtualTimeSource};
-use rosbag2_rs_storage::rosbag1::Compression;
+use rosbag2_rs_storage::CompressionFormat;
 
 const MS: i64 = 1_000_000;
 
@@ -73,7 +73,7 @@ fn frame(number: u64, recorded_ns: i64) -> Frame {
 /// Ten frames 33 ms apart; Exposure set to 999 at 150 ms (between frames 5 and 6) and Gain to
 /// 32 then 48 at 200 and 250 ms.
 fn record(path: &std::path::Path) {
-    let mut w = RecordingWriter::create(path, &device(), Compression::Lz4).unwrap();
+    let mut w = RecordingWriter::create(path, &device(), CompressionFormat::Lz4).unwrap();
     let change = |name: &str, value: f32, t: i64| {
         Event::Option(OptionChange {
             sensor: 0,

@@ -7,7 +7,7 @@ use std::time::Duration as StdDuration;
 
 use realsense_bag_rs::*;
 use rosbag2_rs_clock::{Time, TimeControllerClock, TimeControllerConfig, VirtualTimeSource};
-use rosbag2_rs_storage::rosbag1::Compression;
+use rosbag2_rs_storage::CompressionFormat;
 
 const MS: i64 = 1_000_000;
 
@@ -53,7 +53,7 @@ fn recording(dir: &std::path::Path) -> std::path::PathBuf {
         ],
     };
     let path = dir.join("synthetic.bag");
-    let mut w = RecordingWriter::create(&path, &device, Compression::Lz4).unwrap();
+    let mut w = RecordingWriter::create(&path, &device, CompressionFormat::Lz4).unwrap();
     let mut frames = Vec::new();
     for k in 0..30u64 {
         frames.push((10 * MS + k as i64 * 33 * MS, 0, "depth", k + 1));

@@ -5,7 +5,7 @@
 
 use rosbag2_rs_codec::msg::{encode_ros1_at, Dialect, Registry, Value};
 use rosbag2_rs_storage::rosbag1::{BagReader, BagWriter, Connection, WriterOptions};
-use rosbag2_rs_storage::OpenMode;
+use rosbag2_rs_storage::{CompressionFormat, OpenMode};
 
 use realsense_bag_rs::*;
 
@@ -273,7 +273,7 @@ fn topic_kinds_of_the_file_format_are_read() {
     );
     // Written back through the model, read again: the same events.
     let again = dir.path().join("again.bag");
-    let mut w = RecordingWriter::create(&again, &device, Default::default()).unwrap();
+    let mut w = RecordingWriter::create(&again, &device, CompressionFormat::None).unwrap();
     for e in &events {
         w.write_event(e).unwrap();
     }

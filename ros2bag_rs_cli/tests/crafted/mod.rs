@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rosbag2_rs_storage::storage::{ChunkCompression, StorageId, WriterOptions};
+use rosbag2_rs_storage::storage::{CompressionFormat, StorageId, WriterOptions};
 use rosbag2_rs_storage::{BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata};
 
 /// A crafted input: its name and the path to hand to the command line.
@@ -33,11 +33,11 @@ pub fn write_all(dir: &Path) -> Vec<Crafted> {
     vec![
         Crafted {
             name: "mcap_lz4_bomb",
-            path: mcap_bomb(dir, "mcap_lz4_bomb", ChunkCompression::Lz4),
+            path: mcap_bomb(dir, "mcap_lz4_bomb", CompressionFormat::Lz4),
         },
         Crafted {
             name: "mcap_zstd_bomb",
-            path: mcap_bomb(dir, "mcap_zstd_bomb", ChunkCompression::Zstd),
+            path: mcap_bomb(dir, "mcap_zstd_bomb", CompressionFormat::Zstd),
         },
         Crafted {
             name: "sqlite_cell_bomb",
@@ -48,7 +48,7 @@ pub fn write_all(dir: &Path) -> Vec<Crafted> {
             path: ros1_bomb(
                 dir,
                 "ros1_lz4_bomb",
-                rosbag2_rs_storage::rosbag1::Compression::Lz4,
+                rosbag2_rs_storage::CompressionFormat::Lz4,
             ),
         },
         Crafted {
@@ -56,7 +56,7 @@ pub fn write_all(dir: &Path) -> Vec<Crafted> {
             path: ros1_bomb(
                 dir,
                 "ros1_bz2_bomb",
-                rosbag2_rs_storage::rosbag1::Compression::Bz2,
+                rosbag2_rs_storage::CompressionFormat::Bz2,
             ),
         },
         Crafted {
@@ -71,7 +71,7 @@ pub fn write_all(dir: &Path) -> Vec<Crafted> {
 }
 
 /// A small bag of one `std_msgs/msg/String` topic, 20 messages.
-fn small_bag(uri: &Path, storage: StorageId, compression: Option<ChunkCompression>) -> PathBuf {
+fn small_bag(uri: &Path, storage: StorageId, compression: Option<CompressionFormat>) -> PathBuf {
     let mut w = BagWriter::create(BagWriterOptions {
         uri: uri.to_path_buf(),
         storage: WriterOptions {
@@ -117,7 +117,7 @@ fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
 
 /// MCAP: every chunk record (opcode 0x06) and chunk index (0x08) says 15 GiB uncompressed,
 /// CRC 0.
-fn mcap_bomb(dir: &Path, name: &str, compression: ChunkCompression) -> PathBuf {
+fn mcap_bomb(dir: &Path, name: &str, compression: CompressionFormat) -> PathBuf {
     let uri = dir.join(name);
     let file = small_bag(&uri, StorageId::Mcap, Some(compression));
     let mut data = std::fs::read(&file).unwrap();
@@ -194,7 +194,7 @@ fn ros1_chunk_sizes(data: &[u8]) -> Vec<usize> {
 fn ros1_bomb(
     dir: &Path,
     name: &str,
-    compression: rosbag2_rs_storage::rosbag1::Compression,
+    compression: rosbag2_rs_storage::CompressionFormat,
 ) -> PathBuf {
     use rosbag2_rs_storage::rosbag1::{BagWriter, Connection, WriterOptions};
     let path = dir.join(format!("{name}.bag"));
@@ -265,12 +265,8 @@ fn realsense_bomb(dir: &Path) -> PathBuf {
         }],
         ..Device::default()
     };
-    let w = RecordingWriter::create(
-        &path,
-        &device,
-        rosbag2_rs_storage::rosbag1::Compression::Lz4,
-    )
-    .unwrap();
+    let w = RecordingWriter::create(&path, &device, rosbag2_rs_storage::CompressionFormat::Lz4)
+        .unwrap();
     w.finish().unwrap();
     patch_ros1_chunks(&path);
     path

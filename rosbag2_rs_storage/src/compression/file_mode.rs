@@ -23,12 +23,14 @@ use std::thread::JoinHandle;
 
 use super::{set_thread_priority, zstd, AdaptedReader, CompressionFormat, ReaderAdapter};
 use crate::error::{Result, StorageError};
+pub use crate::formats::uncompressed_name;
+use crate::formats::StorageId;
 use crate::limits;
 use crate::metadata::FileInformation;
 use crate::storage::mapped_file;
 use crate::storage::mcap_reader::McapReader;
+use crate::storage::plugin::{OpenMode, StorageReader};
 use crate::storage::sqlite_reader::SqliteReader;
-use crate::storage::{OpenMode, StorageId, StorageReader};
 
 /// Whether `path` is a file-mode compressed storage file (by its first bytes).
 pub fn is_compressed_file(path: &Path) -> Result<bool> {
@@ -38,11 +40,6 @@ pub fn is_compressed_file(path: &Path) -> Result<bool> {
         .and_then(|mut f| f.read(&mut head))
         .map_err(|e| StorageError::io(path, e))?;
     Ok(zstd::is_zstd(&head[..n]))
-}
-
-/// The name of the storage file inside a compressed file: `bag_0.mcap.zstd` -> `bag_0.mcap`.
-pub fn uncompressed_name(name: &str) -> &str {
-    name.strip_suffix(".zstd").unwrap_or(name)
 }
 
 /// The storage format of the compressed file `path`, from its decompressed first bytes, else

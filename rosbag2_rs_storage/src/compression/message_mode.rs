@@ -19,12 +19,13 @@ use super::{
 };
 use crate::error::{Result, StorageError};
 use crate::message::SerializedMessage;
-use crate::storage::StorageReader;
+use crate::storage::plugin::StorageReader;
 
 /// Decompresses one message's data.
 pub fn decompress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u8>> {
     match format {
         CompressionFormat::Zstd => zstd::decompress_message(data),
+        other => Err(not_a_compressor(other)),
     }
 }
 
@@ -32,7 +33,18 @@ pub fn decompress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec
 pub fn compress(format: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u8>> {
     match format {
         CompressionFormat::Zstd => zstd::compress_message(data),
+        other => Err(not_a_compressor(other)),
     }
+}
+
+/// A format that is no compressor of rosbag2's (its writer checks first, so this is a bug).
+fn not_a_compressor(format: CompressionFormat) -> std::io::Error {
+    std::io::Error::other(
+        format
+            .check_compressor()
+            .err()
+            .map_or_else(String::new, |e| e.to_string()),
+    )
 }
 
 /// A storage reader whose messages' data is decompressed as it is read.

@@ -16,9 +16,12 @@ use std::path::Path;
 
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
+use crate::formats::StorageId;
 use crate::message::SerializedMessage;
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
-use crate::storage::{StorageId, StorageReader, UnreadableTopic};
+use crate::storage::plugin::{StorageReader, UnreadableTopic};
+
+pub use crate::formats::{CompressionFormat, CompressionMode};
 use rosbag2_rs_codec::MessageDefinition;
 
 pub mod file_mode;
@@ -92,90 +95,6 @@ impl<A: ReaderAdapter> StorageReader for AdaptedReader<A> {
     }
     fn embedded_metadata(&self) -> Option<BagMetadata> {
         self.inner.embedded_metadata()
-    }
-}
-
-/// How a bag is compressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum CompressionMode {
-    /// Not compressed.
-    #[default]
-    None,
-    /// Whole storage files compressed once closed.
-    File,
-    /// Every message's data compressed on its own.
-    Message,
-}
-
-impl CompressionMode {
-    /// The valid spellings, for error messages.
-    pub const VALID: &'static str = "none, file, message";
-
-    /// Parses `none`, `file` or `message` in any case (an empty string is `none`), as
-    /// rosbag2's command line and `metadata.yaml` spell them.
-    pub fn parse(text: &str) -> Result<Self> {
-        match text.to_ascii_lowercase().as_str() {
-            "" | "none" => Ok(Self::None),
-            "file" => Ok(Self::File),
-            "message" => Ok(Self::Message),
-            _ => Err(StorageError::InvalidArgument(format!(
-                "unknown compression mode '{text}' (valid: {})",
-                Self::VALID
-            ))),
-        }
-    }
-
-    /// The value of `compression_mode` in `metadata.yaml` (`NONE`, `FILE`, `MESSAGE`).
-    pub fn as_metadata_str(self) -> &'static str {
-        match self {
-            Self::None => "NONE",
-            Self::File => "FILE",
-            Self::Message => "MESSAGE",
-        }
-    }
-}
-
-/// A compression format of rosbag2's compression plugins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum CompressionFormat {
-    /// Zstandard, rosbag2's only compression plugin.
-    #[default]
-    Zstd,
-}
-
-impl CompressionFormat {
-    /// The valid spellings, for error messages.
-    pub const VALID: &'static str = "zstd";
-
-    /// Parses `zstd`.
-    pub fn parse(text: &str) -> Result<Self> {
-        match text {
-            "zstd" => Ok(Self::Zstd),
-            _ => Err(StorageError::InvalidArgument(format!(
-                "unknown compression format '{text}' (valid: {})",
-                Self::VALID
-            ))),
-        }
-    }
-
-    /// The name used in `metadata.yaml` and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Zstd => "zstd",
-        }
-    }
-
-    /// The extension appended to a compressed file's name, without the dot.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Self::Zstd => "zstd",
-        }
-    }
-}
-
-impl std::fmt::Display for CompressionFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -263,25 +182,19 @@ impl BagCompression {
             path: metadata_path.to_path_buf(),
             reason,
         };
-        let mode = match metadata.compression_mode.to_ascii_lowercase().as_str() {
-            "" | "none" => return Ok(None),
-            "file" => CompressionMode::File,
-            "message" => CompressionMode::Message,
-            _ => {
-                return Err(err(format!(
-                    "unknown compression_mode '{}' (valid: NONE, FILE, MESSAGE)",
-                    metadata.compression_mode
-                )))
-            }
-        };
-        let format = CompressionFormat::parse(&metadata.compression_format).map_err(|_| {
-            err(format!(
-                "unknown compression_format '{}' for compression_mode {} (rosbag2-rs reads: {})",
-                metadata.compression_format,
-                mode.as_metadata_str(),
-                CompressionFormat::VALID
-            ))
-        })?;
+        let mode = CompressionMode::parse_any_case(&metadata.compression_mode)
+            .map_err(|e| err(format!("{e} in compression_mode")))?;
+        if mode == CompressionMode::None {
+            return Ok(None);
+        }
+        let format = CompressionFormat::parse(&metadata.compression_format)
+            .and_then(CompressionFormat::check_compressor)
+            .map_err(|e| {
+                err(format!(
+                    "{e} in compression_format for compression_mode {}",
+                    mode.as_metadata_str()
+                ))
+            })?;
         Ok(Some(Self { mode, format }))
     }
 }
@@ -289,26 +202,6 @@ impl BagCompression {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn modes_parse_in_any_case() {
-        assert_eq!(
-            CompressionMode::parse("FILE").unwrap(),
-            CompressionMode::File
-        );
-        assert_eq!(
-            CompressionMode::parse("message").unwrap(),
-            CompressionMode::Message
-        );
-        assert_eq!(CompressionMode::parse("").unwrap(), CompressionMode::None);
-        let e = CompressionMode::parse("chunk").unwrap_err().to_string();
-        assert!(
-            e.contains("'chunk'") && e.contains("none, file, message"),
-            "{e}"
-        );
-        let e = CompressionFormat::parse("lzma").unwrap_err().to_string();
-        assert!(e.contains("'lzma'") && e.contains("zstd"), "{e}");
-    }
 
     #[test]
     fn bag_compression_from_metadata() {

@@ -10,7 +10,8 @@
 
 use bytes::Bytes;
 
-use super::{decompress_prefix, FileRecovery, StreamCompression};
+use super::{decompress_prefix, FileRecovery};
+use crate::formats::{CompressionFormat, StorageId};
 use crate::storage::mcap_records::{
     chunk, le_u32, le_u64, McapFormatError, RECORD_HEADER as HEADER_LEN,
 };
@@ -235,19 +236,15 @@ pub(crate) fn read_cut_chunk(
             record_len,
         });
     }
-    let kind = match compression.as_str() {
-        "" => StreamCompression::None,
-        "lz4" => StreamCompression::Lz4,
-        "zstd" => StreamCompression::Zstd,
-        other => {
-            return Err(McapFormatError::UnsupportedCompression {
-                compression: other.to_string(),
-            }
-            .in_chunk(offset as u64))
-        }
+    let Some(kind) = CompressionFormat::parse(&compression)
+        .ok()
+        .filter(|c| CompressionFormat::chunks_of(StorageId::Mcap).contains(c))
+        .filter(|c| *c != CompressionFormat::None || compression.is_empty())
+    else {
+        return Err(McapFormatError::UnsupportedCompression { compression }.in_chunk(offset as u64));
     };
     let records_at = offset + records_start;
-    let decoded = if kind == StreamCompression::None {
+    let decoded = if kind == CompressionFormat::None {
         let end = data
             .len()
             .min(records_at.saturating_add(usize::try_from(uncompressed_size).unwrap_or(0)));

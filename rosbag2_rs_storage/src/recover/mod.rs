@@ -17,40 +17,29 @@ pub mod sqlite;
 
 pub use report::{FileRecovery, Loss, RecoveryAction};
 
-/// A chunk compression a stream decoder can take a prefix of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamCompression {
-    /// Stored as is.
-    None,
-    /// LZ4 frame format.
-    Lz4,
-    /// Zstandard.
-    Zstd,
-    /// bzip2.
-    Bz2,
-}
+use crate::formats::CompressionFormat;
 
 /// Decompresses as much of `compressed` (the start of a compressed stream whose end is
 /// missing or damaged) as the decoder can produce, at most `limit` bytes. Decoders emit only
 /// what they have verified structurally (whole LZ4 blocks, zstd blocks, bzip2 blocks), so the
 /// result is a prefix of what the whole stream would give; callers keep only whole records.
 /// `limit` is clamped to [`crate::limits::max_chunk_bytes`].
-pub fn decompress_prefix(kind: StreamCompression, compressed: &[u8], limit: u64) -> Vec<u8> {
+pub fn decompress_prefix(kind: CompressionFormat, compressed: &[u8], limit: u64) -> Vec<u8> {
     let limit = limit.min(crate::limits::max_chunk_bytes());
     let mut out = Vec::new();
     let result = match kind {
-        StreamCompression::None => {
+        CompressionFormat::None => {
             let n = compressed
                 .len()
                 .min(usize::try_from(limit).unwrap_or(usize::MAX));
             out.extend_from_slice(&compressed[..n]);
             Ok(())
         }
-        StreamCompression::Lz4 => lz4::Decoder::new(compressed)
+        CompressionFormat::Lz4 => lz4::Decoder::new(compressed)
             .and_then(|d| crate::limits::read_bounded(d, limit, &mut out)),
-        StreamCompression::Zstd => zstd::stream::read::Decoder::with_buffer(compressed)
+        CompressionFormat::Zstd => zstd::stream::read::Decoder::with_buffer(compressed)
             .and_then(|d| crate::limits::read_bounded(d, limit, &mut out)),
-        StreamCompression::Bz2 => {
+        CompressionFormat::Bz2 => {
             crate::limits::read_bounded(bzip2::read::BzDecoder::new(compressed), limit, &mut out)
         }
     };
@@ -89,10 +78,10 @@ mod tests {
             e.finish().unwrap()
         };
         for (kind, packed) in [
-            (StreamCompression::Lz4, lz4),
-            (StreamCompression::Zstd, zstd),
-            (StreamCompression::Bz2, bz2),
-            (StreamCompression::None, data.clone()),
+            (CompressionFormat::Lz4, lz4),
+            (CompressionFormat::Zstd, zstd),
+            (CompressionFormat::Bz2, bz2),
+            (CompressionFormat::None, data.clone()),
         ] {
             let whole = decompress_prefix(kind, &packed, u64::MAX);
             assert_eq!(whole, data, "{kind:?}");

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::StorageError;
-use crate::storage::StorageId;
+use crate::formats::StorageId;
 
 /// What was done to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,12 +10,13 @@
 
 use std::path::Path;
 
-use super::{decompress_prefix, FileRecovery, RecoveryAction, StreamCompression};
+use super::{decompress_prefix, FileRecovery, RecoveryAction};
 use crate::error::{Result, StorageError};
+use crate::formats::{CompressionFormat, StorageId};
 use crate::rosbag1::record;
 use crate::rosbag1::Ros1FormatError;
-use crate::rosbag1::{BagReader, BagWriter, Compression, WriterOptions};
-use crate::storage::{OpenMode, StorageId};
+use crate::rosbag1::{BagReader, BagWriter, WriterOptions};
+use crate::storage::plugin::OpenMode;
 
 /// A chunk record cut by the end of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,7 +28,7 @@ pub struct CutChunk {
     /// Bytes of the record on disk.
     pub present: u64,
     /// Its compression.
-    pub compression: Compression,
+    pub compression: CompressionFormat,
     /// Its uncompressed size, from its header.
     pub size: u64,
     /// Bytes the decoder produced.
@@ -144,17 +145,13 @@ pub(crate) fn read_cut_chunk(
     if fields.op()? != record::OP_CHUNK {
         return Err(Ros1FormatError::NotChunk);
     }
-    let compression = Compression::parse(&fields.string("compression")?)?;
+    let compression = CompressionFormat::parse(&fields.string("compression")?)
+        .and_then(|c| c.check_chunks_of(StorageId::Rosbag1))?;
     let size = fields.u32("size")? as u64;
     let data_len = record::read_u32(file, header_end).ok();
     let data = file.get(header_end + 4..).unwrap_or_default();
     let data = &data[..data.len().min(data_len.unwrap_or(0) as usize)];
-    let kind = match compression {
-        Compression::None => StreamCompression::None,
-        Compression::Bz2 => StreamCompression::Bz2,
-        Compression::Lz4 => StreamCompression::Lz4,
-    };
-    let decoded = decompress_prefix(kind, data, size);
+    let decoded = decompress_prefix(compression, data, size);
     Ok((
         CutChunk {
             offset: pos as u64,
@@ -186,7 +183,7 @@ pub fn repair_bag(path: &Path) -> Result<FileRecovery> {
     let compression = bag
         .chunk_compressions()
         .first()
-        .map_or(Compression::None, |(c, _)| *c);
+        .map_or(CompressionFormat::None, |(c, _)| *c);
     let tmp = path.with_extension("bag.repair");
     let _ = std::fs::remove_file(&tmp);
     let mut writer = BagWriter::create(

@@ -28,8 +28,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::{FileRecovery, RecoveryAction};
 use crate::error::{Result, StorageError};
+use crate::formats::StorageId;
 use crate::limits;
-use crate::storage::StorageId;
 
 fn sql_err(path: &Path) -> impl Fn(rusqlite::Error) -> StorageError + '_ {
     move |source| StorageError::Sqlite {

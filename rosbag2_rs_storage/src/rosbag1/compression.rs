@@ -4,100 +4,86 @@
 
 use std::io::Write;
 
-use super::error::{Ros1FormatError, UnknownCompression};
+use super::error::Ros1FormatError;
+use crate::formats::{CompressionFormat, StorageId};
 use crate::limits;
 
-/// How a chunk's records are compressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Compression {
-    /// Stored as is.
-    #[default]
-    None,
-    /// bzip2.
-    Bz2,
-    /// LZ4 frames.
-    Lz4,
+/// Zstandard is no ROS 1 chunk compression (`rosbag` reads none, bz2 and lz4).
+fn not_ros1(compression: CompressionFormat) -> std::io::Error {
+    std::io::Error::other(
+        compression
+            .check_chunks_of(StorageId::Rosbag1)
+            .err()
+            .map_or_else(String::new, |e| e.to_string()),
+    )
 }
 
-impl Compression {
-    /// The name stored in chunk records and used on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Bz2 => "bz2",
-            Self::Lz4 => "lz4",
+/// Decompresses the chunk `data` into exactly `size` bytes; anything else is an error, and so is
+/// a `size` above [`limits::max_chunk_bytes`]. The output grows with what decompresses, so a
+/// header lying about its size reserves nothing it does not fill.
+pub(super) fn decompress(
+    compression: CompressionFormat,
+    data: &[u8],
+    size: usize,
+) -> Result<Vec<u8>, Ros1FormatError> {
+    limits::check_chunk_size(size as u64)?;
+    let mut out = Vec::new();
+    let result = match compression {
+        CompressionFormat::None => {
+            out.extend_from_slice(data);
+            Ok(())
         }
-    }
-
-    /// Parses `none`, `bz2` or `lz4`.
-    pub fn parse(name: &str) -> Result<Self, UnknownCompression> {
-        match name {
-            "none" => Ok(Self::None),
-            "bz2" => Ok(Self::Bz2),
-            "lz4" => Ok(Self::Lz4),
-            other => Err(UnknownCompression(other.to_string())),
+        CompressionFormat::Bz2 => {
+            limits::read_declared(bzip2::read::BzDecoder::new(data), size, &mut out)
         }
-    }
-
-    /// Decompresses `data` into exactly `size` bytes; anything else is an error, and so is a
-    /// `size` above [`limits::max_chunk_bytes`]. The output grows with what decompresses, so a
-    /// header lying about its size reserves nothing it does not fill.
-    pub fn decompress(self, data: &[u8], size: usize) -> Result<Vec<u8>, Ros1FormatError> {
-        limits::check_chunk_size(size as u64)?;
-        let mut out = Vec::new();
-        let result = match self {
-            Self::None => {
-                out.extend_from_slice(data);
-                Ok(())
+        CompressionFormat::Lz4 => match lz4_frames(data, size, &mut out) {
+            Some(result) => return result.map(|()| out),
+            // Frames with linked blocks: the streaming decoder.
+            None => {
+                out.clear();
+                lz4::Decoder::new(data).and_then(|d| limits::read_declared(d, size, &mut out))
             }
-            Self::Bz2 => limits::read_declared(bzip2::read::BzDecoder::new(data), size, &mut out),
-            Self::Lz4 => match lz4_frames(data, size, &mut out) {
-                Some(result) => return result.map(|()| out),
-                // Frames with linked blocks: the streaming decoder.
-                None => {
-                    out.clear();
-                    lz4::Decoder::new(data).and_then(|d| limits::read_declared(d, size, &mut out))
-                }
-            },
-        };
-        result.map_err(|source| Ros1FormatError::Decompress {
-            compression: self,
-            source,
-        })?;
-        if out.len() != size {
-            return Err(Ros1FormatError::ChunkSize {
-                compression: self,
-                len: out.len(),
-                size,
-            });
-        }
-        Ok(out)
+        },
+        CompressionFormat::Zstd => Err(not_ros1(compression)),
+    };
+    result.map_err(|source| Ros1FormatError::Decompress {
+        compression,
+        source,
+    })?;
+    if out.len() != size {
+        return Err(Ros1FormatError::ChunkSize {
+            compression,
+            len: out.len(),
+            size,
+        });
     }
+    Ok(out)
+}
 
-    /// Compresses `data`.
-    pub fn compress(self, data: &[u8]) -> std::io::Result<Vec<u8>> {
-        match self {
-            Self::None => Ok(data.to_vec()),
-            Self::Bz2 => {
-                let mut e = bzip2::write::BzEncoder::new(
-                    Vec::with_capacity(data.len() / 2),
-                    bzip2::Compression::best(),
-                );
-                e.write_all(data)?;
-                e.finish()
-            }
-            Self::Lz4 => {
-                let mut e = lz4::EncoderBuilder::new()
-                    .block_size(lz4::BlockSize::Max1MB)
-                    .block_mode(lz4::BlockMode::Independent)
-                    .block_checksum(lz4::liblz4::BlockChecksum::NoBlockChecksum)
-                    .checksum(lz4::ContentChecksum::ChecksumEnabled)
-                    .build(Vec::with_capacity(data.len() / 2))?;
-                e.write_all(data)?;
-                let (out, result) = e.finish();
-                result.map(|_| out)
-            }
+/// Compresses the chunk `data`.
+pub(super) fn compress(compression: CompressionFormat, data: &[u8]) -> std::io::Result<Vec<u8>> {
+    match compression {
+        CompressionFormat::None => Ok(data.to_vec()),
+        CompressionFormat::Bz2 => {
+            let mut e = bzip2::write::BzEncoder::new(
+                Vec::with_capacity(data.len() / 2),
+                bzip2::Compression::best(),
+            );
+            e.write_all(data)?;
+            e.finish()
         }
+        CompressionFormat::Lz4 => {
+            let mut e = lz4::EncoderBuilder::new()
+                .block_size(lz4::BlockSize::Max1MB)
+                .block_mode(lz4::BlockMode::Independent)
+                .block_checksum(lz4::liblz4::BlockChecksum::NoBlockChecksum)
+                .checksum(lz4::ContentChecksum::ChecksumEnabled)
+                .build(Vec::with_capacity(data.len() / 2))?;
+            e.write_all(data)?;
+            let (out, result) = e.finish();
+            result.map(|_| out)
+        }
+        CompressionFormat::Zstd => Err(not_ros1(compression)),
     }
 }
 
@@ -284,7 +270,7 @@ fn lz4_frames(
     }
     if out.len() != size {
         return Some(Err(Ros1FormatError::ChunkSize {
-            compression: Compression::Lz4,
+            compression: CompressionFormat::Lz4,
             len: out.len(),
             size,
         }));
@@ -301,28 +287,32 @@ mod tests {
         let data: Vec<u8> = (0..100_000u32)
             .flat_map(|i| (i % 251).to_le_bytes())
             .collect();
-        for c in [Compression::None, Compression::Bz2, Compression::Lz4] {
-            let packed = c.compress(&data).unwrap();
-            assert_eq!(c.decompress(&packed, data.len()).unwrap(), data, "{c:?}");
+        for c in [
+            CompressionFormat::None,
+            CompressionFormat::Bz2,
+            CompressionFormat::Lz4,
+        ] {
+            let packed = compress(c, &data).unwrap();
+            assert_eq!(decompress(c, &packed, data.len()).unwrap(), data, "{c:?}");
             assert!(
-                c.decompress(&packed, data.len() - 1).is_err(),
+                decompress(c, &packed, data.len() - 1).is_err(),
                 "{c:?} size lie"
             );
             assert!(
-                c.decompress(&packed, data.len() + 1).is_err(),
+                decompress(c, &packed, data.len() + 1).is_err(),
                 "{c:?} size lie"
             );
-            if c != Compression::None {
+            if c != CompressionFormat::None {
                 let cut = &packed[..packed.len() / 2];
-                assert!(c.decompress(cut, data.len()).is_err(), "{c:?} truncated");
+                assert!(decompress(c, cut, data.len()).is_err(), "{c:?} truncated");
                 let mut bad = packed.clone();
                 let mid = bad.len() / 2;
                 bad[mid] ^= 0x55;
                 bad[mid + 1] ^= 0x55;
-                assert!(c.decompress(&bad, data.len()).is_err(), "{c:?} corrupted");
+                assert!(decompress(c, &bad, data.len()).is_err(), "{c:?} corrupted");
             }
         }
-        assert!(Compression::parse("zstd").is_err());
+        assert!(compress(CompressionFormat::Zstd, b"x").is_err());
     }
 
     /// Incompressible content (camera pixels) is stored in the frame's blocks and checksummed on
@@ -338,13 +328,13 @@ mod tests {
                 x as u8
             })
             .collect();
-        let packed = Compression::Lz4.compress(&data).unwrap();
+        let packed = compress(CompressionFormat::Lz4, &data).unwrap();
         let (frame, rest) = parse_frame(&packed).unwrap().unwrap();
         assert!(rest.is_empty());
         assert!(frame.blocks.len() > 1 && frame.blocks.iter().all(|b| b.stored));
         assert!(data.len() >= PARALLEL_CHECKSUM_MIN);
         assert_eq!(
-            Compression::Lz4.decompress(&packed, data.len()).unwrap(),
+            decompress(CompressionFormat::Lz4, &packed, data.len()).unwrap(),
             data
         );
 
@@ -353,8 +343,7 @@ mod tests {
         for at in [content, checksum] {
             let mut bad = packed.clone();
             bad[at] ^= 1;
-            let err = Compression::Lz4
-                .decompress(&bad, data.len())
+            let err = decompress(CompressionFormat::Lz4, &bad, data.len())
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("content checksum mismatch"), "{err}");
@@ -365,9 +354,13 @@ mod tests {
     /// reader used to reserve it), whatever the compression.
     #[test]
     fn a_chunk_claiming_gigabytes_is_refused_before_allocating() {
-        for c in [Compression::None, Compression::Bz2, Compression::Lz4] {
-            let packed = c.compress(b"a few bytes").unwrap();
-            let err = c.decompress(&packed, u32::MAX as usize).unwrap_err();
+        for c in [
+            CompressionFormat::None,
+            CompressionFormat::Bz2,
+            CompressionFormat::Lz4,
+        ] {
+            let packed = compress(c, b"a few bytes").unwrap();
+            let err = decompress(c, &packed, u32::MAX as usize).unwrap_err();
             assert!(
                 matches!(err, Ros1FormatError::ChunkTooLarge(_)),
                 "{c:?}: {err}"

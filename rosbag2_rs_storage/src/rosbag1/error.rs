@@ -3,12 +3,7 @@
 //! [`Ros1FormatError::At`], [`Ros1FormatError::InChunk`] and [`Ros1FormatError::Message`],
 //! where.
 
-use super::compression::Compression;
-
-/// A compression name that is not `none`, `bz2` or `lz4`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown chunk compression '{0}' (expected none, bz2 or lz4)")]
-pub struct UnknownCompression(pub String);
+use crate::formats::{CompressionFormat, UnknownName};
 
 /// What is wrong with the bytes of a ROS 1 bag.
 #[derive(Debug, thiserror::Error)]
@@ -63,12 +58,12 @@ pub enum Ros1FormatError {
     ChunkHeaderCut,
     /// A chunk with an unknown compression.
     #[error(transparent)]
-    Compression(#[from] UnknownCompression),
+    Compression(#[from] UnknownName),
     /// A chunk whose data the decoder rejects.
     #[error("{} chunk does not decompress: {source}", compression.as_str())]
     Decompress {
         /// The chunk's compression.
-        compression: Compression,
+        compression: CompressionFormat,
         /// The decoder's error.
         #[source]
         source: std::io::Error,
@@ -84,7 +79,7 @@ pub enum Ros1FormatError {
     #[error("{} chunk holds {len} bytes, its header says {size}", compression.as_str())]
     ChunkSize {
         /// The chunk's compression.
-        compression: Compression,
+        compression: CompressionFormat,
         /// Bytes it decompressed to (at most one more than announced).
         len: usize,
         /// Bytes its header announces.

@@ -21,8 +21,7 @@ mod reader;
 pub(crate) mod record;
 mod writer;
 
-pub use compression::Compression;
-pub use error::{Ros1FormatError, UnknownCompression};
+pub use error::Ros1FormatError;
 pub use plugin::{Ros1Reader, Ros1Writer};
 pub use reader::{is_rosbag1, BagReader, Connection, RawMessage};
 pub use writer::{BagWriter, WriterOptions};

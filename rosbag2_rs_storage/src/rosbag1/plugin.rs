@@ -7,15 +7,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::compression::Compression;
 use super::reader::{BagReader, Connection};
 use super::writer::{BagWriter, WriterOptions};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
+use crate::formats::CompressionFormat;
+use crate::formats::StorageId;
 use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos::{Durability, History, QosProfile};
-use crate::storage::{OpenMode, StorageId, StorageReader, StorageWriter, UnreadableTopic};
+use crate::storage::plugin::{OpenMode, StorageReader, StorageWriter, UnreadableTopic};
 use rosbag2_rs_codec::msg::transcode::{CdrToRos1, Ros1ToCdr};
 use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_codec::MessageDefinitionCache;
@@ -244,7 +245,11 @@ pub struct Ros1Writer {
 
 impl Ros1Writer {
     /// Creates the bag; `path` must not exist.
-    pub fn create(path: PathBuf, compression: Compression, chunk_threshold: usize) -> Result<Self> {
+    pub fn create(
+        path: PathBuf,
+        compression: CompressionFormat,
+        chunk_threshold: usize,
+    ) -> Result<Self> {
         let bag = BagWriter::create(
             &path,
             WriterOptions {

@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 
-use super::compression::Compression;
+use super::compression;
 use super::error::Ros1FormatError;
 use super::record::{self, Fields, Record};
 use crate::error::{Result, StorageError};
+use crate::formats::{CompressionFormat, StorageId};
 use crate::recover::ros1::{read_cut_chunk, Ros1Damage};
 use crate::storage::OpenMode;
 
@@ -71,7 +72,7 @@ pub struct RawMessage {
 struct Chunk {
     /// File offset of the chunk record.
     pos: u64,
-    compression: Compression,
+    compression: CompressionFormat,
     size: usize,
     /// Range of the compressed data in the file.
     data: std::ops::Range<usize>,
@@ -96,8 +97,12 @@ fn load_chunk(file: &Bytes, chunk: &Chunk) -> std::result::Result<Bytes, Ros1For
         return Ok(records.clone());
     }
     Ok(match chunk.compression {
-        Compression::None if chunk.data.len() == chunk.size => file.slice(chunk.data.clone()),
-        c => Bytes::from(c.decompress(&file[chunk.data.clone()], chunk.size)?),
+        CompressionFormat::None if chunk.data.len() == chunk.size => file.slice(chunk.data.clone()),
+        c => Bytes::from(compression::decompress(
+            c,
+            &file[chunk.data.clone()],
+            chunk.size,
+        )?),
     })
 }
 
@@ -265,7 +270,8 @@ impl BagReader {
         }
         let chunk = Chunk {
             pos: pos as u64,
-            compression: Compression::parse(&r.fields.string("compression")?)?,
+            compression: CompressionFormat::parse(&r.fields.string("compression")?)
+                .and_then(|c| c.check_chunks_of(StorageId::Rosbag1))?,
             size: r.fields.u32("size")? as usize,
             data: r.data_offset..r.data_offset + r.data.len(),
             recovered: None,
@@ -433,9 +439,11 @@ impl BagReader {
 
     fn scan_chunk(&mut self, pos: usize) -> std::result::Result<(), Ros1FormatError> {
         let (chunk, _) = self.chunk_at(pos)?;
-        let data = chunk
-            .compression
-            .decompress(&self.file[chunk.data.clone()], chunk.size)?;
+        let data = compression::decompress(
+            chunk.compression,
+            &self.file[chunk.data.clone()],
+            chunk.size,
+        )?;
         let id = self.chunks.len() as u32;
         let mut entries = Vec::new();
         let mut connections = Vec::new();
@@ -503,8 +511,8 @@ impl BagReader {
     }
 
     /// The compression of each chunk, with how many chunks use it.
-    pub fn chunk_compressions(&self) -> Vec<(Compression, usize)> {
-        let mut out: Vec<(Compression, usize)> = Vec::new();
+    pub fn chunk_compressions(&self) -> Vec<(CompressionFormat, usize)> {
+        let mut out: Vec<(CompressionFormat, usize)> = Vec::new();
         for c in &self.chunks {
             match out.iter_mut().find(|(k, _)| *k == c.compression) {
                 Some((_, n)) => *n += 1,
@@ -532,7 +540,7 @@ impl BagReader {
         // (`limits::ALIVE_BYTES`): the oldest go first.
         let chunk = &self.chunks[id as usize];
         let held = |c: &Chunk| match (&c.recovered, c.compression) {
-            (None, Compression::None) | (Some(_), _) => 0,
+            (None, CompressionFormat::None) | (Some(_), _) => 0,
             _ => c.size as u64,
         };
         let incoming = held(chunk);

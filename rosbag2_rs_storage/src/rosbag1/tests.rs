@@ -2,6 +2,7 @@ use std::path::Path;
 
 use super::*;
 use crate::storage::{OpenMode, StorageReader, StorageWriter};
+use crate::CompressionFormat;
 use crate::{QosProfile, StorageError, TopicFilter, TopicMetadata};
 use rosbag2_rs_codec::MessageDefinition;
 
@@ -26,7 +27,7 @@ fn ros1_string(s: &str) -> Vec<u8> {
 }
 
 /// Writes `n` messages on /a (every 1 ms) and every third also on /latched, in small chunks.
-fn write_bag(path: &Path, compression: Compression, n: i64) {
+fn write_bag(path: &Path, compression: CompressionFormat, n: i64) {
     let mut w = BagWriter::create(
         path,
         WriterOptions {
@@ -56,7 +57,11 @@ fn read_all(r: &mut BagReader) -> Vec<(u32, i64, Vec<u8>)> {
 #[test]
 fn written_bags_read_back_in_time_order_with_every_compression() {
     let dir = tempfile::tempdir().unwrap();
-    for c in [Compression::None, Compression::Bz2, Compression::Lz4] {
+    for c in [
+        CompressionFormat::None,
+        CompressionFormat::Bz2,
+        CompressionFormat::Lz4,
+    ] {
         let path = dir.path().join(format!("{}.bag", c.as_str()));
         write_bag(&path, c, 300);
         let mut r = BagReader::open(&path, OpenMode::Strict).unwrap();
@@ -82,7 +87,7 @@ fn written_bags_read_back_in_time_order_with_every_compression() {
 fn a_bag_cut_anywhere_never_panics_and_keeps_its_finished_chunks() {
     let dir = tempfile::tempdir().unwrap();
     let full = dir.path().join("full.bag");
-    write_bag(&full, Compression::Lz4, 200);
+    write_bag(&full, CompressionFormat::Lz4, 200);
     let bytes = std::fs::read(&full).unwrap();
     let mut previous = 0;
     for cut in (0..bytes.len()).step_by(97) {
@@ -110,7 +115,7 @@ fn a_bag_cut_anywhere_never_panics_and_keeps_its_finished_chunks() {
 fn damage_is_a_clear_error_or_recovered_never_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b.bag");
-    write_bag(&path, Compression::Bz2, 100);
+    write_bag(&path, CompressionFormat::Bz2, 100);
     let good = std::fs::read(&path).unwrap();
 
     // A corrupted index: strict refuses, recover scans the chunks.
@@ -154,7 +159,7 @@ fn damage_is_a_clear_error_or_recovered_never_a_panic() {
         matches!(
             **source,
             Ros1FormatError::Decompress {
-                compression: Compression::Bz2,
+                compression: CompressionFormat::Bz2,
                 ..
             }
         ),
@@ -172,7 +177,7 @@ fn the_plugin_converts_to_cdr_and_back_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("conv.bag");
     let mut w: Box<dyn StorageWriter> =
-        Box::new(Ros1Writer::create(path.clone(), Compression::Lz4, 4096).unwrap());
+        Box::new(Ros1Writer::create(path.clone(), CompressionFormat::Lz4, 4096).unwrap());
     let mut latched = TopicMetadata::new("/latched", "std_msgs/msg/String");
     latched.offered_qos_profiles.push(QosProfile {
         durability: crate::qos::Durability::TransientLocal,

@@ -9,16 +9,17 @@ use std::collections::BTreeMap;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::compression::Compression;
+use super::compression;
 use super::reader::Connection;
 use super::record::{self, header_bytes, time_bytes, write_record};
 use crate::error::{Result, StorageError};
+use crate::formats::{CompressionFormat, StorageId};
 
 /// How to write a bag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriterOptions {
     /// Chunk compression.
-    pub compression: Compression,
+    pub compression: CompressionFormat,
     /// A chunk is finished once its uncompressed records reach this many bytes.
     pub chunk_threshold: usize,
 }
@@ -26,7 +27,7 @@ pub struct WriterOptions {
 impl Default for WriterOptions {
     fn default() -> Self {
         Self {
-            compression: Compression::None,
+            compression: CompressionFormat::None,
             chunk_threshold: 768 * 1024,
         }
     }
@@ -106,6 +107,7 @@ fn bag_header(index_pos: u64, connections: u32, chunks: u32) -> Vec<u8> {
 impl BagWriter {
     /// Creates the bag; `path` must not exist.
     pub fn create(path: &Path, options: WriterOptions) -> Result<Self> {
+        options.compression.check_chunks_of(StorageId::Rosbag1)?;
         let io = |e| StorageError::io(path, e);
         let mut file = std::fs::OpenOptions::new()
             .write(true)
@@ -196,10 +198,7 @@ impl BagWriter {
         let Some((start, end)) = self.chunk_range.take() else {
             return Ok(());
         };
-        let compressed = self
-            .options
-            .compression
-            .compress(&self.chunk)
+        let compressed = compression::compress(self.options.compression, &self.chunk)
             .map_err(|e| StorageError::io(&self.path, e))?;
         let mut out = Vec::with_capacity(compressed.len() + 256);
         write_record(

@@ -20,8 +20,8 @@ use std::path::Path;
 
 use yaml_rust2::Yaml;
 
-use super::{ChunkCompression, StorageId};
 use crate::error::{Result, StorageError};
+use crate::formats::{CompressionFormat, StorageId};
 
 /// What a storage configuration file sets, applied over the storage preset.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct StorageConfig {
     /// MCAP: the chunk size in bytes (`chunkSize`).
     pub chunk_size: Option<u64>,
     /// MCAP: chunk compression (`compression`: `None`, `Lz4`, `Zstd`).
-    pub compression: Option<ChunkCompression>,
+    pub compression: Option<CompressionFormat>,
     /// MCAP: the zstd level (`compressionLevel`), as the mcap C++ library that rosbag2 links
     /// maps its names: `Fastest` -5, `Fast` -3, `Default` 1, `Slow` 5, `Slowest` 19. (For lz4
     /// chunks the names change only the C++ library's acceleration; lz4 chunks here are
@@ -164,9 +164,9 @@ impl StorageConfig {
                 }
                 (StorageId::Mcap, "compression") => {
                     config.compression = Some(match value.as_str() {
-                        Some("None") | Some("") => ChunkCompression::None,
-                        Some("Lz4") => ChunkCompression::Lz4,
-                        Some("Zstd") => ChunkCompression::Zstd,
+                        Some("None") | Some("") => CompressionFormat::None,
+                        Some("Lz4") => CompressionFormat::Lz4,
+                        Some("Zstd") => CompressionFormat::Zstd,
                         _ => return Err(bad(format!("{key}: expected None, Lz4 or Zstd, got {value:?}"))),
                     })
                 }
@@ -255,7 +255,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.chunk_size, Some(8 << 20));
-        assert_eq!(c.compression, Some(ChunkCompression::Zstd));
+        assert_eq!(c.compression, Some(CompressionFormat::Zstd));
         assert_eq!(c.compression_level, Some(19));
         let levels: Vec<Option<i32>> = ["Fastest", "Fast", "Default", "Slow", "Slowest"]
             .iter()

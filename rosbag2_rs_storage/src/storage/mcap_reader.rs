@@ -26,9 +26,9 @@ use super::mcap_records::{
     check_lengths, check_summary, check_summary_indexes, le_u16, le_u64, message, metadata_at,
     parse_checked, parse_chunk_header, ChunkHeader, McapFormatError, Records, RECORD_HEADER,
 };
-use super::{OpenMode, StorageId, StorageReader};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
+use crate::formats::StorageId;
 use crate::limits;
 use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
@@ -36,6 +36,7 @@ use crate::qos;
 use crate::recover::mcap::{
     read_cut_chunk, CutRecord, IgnoredChunkIndex, McapDamage, SkippedChunk,
 };
+use crate::storage::plugin::{OpenMode, StorageReader};
 use rosbag2_rs_codec::MessageDefinition;
 
 /// Loose (unchunked) message records are grouped into runs of at most this many.
@@ -189,8 +190,7 @@ impl McapReader {
             definitions: Vec::new(),
             units: Vec::new(),
             info: FileInformation {
-                path: crate::compression::file_mode::uncompressed_name(&file_name(path))
-                    .to_string(),
+                path: crate::formats::uncompressed_name(&file_name(path)).to_string(),
                 ..Default::default()
             },
             embedded: None,

@@ -11,11 +11,12 @@ use mcap::records::{MessageHeader, Metadata};
 use mcap::write::NoSeek;
 
 use super::blockfile::SharedBlockFile;
-use super::{ChunkCompression, StorageId, StoragePreset, StorageWriter, WriterOptions};
 use crate::error::{Result, StorageError};
+use crate::formats::{CompressionFormat, StorageId, StoragePreset};
 use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::BagMetadata;
 use crate::qos;
+use crate::storage::plugin::{StorageWriter, WriterOptions};
 use rosbag2_rs_codec::MessageDefinition;
 
 type Sink = mcap::Writer<NoSeek<SharedBlockFile>>;
@@ -116,11 +117,11 @@ fn write_options(options: &WriterOptions) -> Result<mcap::WriteOptions> {
         .unwrap_or(options.preset == StoragePreset::Fastwrite);
     opts = opts.use_chunks(chunked);
     if let Some(c) = config.compression.or(options.compression) {
-        c.check_for(StorageId::Mcap)?;
+        c.check_chunks_of(StorageId::Mcap)?;
         compression = match c {
-            ChunkCompression::Zstd => Some(mcap::Compression::Zstd),
-            ChunkCompression::Lz4 => Some(mcap::Compression::Lz4),
-            ChunkCompression::None | ChunkCompression::Bz2 => None,
+            CompressionFormat::Zstd => Some(mcap::Compression::Zstd),
+            CompressionFormat::Lz4 => Some(mcap::Compression::Lz4),
+            CompressionFormat::None | CompressionFormat::Bz2 => None,
         };
     }
     if compression.is_some() && !chunked {

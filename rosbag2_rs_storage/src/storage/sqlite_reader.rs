@@ -11,12 +11,13 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use super::{StorageId, StorageReader};
 use crate::error::{Result, StorageError};
 use crate::filter::TopicFilter;
+use crate::formats::StorageId;
 use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
 use crate::qos;
+use crate::storage::plugin::StorageReader;
 use rosbag2_rs_codec::MessageDefinition;
 
 /// A page ends after this many rows or bytes, whichever comes first.

@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use super::{StorageId, StoragePreset, StorageWriter};
 use crate::error::{Result, StorageError};
+use crate::formats::{StorageId, StoragePreset};
 use crate::message::{SerializedMessage, TopicMetadata};
 use crate::metadata::{BagMetadata, METADATA_VERSION};
 use crate::qos;
+use crate::storage::plugin::StorageWriter;
 use rosbag2_rs_codec::MessageDefinition;
 
 /// The schema version written.

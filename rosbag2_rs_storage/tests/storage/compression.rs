@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rosbag2_rs_storage::*;
-use rosbag2_rs_tools::convert;
-use rosbag2_rs_tools::ConvertOptions;
 
 const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
 const MODES: [CompressionMode; 2] = [CompressionMode::File, CompressionMode::Message];
@@ -174,60 +172,6 @@ fn file_mode_single_compressed_file_and_reindex() {
         assert!(!m.files[0].path.ends_with(".zstd"));
         assert_same(&read(&dir), &messages(400));
     }
-}
-
-#[test]
-fn convert_decompresses_and_recompresses() {
-    let tmp = tempfile::tempdir().unwrap();
-    let source = tmp.path().join("source");
-    write(
-        &source,
-        StorageId::Sqlite3,
-        compression(CompressionMode::Message, 1),
-        0,
-    );
-    let file_mode = tmp.path().join("file_mode");
-    convert(&ConvertOptions {
-        inputs: vec![source.clone()],
-        output: BagWriterOptions {
-            uri: file_mode.clone(),
-            compression: compression(CompressionMode::File, 2),
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
-    let plain = tmp.path().join("plain");
-    convert(&ConvertOptions {
-        inputs: vec![file_mode.clone()],
-        output: BagWriterOptions {
-            uri: plain.clone(),
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
-    let m = BagMetadata::read_from_dir(&plain).unwrap();
-    assert_eq!(
-        (m.compression_mode.as_str(), m.compression_format.as_str()),
-        ("", "")
-    );
-    assert_same(&read(&plain), &messages(400));
-    let err = convert(&ConvertOptions {
-        inputs: vec![plain],
-        output: BagWriterOptions {
-            uri: tmp.path().join("x.bag"),
-            storage: WriterOptions {
-                storage: StorageId::Rosbag1,
-                ..Default::default()
-            },
-            compression: compression(CompressionMode::File, 1),
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap_err();
-    assert!(err.to_string().contains("ROS 1"), "{err}");
 }
 
 fn first_file(dir: &Path) -> PathBuf {

@@ -17,7 +17,7 @@ const T0: i64 = 1_700_000_000_000_000_000;
 fn write_bag(
     dir: &Path,
     storage: StorageId,
-    compression: Option<ChunkCompression>,
+    compression: Option<CompressionFormat>,
     files: usize,
 ) -> PathBuf {
     write_bag_with(
@@ -32,7 +32,7 @@ fn write_bag(
 fn write_bag_with(
     dir: &Path,
     storage: StorageId,
-    compression: Option<ChunkCompression>,
+    compression: Option<CompressionFormat>,
     files: usize,
     file_compression: CompressionOptions,
 ) -> PathBuf {
@@ -110,8 +110,8 @@ fn a_chunk_that_fails_its_checks_is_skipped_reported_and_reindexed() {
     let dir = tempfile::tempdir().unwrap();
     for compression in [
         None,
-        Some(ChunkCompression::Zstd),
-        Some(ChunkCompression::Lz4),
+        Some(CompressionFormat::Zstd),
+        Some(CompressionFormat::Lz4),
     ] {
         let bag = write_bag(dir.path(), StorageId::Mcap, compression, 1);
         let file = storage_files(&bag).remove(0);

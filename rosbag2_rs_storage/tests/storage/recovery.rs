@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use rosbag2_rs_codec::MessageDefinition;
-use rosbag2_rs_storage::rosbag1::{self, BagReader, Compression, Connection};
+use rosbag2_rs_storage::rosbag1::{self, BagReader, Connection};
 use rosbag2_rs_storage::storage::{create_writer, open_reader};
+use rosbag2_rs_storage::CompressionFormat;
 use rosbag2_rs_storage::*;
 
 /// Cuts per file.
@@ -282,7 +283,7 @@ fn mcap_case(preset: &str, compression: Option<&str>, seed: u64) {
     let path = dir.path().join("full.mcap");
     let options = WriterOptions {
         preset: StoragePreset::parse(preset).unwrap(),
-        compression: compression.map(|c| ChunkCompression::parse(c).unwrap()),
+        compression: compression.map(|c| CompressionFormat::parse(c).unwrap()),
         // Compressed chunks decode block by block (LZ4 64 KiB, zstd up to 128 KiB): a chunk of
         // several blocks has a readable prefix.
         chunk_size: if compression.is_some() { 256 } else { 48 } * 1024,
@@ -568,11 +569,11 @@ fn ros1_expected(file: &[u8], cut: usize) -> usize {
     n
 }
 
-fn ros1_case(compression: Compression, seed: u64) {
+fn ros1_case(compression: CompressionFormat, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("full.bag");
     let msgs = messages(
-        if compression == Compression::None {
+        if compression == CompressionFormat::None {
             500
         } else {
             1200
@@ -585,7 +586,7 @@ fn ros1_case(compression: Compression, seed: u64) {
             compression,
             // bz2 and roslz4 blocks are 900 KB and 1 MB: a compressed chunk has a readable
             // prefix only when it spans several.
-            chunk_threshold: if compression == Compression::None {
+            chunk_threshold: if compression == CompressionFormat::None {
                 48 * 1024
             } else {
                 3 << 19
@@ -650,7 +651,7 @@ fn ros1_killed_writer_leaves_a_bag_without_index_that_reindex_indexes() {
     let mut w = rosbag1::BagWriter::create(
         &path,
         rosbag1::WriterOptions {
-            compression: Compression::None,
+            compression: CompressionFormat::None,
             chunk_threshold: 48 * 1024,
         },
     )
@@ -690,17 +691,17 @@ fn ros1_killed_writer_leaves_a_bag_without_index_that_reindex_indexes() {
 
 #[test]
 fn ros1_uncompressed_bag_without_index_cut_at_random_offsets() {
-    ros1_case(Compression::None, 51);
+    ros1_case(CompressionFormat::None, 51);
 }
 
 #[test]
 fn ros1_lz4_bag_without_index_cut_at_random_offsets() {
-    ros1_case(Compression::Lz4, 52);
+    ros1_case(CompressionFormat::Lz4, 52);
 }
 
 #[test]
 fn ros1_bz2_bag_without_index_cut_at_random_offsets() {
-    ros1_case(Compression::Bz2, 53);
+    ros1_case(CompressionFormat::Bz2, 53);
 }
 
 // ---------------------------------------------------------------- never panic
@@ -724,7 +725,7 @@ fn samples() -> &'static [(String, Vec<u8>)] {
             let options = WriterOptions {
                 storage,
                 preset: StoragePreset::parse(preset).unwrap(),
-                compression: compression.map(|c| ChunkCompression::parse(c).unwrap()),
+                compression: compression.map(|c| CompressionFormat::parse(c).unwrap()),
                 chunk_size: 8 * 1024,
                 ..Default::default()
             };
@@ -732,7 +733,7 @@ fn samples() -> &'static [(String, Vec<u8>)] {
                 let mut w = rosbag1::BagWriter::create(
                     &path,
                     rosbag1::WriterOptions {
-                        compression: Compression::Lz4,
+                        compression: CompressionFormat::Lz4,
                         chunk_threshold: 8 * 1024,
                     },
                 )

@@ -7,88 +7,10 @@ use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::qos::{Durability, Reliability};
 use rosbag2_rs_storage::storage::{mcap_reader::McapReader, OpenMode};
 use rosbag2_rs_storage::*;
-use rosbag2_rs_tools::convert;
-use rosbag2_rs_tools::ConvertOptions;
+
+use crate::bags::*;
 
 const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
-
-fn topics() -> Vec<TopicMetadata> {
-    let mut latched = TopicMetadata::new("/map", "nav_msgs/msg/OccupancyGrid");
-    latched.offered_qos_profiles = vec![QosProfile {
-        durability: Durability::TransientLocal,
-        depth: 1,
-        ..Default::default()
-    }];
-    let mut scan = TopicMetadata::new("/scan", "sensor_msgs/msg/LaserScan");
-    scan.offered_qos_profiles = vec![QosProfile {
-        reliability: Reliability::BestEffort,
-        ..Default::default()
-    }];
-    vec![
-        TopicMetadata::new("/chatter", "std_msgs/msg/String"),
-        latched,
-        scan,
-        TopicMetadata::new("/odd", "unknown_msgs/msg/Thing"),
-    ]
-}
-
-/// A CDR-looking payload that encodes its index so order and content can be checked.
-fn payload(i: usize, len: usize) -> Vec<u8> {
-    let mut v = vec![0, 1, 0, 0];
-    v.extend_from_slice(&(i as u32).to_le_bytes());
-    v.extend((0..len).map(|j| (i * 31 + j) as u8));
-    v
-}
-
-/// Messages at 1 ms spacing cycling over the topics, times starting at `t0`.
-fn messages(n: usize, t0: i64) -> Vec<SerializedMessage> {
-    let names: Vec<Arc<str>> = topics()
-        .iter()
-        .map(|t| Arc::from(t.name.as_str()))
-        .collect();
-    (0..n)
-        .map(|i| {
-            let mut m = SerializedMessage::new(
-                names[i % names.len()].clone(),
-                t0 + i as i64 * 1_000_000,
-                payload(i, i % 300),
-            );
-            m.send_timestamp = (m.recv_timestamp - 500).max(0);
-            m
-        })
-        .collect()
-}
-
-fn options(dir: &Path, storage: StorageId) -> BagWriterOptions {
-    BagWriterOptions {
-        uri: dir.to_path_buf(),
-        storage: WriterOptions {
-            storage,
-            chunk_size: 4096,
-            ..Default::default()
-        },
-        custom_data: [("owner".to_string(), "tests".to_string())].into(),
-        ..Default::default()
-    }
-}
-
-fn write_bag(opts: BagWriterOptions, msgs: &[SerializedMessage]) -> BagMetadata {
-    let mut w = BagWriter::create(opts).unwrap();
-    for t in topics() {
-        w.create_topic(&t, None).unwrap();
-    }
-    for m in msgs {
-        w.write(m).unwrap();
-    }
-    w.close().unwrap()
-}
-
-fn read_all(path: &Path) -> Vec<SerializedMessage> {
-    SequentialReader::open(path)
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-}
 
 fn same(a: &SerializedMessage, b: &SerializedMessage, storage: StorageId) -> bool {
     if std::env::var("DEBUG_SAME").is_ok()
@@ -375,7 +297,7 @@ fn compression_and_presets_round_trip() {
         let bag = dir.path().join("bag");
         let mut opts = options(&bag, StorageId::Mcap);
         opts.storage.preset = StoragePreset::parse(preset).unwrap();
-        opts.storage.compression = compression.map(|c| ChunkCompression::parse(c).unwrap());
+        opts.storage.compression = compression.map(|c| CompressionFormat::parse(c).unwrap());
         let msgs = messages(800, 0);
         write_bag(opts, &msgs);
         let read = read_all(&bag);
@@ -406,7 +328,13 @@ fn invalid_writer_options_are_clear_errors() {
             StorageId::Mcap,
             "none",
             Some("brotli"),
-            "unknown MCAP compression 'brotli'",
+            "unknown compression format 'brotli'",
+        ),
+        (
+            StorageId::Mcap,
+            "none",
+            Some("bz2"),
+            "unknown MCAP chunk compression 'bz2' (valid: none, lz4, zstd)",
         ),
         (
             StorageId::Mcap,
@@ -429,7 +357,7 @@ fn invalid_writer_options_are_clear_errors() {
         let create = || -> Result<BagWriter> {
             opts.storage.preset = StoragePreset::parse_for(storage, preset)?;
             opts.storage.compression = compression
-                .map(|c| ChunkCompression::parse_for(storage, c))
+                .map(|c| CompressionFormat::parse(c).and_then(|c| c.check_chunks_of(storage)))
                 .transpose()?;
             BagWriter::create(opts)
         };
@@ -624,58 +552,6 @@ fn strict_open_of_summaryless_but_complete_mcap_works() {
     assert!(!McapReader::needs_repair(&file).unwrap());
     let r = McapReader::open(&file, OpenMode::Strict).unwrap();
     assert_eq!(r.topics().iter().map(|t| t.message_count).sum::<u64>(), 300);
-}
-
-#[test]
-fn convert_merges_filters_and_cuts_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let a = dir.path().join("a");
-    write_bag(options(&a, StorageId::Sqlite3), &messages(1000, 0));
-    let out = dir.path().join("out");
-    let meta = convert(&ConvertOptions {
-        inputs: vec![a],
-        output: options(&out, StorageId::Mcap),
-        filter: TopicFilter::from_parts(vec![], None, vec!["/odd".into()], None).unwrap(),
-        start: Some(100_000_000),
-        end: Some(199_000_000),
-        skip_unknown: false,
-        typestore: None,
-    })
-    .unwrap();
-    // 75 in range, and the transient-local /map's last message from before the start (97 ms),
-    // kept at its original time so that the cut bag holds the latched state.
-    assert_eq!(meta.message_count, 76);
-    assert_eq!(meta.storage_identifier, "mcap");
-    assert!(meta.topic("/odd").is_none());
-    let read = read_all(&out);
-    assert_eq!(
-        (&*read[0].topic, read[0].recv_timestamp),
-        ("/map", 97_000_000)
-    );
-    assert_eq!(read[0].data, payload(97, 97)); // len: i % 300
-    assert_eq!(read[1].recv_timestamp, 100_000_000);
-    assert_eq!(
-        read.iter()
-            .filter(|m| m.recv_timestamp < 100_000_000)
-            .count(),
-        1,
-        "only the latched state from before the start"
-    );
-    assert_eq!(
-        read.last().unwrap().recv_timestamp,
-        198_000_000,
-        "199 ms is on the excluded topic"
-    );
-    let qos = &meta
-        .topic("/map")
-        .unwrap()
-        .topic_metadata
-        .offered_qos_profiles;
-    assert_eq!(
-        qos[0].durability,
-        Durability::TransientLocal,
-        "QoS survives conversion"
-    );
 }
 
 mod damaged_files_never_panic {

@@ -33,7 +33,10 @@ fn write_bag(dir: &Path, storage: &str, compression: CompressionOptions) -> Path
     let uri = dir.join(format!("bag_{storage}"));
     let mut writer = BagWriter::create(BagWriterOptions {
         uri: uri.clone(),
-        storage: WriterOptions::parse(storage, "", None).unwrap(),
+        storage: WriterOptions {
+            storage: rosbag2_rs_storage::StorageId::parse(storage).unwrap(),
+            ..Default::default()
+        },
         compression,
         ..Default::default()
     })
@@ -249,7 +252,10 @@ fn a_payload_remark_names_the_typestore_that_decodes_it() {
     let uri = dir.path().join("humble_range");
     let mut writer = BagWriter::create(BagWriterOptions {
         uri: uri.clone(),
-        storage: WriterOptions::parse("sqlite3", "", None).unwrap(),
+        storage: WriterOptions {
+            storage: rosbag2_rs_storage::StorageId::parse("sqlite3").unwrap(),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();
@@ -382,7 +388,10 @@ fn to_ros1(bag: &Path, out: &Path) {
         inputs: vec![bag.to_path_buf()],
         output: BagWriterOptions {
             uri: out.to_path_buf(),
-            storage: WriterOptions::parse("rosbag_v2", "", None).unwrap(),
+            storage: WriterOptions {
+                storage: rosbag2_rs_storage::StorageId::parse("rosbag_v2").unwrap(),
+                ..Default::default()
+            },
             ..Default::default()
         },
         filter: TopicFilter::topics(["/chatter"]),

@@ -150,14 +150,14 @@ fn convert_one(args: ConvertArgs) -> Result<()> {
 /// an output ending in `.db3` is SDK 2.58's rosbag2 file); ROS 2 camera topics turned into a
 /// recording the SDK plays.
 fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
-    let compression = rosbag2_rs_storage::rosbag1::Compression::parse(
-        args.writer.compression_format.as_deref().unwrap_or("lz4"),
-    )
-    .map_err(anyhow::Error::msg)?;
-    anyhow::ensure!(
-        compression != rosbag2_rs_storage::rosbag1::Compression::Bz2,
-        "--compression-format bz2: the RealSense SDK reads only none and lz4 chunks"
-    );
+    let compression = args
+        .writer
+        .compression_format
+        .unwrap_or(rosbag2_rs_storage::CompressionFormat::Lz4)
+        .check_in(
+            realsense_bag_rs::CHUNK_COMPRESSIONS,
+            "RealSense chunk compression",
+        )?;
     anyhow::ensure!(
         !realsense_bag_rs::is_db3_path(&args.output) || args.writer.compression_format.is_none(),
         "{}: --compression-format applies to a .bag; the SDK's .db3 layout compresses each image \

@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use rosbag2_rs_interfaces::action_msgs::action_interface;
-use rosbag2_rs_storage::{is_hidden, BagWriterOptions, NameRegex, SequentialReader, TopicFilter};
+use rosbag2_rs_storage::{
+    is_hidden, BagWriterOptions, CompressionFormat, CompressionMode, NameRegex, SequentialReader,
+    StoragePreset, TopicFilter,
+};
 use rosbag2_rs_tools::flags::WriterArgs;
 use rosbag2_rs_tools::ConvertOptions;
 use yaml_rust2::Yaml;
@@ -45,6 +48,17 @@ impl Entry<'_> {
             Yaml::Real(r) => Ok(Some(r.clone())),
             _ => bail!("{}: expected a string", self.context(key)),
         }
+    }
+
+    /// A name parsed into its type (a storage preset, a compression mode or format).
+    fn name<T>(
+        &self,
+        key: &str,
+        parse: impl Fn(&str) -> Result<T, rosbag2_rs_storage::UnknownName>,
+    ) -> Result<Option<T>> {
+        self.string(key)?
+            .map(|text| parse(&text).with_context(|| self.context(key)))
+            .transpose()
     }
 
     fn integer(&self, key: &str) -> Result<Option<i64>> {
@@ -308,12 +322,12 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
         let writer = WriterArgs {
             storage: entry.string("storage_id")?.unwrap_or_else(|| "mcap".into()),
             storage_preset_profile: entry
-                .string("storage_preset_profile")?
-                .unwrap_or_else(|| "none".into()),
-            compression_format: entry.string("compression_format")?,
+                .name("storage_preset_profile", StoragePreset::parse)?
+                .unwrap_or_default(),
+            compression_format: entry.name("compression_format", CompressionFormat::parse)?,
             compression_mode: entry
-                .string("compression_mode")?
-                .unwrap_or_else(|| "none".into()),
+                .name("compression_mode", CompressionMode::parse_any_case)?
+                .unwrap_or_default(),
             compression_queue_size: entry.integer("compression_queue_size")?.unwrap_or(1).max(0)
                 as usize,
             compression_threads: entry.integer("compression_threads")?.unwrap_or(0).max(0) as usize,

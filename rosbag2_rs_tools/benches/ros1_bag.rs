@@ -2,7 +2,7 @@
 //! original `rosbag` library (Debian's python3-rosbag) and `rosbags-convert`, same data, same
 //! machine, same run. Prints Markdown tables.
 //!
-//! `cargo bench -p rosbag2_rs_storage --bench ros1_bag`
+//! `cargo bench -p rosbag2_rs_tools --bench ros1_bag`
 //! Environment: `BENCH_DIR` (default `target/bench-data/ros1`), `BENCH_SMALL` (default 1000000),
 //! `BENCH_LARGE` (default 2000), `ROSBAGS_PYTHON` (default `.venv/bin/python`), `ROSBAG_PYTHON`
 //! (default `/usr/bin/python3`); `none` skips a baseline.

@@ -1,8 +1,9 @@
 //! Generators of the crafted files of issue 48 ("hostile input, second round"): each file is a
 //! few KB that defeats a per-record check. Nothing generated is committed (`*.mcap`, `*.bag`
 //! are ignored): the tests make them at run time, and [`write_all`] writes every one of them
-//! for the command-line proof (`cargo run -p rosbag2_rs_storage --example crafted_files DIR`,
-//! run by `tools/hostile_cli.sh`).
+//! for the command-line proof (`cargo run -p rosbag2_rs_tools --example crafted_files DIR`,
+//! run by `tools/hostile_cli.sh`; RealSense's own crafted recording comes from
+//! `realsense_bag_rs`'s `crafted_png_bomb` example).
 
 #![allow(dead_code)]
 
@@ -291,11 +292,12 @@ fn ros1_writer(
     md5sum: &str,
     definition: &str,
 ) -> (rosbag2_rs_storage::rosbag1::BagWriter, u32) {
-    use rosbag2_rs_storage::rosbag1::{BagWriter, Compression, Connection, WriterOptions};
+    use rosbag2_rs_storage::rosbag1::{BagWriter, Connection, WriterOptions};
+    use rosbag2_rs_storage::CompressionFormat;
     let mut writer = BagWriter::create(
         path,
         WriterOptions {
-            compression: Compression::None,
+            compression: CompressionFormat::None,
             chunk_threshold: 1 << 20,
         },
     )
@@ -571,74 +573,6 @@ pub fn file_mode_zstd_bomb(dir: &Path) -> PathBuf {
     uri
 }
 
-/// A RealSense SDK `.db3` recording (2.58 and newer) of one 4 x 2 colour frame whose PNG
-/// header claims 60000 x 60000 pixels (3.6 Gpx, its CRC fixed): decoding it (`convert`, which
-/// bridges RealSense recordings) sized its buffer from the header. Refused by the pixel budget
-/// (`ROSBAG2_RS_MAX_IMAGE_PIXELS`).
-pub fn realsense_png_bomb(dir: &Path) -> PathBuf {
-    use realsense_bag_rs::*;
-    let stream = StreamProfile {
-        stream: "color".into(),
-        format: "rgb8".into(),
-        fps: 30,
-        intrinsics: Some(Intrinsics {
-            width: 4,
-            height: 2,
-            model: "brown_conrady".into(),
-            coeffs: vec![0.0; 5],
-            ..Intrinsics::default()
-        }),
-        ..StreamProfile::default()
-    };
-    let device = Device {
-        file_version: 4,
-        info: vec![("Name".into(), "crafted".into())],
-        sensors: vec![Sensor {
-            index: 0,
-            info: vec![("Name".into(), "RGB Camera".into())],
-            options: vec![],
-            streams: vec![stream],
-        }],
-        ..Device::default()
-    };
-    let path = dir.join("realsense_png_bomb.db3");
-    let mut writer = RecordingWriter::create_db3(&path, &device).unwrap();
-    writer
-        .write_frame(&Frame {
-            sensor: 0,
-            stream: "color".into(),
-            index: 0,
-            number: 1,
-            timestamp_ms: 33.0,
-            domain: "hardware_clock".into(),
-            recorded_ns: 33_000_000,
-            metadata: vec![],
-            payload: Payload::Video {
-                width: 4,
-                height: 2,
-                stride: 12,
-                format: "rgb8".into(),
-                data: bytes::Bytes::from(vec![7u8; 24]),
-            },
-        })
-        .unwrap();
-    writer.finish().unwrap();
-    let mut data = std::fs::read(&path).unwrap();
-    let signature = b"\x89PNG\r\n\x1a\n";
-    let at = data
-        .windows(signature.len())
-        .position(|w| w == signature)
-        .expect("the frame's PNG")
-        + signature.len();
-    assert_eq!(&data[at + 4..at + 8], b"IHDR");
-    data[at + 8..at + 12].copy_from_slice(&60_000u32.to_be_bytes());
-    data[at + 12..at + 16].copy_from_slice(&60_000u32.to_be_bytes());
-    let crc = crc32fast::hash(&data[at + 4..at + 21]);
-    data[at + 21..at + 25].copy_from_slice(&crc.to_be_bytes());
-    std::fs::write(&path, data).unwrap();
-    path
-}
-
 /// A bag (MCAP) of messages received at -2, `i64::MAX` and `i64::MIN`, whose `metadata.yaml`
 /// then says its file starts at 10 and lasts `i64::MAX`: sums that overflowed in the writer
 /// (`convert`) and in `doctor`.
@@ -689,7 +623,7 @@ pub struct Crafted {
 }
 
 /// Writes every crafted file of issue 48 into `dir` (which must exist): the files the issue
-/// names, and its SQLite, PNG, file-mode `.zstd` and arithmetic cases.
+/// names, and its SQLite, file-mode `.zstd` and arithmetic cases.
 pub fn write_all(dir: &Path) -> Vec<Crafted> {
     let named = |path: PathBuf, topic, problem, messages| Crafted {
         name: path.file_name().unwrap().to_string_lossy().into_owned(),
@@ -746,12 +680,6 @@ pub fn write_all(dir: &Path) -> Vec<Crafted> {
         file_mode_zstd_bomb(dir),
         "/t",
         "ROSBAG2_RS_MAX_FILE_MODE_BYTES",
-        None,
-    ));
-    out.push(named(
-        realsense_png_bomb(dir),
-        "/device_0/sensor_0/Color_0/image/data/compressed",
-        "ROSBAG2_RS_MAX_IMAGE_PIXELS",
         None,
     ));
     out.push(named(extreme_times(dir), "/t", "duration|time", None));

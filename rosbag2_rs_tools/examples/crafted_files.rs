@@ -1,10 +1,10 @@
-//! Writes every crafted file of issue 48 (`tests/crafted`, the generators the storage tests
+//! Writes every crafted file of issue 48 (`tests/crafted`, the generators the hostile-input tests
 //! use) into a directory, with a manifest for `tools/hostile_cli.sh`, which runs every command
 //! of `ros2bag-rs` on them: `manifest.tsv`, one line per input with its name, its path, the
 //! topic `export` is asked for, how many messages `cat` must print once each (`-` for any)
 //! and what an error about it must name (an extended regular expression).
 //!
-//! `cargo run -p rosbag2_rs_storage --example crafted_files -- DIR`
+//! `cargo run -p rosbag2_rs_tools --example crafted_files -- DIR`
 
 #[path = "../tests/crafted/mod.rs"]
 mod crafted;

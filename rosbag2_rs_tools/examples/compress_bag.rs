@@ -1,7 +1,7 @@
 //! Converts a bag into a new bag compressed as rosbag2 compresses (file or message mode), or
 //! uncompressed: the storage crate's writer driven directly, for the interop tests.
 //!
-//! `cargo run -p rosbag2_rs_storage --example compress_bag -- INPUT OUTPUT
+//! `cargo run -p rosbag2_rs_tools --example compress_bag -- INPUT OUTPUT
 //!  [--storage mcap|sqlite3] [--mode none|file|message] [--format zstd] [--threads N]
 //!  [--queue-size N] [--max-bag-size BYTES]`
 
