@@ -18,6 +18,7 @@ use std::sync::Arc;
 use rosbag2_rs_codec::msg::transcode::CdrToRos1;
 use rosbag2_rs_codec::msg::TopicDecoder;
 use rosbag2_rs_codec::MessageDefinition;
+use rosbag2_rs_dds_common::discovery_info::{NodeEntities, ParticipantEntities};
 use rosbag2_rs_fuzz::{DEFINITIONS, WIRE_TYPES};
 use rosbag2_rs_storage::rosbag1;
 use rosbag2_rs_storage::storage::{StorageConfig, StorageId, WriterOptions};
@@ -25,7 +26,6 @@ use rosbag2_rs_storage::{
     BagWriter, BagWriterOptions, CompressionFormat, CompressionMode, CompressionOptions,
     SerializedMessage, TopicMetadata,
 };
-use rosbag2_rs_dds_common::discovery_info::{NodeEntities, ParticipantEntities};
 use rosbag2_rs_zenoh::attachment::Attachment;
 
 fn seeds(target: &str) -> PathBuf {

@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rosbag2_rs_zenoh::{attachment::Attachment, keys, liveliness::Entity, qos};
 use rosbag2_rs_dds_common::discovery_info::ParticipantEntities;
+use rosbag2_rs_zenoh::{attachment::Attachment, keys, liveliness::Entity, qos};
 
 fuzz_target!(init: rosbag2_rs_fuzz::budgets(), |data: &[u8]| {
     let Some((&pick, bytes)) = data.split_first() else {
