@@ -32,6 +32,9 @@ pub enum ClockError {
     /// A playback rate must be finite and strictly positive (use pause to stop time).
     #[error("invalid playback rate {0}: must be finite and > 0")]
     InvalidRate(f64),
+    /// A playback rate given as text that is not a number.
+    #[error("'{0}' is not a playback rate (a number > 0)")]
+    NotARate(String),
     /// A frequency must be finite and at most [`crate::MAX_CLOCK_PUBLISH_FREQUENCY`] (values
     /// <= 0 disable the feature).
     #[error("invalid frequency {0}: must be finite and at most 10000 Hz")]

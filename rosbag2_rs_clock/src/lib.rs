@@ -46,6 +46,7 @@ pub use jump::{
 pub use player_clock::{create_player_clock, PlayerClock, PlayerClockOptions};
 pub use rate_timer::{Rate, Timer};
 pub use ros_clock::RosClock;
+pub use scale::PlaybackRate;
 pub use sim_time::{SimTimeClock, SimTimeConfig};
 pub use source::{MonotonicSource, SpinPolicy, SystemSource, TimeSource, WaitOutcome, WakeSignal};
 pub use time::Time;

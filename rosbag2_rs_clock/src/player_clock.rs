@@ -4,7 +4,7 @@ use crate::clock::Clock;
 use crate::clock_publish::ClockPublisherMonitor;
 use crate::sim_time::{SimTimeClock, SimTimeConfig};
 use crate::time_controller::{TimeControllerClock, TimeControllerConfig};
-use crate::{ClockError, Duration, Time, TimeSource};
+use crate::{ClockError, Duration, PlaybackRate, Time, TimeSource};
 use std::sync::Arc;
 
 /// Playback time for the player.
@@ -97,7 +97,7 @@ pub struct PlayerClockOptions {
     /// Playback time at start (usually the first message timestamp of the bag).
     pub starting_time: Time,
     /// Playback rate (`--rate`).
-    pub rate: f64,
+    pub rate: PlaybackRate,
     /// Start paused (`--start-paused`).
     pub start_paused: bool,
     /// `/clock` publish frequency in Hz (`--clock`); 0 disables.
@@ -112,7 +112,7 @@ impl Default for PlayerClockOptions {
     fn default() -> Self {
         PlayerClockOptions {
             starting_time: Time::ros(0),
-            rate: 1.0,
+            rate: PlaybackRate::REAL_TIME,
             start_paused: true,
             clock_publish_frequency: 0.0,
             use_sim_time: false,

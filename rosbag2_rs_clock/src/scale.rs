@@ -5,7 +5,65 @@
 //! ROS/steady mapping exact even near 2^63 ns (rosbag2 multiplies by a
 //! `double` and loses precision above 2^53 ns).
 
-/// A validated playback rate with its exact binary decomposition.
+use crate::ClockError;
+
+/// A playback rate: finite and above zero (pausing, not a zero rate, stops time). Checked once
+/// where it is given (`--rate`, the `play.rate` parameter, a `SetRate` request, a key), then
+/// passed on as it is.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct PlaybackRate(f64);
+
+impl PlaybackRate {
+    /// Real time, the default.
+    pub const REAL_TIME: Self = Self(1.0);
+
+    /// `rate` if it is finite and above zero, else [`ClockError::InvalidRate`].
+    pub fn new(rate: f64) -> Result<Self, ClockError> {
+        match rate.is_finite() && rate > 0.0 {
+            true => Ok(Self(rate)),
+            false => Err(ClockError::InvalidRate(rate)),
+        }
+    }
+
+    /// The rate.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl Default for PlaybackRate {
+    fn default() -> Self {
+        Self::REAL_TIME
+    }
+}
+
+impl std::fmt::Display for PlaybackRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for PlaybackRate {
+    type Err = ClockError;
+
+    /// Parses a number and checks it (`--rate 2`, `-p play.rate:=2.0`).
+    fn from_str(text: &str) -> Result<Self, ClockError> {
+        let rate = text
+            .trim()
+            .parse()
+            .map_err(|_| ClockError::NotARate(text.to_string()))?;
+        Self::new(rate)
+    }
+}
+
+impl TryFrom<f64> for PlaybackRate {
+    type Error = ClockError;
+    fn try_from(rate: f64) -> Result<Self, ClockError> {
+        Self::new(rate)
+    }
+}
+
+/// A playback rate with its exact binary decomposition.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct RateScale {
     rate: f64,
@@ -14,11 +72,9 @@ pub(crate) struct RateScale {
 }
 
 impl RateScale {
-    /// `None` unless `rate` is finite and strictly positive.
-    pub(crate) fn new(rate: f64) -> Option<Self> {
-        if !rate.is_finite() || rate <= 0.0 {
-            return None;
-        }
+    /// The decomposition of `rate`.
+    pub(crate) fn new(rate: PlaybackRate) -> Self {
+        let rate = rate.get();
         let bits = rate.to_bits();
         let exp_bits = ((bits >> 52) & 0x7ff) as i32;
         let frac = (bits & ((1u64 << 52) - 1)) as i128;
@@ -30,11 +86,11 @@ impl RateScale {
         let tz = mantissa.trailing_zeros();
         mantissa >>= tz;
         exp += tz as i32;
-        Some(RateScale {
+        RateScale {
             rate,
             mantissa,
             exp,
-        })
+        }
     }
 
     /// The rate as given.
@@ -124,26 +180,26 @@ mod tests {
     #[test]
     fn rejects_invalid() {
         for r in [0.0, -1.0, f64::NAN, f64::INFINITY, -0.0] {
-            assert!(RateScale::new(r).is_none(), "{r}");
+            assert!(PlaybackRate::new(r).is_err(), "{r}");
         }
     }
 
     #[test]
     fn exact_at_large_values() {
-        let one = RateScale::new(1.0).unwrap();
+        let one = RateScale::new(PlaybackRate::new(1.0).unwrap());
         assert_eq!(one.scale_floor(1 << 61), 1 << 61);
         assert_eq!(one.scale_floor((1 << 61) + 1), (1 << 61) + 1);
         assert_eq!(one.scale_floor(i64::MAX), i64::MAX);
-        let r = RateScale::new(2.5).unwrap();
+        let r = RateScale::new(PlaybackRate::new(2.5).unwrap());
         assert_eq!(r.scale_floor(3_000_000_000), 7_500_000_000);
         assert_eq!(r.scale_floor(i64::MAX), i64::MAX);
         assert_eq!(r.scale_floor(i64::MIN), i64::MIN);
         assert_eq!(r.scale_floor(-1), -3);
         assert_eq!(r.unscale_ceil(7_500_000_001), 3_000_000_001);
-        let tiny = RateScale::new(f64::MIN_POSITIVE / 4.0).unwrap();
+        let tiny = RateScale::new(PlaybackRate::new(f64::MIN_POSITIVE / 4.0).unwrap());
         assert_eq!(tiny.scale_floor(i64::MAX), 0);
         assert_eq!(tiny.unscale_ceil(1), i64::MAX);
-        let huge = RateScale::new(f64::MAX).unwrap();
+        let huge = RateScale::new(PlaybackRate::new(f64::MAX).unwrap());
         assert_eq!(huge.scale_floor(1), i64::MAX);
         assert_eq!(huge.unscale_ceil(5), 1);
         assert_eq!(huge.unscale_ceil(-5), 0);
@@ -152,7 +208,7 @@ mod tests {
     proptest! {
         #[test]
         fn unscale_is_minimal_preimage(rate in 1e-3f64..1e3, d in -(1i64 << 50)..(1i64 << 50)) {
-            let r = RateScale::new(rate).unwrap();
+            let r = RateScale::new(PlaybackRate::new(rate).unwrap());
             let s = r.unscale_ceil(d);
             prop_assert!(r.scale_floor(s) >= d);
             prop_assert!(r.scale_floor(s - 1) < d);
@@ -160,7 +216,7 @@ mod tests {
 
         #[test]
         fn scale_is_monotonic(rate in 1e-3f64..1e3, a in any::<i64>(), b in any::<i64>()) {
-            let r = RateScale::new(rate).unwrap();
+            let r = RateScale::new(PlaybackRate::new(rate).unwrap());
             let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
             prop_assert!(r.scale_floor(lo) <= r.scale_floor(hi));
         }

@@ -5,7 +5,7 @@ use crate::clock::{Clock, ClockParts, SleepGate};
 use crate::clock_publish::{ClockPublishSchedule, ClockPublisherMonitor};
 use crate::jump::{ClockChange, JumpRegistry, TimeJump};
 use crate::player_clock::{PlayerClock, PlayerClockParts};
-use crate::scale::RateScale;
+use crate::scale::{PlaybackRate, RateScale};
 use crate::source::{MonotonicSource, TimeSource};
 use crate::{ClockError, ClockType, Duration, Time};
 use parking_lot::{Mutex, ReentrantMutex};
@@ -14,8 +14,8 @@ use std::sync::Arc;
 /// Settings of a [`TimeControllerClock`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeControllerConfig {
-    /// Initial playback rate (> 0, finite).
-    pub rate: f64,
+    /// Initial playback rate.
+    pub rate: PlaybackRate,
     /// Start with time paused (default true: the player resumes when ready).
     pub start_paused: bool,
     /// Initial `/clock` publish frequency in Hz (<= 0 disables).
@@ -25,7 +25,7 @@ pub struct TimeControllerConfig {
 impl Default for TimeControllerConfig {
     fn default() -> Self {
         TimeControllerConfig {
-            rate: 1.0,
+            rate: PlaybackRate::REAL_TIME,
             start_paused: true,
             clock_publish_frequency: 0.0,
         }
@@ -109,7 +109,7 @@ impl TimeControllerClock {
         source: Arc<dyn TimeSource>,
     ) -> Result<Self, ClockError> {
         check_ros(starting_time)?;
-        let scale = RateScale::new(config.rate).ok_or(ClockError::InvalidRate(config.rate))?;
+        let scale = RateScale::new(config.rate);
         let steady = source.now();
         let mut publish = ClockPublishSchedule::disabled();
         publish.set_frequency(config.clock_publish_frequency, steady)?;
@@ -231,10 +231,7 @@ impl PlayerClock for TimeControllerClock {
     }
 
     fn set_rate(&self, rate: f64) -> Result<(), ClockError> {
-        let scale = RateScale::new(rate).ok_or_else(|| {
-            log::warn!("rejected playback rate {rate}: must be finite and > 0");
-            ClockError::InvalidRate(rate)
-        })?;
+        let scale = RateScale::new(PlaybackRate::new(rate).inspect_err(|e| log::warn!("{e}"))?);
         let mut st = self.state.lock();
         if st.scale.rate() == rate {
             return Ok(());

@@ -88,9 +88,13 @@ pub fn declared(
 
 /// The parameter type of a flag whose parser gives values of type `id`.
 fn value_type(id: impl PartialEq<TypeId>) -> u8 {
-    if [TypeId::of::<f64>(), TypeId::of::<f32>()]
-        .iter()
-        .any(|t| id == *t)
+    if [
+        TypeId::of::<f64>(),
+        TypeId::of::<f32>(),
+        TypeId::of::<rosbag2_rs_clock::PlaybackRate>(),
+    ]
+    .iter()
+    .any(|t| id == *t)
     {
         parameter_type::DOUBLE
     } else if [

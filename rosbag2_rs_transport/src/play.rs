@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use anyhow::{bail, Result};
-use rosbag2_rs_clock::Time;
+use rosbag2_rs_clock::{PlaybackRate, Time};
 use rosbag2_rs_interfaces::action_msgs::ActionInterface;
 use rosbag2_rs_storage::{Bag, StorageConfig, StorageId};
 
@@ -36,9 +36,9 @@ pub struct PlayArgs {
     /// nothing from it (rosbag2 applies SQLite3 `read: pragmas`, ours reads without them).
     #[arg(long, value_name = "FILE")]
     pub storage_config_file: Option<PathBuf>,
-    /// Playback rate (> 0).
-    #[arg(short, long, default_value_t = 1.0, allow_hyphen_values = true)]
-    pub rate: f64,
+    /// Playback rate (> 0; --start-paused starts paused).
+    #[arg(short, long, default_value = "1.0", allow_hyphen_values = true)]
+    pub rate: PlaybackRate,
     /// Start with time paused (space or the `resume` service starts it).
     #[arg(short = 'p', long)]
     pub start_paused: bool,
@@ -672,7 +672,7 @@ mod tests {
     }
 
     #[test]
-    fn negative_limits_mean_not_set_and_a_negative_rate_reaches_the_range_check() {
+    fn negative_limits_mean_not_set_and_a_rate_is_checked_as_it_is_parsed() {
         let o = options(&["--playback-until-sec", "-1", "--playback-duration", "-1"]);
         assert_eq!((o.playback_until, o.playback_duration), (None, None));
         let o = options(&["--playback-until-nsec", "-1"]);
@@ -683,7 +683,12 @@ mod tests {
             o.playback_duration,
             Some(rosbag2_rs_clock::Duration::from_nanos(1_500_000_000))
         );
-        assert_eq!(options(&["--rate", "-1"]).rate, -1.0);
+        let err = Cli::try_parse_from(["play", "bag", "--rate", "-1"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("--rate") && err.contains("> 0"), "{err}");
+        assert_eq!(options(&["--rate", "2"]).rate.get(), 2.0);
     }
 
     #[test]

@@ -120,7 +120,7 @@ fn ours(bag: &std::path::Path, rate: f64) -> Row {
         node,
         PlayOptions {
             bags: vec![bag.to_path_buf()],
-            rate,
+            rate: rosbag2_rs_clock::PlaybackRate::new(rate).unwrap(),
             ..Default::default()
         },
     )

@@ -157,7 +157,7 @@ fn playback_applies_option_changes_at_their_time() {
         TimeControllerClock::with_source(
             Time::ros(start),
             TimeControllerConfig {
-                rate: 1.0,
+                rate: rosbag2_rs_clock::PlaybackRate::REAL_TIME,
                 start_paused: false,
                 clock_publish_frequency: 0.0,
             },

@@ -112,7 +112,7 @@ fn rig(path: &std::path::Path, speed: f64, setup: impl FnOnce(&mut Playback)) ->
         TimeControllerClock::with_source(
             Time::ros(start),
             TimeControllerConfig {
-                rate: speed,
+                rate: rosbag2_rs_clock::PlaybackRate::new(speed).unwrap(),
                 start_paused: false,
                 clock_publish_frequency: 0.0,
             },

@@ -1,8 +1,8 @@
 //! Steady, system and ROS clocks behind the one `Clock` interface; Rate and Timer.
 
 use rosbag2_rs_clock::{
-    Clock, ClockChange, ClockType, Duration, JumpThreshold, PlayerClock, Rate, RosClock,
-    SimTimeClock, SimTimeConfig, SteadyClock, SystemClock, Time, TimeControllerClock,
+    Clock, ClockChange, ClockType, Duration, JumpThreshold, PlaybackRate, PlayerClock, Rate,
+    RosClock, SimTimeClock, SimTimeConfig, SteadyClock, SystemClock, Time, TimeControllerClock,
     TimeControllerConfig, TimeJump, Timer, VirtualTimeSource,
 };
 use std::sync::{Arc, Mutex};
@@ -264,7 +264,7 @@ fn timer_on_time_controller_with_rate() {
             Time::ros(0),
             TimeControllerConfig {
                 start_paused: false,
-                rate: 2.0,
+                rate: PlaybackRate::new(2.0).unwrap(),
                 ..TimeControllerConfig::default()
             },
             src.as_source(),

@@ -3,13 +3,15 @@
 
 use std::sync::Arc;
 
-use rosbag2_rs_clock::{create_player_clock, MonotonicSource, PlayerClockOptions, Time};
+use rosbag2_rs_clock::{
+    create_player_clock, MonotonicSource, PlaybackRate, PlayerClockOptions, Time,
+};
 
 #[test]
 fn builds_time_controller_by_default() {
     let opts = PlayerClockOptions {
         starting_time: Time::ros(42),
-        rate: 2.0,
+        rate: PlaybackRate::new(2.0).unwrap(),
         ..PlayerClockOptions::default()
     };
     let clock = create_player_clock(&opts, Arc::new(MonotonicSource::new())).unwrap();
@@ -34,10 +36,11 @@ fn builds_sim_time_clock() {
 }
 
 #[test]
-fn rejects_invalid_rate() {
-    let opts = PlayerClockOptions {
-        rate: -1.0,
-        ..PlayerClockOptions::default()
-    };
-    assert!(create_player_clock(&opts, Arc::new(MonotonicSource::new())).is_err());
+fn a_rate_is_checked_where_it_is_given() {
+    for bad in ["-1", "0", "nan", "inf", "fast"] {
+        let err = bad.parse::<PlaybackRate>().unwrap_err().to_string();
+        assert!(err.contains(bad) && err.contains("> 0"), "{err}");
+    }
+    assert_eq!("2.5".parse::<PlaybackRate>().unwrap().get(), 2.5);
+    assert!(PlaybackRate::new(-1.0).is_err());
 }

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use rosbag2_rs_clock::{
-    Clock, Duration, PlayerClock, Time, TimeControllerClock, TimeControllerConfig,
+    Clock, Duration, PlaybackRate, PlayerClock, Time, TimeControllerClock, TimeControllerConfig,
     VirtualTimeSource,
 };
 
@@ -106,7 +106,7 @@ proptest! {
         ahead in 0i64..(1i64 << 40),
     ) {
         let src = VirtualTimeSource::auto_advancing(0);
-        let cfg = TimeControllerConfig { start_paused: false, rate, ..TimeControllerConfig::default() };
+        let cfg = TimeControllerConfig { start_paused: false, rate: PlaybackRate::new(rate).unwrap(), ..TimeControllerConfig::default() };
         let clock = TimeControllerClock::with_source(Time::ros(start), cfg, src.as_source()).unwrap();
         let until = Time::ros(start + ahead);
         prop_assert!(clock.sleep_until(until, Duration::MAX));

@@ -37,7 +37,7 @@ fn ros2_bag_spellings_are_taken() {
     let cli = parse(&["-p", "-l", "-r", "2", "-d", "0.5", "-m", "/a:=/b"]).unwrap();
     let o = cli.play.options().unwrap();
     assert!(o.start_paused && o.loop_playback);
-    assert_eq!(o.rate, 2.0);
+    assert_eq!(o.rate.get(), 2.0);
     assert_eq!(o.delay.as_nanos(), 500_000_000);
     assert_eq!(o.remap, [("/a".to_string(), "/b".to_string())]);
 }

@@ -714,12 +714,6 @@ fn check_options(options: &PlayOptions) -> Result<(), PlayerError> {
     if options.bags.is_empty() {
         return invalid("no bag to play".into());
     }
-    if !(options.rate.is_finite() && options.rate > 0.0) {
-        return invalid(format!(
-            "invalid rate {}: it must be a positive number (use --start-paused to start paused)",
-            options.rate
-        ));
-    }
     if options.start_offset.is_negative() {
         return invalid("--start-offset must not be negative".into());
     }

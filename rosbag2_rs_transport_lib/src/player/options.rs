@@ -1,6 +1,6 @@
 //! What to play and how: the options of `ros2 bag play`.
 
-use rosbag2_rs_clock::{Duration, Time};
+use rosbag2_rs_clock::{Duration, PlaybackRate, Time};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -16,8 +16,8 @@ pub struct PlayOptions {
     pub bags: Vec<PathBuf>,
     /// What `--storage-config-file` sets for reading (SQLite3's `read: pragmas`).
     pub storage_config: StorageConfig,
-    /// Playback rate; must be positive.
-    pub rate: f64,
+    /// Playback rate.
+    pub rate: PlaybackRate,
     /// Start with time paused.
     pub start_paused: bool,
     /// Skip this much of the bag (from its first message) before playing.
@@ -115,7 +115,7 @@ impl Default for PlayOptions {
         Self {
             bags: Vec::new(),
             storage_config: StorageConfig::default(),
-            rate: 1.0,
+            rate: PlaybackRate::REAL_TIME,
             start_paused: false,
             start_offset: Duration::ZERO,
             playback_duration: None,

@@ -8,11 +8,7 @@ use std::time::Duration as StdDuration;
 use anyhow::{bail, Result};
 use rosbag2_rs_interfaces::builtin_interfaces::Time as TimeMsg;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
-use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
-    ClearBuffer, PauseAt, PauseAtRequest, SetClockPublishFrequency,
-    SetClockPublishFrequencyRequest, SetDuration, SetDurationRequest, SetMemory, SetMemoryRequest,
-    TriggerSnapshot, TriggerSnapshotRequest,
-};
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
 use rosbag2_rs_interfaces::ServiceType;
 
 use rosbag2_rs_tools::flags::seconds;
@@ -190,13 +186,68 @@ impl AtTime {
     }
 }
 
-/// An error for a response's non-zero return code.
-fn check_outcome(service: &str, return_code: i32, error: &str) -> Result<()> {
-    if return_code != 0 {
-        bail!("{service} refused (code {return_code}): {error}");
-    }
-    Ok(())
+/// Whether a response says its request was done: `None`, or why not.
+trait Outcome {
+    fn refusal(&self) -> Option<String>;
 }
+
+/// Responses with `success` alone.
+macro_rules! success {
+    ($($response:ty),*) => {$(
+        impl Outcome for $response {
+            fn refusal(&self) -> Option<String> {
+                (!self.success).then(|| "see its log for why".to_string())
+            }
+        }
+    )*};
+}
+
+/// Responses with `success` and a `message`.
+macro_rules! success_message {
+    ($($response:ty),*) => {$(
+        impl Outcome for $response {
+            fn refusal(&self) -> Option<String> {
+                (!self.success).then(|| self.message.clone())
+            }
+        }
+    )*};
+}
+
+/// Responses with `return_code` (0: done) and `error_string`.
+macro_rules! return_code {
+    ($($response:ty),*) => {$(
+        impl Outcome for $response {
+            fn refusal(&self) -> Option<String> {
+                (self.return_code != 0)
+                    .then(|| format!("code {}: {}", self.return_code, self.error_string))
+            }
+        }
+    )*};
+}
+
+success!(
+    SetRateResponse,
+    SeekResponse,
+    PlayNextResponse,
+    SnapshotResponse,
+    SetMemoryResponse,
+    SetDurationResponse
+);
+success_message!(
+    PauseAtResponse,
+    SetClockPublishFrequencyResponse,
+    TriggerSnapshotResponse,
+    ClearBufferResponse
+);
+return_code!(
+    ResumeResponse,
+    StopResponse,
+    RecordResponse,
+    StartDiscoveryResponse,
+    StopDiscoveryResponse,
+    SubscribeToTopicsResponse,
+    SplitBagfileResponse
+);
 
 impl ControlAction {
     /// True for the requests a recorder serves (and a player does not).
@@ -223,28 +274,66 @@ impl ControlAction {
 /// How often a wait for the player looks for SIGINT/SIGTERM.
 const SIGNAL_CHECK: StdDuration = StdDuration::from_millis(50);
 
-fn call<S: ServiceType>(
-    node: &dyn Middleware,
-    player: &str,
-    name: &str,
-    request: &S::Request,
+/// One running player's or recorder's services, each waited for at most `timeout`.
+struct Target<'a> {
+    node: &'a dyn Middleware,
+    name: &'a str,
     timeout: StdDuration,
-) -> Result<S::Response> {
-    let service = format!("{}/{name}", player.trim_end_matches('/'));
-    let client = Client::<S>::new(node, &service)?;
-    // A signal ends the wait through the normal path, so that the node leaves the graph at
-    // once instead of lingering as a ghost until its lease expires.
-    let signals = shutdown_requested()?;
-    let deadline = std::time::Instant::now() + timeout;
-    while !client.wait_for_service(SIGNAL_CHECK) {
-        if signals.try_recv().is_ok() {
-            bail!("interrupted while waiting for {service}");
+}
+
+impl Target<'_> {
+    /// The response of the node's service `service` to `request`.
+    fn call<S: ServiceType>(&self, service: &str, request: &S::Request) -> Result<S::Response> {
+        let service = format!("{}/{service}", self.name.trim_end_matches('/'));
+        let client = Client::<S>::new(self.node, &service)?;
+        // A signal ends the wait through the normal path, so that the node leaves the graph at
+        // once instead of lingering as a ghost until its lease expires.
+        let signals = shutdown_requested()?;
+        let deadline = std::time::Instant::now() + self.timeout;
+        while !client.wait_for_service(SIGNAL_CHECK) {
+            if signals.try_recv().is_ok() {
+                bail!("interrupted while waiting for {service}");
+            }
+            if std::time::Instant::now() >= deadline {
+                bail!("no node answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
+            }
         }
-        if std::time::Instant::now() >= deadline {
-            bail!("no node answers on {service} (is it running, with the same ROS_DOMAIN_ID?)");
+        Ok(client.call(request, self.timeout)?)
+    }
+
+    /// [`Target::call`] with the empty request.
+    fn ask<S: ServiceType>(&self, service: &str) -> Result<S::Response>
+    where
+        S::Request: Default,
+    {
+        self.call::<S>(service, &S::Request::default())
+    }
+
+    /// [`Target::call`], an error when the response says the request (`what`) was refused.
+    fn get<S: ServiceType>(
+        &self,
+        service: &str,
+        request: &S::Request,
+        what: &str,
+    ) -> Result<S::Response>
+    where
+        S::Response: Outcome,
+    {
+        let response = self.call::<S>(service, request)?;
+        match response.refusal() {
+            Some(why) => bail!("{} refused {what} ({why})", self.name),
+            None => Ok(response),
         }
     }
-    Ok(client.call(request, timeout)?)
+
+    /// [`Target::get`] of the empty request.
+    fn done<S: ServiceType>(&self, service: &str) -> Result<S::Response>
+    where
+        S::Request: Default,
+        S::Response: Outcome,
+    {
+        self.get::<S>(service, &S::Request::default(), service)
+    }
 }
 
 /// Sends the request to each running player or recorder named and prints the answers.
@@ -264,31 +353,31 @@ pub fn run_control(args: &ControlArgs) -> Result<()> {
         if targets.len() > 1 {
             println!("{target}:");
         }
-        control(node.as_ref(), target, &args.action, timeout)?;
+        let target = Target {
+            node: node.as_ref(),
+            name: target,
+            timeout,
+        };
+        control(&target, &args.action)?;
     }
     Ok(())
 }
 
-/// Sends `action` to the player or recorder `player` and prints the answer.
-fn control(
-    node: &dyn Middleware,
-    player: &str,
-    action: &ControlAction,
-    timeout: StdDuration,
-) -> Result<()> {
-    let refused = |what: &str| anyhow::anyhow!("{player} refused {what} (see its log for why)");
+/// Sends `action` to `target` and prints the answer.
+fn control(target: &Target, action: &ControlAction) -> Result<()> {
+    let time = |t: Option<f64>, what: &str| -> Result<TimeMsg> {
+        Ok(match t {
+            Some(t) => TimeMsg::from_nanos(seconds(t, what)?.as_nanos()),
+            None => TimeMsg::default(),
+        })
+    };
     match action {
         ControlAction::Pause { at: None } => {
-            call::<Pause>(node, player, "pause", &Default::default(), timeout)?;
+            target.ask::<Pause>("pause")?;
         }
         ControlAction::Pause { at: Some(at) } => {
-            let request = PauseAtRequest {
-                pause_time: TimeMsg::from_nanos(seconds(*at, "--at")?.as_nanos()),
-            };
-            let r = call::<PauseAt>(node, player, "pause_at", &request, timeout)?;
-            if !r.success {
-                bail!("{player} refused the pause: {}", r.message);
-            }
+            let pause_time = time(Some(*at), "--at")?;
+            target.get::<PauseAt>("pause_at", &PauseAtRequest { pause_time }, "the pause")?;
         }
         ControlAction::Resume { at } => {
             let (resume_time, resume_mode, tracking_topic_name) = at.request()?;
@@ -297,147 +386,103 @@ fn control(
                 resume_mode,
                 tracking_topic_name,
             };
-            let r = call::<Resume>(node, player, "resume", &request, timeout)?;
-            check_outcome("resume", r.return_code, &r.error_string)?;
+            target.get::<Resume>("resume", &request, "resume")?;
         }
         ControlAction::Toggle => {
-            call::<TogglePaused>(node, player, "toggle_paused", &Default::default(), timeout)?;
+            target.ask::<TogglePaused>("toggle_paused")?;
         }
-        ControlAction::IsPaused => {
-            let r = call::<IsPaused>(node, player, "is_paused", &Default::default(), timeout)?;
-            println!("{}", r.paused);
-        }
+        ControlAction::IsPaused => println!("{}", target.ask::<IsPaused>("is_paused")?.paused),
         ControlAction::Rate { rate: None } => {
-            let r = call::<GetRate>(node, player, "get_rate", &Default::default(), timeout)?;
-            println!("{}", r.rate);
+            println!("{}", target.ask::<GetRate>("get_rate")?.rate)
         }
         ControlAction::Rate { rate: Some(rate) } => {
-            let r = call::<SetRate>(
-                node,
-                player,
-                "set_rate",
-                &SetRateRequest { rate: *rate },
-                timeout,
-            )?;
-            if !r.success {
-                return Err(refused(&format!("rate {rate}")));
-            }
+            let request = SetRateRequest { rate: *rate };
+            target.get::<SetRate>("set_rate", &request, &format!("rate {rate}"))?;
         }
-        ControlAction::Seek { time } => {
+        ControlAction::Seek { time: at } => {
             let request = SeekRequest {
-                time: TimeMsg::from_nanos(seconds(*time, "seek time")?.as_nanos()),
+                time: time(Some(*at), "seek time")?,
             };
-            if !call::<Seek>(node, player, "seek", &request, timeout)?.success {
-                return Err(refused(&format!("seek to {time}")));
-            }
+            target.get::<Seek>("seek", &request, &format!("seek to {at}"))?;
         }
         ControlAction::PlayNext => {
-            if !call::<PlayNext>(node, player, "play_next", &Default::default(), timeout)?.success {
-                return Err(refused("play_next"));
-            }
+            target.done::<PlayNext>("play_next")?;
         }
         ControlAction::Burst { num_messages } => {
             let request = BurstRequest {
                 num_messages: *num_messages,
             };
-            let r = call::<Burst>(node, player, "burst", &request, timeout)?;
-            println!("{}", r.actually_burst);
+            println!(
+                "{}",
+                target.call::<Burst>("burst", &request)?.actually_burst
+            );
         }
         ControlAction::ClockFrequency { hz } => {
             let request = SetClockPublishFrequencyRequest { frequency: *hz };
-            let r = call::<SetClockPublishFrequency>(
-                node,
-                player,
+            let what = format!("/clock at {hz} Hz");
+            target.get::<SetClockPublishFrequency>(
                 "set_clock_publish_frequency",
                 &request,
-                timeout,
+                &what,
             )?;
-            if !r.success {
-                bail!("the player refused /clock at {hz} Hz: {}", r.message);
-            }
         }
         ControlAction::Stop => {
-            let r = call::<Stop>(node, player, "stop", &Default::default(), timeout)?;
-            check_outcome("stop", r.return_code, &r.error_string)?;
+            target.done::<Stop>("stop")?;
         }
         ControlAction::Record { uri, at } => {
             let request = RecordRequest {
                 uri: uri.clone().unwrap_or_default(),
-                start_time: match at {
-                    Some(at) => TimeMsg::from_nanos(seconds(*at, "--at")?.as_nanos()),
-                    None => TimeMsg::default(),
-                },
+                start_time: time(*at, "--at")?,
             };
-            let r = call::<Record>(node, player, "record", &request, timeout)?;
-            check_outcome("record", r.return_code, &r.error_string)?;
+            target.get::<Record>("record", &request, "record")?;
         }
         ControlAction::StartDiscovery => {
-            let r = call::<StartDiscovery>(
-                node,
-                player,
-                "start_discovery",
-                &Default::default(),
-                timeout,
-            )?;
-            check_outcome("start_discovery", r.return_code, &r.error_string)?;
+            target.done::<StartDiscovery>("start_discovery")?;
         }
         ControlAction::StopDiscovery => {
-            let r = call::<StopDiscovery>(
-                node,
-                player,
-                "stop_discovery",
-                &Default::default(),
-                timeout,
-            )?;
-            check_outcome("stop_discovery", r.return_code, &r.error_string)?;
+            target.done::<StopDiscovery>("stop_discovery")?;
         }
         ControlAction::IsDiscoveryRunning => {
-            let request = Default::default();
-            let r = call::<IsDiscoveryRunning>(
-                node,
-                player,
-                "is_discovery_running",
-                &request,
-                timeout,
-            )?;
+            let r = target.ask::<IsDiscoveryRunning>("is_discovery_running")?;
             println!("{}", r.running);
         }
         ControlAction::IsRecording => {
-            let r =
-                call::<IsRecording>(node, player, "is_recording", &Default::default(), timeout)?;
-            println!("{}", r.recording);
+            println!("{}", target.ask::<IsRecording>("is_recording")?.recording)
         }
         ControlAction::Subscribe { topics, types } => {
             let request = SubscribeToTopicsRequest {
                 topics: topics.clone(),
                 topic_types: types.clone(),
             };
-            let r =
-                call::<SubscribeToTopics>(node, player, "subscribe_to_topics", &request, timeout)?;
+            let r = target.call::<SubscribeToTopics>("subscribe_to_topics", &request)?;
             for topic in &r.subscribed_topics {
                 println!("{topic}");
             }
             for topic in &r.unavailable_topics {
                 eprintln!("not available: {topic}");
             }
-            check_outcome("subscribe_to_topics", r.return_code, &r.error_string)?;
+            if let Some(why) = r.refusal() {
+                bail!("{} refused subscribe_to_topics ({why})", target.name);
+            }
         }
         ControlAction::SubscribedTopics => {
-            let request = Default::default();
-            let r = call::<GetSubscribedTopics>(
-                node,
-                player,
-                "get_subscribed_topics",
-                &request,
-                timeout,
-            )?;
-            for topic in &r.topics {
+            for topic in target
+                .ask::<GetSubscribedTopics>("get_subscribed_topics")?
+                .topics
+            {
                 println!("{topic}");
             }
         }
-        ControlAction::GetUri => {
-            let r = call::<GetUri>(node, player, "get_uri", &Default::default(), timeout)?;
-            println!("{}", r.uri);
+        ControlAction::GetUri => println!("{}", target.ask::<GetUri>("get_uri")?.uri),
+        ControlAction::Snapshot {
+            filename: None,
+            topics,
+            start: None,
+            stop: None,
+            post_trigger,
+        } if topics.is_empty() && *post_trigger <= 0.0 => {
+            let request = Default::default();
+            target.get::<Snapshot>("snapshot", &request, "the snapshot (empty buffers?)")?;
         }
         ControlAction::Snapshot {
             filename,
@@ -446,24 +491,6 @@ fn control(
             stop,
             post_trigger,
         } => {
-            let plain = filename.is_none()
-                && topics.is_empty()
-                && start.is_none()
-                && stop.is_none()
-                && *post_trigger <= 0.0;
-            if plain {
-                let r = call::<Snapshot>(node, player, "snapshot", &Default::default(), timeout)?;
-                if !r.success {
-                    return Err(refused("the snapshot (empty buffers?)"));
-                }
-                return Ok(());
-            }
-            let time = |t: Option<f64>, what: &str| -> Result<TimeMsg> {
-                Ok(match t {
-                    Some(t) => TimeMsg::from_nanos(seconds(t, what)?.as_nanos()),
-                    None => TimeMsg::default(),
-                })
-            };
             let request = TriggerSnapshotRequest {
                 filename: filename.clone().unwrap_or_default(),
                 topics: topics.clone(),
@@ -471,10 +498,7 @@ fn control(
                 stop_time: time(*stop, "--stop")?,
                 post_trigger_seconds: *post_trigger,
             };
-            let r = call::<TriggerSnapshot>(node, player, "snapshot/trigger", &request, timeout)?;
-            if !r.success {
-                bail!("the recorder refused the snapshot: {}", r.message);
-            }
+            let r = target.get::<TriggerSnapshot>("snapshot/trigger", &request, "the snapshot")?;
             println!("{}", r.message);
         }
         ControlAction::Split { at } => {
@@ -484,33 +508,22 @@ fn control(
                 split_mode,
                 tracking_topic_name,
             };
-            let r = call::<SplitBagfile>(node, player, "split_bagfile", &request, timeout)?;
-            check_outcome("split_bagfile", r.return_code, &r.error_string)?;
+            target.get::<SplitBagfile>("split_bagfile", &request, "split_bagfile")?;
         }
         ControlAction::SetMemory { bytes } => {
             let request = SetMemoryRequest { memory: *bytes };
-            if !call::<SetMemory>(node, player, "snapshot/memory", &request, timeout)?.success {
-                return Err(refused(&format!("memory {bytes}")));
-            }
+            target.get::<SetMemory>("snapshot/memory", &request, &format!("memory {bytes}"))?;
         }
         ControlAction::SetDuration { seconds } => {
             let request = SetDurationRequest { duration: *seconds };
-            if !call::<SetDuration>(node, player, "snapshot/duration", &request, timeout)?.success {
-                return Err(refused(&format!("duration {seconds}")));
-            }
+            let what = format!("duration {seconds}");
+            target.get::<SetDuration>("snapshot/duration", &request, &what)?;
         }
         ControlAction::ClearBuffer => {
-            let r = call::<ClearBuffer>(
-                node,
-                player,
-                "snapshot/clear_buffer",
-                &Default::default(),
-                timeout,
-            )?;
-            if !r.success {
-                bail!("the recorder refused to clear: {}", r.message);
-            }
-            println!("{}", r.message);
+            println!(
+                "{}",
+                target.done::<ClearBuffer>("snapshot/clear_buffer")?.message
+            )
         }
     }
     Ok(())
