@@ -108,7 +108,7 @@ fn compress(
     data: &[u8],
 ) -> Result<(&'static str, String, Vec<u8>), ImageError> {
     let png = |encoding: &str| {
-        rosbag2_rs_tools::export::image::pixels_to_png(
+        rosbag2_rs_codec::image::pixels_to_png(
             width,
             height,
             encoding,
@@ -116,7 +116,7 @@ fn compress(
             stride as usize,
             data,
         )
-        .map_err(|e| ImageError::Png(Box::new(e)))
+        .map_err(ImageError::Png)
     };
     // (PNG layout, the SDK's format text): rgb8 is compressed as image_transport's bgr8.
     let (encoding, text) = match format {

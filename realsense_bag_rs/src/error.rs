@@ -69,7 +69,7 @@ pub enum ImageError {
     Truncated,
     /// The PNG itself.
     #[error(transparent)]
-    Png(#[from] Box<rosbag2_rs_tools::export::ExportError>),
+    Png(#[from] rosbag2_rs_codec::image::PngError),
     /// The zstd frame of a format PNG has no layout for (`YUYV; zstd; 64x48 step=128`).
     #[error("zstd image: {0}")]
     Zstd(#[source] std::io::Error),

@@ -1,5 +1,5 @@
 //! Images of the rosbag2 layout (PNG decoding shared with `export`, in
-//! `rosbag2_rs_tools::export::image`): `CompressedImage`s holding PNGs (`<fmt>; png compressed <fmt>`)
+//! `rosbag2_rs_codec::image`): `CompressedImage`s holding PNGs (`<fmt>; png compressed <fmt>`)
 //! or, for depth, a 12-byte `compressedDepth` header and a 16-bit PNG; the formats PNG has no
 //! layout for (YUYV, UYVY, raw) as a zstd frame of the pixels (`YUYV; zstd; 64x48 step=128`).
 
@@ -52,7 +52,7 @@ pub fn decode(
         data
     };
     // 16-bit samples come back little endian, as the SDK's formats are.
-    let mut info = rosbag2_rs_tools::export::image::decode_png(png_bytes).map_err(Box::new)?;
+    let mut info = rosbag2_rs_codec::image::decode_png(png_bytes)?;
     // A BGR image's PNG holds its colours in PNG's (RGB) order: back to the stream's order.
     let channels = match format.split(';').next().map(str::trim) {
         Some("bgr8") => 3,

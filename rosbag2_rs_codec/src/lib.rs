@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 mod definition_cache;
+pub mod image;
 pub mod limits;
 mod message_definition;
 pub mod msg;

@@ -98,6 +98,38 @@ pub static EMPTY_ELEMENTS: Limit = Limit::new(
     1 << 20,
 );
 
+/// The budget of pixels of one decoded image frame.
+pub static IMAGE_PIXELS: Limit = Limit::new(
+    "pixels per image frame",
+    "ROSBAG2_RS_MAX_IMAGE_PIXELS",
+    1 << 26,
+);
+
+/// An image whose header claims more pixels than [`IMAGE_PIXELS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the image claims {width} x {height} pixels, more than the budget of {budget} pixels per frame (set {} to raise it)", IMAGE_PIXELS.env)]
+pub struct TooManyPixels {
+    /// The width it claims.
+    pub width: u32,
+    /// The height it claims.
+    pub height: u32,
+    /// The budget in force.
+    pub budget: u64,
+}
+
+/// Checks an image's claimed size against [`IMAGE_PIXELS`] before its pixels are allocated.
+pub fn check_pixels(width: u32, height: u32) -> Result<(), TooManyPixels> {
+    let budget = IMAGE_PIXELS.get();
+    match u64::from(width) * u64::from(height) > budget {
+        true => Err(TooManyPixels {
+            width,
+            height,
+            budget,
+        }),
+        false => Ok(()),
+    }
+}
+
 /// The budget of fields in a type description from another node, its referenced types' fields
 /// included, before a type is built from it at run time (the rcl backend). ROS 2's largest
 /// messages have a few hundred. Default 10,000, environment variable

@@ -39,6 +39,8 @@ use std::io::{self, Read};
 
 /// The length checks every parser goes through (shared with the codec, which decodes messages).
 pub use rosbag2_rs_codec::limits::{check_len, vec_for, LengthPastEnd};
+/// The codec's budget of pixels of one decoded image (PNG: `export`, RealSense).
+pub use rosbag2_rs_codec::limits::{check_pixels, TooManyPixels, IMAGE_PIXELS};
 /// The budget type, and the codec's budget of elements of no wire size per message.
 pub use rosbag2_rs_codec::limits::{Limit, TooManyElements, EMPTY_ELEMENTS};
 /// The codec's budgets on type descriptions from other nodes.
@@ -64,38 +66,6 @@ pub static SALVAGE_BYTES: Limit = Limit::new(
     "ROSBAG2_RS_MAX_SALVAGE_BYTES",
     4 << 30,
 );
-
-/// The budget of pixels of one decoded image frame.
-pub static IMAGE_PIXELS: Limit = Limit::new(
-    "pixels per image frame",
-    "ROSBAG2_RS_MAX_IMAGE_PIXELS",
-    1 << 26,
-);
-
-/// An image whose header claims more pixels than [`IMAGE_PIXELS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the image claims {width} x {height} pixels, more than the budget of {budget} pixels per frame (set {} to raise it)", IMAGE_PIXELS.env)]
-pub struct TooManyPixels {
-    /// The width it claims.
-    pub width: u32,
-    /// The height it claims.
-    pub height: u32,
-    /// The budget in force.
-    pub budget: u64,
-}
-
-/// Checks an image's claimed size against [`IMAGE_PIXELS`] before its pixels are allocated.
-pub fn check_pixels(width: u32, height: u32) -> Result<(), TooManyPixels> {
-    let budget = IMAGE_PIXELS.get();
-    match u64::from(width) * u64::from(height) > budget {
-        true => Err(TooManyPixels {
-            width,
-            height,
-            budget,
-        }),
-        false => Ok(()),
-    }
-}
 
 /// The cap on a file-mode `.zstd` bag once decompressed (the free space of the temporary
 /// directory bounds it too).

@@ -42,7 +42,7 @@ pub enum ExportError {
     BadImage(String),
     /// A compressed image whose header claims more pixels than a frame may decode to.
     #[error("PNG: {0}")]
-    TooManyPixels(#[from] rosbag2_rs_storage::limits::TooManyPixels),
+    TooManyPixels(#[from] rosbag2_rs_codec::limits::TooManyPixels),
     /// Writing an output file.
     #[error("{path}: {error}")]
     Io {
@@ -60,6 +60,17 @@ pub enum ExportError {
     /// `ffmpeg` ran and failed.
     #[error("ffmpeg failed: {0}")]
     Ffmpeg(String),
+}
+
+impl From<rosbag2_rs_codec::image::PngError> for ExportError {
+    fn from(e: rosbag2_rs_codec::image::PngError) -> Self {
+        use rosbag2_rs_codec::image::PngError;
+        match e {
+            PngError::Unsupported(what) => Self::Unsupported { what },
+            PngError::Bad(why) => Self::BadImage(why),
+            PngError::TooManyPixels(over) => Self::TooManyPixels(over),
+        }
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError + '_ {
