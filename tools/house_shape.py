@@ -10,9 +10,8 @@ at a path of WORKSPACE_PATH characters. And since colcon builds each package alo
 features only over the packages one build selects), the Zenoh crates must come out as one build
 for every package that has them, or each package would compile them again. Dependencies point one
 way, tests' too: no package's dev-dependency depends on the package. And a crate reads bottom-up:
-its modules' `crate::`/`super::` paths form no circle (but in the crates of CIRCLES_LEFT, which
-must leave it once they have none). Prints each crate's share; exits 1 naming what is out of
-shape.
+its modules' `crate::`/`super::` paths form no circle. Prints each crate's share; exits 1 naming
+what is out of shape.
 
     python3 tools/house_shape.py
 """
@@ -30,9 +29,6 @@ COLCON_LINE_LIMIT = 64 * 1024
 # The longest repository path the metadata line must fit at (`/home/<user>/<ws>/src/rosbag2-rs`
 # and CI checkouts are shorter); docs/ros2_workspace.md says so.
 WORKSPACE_PATH = 52
-# Crates whose modules still import each other in a circle (issue 50 left them).
-CIRCLES_LEFT = {'pf_timesync_rs', 'realsense_bag_rs', 'rosbag2_rs_clock', 'rosbag2_rs_codec',
-                'rosbag2_rs_cyclonedds'}
 
 root = pathlib.Path(__file__).resolve().parents[1]
 line = subprocess.run(
@@ -112,10 +108,8 @@ def module_circles(src):
 
 for p in packages:
     circles = module_circles(pathlib.Path(p['manifest_path']).parent / 'src')
-    if circles and p['name'] not in CIRCLES_LEFT:
+    if circles:
         failures.append(f'{p["name"]}: its modules import each other in a circle: {circles}')
-    if not circles and p['name'] in CIRCLES_LEFT:
-        failures.append(f'{p["name"]} has no module circle left: take it out of CIRCLES_LEFT')
 
 files = subprocess.run(['git', 'ls-files', '*.rs'], cwd=root, capture_output=True, text=True,
                        check=True).stdout.split()

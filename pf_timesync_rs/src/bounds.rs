@@ -17,12 +17,23 @@
 //! plain TICSync estimator over the request brackets (`max-separation`, the
 //! benchmark's reference).
 
-use crate::brackets::clamp_read_position;
 use crate::envelope::{LowerEnvelope, MIN_HULL_SPAN_NS};
 use crate::estimator::Estimator;
 use crate::hull::{lower_hull, offset_from, support_above, support_below, upper_hull, Line, Point};
 use crate::sample::{ActiveSample, PassiveSample};
 use std::collections::VecDeque;
+
+/// Where in the fastest round trip the scanner is assumed to read its
+/// clock: the middle, so equal minimum delays of the two legs give no bias.
+pub const DEFAULT_READ_POSITION: f64 = 0.5;
+/// `read_position` within 0..=1 ([`DEFAULT_READ_POSITION`] for NaN).
+pub(crate) fn clamp_read_position(read_position: f64) -> f64 {
+    if read_position.is_nan() {
+        DEFAULT_READ_POSITION
+    } else {
+        read_position.clamp(0.0, 1.0)
+    }
+}
 
 /// The `bounds` estimator: passive lower envelope plus active brackets
 /// (or, [`requests_only`](Self::requests_only), the brackets alone).

@@ -50,24 +50,13 @@
 //!   the brackets of before it are shifted by the step and the later ones
 //!   taken anew against the new floor.
 
-use crate::bounds::BoundsEstimator;
+pub use crate::bounds::DEFAULT_READ_POSITION;
+use crate::bounds::{clamp_read_position, BoundsEstimator};
 use crate::endpoint::{lower_endpoint, upper_endpoint, Endpoint};
 use crate::estimator::Estimator;
 use crate::hull::Line;
 use crate::sample::{ActiveSample, PassiveSample};
 use std::collections::VecDeque;
-
-/// Where in the fastest round trip the scanner is assumed to read its
-/// clock: the middle, so equal minimum delays of the two legs give no bias.
-pub const DEFAULT_READ_POSITION: f64 = 0.5;
-/// `read_position` within 0..=1 ([`DEFAULT_READ_POSITION`] for NaN).
-pub(crate) fn clamp_read_position(read_position: f64) -> f64 {
-    if read_position.is_nan() {
-        DEFAULT_READ_POSITION
-    } else {
-        read_position.clamp(0.0, 1.0)
-    }
-}
 
 /// Tightest values per edge used to estimate its limit.
 pub const EDGE_SAMPLES: usize = 4;

@@ -71,13 +71,15 @@ pub mod pf;
 pub mod replay;
 pub mod sample;
 pub mod scan_stamp;
+pub mod selection;
 pub mod sensor_time;
 pub mod sim;
 mod sync;
 
 pub use error::TimeSyncError;
-pub use estimator::{Estimator, EstimatorKind, Params, ESTIMATOR_NAMES};
+pub use estimator::Estimator;
 pub use rosbag2_rs_clock::{Duration, Time};
 pub use scan_stamp::{LaserScanTiming, PacketHeader, ScanStamper, ScanTiming};
+pub use selection::{EstimatorKind, Params, ESTIMATOR_NAMES};
 pub use sensor_time::SensorUnwrapper;
 pub use sync::{ResetCounts, Synchronizer};

@@ -1,7 +1,7 @@
 //! Error statistics of estimators over simulated runs.
 
-use crate::estimator::{EstimatorKind, Params};
 use crate::replay::{apply, Outcome, Record};
+use crate::selection::{EstimatorKind, Params};
 use crate::sim::{Phase, SimEvent};
 use crate::sync::Synchronizer;
 use crate::TimeSyncError;

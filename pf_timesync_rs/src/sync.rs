@@ -1,8 +1,9 @@
 //! The front end a driver talks to: raw sensor times in, ROS times out,
 //! with wrap handling, clock-type checks, resets and clock-jump detection.
 
-use crate::estimator::{Estimator, EstimatorKind, Params};
+use crate::estimator::Estimator;
 use crate::sample::{measuring_duration, ActiveSample, PassiveSample};
+use crate::selection::{EstimatorKind, Params};
 use crate::sensor_time::{raw_to_nanos, SensorUnwrapper};
 use crate::TimeSyncError;
 use rosbag2_rs_clock::{Clock, ClockType, Duration, JumpHandle, JumpThreshold, Time};

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rosbag2_rs_codec::msg::{encode_cdr_at, CdrHeader, CodecError, Dialect, Registry, Value};
-use rosbag2_rs_codec::{MessageDefinition, MessageDefinitionCache};
+use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::qos::{Durability, History, QosProfile};
 use rosbag2_rs_storage::{
     BagMetadata, BagWriter, BagWriterOptions, SerializedMessage, TopicMetadata,
@@ -17,12 +17,10 @@ use rosbag2_rs_storage::{
 use crate::error::RealSenseError;
 use crate::model::*;
 use crate::reader::Recording;
+use crate::ros2_types::{Types, METADATA_TYPE};
 
 /// The driver's namespace (`realsense2_camera` 4.x: `/camera/camera`).
 pub const NAMESPACE: &str = "/camera/camera";
-
-const METADATA_TYPE: &str = "realsense2_camera_msgs/msg/Metadata";
-const METADATA_DEF: &str = "std_msgs/Header header\nstring json_data\n";
 
 /// The driver's name for a stream (`infra1`, `depth`, `color`, `accel`, ...).
 pub fn stream_topic(stream: &str, index: u32) -> String {
@@ -44,65 +42,6 @@ fn ros2_encoding(format: &str) -> &str {
         "y16" => "mono16",
         "yuyv" => "yuv422_yuy2",
         other => other,
-    }
-}
-
-/// ROS 2 message types to encode, each with its registry, index and definition (shared with
-/// the `.db3` layout writer).
-pub(crate) struct Types {
-    pub(crate) by_name: HashMap<String, (Registry, usize, MessageDefinition)>,
-}
-
-impl Types {
-    fn new() -> Result<Self, CodecError> {
-        Self::of(&[
-            "sensor_msgs/msg/Image",
-            "sensor_msgs/msg/CameraInfo",
-            "sensor_msgs/msg/Imu",
-            "nav_msgs/msg/Odometry",
-            "tf2_msgs/msg/TFMessage",
-            METADATA_TYPE,
-        ])
-    }
-
-    /// The types `names` (`pkg/msg/Type`), their definitions from the bundled ones (or an
-    /// installed ROS 2).
-    pub(crate) fn of(names: &[&str]) -> Result<Self, CodecError> {
-        let mut cache = MessageDefinitionCache::new();
-        let mut by_name = HashMap::new();
-        for &name in names {
-            let def = if name == METADATA_TYPE {
-                let header = cache.definition("std_msgs/msg/Header");
-                MessageDefinition {
-                    topic_type: name.into(),
-                    encoding: "ros2msg".into(),
-                    encoded_message_definition: format!(
-                        "{METADATA_DEF}================================================================================\nMSG: std_msgs/Header\n{}",
-                        header.encoded_message_definition
-                    ),
-                    type_description_hash: String::new(),
-                }
-            } else {
-                cache.definition(name)
-            };
-            let mut reg = Registry::new();
-            reg.parse_concatenated(name, &def.encoded_message_definition, Dialect::Ros2)?;
-            let index = reg
-                .index_of(name)
-                .ok_or_else(|| CodecError::Missing(name.to_string()))?;
-            by_name.insert(name.to_string(), (reg, index, def));
-        }
-        Ok(Self { by_name })
-    }
-
-    /// A message of `name` built from its zero value by `fill` (dotted paths), as CDR.
-    pub(crate) fn encode(&self, name: &str, fill: &[(&str, Value)]) -> Result<Vec<u8>, CodecError> {
-        let (reg, index, _) = &self.by_name[name];
-        let mut value = reg.default_value(*index);
-        for (path, v) in fill {
-            reg.set(*index, &mut value, path, v.clone())?;
-        }
-        encode_cdr_at(reg, *index, &value, CdrHeader::default())
     }
 }
 
@@ -197,7 +136,7 @@ pub fn convert(input: &Path, output: BagWriterOptions) -> Result<BagMetadata, Re
                     )
                 })?;
             let mut item = reg.default_value(ts);
-            let q = crate::writer::quaternion(&t.rotation);
+            let q = quaternion(&t.rotation);
             let mut fill = header("", 0.0, parent);
             fill.push(("child_frame_id".into(), Value::string(child)));
             for (i, axis) in ["x", "y", "z"].iter().enumerate() {

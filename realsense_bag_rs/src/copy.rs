@@ -17,14 +17,10 @@ use rosbag2_rs_storage::CompressionFormat;
 use rosbag2_rs_storage::{OpenMode, TopicFilter};
 
 use crate::error::RealSenseError;
-use crate::model::Event;
+use crate::model::{stream_name, Event, DESCRIPTION_TIME_NS};
 use crate::reader::Recording;
 use crate::topic::{self, TopicKind};
-use crate::writer::{stream_name, RecordingWriter};
-
-/// The time the SDK writes the device description at (`TIME_MIN`, 1 ns): everything at or
-/// before it is the description, everything after it happened during the recording.
-pub const DESCRIPTION_TIME_NS: i64 = 1;
+use crate::writer::RecordingWriter;
 
 /// What to copy.
 #[derive(Debug, Clone)]

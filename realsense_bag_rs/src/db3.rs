@@ -14,10 +14,9 @@ use rosbag2_rs_codec::msg::{encode_cdr_at, CdrHeader, Value};
 use rosbag2_rs_storage::storage::{create_writer, StorageId, StorageWriter, WriterOptions};
 use rosbag2_rs_storage::{SerializedMessage, TopicMetadata};
 
-use crate::bridge::Types;
 use crate::error::{ImageError, RealSenseError};
 use crate::model::*;
-use crate::writer::{quaternion, stream_name, title_case};
+use crate::ros2_types::Types;
 
 const UINT32: &str = "std_msgs/msg/UInt32";
 const STRING: &str = "std_msgs/msg/String";

@@ -28,11 +28,12 @@ mod model;
 mod playback;
 mod png;
 mod reader;
+mod ros2_types;
 mod source;
 pub mod topic;
 mod writer;
 
-pub use copy::{copy_bag, copy_recording, CopyOptions, CopyReport, DESCRIPTION_TIME_NS};
+pub use copy::{copy_bag, copy_recording, CopyOptions, CopyReport};
 pub use error::RealSenseError;
 pub use model::*;
 pub use playback::{Playback, PlaybackHandle, Status};

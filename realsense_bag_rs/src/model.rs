@@ -439,6 +439,65 @@ pub fn rotation_from_quaternion([x, y, z, w]: [f64; 4]) -> [f64; 9] {
     ]
 }
 
+/// The time the SDK writes the device description at (`TIME_MIN`, 1 ns): everything at or
+/// before it is the description, everything after it happened during the recording.
+pub const DESCRIPTION_TIME_NS: i64 = 1;
+
+/// The SDK's spelling of a stream type in topic names (`depth` → `Depth`).
+pub(crate) fn stream_name(stream: &str) -> String {
+    let mut c = stream.chars();
+    c.next()
+        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// `frame_counter` → `Frame Counter`, `hardware_clock` → `Hardware Clock`.
+pub(crate) fn title_case(name: &str) -> String {
+    name.split('_')
+        .map(stream_name)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A column-major rotation matrix as a unit quaternion (x, y, z, w).
+pub(crate) fn quaternion(r: &[f64; 9]) -> [f64; 4] {
+    let m = |row: usize, col: usize| r[col * 3 + row];
+    let trace = m(0, 0) + m(1, 1) + m(2, 2);
+    if trace > 0.0 {
+        let s = (trace + 1.0).sqrt() * 2.0;
+        [
+            (m(2, 1) - m(1, 2)) / s,
+            (m(0, 2) - m(2, 0)) / s,
+            (m(1, 0) - m(0, 1)) / s,
+            s / 4.0,
+        ]
+    } else if m(0, 0) > m(1, 1) && m(0, 0) > m(2, 2) {
+        let s = (1.0 + m(0, 0) - m(1, 1) - m(2, 2)).sqrt() * 2.0;
+        [
+            s / 4.0,
+            (m(0, 1) + m(1, 0)) / s,
+            (m(0, 2) + m(2, 0)) / s,
+            (m(2, 1) - m(1, 2)) / s,
+        ]
+    } else if m(1, 1) > m(2, 2) {
+        let s = (1.0 + m(1, 1) - m(0, 0) - m(2, 2)).sqrt() * 2.0;
+        [
+            (m(0, 1) + m(1, 0)) / s,
+            s / 4.0,
+            (m(1, 2) + m(2, 1)) / s,
+            (m(0, 2) - m(2, 0)) / s,
+        ]
+    } else {
+        let s = (1.0 + m(2, 2) - m(0, 0) - m(1, 1)).sqrt() * 2.0;
+        [
+            (m(0, 2) + m(2, 0)) / s,
+            (m(1, 2) + m(2, 1)) / s,
+            s / 4.0,
+            (m(1, 0) - m(0, 1)) / s,
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

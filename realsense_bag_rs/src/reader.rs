@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use rosbag2_rs_codec::msg::{MessageView, Value};
 
-use crate::copy::DESCRIPTION_TIME_NS;
 use crate::error::RealSenseError;
 use crate::model::*;
 use crate::source::{Decoded, Source};

@@ -22,6 +22,7 @@ mod duration;
 mod error;
 mod jump;
 mod player_clock;
+mod player_options;
 mod rate_timer;
 mod ros_clock;
 mod scale;
@@ -43,7 +44,8 @@ pub use jump::{
     ClockChange, JumpHandle, JumpRegistry, JumpThreshold, PostJumpCallback, PreJumpCallback,
     TimeJump,
 };
-pub use player_clock::{create_player_clock, PlayerClock, PlayerClockOptions};
+pub use player_clock::PlayerClock;
+pub use player_options::{create_player_clock, PlayerClockOptions};
 pub use rate_timer::{Rate, Timer};
 pub use ros_clock::RosClock;
 pub use scale::PlaybackRate;

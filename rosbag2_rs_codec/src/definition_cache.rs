@@ -12,7 +12,6 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
-use crate::type_hash::TypeHashError;
 use crate::MessageDefinition;
 
 mod bundled {
@@ -29,7 +28,7 @@ const MAX_DEPTH: usize = 50;
 
 /// Why the full definition of a type cannot be assembled: its message names the type at fault.
 #[derive(Debug, thiserror::Error)]
-enum Incomplete {
+pub(crate) enum Incomplete {
     /// No definition text for this type (the one asked for or a dependency).
     #[error("{0}")]
     Missing(String),
@@ -45,7 +44,7 @@ pub struct MessageDefinitionCache {
     /// Interface file texts by `pkg/msg/Type` or `pkg/srv/Service`.
     texts: HashMap<String, Option<String>>,
     /// RIHS01 hashes computed so far, by type name as asked.
-    hashes: HashMap<String, String>,
+    pub(crate) hashes: HashMap<String, String>,
     /// The distribution whose definitions come first (`--typestore`), if any.
     typestore: Option<crate::typestore::Typestore>,
     /// Types already warned about as missing from a bag.
@@ -404,32 +403,6 @@ impl MessageDefinitionCache {
         self.full_text(type_name).is_ok()
     }
 
-    /// The RIHS01 type hash (REP-2011) of `type_name` from its definition (see
-    /// [`crate::type_hash`]), computed once per type.
-    pub fn type_hash(&mut self, type_name: &str) -> Result<String, TypeHashError> {
-        if let Some(hash) = self.hashes.get(type_name) {
-            return Ok(hash.clone());
-        }
-        let text = self.full_text(type_name).map_err(|e| match e {
-            Incomplete::Missing(missing) if missing == type_name => {
-                TypeHashError::NoDefinition(missing)
-            }
-            other => TypeHashError::UnknownType {
-                type_name: type_name.to_string(),
-                missing: other.to_string(),
-            },
-        })?;
-        let definition = MessageDefinition {
-            topic_type: type_name.to_string(),
-            encoding: "ros2msg".into(),
-            encoded_message_definition: text,
-            type_description_hash: String::new(),
-        };
-        let hash = crate::type_hash::rihs01(type_name, &definition)?;
-        self.hashes.insert(type_name.to_string(), hash.clone());
-        Ok(hash)
-    }
-
     /// The names of the bundled interfaces: `pkg/msg/Type` for messages, and for each service
     /// `pkg/srv/Service_Request`, `_Response` and `_Event`.
     pub fn bundled_types() -> Vec<String> {
@@ -443,7 +416,7 @@ impl MessageDefinitionCache {
         out
     }
 
-    fn full_text(&mut self, type_name: &str) -> Result<String, Incomplete> {
+    pub(crate) fn full_text(&mut self, type_name: &str) -> Result<String, Incomplete> {
         let mut seen = HashSet::new();
         let mut out = String::new();
         self.append(type_name, &mut seen, &mut out, MAX_DEPTH)?;

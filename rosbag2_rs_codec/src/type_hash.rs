@@ -33,9 +33,10 @@ use std::fmt::Write;
 
 use sha2::{Digest, Sha256};
 
+use crate::definition_cache::Incomplete;
 use crate::msg::definition::{is_ident, ArrayKind, BaseType, Primitive};
 use crate::msg::{CodecError, Dialect, Registry};
-use crate::MessageDefinition;
+use crate::{MessageDefinition, MessageDefinitionCache};
 
 /// The prefix of version 1 hashes.
 pub const RIHS01_PREFIX: &str = "RIHS01_";
@@ -539,7 +540,7 @@ fn service_text_as_messages(root: &FullName, text: &str) -> Option<String> {
         out.push('\n');
     }
     // The event's own dependencies, which the `.srv` text does not carry.
-    let info = crate::definition_cache::MessageDefinitionCache::with_prefixes(Vec::new())
+    let info = MessageDefinitionCache::with_prefixes(Vec::new())
         .definition("service_msgs/msg/ServiceEventInfo");
     out.push_str(SEPARATOR);
     out.push_str("\nMSG: service_msgs/ServiceEventInfo\n");
@@ -552,6 +553,34 @@ fn service_text_as_messages(root: &FullName, text: &str) -> Option<String> {
 /// message parser reads; `None` for anything else.
 pub(crate) fn service_definition_as_messages(type_name: &str, text: &str) -> Option<String> {
     service_text_as_messages(&FullName::parse(type_name)?, text)
+}
+
+/// The hashing of what the cache knows (the cache itself is below this module: it knows texts).
+impl MessageDefinitionCache {
+    /// The RIHS01 type hash (REP-2011) of `type_name` from its definition , computed once per type.
+    pub fn type_hash(&mut self, type_name: &str) -> Result<String, TypeHashError> {
+        if let Some(hash) = self.hashes.get(type_name) {
+            return Ok(hash.clone());
+        }
+        let text = self.full_text(type_name).map_err(|e| match e {
+            Incomplete::Missing(missing) if missing == type_name => {
+                TypeHashError::NoDefinition(missing)
+            }
+            other => TypeHashError::UnknownType {
+                type_name: type_name.to_string(),
+                missing: other.to_string(),
+            },
+        })?;
+        let definition = MessageDefinition {
+            topic_type: type_name.to_string(),
+            encoding: "ros2msg".into(),
+            encoded_message_definition: text,
+            type_description_hash: String::new(),
+        };
+        let hash = rihs01(type_name, &definition)?;
+        self.hashes.insert(type_name.to_string(), hash.clone());
+        Ok(hash)
+    }
 }
 
 const SEPARATOR: &str =

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use cyclors::*;
 
 use super::dispatcher::Drain;
+use super::endpoint::EndpointData;
 use super::raw;
-use super::sys::{EndpointData, Entity};
+use super::sys::Entity;
 use rosbag2_rs_dds_common::discovery_info::ParticipantEntities;
 
 /// What the node knows of the graph, its endpoints keyed by their built-in topic instance.

@@ -10,6 +10,7 @@
 pub mod config;
 mod dispatcher;
 mod domain;
+mod endpoint;
 mod graph;
 mod qos;
 mod raw;

@@ -21,8 +21,9 @@ use parking_lot::Mutex;
 use rosbag2_rs_middleware::crossbeam_channel::Sender;
 
 use super::dispatcher::{Dispatcher, Drain, Registration};
+use super::endpoint;
 use super::raw::{self, RawWriter};
-use super::sys::{self, Entity};
+use super::sys::Entity;
 use rosbag2_rs_middleware::error::{Result, TransportError};
 use rosbag2_rs_middleware::{RawClient, RequestId, ServiceHandler, REPLY_FLUSH_TIMEOUT};
 
@@ -152,14 +153,15 @@ impl ServerDrain {
     }
 
     fn client_state(&self, writer_handle: dds_instance_handle_t) -> ClientState {
-        let Some(requester) = sys::matched_publication(self.reader.handle(), writer_handle) else {
+        let Some(requester) = endpoint::matched_publication(self.reader.handle(), writer_handle)
+        else {
             return ClientState::Gone;
         };
         let reply_writer = self.writer.entity().handle();
-        let matched = sys::matched_handles(reply_writer, true)
+        let matched = endpoint::matched_handles(reply_writer, true)
             .into_iter()
             .any(|h| {
-                sys::matched_subscription(reply_writer, h).is_some_and(|reader| {
+                endpoint::matched_subscription(reply_writer, h).is_some_and(|reader| {
                     match &requester.service_id {
                         Some(id) => reader.service_id.as_ref() == Some(id),
                         None => reader.participant == requester.participant,
@@ -345,8 +347,8 @@ impl RawClient for DdsClient {
     fn wait_for_service(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
-            if !sys::matched_handles(self.writer.entity().handle(), true).is_empty()
-                && !sys::matched_handles(self.reply_reader, false).is_empty()
+            if !endpoint::matched_handles(self.writer.entity().handle(), true).is_empty()
+                && !endpoint::matched_handles(self.reply_reader, false).is_empty()
             {
                 return true;
             }
