@@ -99,11 +99,11 @@ pub struct InputArgs {
 impl InputArgs {
     /// `-i URI [STORAGE_ID] -i URI ...` as (uri, id) pairs: clap hands over the values of every
     /// `-i` in one list, and a storage id is recognised by name after its URI.
-    fn grouped(&self) -> Vec<(&str, Option<&str>)> {
-        let mut out: Vec<(&str, Option<&str>)> = Vec::new();
+    fn grouped(&self) -> Vec<(&str, Option<StorageId>)> {
+        let mut out: Vec<(&str, Option<StorageId>)> = Vec::new();
         for value in &self.inputs {
-            match out.last_mut() {
-                Some((_, id @ None)) if StorageId::parse(value).is_ok() => *id = Some(value),
+            match (out.last_mut(), StorageId::parse(value)) {
+                (Some((_, id @ None)), Ok(storage)) => *id = Some(storage),
                 _ => out.push((value, None)),
             }
         }
@@ -112,7 +112,7 @@ impl InputArgs {
 
     /// The bags: the positional ones, then the `-i` inputs, each checked against its storage id
     /// (`-i URI ID`, or `storage` for all) when one is given. At least one is required.
-    pub fn resolve(&self, storage: Option<&str>) -> Result<Vec<PathBuf>> {
+    pub fn resolve(&self, storage: Option<StorageId>) -> Result<Vec<PathBuf>> {
         self.resolve_with(storage, &[])
     }
 
@@ -120,21 +120,21 @@ impl InputArgs {
     /// with its storage id if it has one.
     pub fn resolve_with(
         &self,
-        storage: Option<&str>,
-        more: &[(PathBuf, Option<String>)],
+        storage: Option<StorageId>,
+        more: &[(PathBuf, Option<StorageId>)],
     ) -> Result<Vec<PathBuf>> {
-        let mut bags: Vec<(PathBuf, Option<&str>)> =
+        let mut bags: Vec<(PathBuf, Option<StorageId>)> =
             self.bags.iter().map(|b| (b.clone(), storage)).collect();
         for (uri, id) in self.grouped() {
             bags.push((PathBuf::from(uri), id.or(storage)));
         }
-        bags.extend(more.iter().map(|(uri, id)| (uri.clone(), id.as_deref())));
+        bags.extend(more.iter().cloned());
         if bags.is_empty() {
             return Err(FlagError::NoBag);
         }
         for (bag, id) in &bags {
             if let Some(id) = id {
-                Bag::locate(bag)?.check_storage(StorageId::parse(id)?)?;
+                Bag::locate(bag)?.check_storage(*id)?;
             }
         }
         Ok(bags.into_iter().map(|(b, _)| b).collect())
@@ -356,7 +356,11 @@ mod tests {
                 .unwrap();
         assert_eq!(
             cli.inputs.grouped(),
-            [("b", Some("mcap")), ("c", None), ("d", Some("sqlite3"))]
+            [
+                ("b", Some(StorageId::Mcap)),
+                ("c", None),
+                ("d", Some(StorageId::Sqlite3))
+            ]
         );
         assert!(Cli::try_parse_from(["x"])
             .unwrap()

@@ -31,7 +31,7 @@ pub struct PlayArgs {
     /// Storage of the bags (mcap, sqlite3, rosbag_v2): checked against the files, which are
     /// detected from their contents without it.
     #[arg(short, long)]
-    pub storage: Option<String>,
+    pub storage: Option<StorageId>,
     /// A storage configuration file, as rosbag2 takes it; it is checked, but reading needs
     /// nothing from it (rosbag2 applies SQLite3 `read: pragmas`, ours reads without them).
     #[arg(long, value_name = "FILE")]
@@ -294,7 +294,7 @@ pub const PLAY_PARAMETERS: ParamTable = ParamTable {
 impl PlayArgs {
     /// The player options these flags describe.
     pub fn options(&self) -> Result<PlayOptions> {
-        let bags = self.input.resolve(self.storage.as_deref())?;
+        let bags = self.input.resolve(self.storage)?;
         let storage_config = match &self.storage_config_file {
             Some(file) => {
                 let first = Bag::locate(&bags[0])?;

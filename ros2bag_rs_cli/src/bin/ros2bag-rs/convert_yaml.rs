@@ -15,7 +15,7 @@ use anyhow::{bail, Context, Result};
 use rosbag2_rs_interfaces::action_msgs::action_interface;
 use rosbag2_rs_storage::{
     is_hidden, BagWriterOptions, CompressionFormat, CompressionMode, NameRegex, SequentialReader,
-    StoragePreset, TopicFilter,
+    StorageId, StoragePreset, TopicFilter,
 };
 use rosbag2_rs_tools::flags::WriterArgs;
 use rosbag2_rs_tools::ConvertOptions;
@@ -236,13 +236,13 @@ fn bag_entries(path: &Path, list: &'static str) -> Result<Vec<(Yaml, String)>> {
 
 /// The input bags of an `--input-options` file (rosbag2 Lyrical): `input_bags`, a list of
 /// storage options of which `uri` (required) and `storage_id` are used.
-pub fn read_inputs(path: &Path) -> Result<Vec<(PathBuf, Option<String>)>> {
+pub fn read_inputs(path: &Path) -> Result<Vec<(PathBuf, Option<StorageId>)>> {
     let list = "input_bags";
     bag_entries(path, list)?
         .iter()
         .enumerate()
         .map(|(index, (yaml, uri))| {
-            let storage_id = Entry { yaml, index, list }.string("storage_id")?;
+            let storage_id = Entry { yaml, index, list }.name("storage_id", StorageId::parse)?;
             Ok((PathBuf::from(uri), storage_id))
         })
         .collect()
@@ -514,7 +514,7 @@ mod tests {
         assert_eq!(
             read("input_bags:\n- uri: a\n  storage_id: mcap\n- uri: b\n  max_cache_size: 0\n"),
             Ok(vec![
-                (PathBuf::from("a"), Some("mcap".into())),
+                (PathBuf::from("a"), Some(StorageId::Mcap)),
                 (PathBuf::from("b"), None)
             ])
         );

@@ -29,7 +29,7 @@ pub struct InfoArgs {
     /// Storage of the bag (mcap, sqlite3, rosbag_v2): checked against the files, which are
     /// detected from their contents without it.
     #[arg(short, long)]
-    storage: Option<String>,
+    storage: Option<StorageId>,
     /// Only print the topic names.
     #[arg(short = 't', long)]
     topic_name: bool,
@@ -59,7 +59,7 @@ pub struct InfoArgs {
 pub fn run(args: InfoArgs) -> Result<()> {
     let summary = BagSummary::load(
         &args.bag,
-        args.storage.as_deref(),
+        args.storage,
         args.verbose && !args.topic_name,
         args.typestore,
     )?;
@@ -169,12 +169,12 @@ impl BagSummary {
     /// when one is named; `sizes` reads every message to add up each topic's bytes.
     pub fn load(
         path: &Path,
-        storage: Option<&str>,
+        storage: Option<StorageId>,
         sizes: bool,
         typestore: Option<rosbag2_rs_codec::Typestore>,
     ) -> Result<Self> {
         if let Some(id) = storage {
-            Bag::locate(path)?.check_storage(StorageId::parse(id)?)?;
+            Bag::locate(path)?.check_storage(id)?;
         }
         let mut reader = SequentialReader::open(path)?;
         let mut metadata = reader.bags()[0].metadata.clone();

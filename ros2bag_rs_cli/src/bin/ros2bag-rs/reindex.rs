@@ -14,7 +14,7 @@ pub struct ReindexArgs {
     pub bag: PathBuf,
     /// Storage of the bag's files (mcap, sqlite3): checked against the files.
     #[arg(short, long)]
-    pub storage: Option<String>,
+    pub storage: Option<StorageId>,
     /// Write a repaired copy here (a new directory, or a .bag file for a ROS 1 bag) and
     /// leave the input untouched, instead of repairing in place.
     #[arg(short, long)]
@@ -23,8 +23,8 @@ pub struct ReindexArgs {
 
 /// Runs `reindex`.
 pub fn run(args: &ReindexArgs) -> Result<()> {
-    if let Some(id) = &args.storage {
-        Bag::locate(&args.bag)?.check_storage(StorageId::parse(id)?)?;
+    if let Some(id) = args.storage {
+        Bag::locate(&args.bag)?.check_storage(id)?;
     }
     let report = match &args.output {
         Some(output) => rosbag2_rs_storage::reindex_to(&args.bag, output)?,
