@@ -1,8 +1,9 @@
-//! QoS between rosbag2's profile (what bags store) and Cyclone DDS policies, set the way
-//! rmw_cyclonedds sets them so that ROS 2 nodes match us exactly as they match each other.
+//! QoS between rosbag2's profile (what bags store) and Cyclone DDS policies: the policies both
+//! DDS backends set ([`Policies`], as rmw_cyclonedds sets them) through Cyclone's QoS API.
 
 use cyclors::*;
-use rosbag2_rs_middleware::qos::{Durability, History, Liveliness, QosDuration, Reliability};
+use rosbag2_rs_dds_common::qos::Policies;
+use rosbag2_rs_middleware::qos::Liveliness;
 use rosbag2_rs_middleware::QosProfile;
 
 use super::sys::Qos;
@@ -15,45 +16,26 @@ const INFINITY: dds_duration_t = i64::MAX;
 /// stuck reader from hanging the player.
 pub const MAX_BLOCKING: dds_duration_t = 10_000_000_000;
 
-fn dds_duration(d: QosDuration) -> Option<dds_duration_t> {
-    (!d.is_unlimited()).then(|| d.as_nanos().min(INFINITY as u64) as dds_duration_t)
-}
-
-fn qos_duration(ns: dds_duration_t) -> QosDuration {
-    if ns <= 0 || ns >= INFINITY / 2 {
-        QosDuration::INFINITE
-    } else {
-        QosDuration {
-            sec: (ns / 1_000_000_000) as u64,
-            nsec: (ns % 1_000_000_000) as u64,
-        }
-    }
-}
-
-/// Cyclone policies for a ROS QoS profile ("system default" means the ROS default).
-/// `min_depth` raises a keep-last depth (writers of volatile topics keep a few samples for
-/// repair of slow readers; see [`super::DdsMiddleware`]).
+/// Cyclone policies for a ROS QoS profile (see [`Policies`]). `min_depth` raises a keep-last
+/// depth (writers of volatile topics keep a few samples for repair of slow readers; see
+/// [`super::DdsMiddleware`]).
 pub fn to_dds(qos: &QosProfile, min_depth: u64) -> Qos {
+    let p = Policies::of(qos, min_depth);
     let out = Qos::new();
     let q = out.as_ptr();
-    let (history_kind, depth) = match qos.history {
-        History::KeepAll => (dds_history_kind_DDS_HISTORY_KEEP_ALL, -1),
-        _ => (
-            dds_history_kind_DDS_HISTORY_KEEP_LAST,
-            qos.depth.max(min_depth).clamp(1, i32::MAX as u64) as i32,
-        ),
+    let (history_kind, depth) = match p.keep_all {
+        true => (dds_history_kind_DDS_HISTORY_KEEP_ALL, -1),
+        false => (dds_history_kind_DDS_HISTORY_KEEP_LAST, p.depth),
     };
-    let (reliability, blocking) = match qos.reliability {
-        Reliability::BestEffort => (dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT, 0),
-        _ => (dds_reliability_kind_DDS_RELIABILITY_RELIABLE, MAX_BLOCKING),
+    let (reliability, blocking) = match p.reliable {
+        false => (dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT, 0),
+        true => (dds_reliability_kind_DDS_RELIABILITY_RELIABLE, MAX_BLOCKING),
     };
-    let transient_local = qos.durability == Durability::TransientLocal;
-    let liveliness = match qos.liveliness {
+    let liveliness = match p.liveliness {
         Liveliness::ManualByTopic => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC,
         Liveliness::ManualByNode => dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_PARTICIPANT,
         _ => dds_liveliness_kind_DDS_LIVELINESS_AUTOMATIC,
     };
-    let lease = dds_duration(qos.liveliness_lease_duration).unwrap_or(INFINITY);
     // Each call below: `q` is the valid QoS object `out` owns, and the setters copy values.
     // SAFETY: as said.
     unsafe { dds_qset_writer_data_lifecycle(q, false) };
@@ -61,7 +43,7 @@ pub fn to_dds(qos: &QosProfile, min_depth: u64) -> Qos {
     unsafe { dds_qset_history(q, history_kind, depth) };
     // SAFETY: as above.
     unsafe { dds_qset_reliability(q, reliability, blocking) };
-    if transient_local {
+    if p.transient_local {
         // SAFETY: as above.
         unsafe { dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_TRANSIENT_LOCAL) };
         // Cyclone keeps historical data by the durability service's history.
@@ -71,16 +53,16 @@ pub fn to_dds(qos: &QosProfile, min_depth: u64) -> Qos {
         // SAFETY: as above.
         unsafe { dds_qset_durability(q, dds_durability_kind_DDS_DURABILITY_VOLATILE) };
     }
-    if let Some(period) = dds_duration(qos.deadline) {
+    if let Some(period) = p.deadline {
         // SAFETY: as above.
         unsafe { dds_qset_deadline(q, period) };
     }
-    if let Some(duration) = dds_duration(qos.lifespan) {
+    if let Some(duration) = p.lifespan {
         // SAFETY: as above.
         unsafe { dds_qset_lifespan(q, duration) };
     }
     // SAFETY: as above.
-    unsafe { dds_qset_liveliness(q, liveliness, lease) };
+    unsafe { dds_qset_liveliness(q, liveliness, p.lease.unwrap_or(INFINITY)) };
     out
 }
 
@@ -89,55 +71,40 @@ pub fn to_dds(qos: &QosProfile, min_depth: u64) -> Qos {
 /// # Safety
 /// `q` must be null or a valid QoS object.
 pub unsafe fn from_dds(q: *const dds_qos_t) -> QosProfile {
-    let mut qos = QosProfile {
-        history: History::Unknown,
-        depth: 0,
-        ..QosProfile::default()
-    };
+    let mut p = Policies::of(&QosProfile::default(), 0);
     if q.is_null() {
-        return qos;
+        return p.profile();
     }
-    let mut reliability = 0;
-    let mut blocking = 0;
-    if dds_qget_reliability(q, &mut reliability, &mut blocking) {
-        qos.reliability = if reliability == dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT {
-            Reliability::BestEffort
-        } else {
-            Reliability::Reliable
-        };
+    let (mut kind, mut ns) = (0, 0);
+    if dds_qget_reliability(q, &mut kind, &mut ns) {
+        p.reliable = kind != dds_reliability_kind_DDS_RELIABILITY_BEST_EFFORT;
     }
-    let mut durability = 0;
-    if dds_qget_durability(q, &mut durability) {
-        qos.durability = if durability == dds_durability_kind_DDS_DURABILITY_VOLATILE {
-            Durability::Volatile
-        } else {
-            Durability::TransientLocal
-        };
+    if dds_qget_durability(q, &mut kind) {
+        p.transient_local = kind != dds_durability_kind_DDS_DURABILITY_VOLATILE;
     }
-    let mut ns = 0;
     if dds_qget_deadline(q, &mut ns) {
-        qos.deadline = qos_duration(ns);
+        p.deadline = Some(ns);
     }
     if dds_qget_lifespan(q, &mut ns) {
-        qos.lifespan = qos_duration(ns);
+        p.lifespan = Some(ns);
     }
-    let mut kind = 0;
     if dds_qget_liveliness(q, &mut kind, &mut ns) {
-        qos.liveliness = if kind == dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC {
+        p.liveliness = if kind == dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_TOPIC {
             Liveliness::ManualByTopic
         } else if kind == dds_liveliness_kind_DDS_LIVELINESS_MANUAL_BY_PARTICIPANT {
             Liveliness::ManualByNode
         } else {
             Liveliness::Automatic
         };
-        qos.liveliness_lease_duration = qos_duration(ns);
+        p.lease = Some(ns);
     }
-    qos
+    p.profile()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rosbag2_rs_middleware::qos::{Durability, QosDuration, Reliability};
 
     #[test]
     fn round_trip_of_the_policies_ros_cares_about() {

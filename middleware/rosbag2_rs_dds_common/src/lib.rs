@@ -3,7 +3,7 @@
 //! What the two DDS backends (`rosbag2_rs_cyclonedds`, `rosbag2_rs_fastdds`) share because ROS
 //! 2's DDS rmw layers share it: the ROS 2 discovery variables ([`config`]), `ros_discovery_info`
 //! (rmw_dds_common, [`discovery_info`], announced by [`announcer`]), the graph a node sees
-//! ([`graph`]), and the `key=value;`
+//! ([`graph`]), the DDS policies of a ROS QoS profile ([`qos`]), and the `key=value;`
 //! USER_DATA of participants and endpoints ([`user_data`]); and reading XTypes type objects as
 //! ROS 2 type descriptions ([`xtypes`]). Names no DDS vendor.
 
@@ -11,6 +11,7 @@ pub mod announcer;
 pub mod config;
 pub mod discovery_info;
 pub mod graph;
+pub mod qos;
 pub mod user_data;
 pub mod xtypes;
 
