@@ -4,6 +4,7 @@ pub mod arguments;
 mod client;
 #[cfg(rosbag2_rs_rcl_dynamic)]
 mod dynamic;
+mod entity;
 mod exit;
 mod ffi;
 mod graph;

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use rosbag2_rs_middleware::crossbeam_channel::Sender;
 
+use super::entity::NodeEntity;
 use super::service::{from_cdr, to_cdr};
 use super::typesupport::{CMessage, ServiceType};
-use super::{exit, ffi, sys, Entity, Executor, NodeHandle, Registration};
+use super::{ffi, sys, Entity, Executor, NodeHandle, Registration};
 use rosbag2_rs_middleware::error::{Result, TransportError};
 use rosbag2_rs_middleware::RawClient;
 
@@ -24,50 +25,35 @@ const AVAILABILITY_POLL: Duration = Duration::from_millis(10);
 
 /// An rcl client and the calls waiting for their responses.
 pub(crate) struct ClientInner {
-    handle: *mut sys::rcl_client_t,
+    // Field order is drop order: finalised before its type support goes.
+    entity: NodeEntity<sys::rcl_client_t>,
     name: String,
     type_support: ServiceType,
     pending: Mutex<HashMap<i64, Sender<Vec<u8>>>>,
-    node: Arc<NodeHandle>,
 }
-
-// SAFETY: rcl clients may send from any thread while the wait thread takes responses (as in
-// rclcpp); the client is finalised only in Drop.
-unsafe impl Send for ClientInner {}
-// SAFETY: as above.
-unsafe impl Sync for ClientInner {}
 
 impl ClientInner {
     pub fn new(node: Arc<NodeHandle>, type_support: ServiceType, name: &str) -> Result<Self> {
         let c_name = ffi::cstring(name)?;
-        // SAFETY: a zero-initialised client initialised on the live node with a type support
-        // its library keeps valid; freed if the init fails.
-        unsafe {
-            let handle = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_client()));
-            let options = sys::rcl_client_get_default_options();
-            let ret = sys::rcl_client_init(
-                handle,
-                node.node(),
-                type_support.handle,
-                c_name.as_ptr(),
-                &options,
-            );
-            if let Err(e) = ffi::check(ret, || format!("cannot create a client of {name}")) {
-                drop(Box::from_raw(handle));
-                return Err(e);
+        // SAFETY: returns the default options by value.
+        let options = unsafe { sys::rcl_client_get_default_options() };
+        let entity = NodeEntity::init(node, format!("client of {name}"), |handle, node| {
+            // SAFETY: a zero-initialised client, the live node, a type support its library keeps
+            // valid (held in `type_support`), a name and options that outlive the call.
+            unsafe {
+                sys::rcl_client_init(handle, node, type_support.handle, c_name.as_ptr(), &options)
             }
-            Ok(Self {
-                handle,
-                name: name.to_string(),
-                type_support,
-                pending: Mutex::new(HashMap::new()),
-                node,
-            })
-        }
+        })?;
+        Ok(Self {
+            entity,
+            name: name.to_string(),
+            type_support,
+            pending: Mutex::new(HashMap::new()),
+        })
     }
 
     pub fn handle(&self) -> *const sys::rcl_client_t {
-        self.handle
+        self.entity.handle()
     }
 
     /// Sends `request`; its response goes to `reply` (when given).
@@ -79,8 +65,9 @@ impl ClientInner {
         let mut pending = self.pending.lock();
         let mut sequence = 0i64;
         // SAFETY: the client is valid until Drop; `message` is an initialised request struct.
-        let ret =
-            unsafe { sys::rcl_send_request(self.handle, message.as_mut_ptr(), &mut sequence) };
+        let ret = unsafe {
+            sys::rcl_send_request(self.entity.handle(), message.as_mut_ptr(), &mut sequence)
+        };
         ffi::check(ret, || "cannot send the request".into()).map_err(|e| self.error(e))?;
         if let Some(reply) = reply {
             pending.insert(sequence, reply);
@@ -110,7 +97,11 @@ impl ClientInner {
             // SAFETY: the client is valid (registered, not finalised); `response` is an
             // initialised struct of the response type.
             let ret = unsafe {
-                sys::rcl_take_response_with_info(self.handle, &mut header, response.as_mut_ptr())
+                sys::rcl_take_response_with_info(
+                    self.entity.handle(),
+                    &mut header,
+                    response.as_mut_ptr(),
+                )
             };
             match ret {
                 ffi::RET_OK => {}
@@ -143,23 +134,13 @@ impl ClientInner {
         let mut available = false;
         // SAFETY: node and client are valid; `available` outlives the call.
         let ret = unsafe {
-            sys::rcl_service_server_is_available(self.node.node(), self.handle, &mut available)
+            sys::rcl_service_server_is_available(
+                self.entity.node().node(),
+                self.entity.handle(),
+                &mut available,
+            )
         };
         ret == ffi::RET_OK && available
-    }
-}
-
-impl Drop for ClientInner {
-    fn drop(&mut self) {
-        // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it any
-        // more; finalised once.
-        exit::teardown(|| unsafe {
-            let ret = sys::rcl_client_fini(self.handle, self.node.node());
-            if ret != ffi::RET_OK {
-                log::debug!("{}", ffi::error(ret, format!("client of {}", self.name)));
-            }
-            drop(Box::from_raw(self.handle));
-        });
     }
 }
 

@@ -17,6 +17,7 @@ use rosbag2_rs_middleware::crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use parking_lot::Mutex;
 
+use super::entity::NodeEntity;
 use super::ffi::{self, SerializedBuffer};
 use super::typesupport::{CMessage, Introspected, ServiceType};
 use super::{exit, sys, NodeHandle};
@@ -122,18 +123,12 @@ impl Linger {
 /// What a service's handle, type and linger are, shared by the wait thread (taking requests)
 /// and the worker (answering them); finalised when both let go.
 struct Core {
-    handle: *mut sys::rcl_service_t,
+    // Field order is drop order: finalised before its type support goes.
+    entity: NodeEntity<sys::rcl_service_t>,
     name: String,
     type_support: ServiceType,
     linger: Linger,
-    node: Arc<NodeHandle>,
 }
-
-// SAFETY: rmw services take requests and send responses from any thread (the wait thread takes,
-// the worker sends, as rclcpp's multi-threaded executor does); finalised only in Drop.
-unsafe impl Send for Core {}
-// SAFETY: as above.
-unsafe impl Sync for Core {}
 
 /// A request taken, for the worker.
 struct Request {
@@ -163,30 +158,21 @@ impl Service {
             linger: reply_linger(&ffi::rmw()?.identifier),
             last_reply: Mutex::new(None),
         };
-        // SAFETY: a zero-initialised service initialised on the live node with a type support
-        // its library keeps valid; freed if the init fails.
-        let core = unsafe {
-            let handle = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_service()));
-            let options = sys::rcl_service_get_default_options();
-            let ret = sys::rcl_service_init(
-                handle,
-                node.node(),
-                type_support.handle,
-                c_name.as_ptr(),
-                &options,
-            );
-            if let Err(e) = ffi::check(ret, || format!("cannot serve {name}")) {
-                drop(Box::from_raw(handle));
-                return Err(e);
+        // SAFETY: returns the default options by value.
+        let options = unsafe { sys::rcl_service_get_default_options() };
+        let entity = NodeEntity::init(node, format!("service {name}"), |handle, node| {
+            // SAFETY: a zero-initialised service, the live node, a type support its library keeps
+            // valid (held in `type_support`), a name and options that outlive the call.
+            unsafe {
+                sys::rcl_service_init(handle, node, type_support.handle, c_name.as_ptr(), &options)
             }
-            Arc::new(Core {
-                handle,
-                name: name.to_string(),
-                type_support,
-                linger,
-                node,
-            })
-        };
+        })?;
+        let core = Arc::new(Core {
+            entity,
+            name: name.to_string(),
+            type_support,
+            linger,
+        });
         let (tx, rx) = rosbag2_rs_middleware::crossbeam_channel::bounded(QUEUED_REQUESTS);
         let worker_core = core.clone();
         let worker = std::thread::Builder::new()
@@ -208,7 +194,7 @@ impl Service {
     }
 
     pub fn handle(&self) -> *const sys::rcl_service_t {
-        self.core.handle
+        self.core.entity.handle()
     }
 
     /// Takes the requests waiting, at most [`REQUESTS_PER_ROUND`] (the wait set wakes the
@@ -248,8 +234,9 @@ fn take(core: &Core) -> Result<Option<Request>> {
     let mut header = sys::rmw_service_info_t::default();
     // SAFETY: the service is valid (registered, not finalised); `request` is an initialised
     // struct of the service's request type.
-    let ret =
-        unsafe { sys::rcl_take_request_with_info(core.handle, &mut header, request.as_mut_ptr()) };
+    let ret = unsafe {
+        sys::rcl_take_request_with_info(core.entity.handle(), &mut header, request.as_mut_ptr())
+    };
     match ret {
         ffi::RET_OK => {}
         ffi::RET_SERVICE_TAKE_FAILED => return Ok(None),
@@ -296,7 +283,11 @@ fn answer(core: &Core, handler: &mut ServiceHandler, mut request: Request) -> Re
         // SAFETY: the service is valid while `core` lives; the request id is the one rcl gave
         // with the request; `response` is an initialised struct of the response type.
         let ret = exit::teardown(|| unsafe {
-            sys::rcl_send_response(core.handle, &mut request.header, response.as_mut_ptr())
+            sys::rcl_send_response(
+                core.entity.handle(),
+                &mut request.header,
+                response.as_mut_ptr(),
+            )
         });
         let Some(ret) = ret else { return Ok(()) };
         if ret == ffi::RET_TIMEOUT && attempts < SEND_ATTEMPTS {
@@ -331,7 +322,7 @@ impl Drop for Service {
         {
             // Within the node's one teardown window: services and publishers going together
             // wait once in all, not once each.
-            let deadline = Instant::now() + self.core.node.linger_left(WORKER_JOIN);
+            let deadline = Instant::now() + self.core.entity.node().linger_left(WORKER_JOIN);
             while !worker.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
@@ -351,15 +342,6 @@ impl Drop for Core {
             log::debug!("service {}: staying {stay:?} for its last reply", self.name);
             std::thread::sleep(stay);
         }
-        // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it any
-        // more and no worker uses it (both held `Arc`s of this); finalised once.
-        exit::teardown(|| unsafe {
-            let ret = sys::rcl_service_fini(self.handle, self.node.node());
-            if ret != ffi::RET_OK {
-                log::debug!("{}", ffi::error(ret, format!("service {}", self.name)));
-            }
-            drop(Box::from_raw(self.handle));
-        });
     }
 }
 

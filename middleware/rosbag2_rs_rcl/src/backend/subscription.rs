@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 use rosbag2_rs_middleware::Bytes;
 use rosbag2_rs_middleware::QosProfile;
 
+use super::entity::NodeEntity;
 use super::ffi::{self, SerializedBuffer};
 use super::typesupport::MessageType;
 use super::{exit, qos, sys, NodeHandle};
@@ -72,7 +73,8 @@ fn round_of_takes<M>(
 
 /// An rcl subscription with its callback.
 pub(crate) struct Subscription {
-    handle: *mut sys::rcl_subscription_t,
+    // Field order is drop order: finalised before its type support goes.
+    entity: NodeEntity<sys::rcl_subscription_t>,
     topic: String,
     callback: Mutex<MessageCallback>,
     /// The receive time given to the last message taken (see [`Self::take_one`]).
@@ -80,14 +82,7 @@ pub(crate) struct Subscription {
     /// Takes that held no message (see the module's doc).
     empty_takes: AtomicU64,
     _type_support: MessageType,
-    node: Arc<NodeHandle>,
 }
-
-// SAFETY: the subscription is taken from only on the wait thread and finalised only in Drop
-// (after the wait thread let go of it); the callback is Send and behind a mutex.
-unsafe impl Send for Subscription {}
-// SAFETY: as above.
-unsafe impl Sync for Subscription {}
 
 impl Subscription {
     pub fn new(
@@ -98,37 +93,35 @@ impl Subscription {
         callback: MessageCallback,
     ) -> Result<Self> {
         let name = ffi::cstring(topic)?;
-        // SAFETY: a zero-initialised subscription initialised on the live node with a type
-        // support its library keeps valid; freed if the init fails.
-        unsafe {
-            let handle = Box::into_raw(Box::new(sys::rcl_get_zero_initialized_subscription()));
-            let mut options = sys::rcl_subscription_get_default_options();
-            options.qos = qos::to_rmw(qos_profile);
-            let ret = sys::rcl_subscription_init(
-                handle,
-                node.node(),
-                type_support.handle,
-                name.as_ptr(),
-                &options,
-            );
-            if let Err(e) = ffi::check(ret, || format!("cannot subscribe to {topic}")) {
-                drop(Box::from_raw(handle));
-                return Err(e);
+        // SAFETY: returns the default options by value.
+        let mut options = unsafe { sys::rcl_subscription_get_default_options() };
+        options.qos = qos::to_rmw(qos_profile);
+        let what = format!("subscription of {topic}");
+        let entity = NodeEntity::init(node, what, |handle, node| {
+            // SAFETY: a zero-initialised subscription, the live node, a type support its library
+            // keeps valid (held in `_type_support`), a name and options that outlive the call.
+            unsafe {
+                sys::rcl_subscription_init(
+                    handle,
+                    node,
+                    type_support.handle,
+                    name.as_ptr(),
+                    &options,
+                )
             }
-            Ok(Self {
-                handle,
-                topic: topic.to_string(),
-                callback: Mutex::new(callback),
-                last_recv: AtomicI64::new(i64::MIN),
-                empty_takes: AtomicU64::new(0),
-                _type_support: type_support,
-                node,
-            })
-        }
+        })?;
+        Ok(Self {
+            entity,
+            topic: topic.to_string(),
+            callback: Mutex::new(callback),
+            last_recv: AtomicI64::new(i64::MIN),
+            empty_takes: AtomicU64::new(0),
+            _type_support: type_support,
+        })
     }
 
     pub fn handle(&self) -> *const sys::rcl_subscription_t {
-        self.handle
+        self.entity.handle()
     }
 
     /// Takes the messages waiting and hands each to the callback, one round (bounded: the
@@ -157,7 +150,7 @@ impl Subscription {
         // with its own allocator and fills `info`.
         let ret = unsafe {
             sys::rcl_take_serialized_message(
-                self.handle,
+                self.entity.handle(),
                 buffer.as_mut_ptr(),
                 &mut info,
                 std::ptr::null_mut(),
@@ -234,18 +227,6 @@ impl Drop for Subscription {
                 self.topic
             );
         }
-        // SAFETY: initialised in `new` on `node`, which is still alive; no wait set holds it
-        // any more (the wait thread dropped its last reference); finalised once.
-        exit::teardown(|| unsafe {
-            let ret = sys::rcl_subscription_fini(self.handle, self.node.node());
-            if ret != ffi::RET_OK {
-                log::debug!(
-                    "{}",
-                    ffi::error(ret, format!("subscription of {}", self.topic))
-                );
-            }
-            drop(Box::from_raw(self.handle));
-        });
     }
 }
 
