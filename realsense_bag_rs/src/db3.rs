@@ -264,12 +264,7 @@ impl Db3Layout {
         self.put("/file_version", UINT32, T, &[("data", Value::UInt32(4))])?;
         for s in &device.sensors {
             for p in &s.streams {
-                let base = format!(
-                    "/device_0/sensor_{}/{}_{}",
-                    s.index,
-                    stream_name(&p.stream),
-                    p.index
-                );
+                let base = stream_base(s.index, &p.stream, p.index);
                 self.text(
                     &format!("{base}/info"),
                     T,
@@ -340,10 +335,8 @@ impl Db3Layout {
             for p in &s.streams {
                 let Some(e) = &p.extrinsics else { continue };
                 let topic = format!(
-                    "/device_0/sensor_{}/{}_{}/tf/ref_{}",
-                    s.index,
-                    stream_name(&p.stream),
-                    p.index,
+                    "{}/tf/ref_{}",
+                    stream_base(s.index, &p.stream, p.index),
                     e.reference
                 );
                 let t = &e.transform;
@@ -429,12 +422,7 @@ impl Db3Layout {
 
     /// Appends a frame (its `recorded_ns` must be after the description, i.e. > 0).
     pub(crate) fn write_frame(&mut self, frame: &Frame) -> Result<(), RealSenseError> {
-        let base = format!(
-            "/device_0/sensor_{}/{}_{}",
-            frame.sensor,
-            stream_name(&frame.stream),
-            frame.index
-        );
+        let base = stream_base(frame.sensor, &frame.stream, frame.index);
         let t = frame.recorded_ns.max(1);
         let id = frame_id(&frame.stream, frame.index);
         let header = [

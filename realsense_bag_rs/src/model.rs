@@ -498,6 +498,12 @@ pub(crate) fn quaternion(r: &[f64; 9]) -> [f64; 4] {
     }
 }
 
+/// A stream's topic prefix in a recording: `/device_0/sensor_<sensor>/<Stream>_<index>` (both
+/// layouts, the `.bag` and the `.db3`).
+pub(crate) fn stream_base(sensor: u32, stream: &str, index: u32) -> String {
+    format!("/device_0/sensor_{sensor}/{}_{index}", stream_name(stream))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

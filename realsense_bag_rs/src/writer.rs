@@ -413,10 +413,8 @@ impl BagLayout {
             for p in &s.streams {
                 let Some(e) = &p.extrinsics else { continue };
                 let topic = format!(
-                    "/device_0/sensor_{}/{}_{}/tf/{}",
-                    s.index,
-                    stream_name(&p.stream),
-                    p.index,
+                    "{}/tf/{}",
+                    stream_base(s.index, &p.stream, p.index),
                     e.reference
                 );
                 let q = quaternion(&e.transform.rotation);
@@ -442,12 +440,7 @@ impl BagLayout {
 
     /// Appends a frame (its `recorded_ns` must be after the description, i.e. > 1).
     fn write_frame(&mut self, frame: &Frame) -> Result<(), RealSenseError> {
-        let base = format!(
-            "/device_0/sensor_{}/{}_{}",
-            frame.sensor,
-            stream_name(&frame.stream),
-            frame.index
-        );
+        let base = stream_base(frame.sensor, &frame.stream, frame.index);
         let t = frame.recorded_ns.max(2);
         let header = [
             ("header.seq", Value::UInt32(frame.number as u32)),
