@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use mcap::records::op;
 
-use super::mcap_records::{le_u32, le_u64, parse_checked, Records, RECORD_HEADER};
+use super::mcap_records::{
+    self, le_u32, le_u64, parse_checked, McapFormatError, Records, RECORD_HEADER,
+};
 use crate::error::{Result, StorageError};
 
 pub use super::extras::{
@@ -36,7 +38,9 @@ fn read_string(body: &[u8], at: &mut usize) -> Option<String> {
     String::from_utf8(text.to_vec()).ok()
 }
 
-/// Parses an attachment record body at `body_start..body_end` of `data`, checking its CRC.
+/// Parses an attachment record body at `body_start..body_end` of `data`, checking its CRC. By
+/// hand rather than with the `mcap` crate: its CRC error names no attachment, and a user with
+/// several wants to know which one is damaged.
 fn parse_attachment(
     path: &Path,
     data: &Bytes,
@@ -230,60 +234,18 @@ struct Layout {
     summary: std::ops::Range<usize>,
 }
 
-/// Bytes of the footer record: opcode, length, summary start, summary offset start, CRC.
-const FOOTER_RECORD: usize = RECORD_HEADER + 8 + 8 + 4;
-/// Bytes of the data end record: opcode, length, CRC.
-const DATA_END_RECORD: usize = RECORD_HEADER + 4;
-
 fn layout(path: &Path, data: &[u8]) -> Result<Layout> {
-    let unfinished = || {
-        corrupt(
+    let sections = mcap_records::sections(data).map_err(|e| match e {
+        McapFormatError::NoFooter | McapFormatError::NotFooter { .. } => corrupt(
             path,
             "not a finished MCAP file (no footer): `ros2bag-rs reindex` recovers it first",
-        )
-    };
-    let len = data.len();
-    if len < 2 * mcap::MAGIC.len() + FOOTER_RECORD + DATA_END_RECORD || !data.ends_with(mcap::MAGIC)
-    {
-        return Err(unfinished());
-    }
-    let footer = len - mcap::MAGIC.len() - FOOTER_RECORD;
-    if data[footer] != op::FOOTER || le_u64(data, footer + 1) != 20 {
-        return Err(unfinished());
-    }
-    let summary_start = le_u64(data, footer + RECORD_HEADER) as usize;
-    let offsets_start = le_u64(data, footer + RECORD_HEADER + 8) as usize;
-    let data_end_at = if summary_start == 0 {
-        footer
-    } else {
-        summary_start
-    };
-    let summary_end = if offsets_start == 0 {
-        footer
-    } else {
-        offsets_start
-    };
-    let sane = data_end_at >= mcap::MAGIC.len() + DATA_END_RECORD
-        && data_end_at <= footer
-        && (summary_start == 0 || (summary_start <= summary_end && summary_end <= footer));
-    if !sane {
-        return Err(corrupt(path, "MCAP footer points outside the file"));
-    }
-    let data_end = data_end_at - DATA_END_RECORD;
-    if data[data_end] != op::DATA_END || le_u64(data, data_end + 1) != 4 {
-        return Err(corrupt(
-            path,
-            "no DataEnd record before the summary: the file does not follow the MCAP layout",
-        ));
-    }
+        ),
+        other => corrupt(path, other.to_string()),
+    })?;
     Ok(Layout {
-        data_end,
-        data_crc: le_u32(data, data_end + RECORD_HEADER),
-        summary: if summary_start == 0 {
-            0..0
-        } else {
-            summary_start..summary_end
-        },
+        data_end: sections.data_end,
+        data_crc: sections.data_crc,
+        summary: sections.summary.unwrap_or(0..0),
     })
 }
 

@@ -1,6 +1,14 @@
 //! The low-level MCAP record layout the reader walks itself: the record framing (opcode,
 //! length, body), the fixed fields of message and chunk records, and the typed errors of
 //! malformed records.
+//!
+//! Every other record is parsed by the `mcap` crate ([`parse_checked`]: footer, data end, schema,
+//! channel, metadata, attachment, the summary's records), after [`check_lengths`] has checked
+//! that each length-prefixed field fits, because the crate reserves a length as it reads it.
+//! Messages and chunks are read here at their fixed offsets for what the crate does not offer:
+//! a message's data as a slice of the memory-mapped file (the crate's reader copies each chunk's
+//! messages out), and a chunk's declared sizes checked against the decompression budgets before
+//! anything is decompressed (see [`crate::limits`]).
 
 /// Bytes before a record's body: opcode (1) and body length (8).
 pub const RECORD_HEADER: usize = 1 + 8;
@@ -50,6 +58,28 @@ pub enum McapFormatError {
     /// The file has no footer: its writer did not finish it.
     #[error("truncated MCAP file (no footer): the writer did not finish it; `ros2bag-rs reindex` recovers it")]
     NoFooter,
+    /// The record before the closing magic is not a footer.
+    #[error("no footer record before the closing magic (opcode 0x{opcode:02x})")]
+    NotFooter {
+        /// The record's opcode.
+        opcode: u8,
+    },
+    /// A footer whose summary or summary offsets lie outside the file before it.
+    #[error("the footer's summary start ({summary_start}) or summary offsets ({offsets_start}) lie past the footer ({footer}) or out of order")]
+    FooterOutside {
+        /// The summary's start (0: none).
+        summary_start: u64,
+        /// The summary offsets' start (0: none).
+        offsets_start: u64,
+        /// The footer's offset.
+        footer: usize,
+    },
+    /// No data end record where the data section ends.
+    #[error("no data end record before the summary (offset {offset})")]
+    NoDataEnd {
+        /// Where it should start.
+        offset: usize,
+    },
     /// The file shrank (or became unreadable) while it was being read.
     #[error("the file was truncated (or became unreadable) while being read")]
     TruncatedWhileReading,
@@ -451,10 +481,116 @@ const SUMMARY_RECORDS: [u8; 7] = [
     mcap::records::op::SUMMARY_OFFSET,
 ];
 
+/// The footer record of a file that ends with one and the closing magic, and its offset.
+pub fn footer(data: &[u8]) -> Result<(usize, mcap::records::Footer), McapFormatError> {
+    const FOOTER_RECORD: usize = RECORD_HEADER + 20;
+    let magic = mcap::MAGIC.len();
+    let Some(at) = data
+        .len()
+        .checked_sub(magic + FOOTER_RECORD)
+        .filter(|&at| at >= magic && data.ends_with(mcap::MAGIC))
+    else {
+        return Err(McapFormatError::NoFooter);
+    };
+    match (Records {
+        buf: &data[..data.len() - magic],
+        pos: at,
+    })
+    .next()
+    {
+        Some(Ok((mcap::records::op::FOOTER, body, _))) => {
+            match parse_checked(mcap::records::op::FOOTER, &data[body..data.len() - magic])? {
+                mcap::records::Record::Footer(footer) => Ok((at, footer)),
+                _ => Err(McapFormatError::NotFooter { opcode: data[at] }),
+            }
+        }
+        _ => Err(McapFormatError::NotFooter { opcode: data[at] }),
+    }
+}
+
+/// Where a finished MCAP file's sections lie, from its footer and its data end record (both
+/// parsed by the `mcap` crate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sections {
+    /// Offset of the footer record.
+    pub footer: usize,
+    /// The summary section's records, without its summary offsets (`None`: no summary).
+    pub summary: Option<std::ops::Range<usize>>,
+    /// The footer's summary CRC (0: not computed), of the bytes from the summary's start
+    /// through the footer's fields before the CRC.
+    pub summary_crc: u32,
+    /// Offset of the data end record.
+    pub data_end: usize,
+    /// Its data section CRC (0: not computed), of every byte before it.
+    pub data_crc: u32,
+}
+
+impl Sections {
+    /// The bytes the footer's summary CRC covers: the summary section and the footer up to the
+    /// CRC field (`None` without a summary).
+    pub fn summary_crc_range(&self) -> Option<std::ops::Range<usize>> {
+        let summary = self.summary.as_ref()?;
+        Some(summary.start..self.footer + RECORD_HEADER + 16)
+    }
+}
+
+/// The sections of a finished MCAP file: [`footer`], then the data end record where the
+/// summary (or, without one, the footer) starts.
+pub fn sections(data: &[u8]) -> Result<Sections, McapFormatError> {
+    const DATA_END_RECORD: usize = RECORD_HEADER + 4;
+    let (at, footer) = footer(data)?;
+    let outside = || McapFormatError::FooterOutside {
+        summary_start: footer.summary_start,
+        offsets_start: footer.summary_offset_start,
+        footer: at,
+    };
+    let offset = |n: u64| usize::try_from(n).ok().filter(|&n| n <= at);
+    let summary_start = offset(footer.summary_start).ok_or_else(outside)?;
+    let summary_end = match footer.summary_offset_start {
+        0 => at,
+        n => offset(n)
+            .filter(|&n| n >= summary_start)
+            .ok_or_else(outside)?,
+    };
+    let data_end_at = match summary_start {
+        0 => at,
+        n => n,
+    };
+    let no_data_end = |offset| McapFormatError::NoDataEnd { offset };
+    let data_end = data_end_at
+        .checked_sub(DATA_END_RECORD)
+        .filter(|&d| d >= mcap::MAGIC.len())
+        .ok_or(no_data_end(data_end_at))?;
+    let data_crc = match (Records {
+        buf: &data[..data_end_at],
+        pos: data_end,
+    })
+    .next()
+    {
+        Some(Ok((mcap::records::op::DATA_END, body, end))) if end == data_end_at => {
+            match parse_checked(mcap::records::op::DATA_END, &data[body..end])? {
+                mcap::records::Record::DataEnd(end) => end.data_section_crc,
+                _ => return Err(no_data_end(data_end)),
+            }
+        }
+        _ => return Err(no_data_end(data_end)),
+    };
+    Ok(Sections {
+        footer: at,
+        summary: (summary_start != 0).then_some(summary_start..summary_end),
+        summary_crc: footer.summary_crc,
+        data_end,
+        data_crc,
+    })
+}
+
 /// Checks every record of the summary section of a file that ends with a footer and the
 /// magic, before the `mcap` crate reads the summary: each is a summary record whose fields fit
 /// in its body. A file without a summary passes.
 pub fn check_summary(data: &[u8]) -> Result<(), McapFormatError> {
+    // The footer found as leniently as the `mcap` crate finds it (its opcode, its summary start
+    // at its fixed place; not [`footer`], which refuses more): whatever that crate would read
+    // as the summary is checked here.
     const FOOTER_BODY: usize = 20;
     let Some(footer) = data.len().checked_sub(8 + RECORD_HEADER + FOOTER_BODY) else {
         return Ok(());

@@ -31,70 +31,31 @@ impl FileScan {
 /// section's CRC and the data section's CRC, where the writer stored them (0: not stored).
 /// Returns whether the data section CRC was stored.
 pub(super) fn mcap_section_crcs(path: &Path, data: &[u8], problems: &mut Vec<Problem>) -> bool {
-    const MAGIC: usize = 8;
-    const FOOTER: usize = 1 + 8 + 20;
-    const DATA_END: usize = 1 + 8 + 4;
-    let len = data.len();
-    if len < 2 * MAGIC + FOOTER || !data.ends_with(mcap::MAGIC) {
+    use rosbag2_rs_storage::storage::mcap_records::{sections, McapFormatError};
+    let sections = match sections(data) {
+        Ok(sections) => sections,
         // A missing footer is reported by opening the file.
-        return false;
-    }
-    let footer = len - MAGIC - FOOTER;
-    let u64_at = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().unwrap_or([0; 8]));
-    let u32_at = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap_or([0; 4]));
-    if data[footer] != 0x02 {
-        problems.push(Problem::file(
-            path,
-            ProblemKind::Index,
-            format!(
-                "no footer record before the closing magic (opcode {:#04x})",
-                data[footer]
-            ),
-        ));
-        return false;
-    }
-    let summary_start = u64_at(footer + 9);
-    let summary_crc = u32_at(footer + 25);
-    let summary_start = usize::try_from(summary_start).unwrap_or(usize::MAX);
-    if summary_start != 0 && summary_start > footer {
-        problems.push(Problem::file(
-            path,
-            ProblemKind::Index,
-            format!("the footer's summary start ({summary_start}) lies past the footer ({footer})"),
-        ));
-        return false;
-    }
-    if summary_start != 0 && summary_crc != 0 {
-        let actual = crc32fast::hash(&data[summary_start..footer + 25]);
-        if actual != summary_crc {
+        Err(McapFormatError::NoFooter) => return false,
+        Err(e) => {
+            problems.push(Problem::file(path, ProblemKind::Index, e.to_string()));
+            return false;
+        }
+    };
+    if let (Some(range), stored @ 1..) = (sections.summary_crc_range(), sections.summary_crc) {
+        let actual = crc32fast::hash(&data[range]);
+        if actual != stored {
             problems.push(Problem::file(
                 path,
                 ProblemKind::Crc,
                 format!(
-                    "summary section CRC mismatch: stored {summary_crc:#010x}, computed {actual:#010x}"
+                    "summary section CRC mismatch: stored {stored:#010x}, computed {actual:#010x}"
                 ),
             ));
         }
     }
-    let data_end_at = if summary_start != 0 {
-        summary_start
-    } else {
-        footer
-    };
-    let Some(data_end) = data_end_at.checked_sub(DATA_END) else {
-        return false;
-    };
-    if data[data_end] != 0x0F || u64_at(data_end + 1) != 4 {
-        problems.push(Problem::file(
-            path,
-            ProblemKind::Index,
-            format!("no data end record before the summary (offset {data_end})"),
-        ));
-        return false;
-    }
-    let stored = u32_at(data_end + 9);
+    let stored = sections.data_crc;
     if stored != 0 {
-        let actual = crc32fast::hash(&data[..data_end]);
+        let actual = crc32fast::hash(&data[..sections.data_end]);
         if actual != stored {
             // Damage of its own, unless a chunk of the file fails too: that explains it.
             problems.push(
