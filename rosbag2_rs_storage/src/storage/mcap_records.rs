@@ -6,9 +6,9 @@
 //! channel, metadata, attachment, the summary's records), after [`check_lengths`] has checked
 //! that each length-prefixed field fits, because the crate reserves a length as it reads it.
 //! Messages and chunks are read here at their fixed offsets for what the crate does not offer:
-//! a message's data as a slice of the memory-mapped file (the crate's reader copies each chunk's
-//! messages out), and a chunk's declared sizes checked against the decompression budgets before
-//! anything is decompressed (see [`crate::limits`]).
+//! a message's data as a `Bytes` slice of the memory-mapped file that outlives the read (the
+//! crate's messages borrow from its reader), and a chunk's declared sizes checked against the
+//! decompression budgets before anything is decompressed (see [`crate::limits`]).
 
 /// Bytes before a record's body: opcode (1) and body length (8).
 pub const RECORD_HEADER: usize = 1 + 8;
