@@ -90,3 +90,12 @@ pub fn read_all(path: &Path) -> Vec<SerializedMessage> {
         .map(Result::unwrap)
         .collect()
 }
+
+/// Compression in `mode` on `threads` threads (0: one per CPU), the rest rosbag2's defaults.
+pub fn compression(mode: CompressionMode, threads: usize) -> CompressionOptions {
+    CompressionOptions {
+        mode,
+        threads,
+        ..Default::default()
+    }
+}

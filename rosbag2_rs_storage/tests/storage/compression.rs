@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use rosbag2_rs_storage::*;
 
+use crate::bags::compression;
+
 const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
 const MODES: [CompressionMode; 2] = [CompressionMode::File, CompressionMode::Message];
 
@@ -70,14 +72,6 @@ fn assert_same(got: &[SerializedMessage], want: &[SerializedMessage]) {
             (&g.topic, g.recv_timestamp, &g.data),
             (&w.topic, w.recv_timestamp, &w.data)
         );
-    }
-}
-
-fn compression(mode: CompressionMode, threads: usize) -> CompressionOptions {
-    CompressionOptions {
-        mode,
-        threads,
-        ..Default::default()
     }
 }
 

@@ -7,14 +7,6 @@ use rosbag2_rs_tools::{convert, ConvertOptions};
 
 use crate::bags::*;
 
-fn compression(mode: CompressionMode, threads: usize) -> CompressionOptions {
-    CompressionOptions {
-        mode,
-        threads,
-        ..Default::default()
-    }
-}
-
 #[test]
 fn convert_merges_filters_and_cuts_time() {
     let dir = tempfile::tempdir().unwrap();
