@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The command-line proof of issue 48 ("hostile input, second round"): makes every crafted file
 # (the `crafted_files` example of rosbag2_rs_tools, from the generators its tests use:
-# rosbag2_rs_tools/tests/crafted; and RealSense's, realsense_bag_rs's `crafted_png_bomb`) and runs every command of `ros2bag-rs` on each (info -v,
+# rosbag2_rs_tools/tests/crafted; and realsense_bag_rs's `crafted_png_bomb`, the crafted
+# RealSense recording of its tests) and runs every command of `ros2bag-rs` on each (info -v,
 # cat, doctor, reindex, convert, export, and play in a private network namespace) with the
 # address space limited as on a robot-sized machine (`ulimit -v 4000000`) and a timeout.
 #
