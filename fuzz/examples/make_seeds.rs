@@ -463,8 +463,7 @@ fn image_topics(tmp: &Path) {
             cdr,
         ))
         .unwrap();
-        let png = rosbag2_rs_tools::export::image::pixels_to_png(4, 2, "rgb8", false, 16, &pixels)
-            .unwrap();
+        let png = rosbag2_rs_codec::image::pixels_to_png(4, 2, "rgb8", false, 16, &pixels).unwrap();
         let mut cdr = Vec::new();
         header(&mut cdr, i);
         cdr_string(&mut cdr, "png");
