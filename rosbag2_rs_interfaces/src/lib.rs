@@ -5,8 +5,8 @@
 //! * a rosidl interface package (`package.xml`, `CMakeLists.txt`, `srv/`) that
 //!   generates this project's own services for ROS 2 environments, and
 //! * the Rust types in this library, which mirror those services and the ones
-//!   of ROS 2's `rosbag2_interfaces` package (Lyrical's definitions, with four recorder
-//!   services of ours, kept for reference under `rosbag2_interfaces/`), so
+//!   of ROS 2's `rosbag2_interfaces` package (Lyrical's definitions, kept for
+//!   reference under `rosbag2_interfaces/`), so
 //!   that this project's native backends serve and call them without any ROS 2
 //!   installation.
 //!

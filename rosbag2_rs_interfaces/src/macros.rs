@@ -44,3 +44,29 @@ macro_rules! impl_service {
         impl_message!($response, concat!($type_name, "_Response"), older: [$($old_response),*]);
     };
 }
+
+/// A service without request fields that answers one value.
+macro_rules! query_service {
+    ($service:ident, $request:ident, $response:ident, $type_name:literal, $doc:literal,
+     $field:ident: $ty:ty, $field_doc:literal) => {
+        #[doc = $doc]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub struct $service;
+
+        #[doc = concat!("`", $type_name, "_Request`: no fields; one placeholder byte.")]
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct $request {
+            /// Placeholder rosidl generates for types without fields; always 0.
+            pub structure_needs_at_least_one_member: u8,
+        }
+
+        #[doc = concat!("`", $type_name, "_Response`.")]
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct $response {
+            #[doc = $field_doc]
+            pub $field: $ty,
+        }
+
+        impl_service!($service, $request, $response, $type_name);
+    };
+}

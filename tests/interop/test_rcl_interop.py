@@ -740,9 +740,10 @@ def test_an_rclpy_client_controls_our_rcl_recorders_as_rosbag2_lyrical(tmp_path,
     """rosbag2 Lyrical's and Rolling's recorder control from rclpy, with the request and response
     layouts of the colcon overlay's rosbag2_interfaces: three recorders split at one publish time
     between the same two messages; `stop` closes a bag, `record` opens a new one; discovery off and
-    on; `is_recording`, `get_uri`."""
-    from rosbag2_interfaces.srv import (GetUri, IsDiscoveryRunning, IsRecording, Record, SplitBagfile,
-                                        StartDiscovery, Stop, StopDiscovery)
+    on; our `is_recording`, `get_uri` by their installed types (rosbag2_rs_interfaces)."""
+    from rosbag2_interfaces.srv import (IsDiscoveryRunning, Record, SplitBagfile, StartDiscovery,
+                                        Stop, StopDiscovery)
+    from rosbag2_rs_interfaces.srv import GetUri, IsRecording
     import yaml
     peer = ros(88, 'talker')
     pub = peer.node.create_publisher(String, '/t', RELIABLE_ALL)
@@ -812,7 +813,8 @@ def test_an_rclpy_client_starts_our_rcl_recorder_at_a_time_as_rosbag2_lyrical(tm
     """Lyrical's `record` with `start_time` from rclpy: the stopped recorder opens its bag and
     subscribes at once, paused until its clock reaches the time; what is published after it is the
     bag's first message."""
-    from rosbag2_interfaces.srv import IsRecording, Record, Stop
+    from rosbag2_interfaces.srv import Record, Stop
+    from rosbag2_rs_interfaces.srv import IsRecording
     peer = ros(93, 'talker')
     pub = peer.node.create_publisher(String, '/t', RELIABLE_ALL)
     ours = recorder('--topics', '/t', '-o', tmp_path / 'first', domain=93)

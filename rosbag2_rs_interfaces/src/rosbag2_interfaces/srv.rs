@@ -1,6 +1,6 @@
 //! `rosbag2_interfaces/srv`: the services of the rosbag2 player and recorder
-//! (rosbag2 Lyrical's definitions, 0.33.3, and four recorder services of ours proposed upstream;
-//! the requests and responses that grew since Jazzy also decode from their Jazzy layouts).
+//! (rosbag2 Lyrical's definitions, 0.33.3, field for field; the requests and responses that grew
+//! since Jazzy also decode from their Jazzy layouts).
 //!
 //! Each service `X` is a marker type implementing [`crate::ServiceType`], with
 //! its request `XRequest` and response `XResponse`.
@@ -528,32 +528,6 @@ outcome_service!(
     "`rosbag2_interfaces/srv/StopDiscovery`: Record only the topics subscribed so far (recorder, Lyrical)."
 );
 
-/// A service without request fields that answers one value.
-macro_rules! query_service {
-    ($service:ident, $request:ident, $response:ident, $type_name:literal, $doc:literal,
-     $field:ident: $ty:ty, $field_doc:literal) => {
-        #[doc = $doc]
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-        pub struct $service;
-
-        #[doc = concat!("`", $type_name, "_Request`: no fields; one placeholder byte.")]
-        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-        pub struct $request {
-            /// Placeholder rosidl generates for types without fields; always 0.
-            pub structure_needs_at_least_one_member: u8,
-        }
-
-        #[doc = concat!("`", $type_name, "_Response`.")]
-        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-        pub struct $response {
-            #[doc = $field_doc]
-            pub $field: $ty,
-        }
-
-        impl_service!($service, $request, $response, $type_name);
-    };
-}
-
 query_service!(
     IsDiscoveryRunning,
     IsDiscoveryRunningRequest,
@@ -562,83 +536,4 @@ query_service!(
     "`rosbag2_interfaces/srv/IsDiscoveryRunning`: Whether the recorder looks for new topics (Lyrical).",
     running: bool,
     "True if discovery is running."
-);
-
-query_service!(
-    IsRecording,
-    IsRecordingRequest,
-    IsRecordingResponse,
-    "rosbag2_interfaces/srv/IsRecording",
-    "`rosbag2_interfaces/srv/IsRecording`: Whether the recorder is recording (ours, proposed upstream).",
-    recording: bool,
-    "True if recording (a bag is open, even while paused)."
-);
-
-query_service!(
-    GetUri,
-    GetUriRequest,
-    GetUriResponse,
-    "rosbag2_interfaces/srv/GetUri",
-    "`rosbag2_interfaces/srv/GetUri`: The bag being recorded (ours, proposed upstream).",
-    uri: String,
-    "The bag's URI; empty when not recording."
-);
-
-/// `rosbag2_interfaces/srv/SubscribeToTopics`: Record more topics from now on (recorder; ours,
-/// proposed upstream).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SubscribeToTopics;
-
-/// `rosbag2_interfaces/srv/SubscribeToTopics_Request`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SubscribeToTopicsRequest {
-    /// The topics to record.
-    pub topics: Vec<String>,
-    /// Their types, in the same order (empty, or empty entries: the one type on the graph).
-    pub topic_types: Vec<String>,
-}
-
-/// `rosbag2_interfaces/srv/SubscribeToTopics_Response`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SubscribeToTopicsResponse {
-    /// 0 when at least one topic is subscribed, else 1.
-    pub return_code: i32,
-    /// Empty on success, otherwise what went wrong.
-    pub error_string: String,
-    /// The requested topics subscribed now, also those subscribed before.
-    pub subscribed_topics: Vec<String>,
-    /// The requested topics not on the graph, of another type, or of several types.
-    pub unavailable_topics: Vec<String>,
-}
-
-impl_service!(
-    SubscribeToTopics,
-    SubscribeToTopicsRequest,
-    SubscribeToTopicsResponse,
-    "rosbag2_interfaces/srv/SubscribeToTopics"
-);
-
-/// `rosbag2_interfaces/srv/GetSubscribedTopics`: The topics being recorded (ours, proposed upstream).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct GetSubscribedTopics;
-
-/// `rosbag2_interfaces/srv/GetSubscribedTopics_Request`: no fields; one placeholder byte.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct GetSubscribedTopicsRequest {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
-
-/// `rosbag2_interfaces/srv/GetSubscribedTopics_Response`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct GetSubscribedTopicsResponse {
-    /// The topics subscribed.
-    pub topics: Vec<String>,
-}
-
-impl_service!(
-    GetSubscribedTopics,
-    GetSubscribedTopicsRequest,
-    GetSubscribedTopicsResponse,
-    "rosbag2_interfaces/srv/GetSubscribedTopics"
 );

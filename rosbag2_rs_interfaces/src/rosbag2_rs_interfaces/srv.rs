@@ -1,6 +1,7 @@
 //! `rosbag2_rs_interfaces/srv`: configuring, clearing and triggering the
-//! recorder's snapshot buffer, the player's `/clock` publishing at run time, and
-//! pausing either at a time.
+//! recorder's snapshot buffer, the player's `/clock` publishing at run time,
+//! pausing either at a time, and the recorder's state and topics (`IsRecording`,
+//! `GetUri`, `SubscribeToTopics`, `GetSubscribedTopics`), which rosbag2 does not have.
 //!
 //! Each service `X` is a marker type implementing [`crate::ServiceType`], with
 //! its request `XRequest` and response `XResponse`.
@@ -181,4 +182,82 @@ impl_service!(
     PauseAtRequest,
     PauseAtResponse,
     "rosbag2_rs_interfaces/srv/PauseAt"
+);
+
+query_service!(
+    IsRecording,
+    IsRecordingRequest,
+    IsRecordingResponse,
+    "rosbag2_rs_interfaces/srv/IsRecording",
+    "`rosbag2_rs_interfaces/srv/IsRecording`: Whether the recorder is recording.",
+    recording: bool,
+    "True if recording (a bag is open, even while paused)."
+);
+
+query_service!(
+    GetUri,
+    GetUriRequest,
+    GetUriResponse,
+    "rosbag2_rs_interfaces/srv/GetUri",
+    "`rosbag2_rs_interfaces/srv/GetUri`: The bag being recorded.",
+    uri: String,
+    "The bag's URI; empty when not recording."
+);
+
+/// `rosbag2_rs_interfaces/srv/SubscribeToTopics`: Record more topics from now on (recorder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SubscribeToTopics;
+
+/// `rosbag2_rs_interfaces/srv/SubscribeToTopics_Request`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SubscribeToTopicsRequest {
+    /// The topics to record.
+    pub topics: Vec<String>,
+    /// Their types, in the same order (empty, or empty entries: the one type on the graph).
+    pub topic_types: Vec<String>,
+}
+
+/// `rosbag2_rs_interfaces/srv/SubscribeToTopics_Response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SubscribeToTopicsResponse {
+    /// 0 when at least one topic is subscribed, else 1.
+    pub return_code: i32,
+    /// Empty on success, otherwise what went wrong.
+    pub error_string: String,
+    /// The requested topics subscribed now, also those subscribed before.
+    pub subscribed_topics: Vec<String>,
+    /// The requested topics not on the graph, of another type, or of several types.
+    pub unavailable_topics: Vec<String>,
+}
+
+impl_service!(
+    SubscribeToTopics,
+    SubscribeToTopicsRequest,
+    SubscribeToTopicsResponse,
+    "rosbag2_rs_interfaces/srv/SubscribeToTopics"
+);
+
+/// `rosbag2_rs_interfaces/srv/GetSubscribedTopics`: The topics being recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GetSubscribedTopics;
+
+/// `rosbag2_rs_interfaces/srv/GetSubscribedTopics_Request`: no fields; one placeholder byte.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GetSubscribedTopicsRequest {
+    /// Placeholder rosidl generates for types without fields; always 0.
+    pub structure_needs_at_least_one_member: u8,
+}
+
+/// `rosbag2_rs_interfaces/srv/GetSubscribedTopics_Response`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GetSubscribedTopicsResponse {
+    /// The topics subscribed.
+    pub topics: Vec<String>,
+}
+
+impl_service!(
+    GetSubscribedTopics,
+    GetSubscribedTopicsRequest,
+    GetSubscribedTopicsResponse,
+    "rosbag2_rs_interfaces/srv/GetSubscribedTopics"
 );

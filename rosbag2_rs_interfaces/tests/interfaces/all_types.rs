@@ -212,31 +212,31 @@ fn every_type_matches_rosbags_and_round_trips() {
         srv::IsDiscoveryRunningRequest::default(),
         srv::IsDiscoveryRunningResponse { running: true },
     );
-    c.service::<srv::IsRecording>(
-        srv::IsRecordingRequest::default(),
-        srv::IsRecordingResponse { recording: true },
+    c.service::<rs_srv::IsRecording>(
+        rs_srv::IsRecordingRequest::default(),
+        rs_srv::IsRecordingResponse { recording: true },
     );
-    c.service::<srv::SubscribeToTopics>(
-        srv::SubscribeToTopicsRequest {
+    c.service::<rs_srv::SubscribeToTopics>(
+        rs_srv::SubscribeToTopicsRequest {
             topics: vec![s(1), s(2)],
             topic_types: vec![s(2), s(3)],
         },
-        srv::SubscribeToTopicsResponse {
+        rs_srv::SubscribeToTopicsResponse {
             return_code: 1,
             error_string: s(2),
             subscribed_topics: vec![s(3), s(4)],
             unavailable_topics: vec![s(4), s(5)],
         },
     );
-    c.service::<srv::GetSubscribedTopics>(
-        srv::GetSubscribedTopicsRequest::default(),
-        srv::GetSubscribedTopicsResponse {
+    c.service::<rs_srv::GetSubscribedTopics>(
+        rs_srv::GetSubscribedTopicsRequest::default(),
+        rs_srv::GetSubscribedTopicsResponse {
             topics: vec![s(1), s(2)],
         },
     );
-    c.service::<srv::GetUri>(
-        srv::GetUriRequest::default(),
-        srv::GetUriResponse { uri: s(1) },
+    c.service::<rs_srv::GetUri>(
+        rs_srv::GetUriRequest::default(),
+        rs_srv::GetUriResponse { uri: s(1) },
     );
     c.service::<srv::Seek>(
         srv::SeekRequest {
@@ -601,4 +601,54 @@ fn rosbags_script_still_agrees() {
         }
     };
     assert_eq!(String::from_utf8(output.stdout).unwrap(), GOLDEN_FILE);
+}
+
+/// `rosbag2_interfaces` holds rosbag2's interfaces and nothing else: the names of rosbag2 Lyrical's
+/// (0.33.3, the same in Rolling's 0.34) `msg/` and `srv/`, whose files are copied verbatim from
+/// its release (so `interface_files_and_rust_types_agree` and the rosbags table check the fields).
+/// Interfaces of ours live in `rosbag2_rs_interfaces`, where a stock `rosbag2_interfaces` cannot
+/// lack them or clash with them.
+#[test]
+fn rosbag2_interfaces_holds_only_rosbag2s_own() {
+    const LYRICAL: &[&str] = &[
+        "msg/MessagesLostEvent",
+        "msg/MessagesLostEventTopicStat",
+        "msg/ReadSplitEvent",
+        "msg/WriteSplitEvent",
+        "srv/Burst",
+        "srv/GetRate",
+        "srv/IsDiscoveryRunning",
+        "srv/IsPaused",
+        "srv/Pause",
+        "srv/Play",
+        "srv/PlayNext",
+        "srv/Record",
+        "srv/Resume",
+        "srv/Seek",
+        "srv/SetRate",
+        "srv/Snapshot",
+        "srv/SplitBagfile",
+        "srv/StartDiscovery",
+        "srv/Stop",
+        "srv/StopDiscovery",
+        "srv/TogglePaused",
+    ];
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bundled = crate_dir.join("../rosbag2_rs_codec/msgs/rosbag2_interfaces");
+    let mut names = Vec::new();
+    for kind in ["msg", "srv"] {
+        for entry in std::fs::read_dir(crate_dir.join("rosbag2_interfaces").join(kind)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = format!("{kind}/{}", path.file_stem().unwrap().to_str().unwrap());
+            let file = path.file_name().unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                std::fs::read_to_string(bundled.join(kind).join(file)).unwrap(),
+                "{name}: the codec's bundled copy differs"
+            );
+            names.push(name);
+        }
+    }
+    names.sort_unstable();
+    assert_eq!(names, LYRICAL);
 }

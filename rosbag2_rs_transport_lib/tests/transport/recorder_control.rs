@@ -10,6 +10,9 @@ use std::time::Duration;
 use recorder_support::*;
 use rosbag2_rs_interfaces::builtin_interfaces::Time;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
+use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::{
+    GetSubscribedTopics, GetUri, IsRecording, SubscribeToTopics, SubscribeToTopicsRequest,
+};
 use rosbag2_rs_interfaces::ServiceType;
 use rosbag2_rs_transport_lib::*;
 
