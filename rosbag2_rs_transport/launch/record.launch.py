@@ -2,7 +2,9 @@
 
 Arguments map to `recorder` flags (see `ros2 run rosbag2_rs_transport recorder --help`); anything
 else can be passed verbatim in `extra_args`, e.g. `extra_args:='--max-bag-size 1000000000'`.
-Snapshot mode: `snapshot:=true max_buffer_duration:=30` then
+Snapshot mode: `snapshot:=true` (rosbag2's: each snapshot the next file of the bag; bounded by
+`extra_args:='--max-cache-size BYTES --max-cache-duration S'`), or with `max_buffer_duration:=30`
+per-topic buffers and a bag per snapshot; then
 `ros2 service call /rosbag2_recorder/snapshot rosbag2_interfaces/srv/Snapshot`.
 """
 from launch import LaunchDescription
@@ -14,13 +16,13 @@ ARGS = {
     'topics': ('', 'Space-separated topics to record (empty with all:=true)'),
     'all': ('false', 'Record every topic'),
     'regex': ('', 'Record topics whose whole name matches this regular expression'),
-    'output': ('', 'Bag directory (default rosbag2_YYYY_MM_DD-HH_MM_SS); snapshot name prefix'),
+    'output': ('', 'Bag directory (default rosbag2_YYYY_MM_DD-HH_MM_SS); per-topic snapshots: name prefix'),
     'storage': ('mcap', 'mcap or sqlite3'),
     'node_name': ('rosbag2_recorder', 'Recorder node name (services are under /NODE_NAME/)'),
     'use_sim_time': ('false', 'Timestamps from /clock'),
     'snapshot': ('false', 'Snapshot mode: buffer in memory, write on the snapshot service'),
-    'max_buffer_size': ('', 'Snapshot mode: bytes buffered per topic'),
-    'max_buffer_duration': ('', 'Snapshot mode: seconds buffered per topic'),
+    'max_buffer_size': ('', 'Snapshot mode with per-topic buffers: bytes buffered per topic'),
+    'max_buffer_duration': ('', 'Snapshot mode with per-topic buffers: seconds buffered per topic'),
     'extra_args': ('', 'More recorder flags, verbatim'),
 }
 
@@ -38,7 +40,7 @@ def _recorder(context):
     if value['output']:
         cmd += ['-o', value['output']]
     if truthy('snapshot'):
-        cmd.append('--snapshot')
+        cmd.append('--snapshot-mode')
         if value['max_buffer_size']:
             cmd += ['--max-buffer-size', value['max_buffer_size']]
         if value['max_buffer_duration']:

@@ -15,7 +15,7 @@ use rosbag2_rs_tools::flags::{seconds, TopicArgs, WriterArgs};
 use rosbag2_rs_transport_lib::{
     load_qos_overrides, DeclaredParameter, DropCause, NodeIdentity, RecordOptions, Recorder,
     ServiceIntrospection, SnapshotLimits, ThrottleLimit, ThrottleLimitError, TopicSelection,
-    DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE, DEFAULT_SNAPSHOT_DURATION_NS,
+    DEFAULT_MAX_CACHE_SIZE, DEFAULT_MIN_FREE_SPACE,
 };
 
 /// `record`'s arguments.
@@ -147,17 +147,19 @@ pub struct RecordArgs {
     /// Do not read the keyboard (space pauses and resumes).
     #[arg(long)]
     pub disable_keyboard_controls: bool,
-    /// Snapshot mode: buffer messages in memory and write them only when the snapshot service
-    /// is called (and at shutdown).
-    #[arg(long, alias = "snapshot-mode")]
+    /// Snapshot mode, as rosbag2's: the cache (--max-cache-size, --max-cache-duration) becomes
+    /// a ring of the latest messages of every topic, written only when the snapshot service is
+    /// called (and at shutdown), each snapshot into the next file of the bag (--max-bag-files
+    /// keeps the last ones; -b and -d do not split it, as in rosbag2). With --max-buffer-size or
+    /// --max-buffer-duration: per-topic buffers instead, each snapshot a bag of its own.
+    #[arg(long = "snapshot-mode", alias = "snapshot")]
     pub snapshot: bool,
-    /// Snapshot mode: bytes buffered per topic, each message counted with a 192-byte overhead
-    /// (non-positive: no limit by size).
+    /// Snapshot mode with per-topic buffers: bytes buffered per topic, each message counted
+    /// with a 192-byte overhead (non-positive: no limit by size).
     #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     pub max_buffer_size: Option<i64>,
-    /// Snapshot mode: seconds buffered, messages received before now minus this are dropped
-    /// on every topic (non-positive: no limit by duration). Default 10 when neither limit is
-    /// given.
+    /// Snapshot mode with per-topic buffers: seconds buffered, messages received before now
+    /// minus this are dropped on every topic (non-positive: no limit by duration).
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
     pub max_buffer_duration: Option<f64>,
     /// Do not repeat the latest message of each transient-local topic at the start of every
@@ -271,7 +273,7 @@ pub const RECORD_PARAMETERS: ParamTable = ParamTable {
             "storage.storage_preset_profile",
             Param::Value("--storage-preset-profile"),
         ),
-        ("storage.snapshot_mode", Param::Switch("--snapshot")),
+        ("storage.snapshot_mode", Param::Switch("--snapshot-mode")),
         ("storage.custom_data", Param::List("--custom-data")),
         // rosbag2 Lyrical splits the format in two (the first deprecated); only cdr exists.
         ("record.rmw_serialization_format", Param::Only("cdr")),
@@ -367,25 +369,24 @@ impl RecordArgs {
             Some(path) => load_qos_overrides(path)?,
             None => BTreeMap::new(),
         };
-        let snapshot = if self.snapshot {
-            // rosbag2's snapshot design: a non-positive limit disables its axis.
-            let size = self.max_buffer_size.filter(|s| *s > 0);
-            let max_duration_ns = match (size, self.max_buffer_duration) {
-                (None, None) => DEFAULT_SNAPSHOT_DURATION_NS,
-                (_, Some(d)) if d.is_nan() => bail!("--max-buffer-duration: not a number"),
-                (_, Some(d)) if d > 0.0 => seconds(d, "--max-buffer-duration")?.as_nanos(),
+        let per_topic = self.max_buffer_size.is_some() || self.max_buffer_duration.is_some();
+        let snapshot = if self.snapshot && per_topic {
+            // The seed's snapshot design: a non-positive limit disables its axis.
+            let max_duration_ns = match self.max_buffer_duration {
+                Some(d) if d.is_nan() => bail!("--max-buffer-duration: not a number"),
+                Some(d) if d > 0.0 => seconds(d, "--max-buffer-duration")?.as_nanos(),
                 _ => 0,
             };
             Some(SnapshotLimits {
                 max_bytes_per_topic: self.max_buffer_size.unwrap_or(0).max(0) as u64,
                 max_duration_ns,
             })
+        } else if per_topic {
+            bail!("--max-buffer-size and --max-buffer-duration need --snapshot-mode");
         } else {
-            if self.max_buffer_size.is_some() || self.max_buffer_duration.is_some() {
-                bail!("--max-buffer-size and --max-buffer-duration need --snapshot");
-            }
             None
         };
+        let snapshot_files = self.snapshot && !per_topic;
         if self.use_sim_time && self.no_discovery {
             // ros2bag's record verb and rosbag2's recorder refuse it alike.
             bail!(
@@ -398,9 +399,16 @@ impl RecordArgs {
         {
             bail!("--max-bag-size and --max-bag-duration do not apply to snapshots");
         }
-        let bag = self
+        let mut bag = self
             .writer
             .options(self.output.clone().unwrap_or_else(default_bag_name))?;
+        if snapshot_files && (bag.max_bagfile_size > 0 || bag.max_bagfile_duration > 0) {
+            log::warn!(
+                "--max-bag-size and --max-bag-duration do not split a bag in snapshot mode (as in \
+                 rosbag2): each snapshot is a file of its own"
+            );
+            (bag.max_bagfile_size, bag.max_bagfile_duration) = (0, 0);
+        }
         let options = RecordOptions {
             uri: bag.uri,
             storage: bag.storage,
@@ -423,6 +431,7 @@ impl RecordArgs {
             end_time_ns: self.end_time_ns.filter(|t| *t >= 0),
             use_sim_time: self.use_sim_time,
             snapshot,
+            snapshot_files,
             service_introspection: self.service_introspection,
             repeat_latched: !self.no_repeat_latched,
             repeat_topics: self.repeat_transient_local.iter().cloned().collect(),
@@ -465,13 +474,19 @@ pub fn run_record(
     let shutdown = crate::shutdown::shutdown_requested()?;
     let middleware = crate::ros_node(&args.node_name, namespace)?;
     let _services = crate::node_services(&*middleware, parameters)?;
-    let snapshot_mode = options.snapshot.is_some();
+    let (per_topic_snapshots, snapshot_files) =
+        (options.snapshot.is_some(), options.snapshot_files);
     let uri = options.uri.clone();
     let recorder = Recorder::start(middleware, options)?;
     let service_prefix = NodeIdentity::new(&args.node_name, namespace)
         .map(|n| n.fully_qualified_name())
         .unwrap_or_else(|_| args.node_name.clone());
-    if snapshot_mode {
+    if snapshot_files {
+        eprintln!(
+            "buffering for snapshots into {}: call {service_prefix}/snapshot to write one; Ctrl-C to stop",
+            uri.display()
+        );
+    } else if per_topic_snapshots {
         eprintln!(
             "buffering for snapshots {}_*: call {service_prefix}/snapshot to write one; Ctrl-C to stop",
             uri.display()

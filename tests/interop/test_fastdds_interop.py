@@ -188,29 +188,33 @@ def test_an_rclpy_client_pauses_reads_state_changes_rate_and_seeks_our_player(tm
     assert got[0] == 'hello 180' and got[-1] == 'hello 199', got[:3]
 
 
-def test_an_rclpy_client_takes_a_snapshot_of_our_recorder(tmp_path, ros):
+def test_an_rclpy_client_takes_snapshots_of_our_recorder_as_of_rosbag2s(tmp_path, ros):
+    """rosbag2's snapshot mode (`--snapshot-mode`, the cache as the ring): each rclpy `snapshot`
+    call writes what was buffered into the next file of the one bag, which rosbags reads."""
+    import yaml
     peer = ros(52, 'talker')
     pub = peer.node.create_publisher(String, '/snap', 100)
     out = tmp_path / 'snap'
-    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--snapshot', '--topics', '/snap',
-                                 '-o', str(out)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True, env=ours_env(52))
+    recorder = subprocess.Popen([str(binary('recorder')), '--disable-keyboard-controls', '--snapshot-mode',
+                                 '--topics', '/snap', '-o', str(out)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ours_env(52))
     try:
         wait_subscribed(pub)
-        for i in range(10):
-            pub.publish(String(data=f'snap {i}'))
-        time.sleep(0.5)
-        assert peer.call(Snapshot, '/rosbag2_recorder/snapshot').success is True
+        for first, last in [(0, 10), (10, 15)]:
+            for i in range(first, last):
+                pub.publish(String(data=f'snap {i}'))
+            time.sleep(0.5)
+            assert peer.call(Snapshot, '/rosbag2_recorder/snapshot').success is True
     finally:
         recorder.send_signal(signal.SIGINT)
         _, err = recorder.communicate(timeout=30)
     assert 'panicked' not in err, err
-    bags = sorted(p for p in tmp_path.iterdir() if p.name.startswith('snap'))
-    assert bags, f'no snapshot bag in {list(tmp_path.iterdir())}: {err}'
-    with Reader(bags[0]) as reader:
+    info = yaml.safe_load((out / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    assert [f['message_count'] for f in info['files']][:2] == [10, 5], info['files']
+    with Reader(out) as reader:
         # std_msgs/String CDR: header, length (with the NUL), text, NUL, padding to 4 bytes.
         texts = [data[8:8 + int.from_bytes(data[4:8], 'little') - 1].decode() for _, _, data in reader.messages()]
-    assert texts == [f'snap {i}' for i in range(10)]
+    assert texts == [f'snap {i}' for i in range(15)]
 
 
 def test_our_control_calls_an_rclpy_player_service(ros):

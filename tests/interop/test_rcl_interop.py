@@ -626,7 +626,8 @@ def test_an_rclpy_client_triggers_a_snapshot_of_our_rcl_recorder(tmp_path, ros):
     peer = ros(87, 'talker')
     pub = peer.node.create_publisher(String, '/snap', RELIABLE_ALL)
     noise = peer.node.create_publisher(String, '/noise', RELIABLE_ALL)
-    ours = recorder('--snapshot', '--topics', '/snap', '/noise', '-o', tmp_path / 'buffer', domain=87)
+    ours = recorder('--snapshot-mode', '--max-buffer-duration', '10', '--topics', '/snap', '/noise',
+                    '-o', tmp_path / 'buffer', domain=87)
     try:
         ours.wait_for_line(START_LINE)
         wait_until(lambda: pub.get_subscription_count() == 1 and noise.get_subscription_count() == 1,

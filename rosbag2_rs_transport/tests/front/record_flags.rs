@@ -25,13 +25,41 @@ fn parse(args: &[&str]) -> anyhow::Result<RecordOptions> {
 
 #[test]
 fn command_line_limits_are_validated() {
-    let o = parse(&["--snapshot", "-a", "-o", "x"]).unwrap();
-    assert_eq!(
-        o.snapshot,
-        Some(limits(0, 10_000_000_000)),
-        "seed default: 10 s"
-    );
+    // rosbag2's snapshot mode: the cache is the ring, one bag, a file per snapshot.
+    let o = parse(&["--snapshot-mode", "-a", "-o", "x"]).unwrap();
+    assert_eq!(o.snapshot, None);
+    assert!(o.snapshot_files);
+    assert_eq!(o.max_cache_size, 100 * 1024 * 1024, "rosbag2's default");
+    let o = parse(&[
+        "--snapshot",
+        "-a",
+        "--max-cache-size",
+        "0",
+        "--max-cache-duration",
+        "5",
+    ]);
+    assert_eq!(o.unwrap().max_cache_duration, 5_000_000_000);
+    let err = |args: &[&str]| parse(args).err().unwrap().to_string();
+    assert!(err(&["--snapshot-mode", "-a", "--max-cache-size", "0"])
+        .contains("In snapshot mode, either the max_cache_duration or max_cache_size"));
+    // -b and -d do not split it (rosbag2 ignores them in snapshot mode); --max-bag-files keeps
+    // the last snapshots.
+    let o = parse(&[
+        "--snapshot-mode",
+        "-a",
+        "-b",
+        "100000000",
+        "-d",
+        "60",
+        "--max-bag-files",
+        "3",
+    ])
+    .unwrap();
+    assert_eq!((o.max_bagfile_size, o.max_bagfile_duration), (0, 0));
+    assert_eq!(o.retention.max_files, 3);
+    // Per-topic buffers (the seed's design) when their limits are given.
     let o = parse(&["--snapshot", "-a", "--max-buffer-size", "5000000"]).unwrap();
+    assert!(!o.snapshot_files);
     assert_eq!(o.snapshot, Some(limits(5_000_000, 0)));
     let o = parse(&[
         "--snapshot-mode",
@@ -44,7 +72,6 @@ fn command_line_limits_are_validated() {
     .unwrap();
     assert_eq!(o.snapshot, Some(limits(10, 1_500_000_000)));
     assert_eq!(o.selection.topics, ["/a"]);
-    let err = |args: &[&str]| parse(args).err().unwrap().to_string();
     assert!(err(&[
         "--snapshot",
         "-a",
@@ -73,12 +100,8 @@ fn command_line_limits_are_validated() {
         "3",
     ]);
     assert_eq!(o.unwrap().snapshot, Some(limits(0, 3_000_000_000)));
-    let o = parse(&["--snapshot", "-a", "--max-buffer-size", "-5"]);
-    assert_eq!(
-        o.unwrap().snapshot,
-        Some(limits(0, 10_000_000_000)),
-        "a non-positive size is as if not set: the default duration applies"
-    );
+    assert!(err(&["--snapshot", "-a", "--max-buffer-size", "-5"])
+        .contains("--max-buffer-size or --max-buffer-duration"));
     assert!(err(&["--snapshot", "-a", "--max-buffer-duration", "-1"])
         .contains("--max-buffer-size or --max-buffer-duration"));
     assert!(err(&[

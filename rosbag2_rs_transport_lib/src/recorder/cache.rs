@@ -16,8 +16,17 @@
 //!
 //! A command (split, flush) is queued with its position among the messages pushed so far: the
 //! writer writes exactly the messages before it, runs it, then goes on with the rest.
+//!
+//! rosbag2's snapshot mode ([`MessageCache::circular`]) keeps the primary buffer as a ring
+//! instead, as rosbag2's `CircularMessageCache` does: a new message evicts the oldest ones while
+//! the buffer would cost more than `max_cache_size` or span more than `max_cache_duration` of
+//! receive time, and the writer takes nothing until a [`Command::Snapshot`] asks for the messages
+//! before it, which it writes into the current file before starting the next one. What is
+//! buffered when the recording closes is written too (rosbag2 drops it). A transient-local
+//! topic's newest evicted message is kept and written at the head of the next snapshot, so that
+//! a snapshot holds the latched state (rosbag2 merges its transient-local cache the same way).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::mem;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -40,11 +49,14 @@ pub(crate) enum Command {
     Split(Sender<Result<bool>>),
     /// Make everything written so far durable.
     Flush(Sender<Result<()>>),
+    /// rosbag2's snapshot mode: write the messages buffered before it, then continue in a new
+    /// file (answers as [`Command::Split`]).
+    Snapshot(Sender<Result<bool>>),
 }
 
 #[derive(Default)]
 struct CacheState {
-    primary: Vec<SerializedMessage>,
+    primary: VecDeque<SerializedMessage>,
     /// What the messages in both buffers cost ([`message_cost`]): the primary one and what the
     /// writer has not written yet.
     bytes: u64,
@@ -56,6 +68,12 @@ struct CacheState {
     /// Messages pushed so far, and of those the ones written or dropped (write-through only).
     pushed: u64,
     finished: u64,
+    /// Circular mode: messages evicted per topic since the writer last counted them.
+    evicted: HashMap<Arc<str>, u64>,
+    /// Circular mode: the topics whose newest evicted message is kept ([`MessageCache::keep_latched`]).
+    latched: HashSet<Arc<str>>,
+    /// Circular mode: the newest evicted message of each of those topics, for the next snapshot.
+    evicted_latched: HashMap<Arc<str>, SerializedMessage>,
 }
 
 /// The producer side of the cache.
@@ -66,6 +84,8 @@ pub(crate) struct MessageCache {
     finished: Condvar,
     max_bytes: u64,
     max_duration_ns: i64,
+    /// rosbag2's snapshot mode: a ring written only by [`Command::Snapshot`].
+    circular: bool,
 }
 
 impl MessageCache {
@@ -81,11 +101,62 @@ impl MessageCache {
             finished: Condvar::new(),
             max_bytes,
             max_duration_ns: max_duration_ns.max(0),
+            circular: false,
         }
     }
 
+    /// rosbag2's snapshot mode: a ring of the messages costing up to `max_bytes`
+    /// ([`message_cost`]; 0: no bound by size) and spanning up to `max_duration_ns` of receive
+    /// time (non-positive: no bound by time), written only when a [`Command::Snapshot`] asks.
+    /// One bound must be set, as rosbag2 requires.
+    pub fn circular(max_bytes: u64, max_duration_ns: i64) -> Self {
+        Self {
+            circular: true,
+            ..Self::new(max_bytes, max_duration_ns)
+        }
+    }
+
+    /// Circular mode: keep the newest message of `topic` that leaves the ring unwritten, and
+    /// write it at the head of the next snapshot (a transient-local topic's latched state).
+    pub fn keep_latched(&self, topic: Arc<str>) {
+        self.state.lock().latched.insert(topic);
+    }
+
     fn write_through(&self) -> bool {
-        self.max_bytes == 0 && self.max_duration_ns == 0
+        !self.circular && self.max_bytes == 0 && self.max_duration_ns == 0
+    }
+
+    /// Circular mode: buffers `message`, evicting the oldest messages while the ring would
+    /// exceed a bound; a message costing more than the whole ring is dropped (false).
+    fn push_circular(&self, state: &mut CacheState, message: SerializedMessage) -> bool {
+        let len = message_cost(message.data.len());
+        if self.max_bytes > 0 && len > self.max_bytes {
+            return false;
+        }
+        while let Some(oldest) = state.primary.front() {
+            let over_bytes = self.max_bytes > 0 && state.bytes.saturating_add(len) > self.max_bytes;
+            let over_time = self.max_duration_ns > 0
+                && message.recv_timestamp.saturating_sub(oldest.recv_timestamp)
+                    > self.max_duration_ns;
+            if !(over_bytes || over_time) {
+                break;
+            }
+            let Some(evicted) = state.primary.pop_front() else {
+                break;
+            };
+            state.bytes = state.bytes.saturating_sub(message_cost(evicted.data.len()));
+            for (position, _) in &mut state.commands {
+                *position = position.saturating_sub(1);
+            }
+            *state.evicted.entry(evicted.topic.clone()).or_default() += 1;
+            if state.latched.contains(&evicted.topic) {
+                state.evicted_latched.insert(evicted.topic.clone(), evicted);
+            }
+        }
+        state.bytes += len;
+        state.primary.push_back(message);
+        state.pushed += 1;
+        true
     }
 
     /// Whether `message` finds the cache full: its cost beyond the size bound, or its receive
@@ -97,7 +168,7 @@ impl MessageCache {
             && state.bytes > 0
             && state.bytes.saturating_add(len) > self.max_bytes;
         let too_long = self.max_duration_ns > 0
-            && state.primary.first().is_some_and(|oldest| {
+            && state.primary.front().is_some_and(|oldest| {
                 message.recv_timestamp.saturating_sub(oldest.recv_timestamp) > self.max_duration_ns
             });
         too_big || too_long
@@ -112,6 +183,19 @@ impl MessageCache {
         let mut state = self.state.lock();
         if state.closed {
             return false;
+        }
+        if self.circular && state.failed.is_none() {
+            let topic = message.topic.clone();
+            if !self.push_circular(&mut state, message) {
+                drop(state);
+                if counters.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
+                    log::warn!(
+                        "topic '{topic}': dropping messages larger than the snapshot buffer \
+                         (--max-cache-size)"
+                    );
+                }
+            }
+            return true;
         }
         let full = !self.write_through() && self.is_full(&state, &message);
         if full || state.failed.is_some() {
@@ -131,7 +215,7 @@ impl MessageCache {
             return true;
         }
         let wake = state.primary.is_empty();
-        state.primary.push(message);
+        state.primary.push_back(message);
         state.bytes += len;
         state.pushed += 1;
         let seq = state.pushed;
@@ -146,10 +230,16 @@ impl MessageCache {
         true
     }
 
-    /// Queues a command for the writer thread, behind every message pushed before it.
+    /// Queues a command for the writer thread, behind every message pushed before it (circular
+    /// mode: a snapshot behind them, any other command behind the last snapshot queued).
     pub fn command(&self, command: Command) {
         let mut state = self.state.lock();
-        let position = state.primary.len();
+        let position = match command {
+            Command::Split(_) | Command::Flush(_) if self.circular => {
+                state.commands.last().map_or(0, |(position, _)| *position)
+            }
+            _ => state.primary.len(),
+        };
         state.commands.push((position, command));
         drop(state);
         self.ready.notify_one();
@@ -183,15 +273,48 @@ impl MessageCache {
     }
 
     /// Waits for data, a command or closing (or a second) and takes the primary buffer (its
-    /// bytes stay counted until released) with the commands queued among its messages.
-    fn take(&self, spare: &mut Vec<SerializedMessage>) -> (Vec<(usize, Command)>, bool) {
+    /// bytes stay counted until released) with the commands queued among its messages. In
+    /// circular mode takes only what the snapshots queued ask for (all once closed), after the
+    /// latched messages evicted before them, and the per-topic eviction counts.
+    fn take(
+        &self,
+        spare: &mut VecDeque<SerializedMessage>,
+    ) -> (Vec<(usize, Command)>, bool, HashMap<Arc<str>, u64>) {
         let mut state = self.state.lock();
-        if state.primary.is_empty() && state.commands.is_empty() && !state.closed {
+        let idle = state.commands.is_empty() && (self.circular || state.primary.is_empty());
+        if idle && !state.closed {
             self.ready.wait_for(&mut state, Duration::from_secs(1));
         }
-        mem::swap(&mut state.primary, spare);
+        let mut commands = mem::take(&mut state.commands);
+        if !self.circular {
+            mem::swap(&mut state.primary, spare);
+        } else if state.closed
+            || commands
+                .iter()
+                .any(|(_, c)| matches!(c, Command::Snapshot(_)))
+        {
+            let mut latched: Vec<SerializedMessage> =
+                state.evicted_latched.drain().map(|(_, m)| m).collect();
+            latched.sort_by_key(|m| m.recv_timestamp);
+            state.bytes += latched
+                .iter()
+                .map(|m| message_cost(m.data.len()))
+                .sum::<u64>();
+            for (position, _) in &mut commands {
+                *position += latched.len();
+            }
+            let upto = if state.closed {
+                state.primary.len()
+            } else {
+                commands
+                    .last()
+                    .map_or(0, |(position, _)| *position - latched.len())
+            };
+            spare.extend(latched);
+            spare.extend(state.primary.drain(..upto));
+        }
         let done = state.closed && state.commands.is_empty();
-        (mem::take(&mut state.commands), done)
+        (commands, done, mem::take(&mut state.evicted))
     }
 }
 
@@ -283,17 +406,19 @@ impl WriterLoop {
     }
 
     fn run(mut self) -> (Option<BagMetadata>, Option<RecorderError>) {
-        let mut batch = Vec::new();
+        let mut batch = VecDeque::new();
         loop {
-            let (commands, done) = self.cache.take(&mut batch);
+            let (commands, done, evicted) = self.cache.take(&mut batch);
+            self.count_evicted(evicted);
             let started = Instant::now();
+            let messages = batch.make_contiguous();
             let mut written = 0;
             for (position, command) in commands {
-                self.write_part(&batch[written..position.min(batch.len())]);
-                written = written.max(position.min(batch.len()));
+                self.write_part(&messages[written..position.min(messages.len())]);
+                written = written.max(position.min(messages.len()));
                 self.execute(command);
             }
-            self.write_part(&batch[written..]);
+            self.write_part(&messages[written..]);
             batch.clear();
             self.busy += started.elapsed();
             self.report_drops(false);
@@ -404,9 +529,21 @@ impl WriterLoop {
         }
     }
 
+    /// Circular mode: adds what the ring evicted to each topic's `evicted` count.
+    fn count_evicted(&self, evicted: HashMap<Arc<str>, u64>) {
+        if evicted.is_empty() {
+            return;
+        }
+        for topic in self.registry.all() {
+            if let Some(count) = evicted.get(&topic.name) {
+                TopicCounters::add(&topic.counters.evicted, *count);
+            }
+        }
+    }
+
     fn execute(&mut self, command: Command) {
         match command {
-            Command::Split(reply) => {
+            Command::Split(reply) | Command::Snapshot(reply) => {
                 let result = self.writer().and_then(|w| Ok(w.split()?));
                 let _ = reply.send(self.check(result));
             }
@@ -500,7 +637,7 @@ mod tests {
                 counters.dropped.load(Ordering::Relaxed)
             })
         };
-        let mut batch = Vec::new();
+        let mut batch = VecDeque::new();
         while batch.is_empty() {
             cache.take(&mut batch);
         }
@@ -524,7 +661,7 @@ mod tests {
             2,
             "1001 and 2000 ns"
         );
-        let mut held = Vec::new();
+        let mut held = VecDeque::new();
         cache.take(&mut held);
         assert_eq!(held.len(), 3);
         // The writer took them: the span starts again at the next message waiting.
@@ -540,7 +677,7 @@ mod tests {
         let counters = TopicCounters::default();
         let dropped = || counters.dropped.load(Ordering::Relaxed);
         cache.push(message(1000), &counters); // an empty cache takes any message
-        let mut held = Vec::new();
+        let mut held = VecDeque::new();
         cache.take(&mut held);
         assert_eq!(held.len(), 1);
         cache.push(message(100), &counters);
@@ -550,7 +687,7 @@ mod tests {
             cache.push(message(100), &counters);
         }
         assert_eq!(dropped(), 2, "two messages taken, the third does not fit");
-        let mut batch = Vec::new();
+        let mut batch = VecDeque::new();
         cache.take(&mut batch);
         assert_eq!(batch.len(), 2, "the writer gets the full buffer");
         cache.push(message(100), &counters);

@@ -389,8 +389,19 @@ impl Recorder {
     }
 
     /// Snapshot mode: writes the buffers to a new bag and returns its directory, or `None`
-    /// (and no bag) when the buffers are empty. Buffering continues meanwhile.
+    /// (and no bag) when the buffers are empty. Buffering continues meanwhile. In rosbag2's
+    /// snapshot mode ([`RecordOptions::snapshot_files`]) writes the ring into the bag's current
+    /// file and continues in the next, and returns the bag's directory (`None`: nothing
+    /// buffered, no new file).
     pub fn snapshot(&self) -> Result<Option<PathBuf>> {
+        if self.inner.options.snapshot_files {
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            self.inner.command(Command::Snapshot(tx))?;
+            let split = rx
+                .recv()
+                .map_err(|_| RecorderError::WriterStopped("bag writer"))??;
+            return Ok(split.then(|| self.bag_dir()).flatten());
+        }
         match self.trigger_snapshot(&SnapshotTrigger::default())? {
             None => Ok(None),
             Some(done) => done
@@ -1074,6 +1085,14 @@ impl Inner {
         })
     }
 
+    /// Whether a snapshot keeps `plan`'s newest message across cuts: a topic named to repeat,
+    /// or a transient-local one while the latched state is repeated.
+    fn keeps_latched(&self, plan: &TopicPlan) -> bool {
+        self.repeat_topics.contains_key(&plan.name)
+            || (self.options.latched_depth() > 0
+                && plan.request.durability == rosbag2_rs_storage::qos::Durability::TransientLocal)
+    }
+
     fn subscribe(
         &self,
         plan: &TopicPlan,
@@ -1116,6 +1135,9 @@ impl Inner {
                 let cache = self
                     .with_recording(|r| r.cache.clone())
                     .ok_or_else(|| RecorderError::NotAvailable("the recorder is stopped".into()))?;
+                if self.options.snapshot_files && self.keeps_latched(&plan) {
+                    cache.keep_latched(name.clone());
+                }
                 let counters = counters.clone();
                 Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
                     let message = SerializedMessage {
@@ -1130,11 +1152,7 @@ impl Inner {
                 })
             }
             Sink::Snapshots { buffers, .. } => {
-                let latched = self.repeat_topics.contains_key(&plan.name)
-                    || (self.options.latched_depth() > 0
-                        && plan.request.durability
-                            == rosbag2_rs_storage::qos::Durability::TransientLocal);
-                let ring = buffers.add_topic(name, counters.clone(), latched);
+                let ring = buffers.add_topic(name, counters.clone(), self.keeps_latched(&plan));
                 let counters = counters.clone();
                 Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
                     TopicCounters::add(&counters.received, 1);

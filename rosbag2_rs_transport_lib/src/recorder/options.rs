@@ -166,8 +166,14 @@ pub struct RecordOptions {
     pub end_time_ns: Option<i64>,
     /// Receive timestamps from `/clock` (ROS time) instead of the middleware's receive time.
     pub use_sim_time: bool,
-    /// Snapshot mode: keep per-topic ring buffers and write them only on a trigger.
+    /// Snapshot mode of this project's design: keep per-topic ring buffers and write each
+    /// trigger's to a new bag.
     pub snapshot: Option<SnapshotLimits>,
+    /// rosbag2's snapshot mode: the cache is one ring of every topic's messages, bounded by
+    /// `max_cache_size` and `max_cache_duration` (one must be set), and only the `snapshot`
+    /// service writes it, each snapshot into the next file of the bag (the retention's
+    /// `max_bag_files` keeps the last ones). Exclusive of `snapshot`.
+    pub snapshot_files: bool,
     /// Service introspection of the recorder's own services (off by default, as in rclcpp).
     pub service_introspection: ServiceIntrospection,
     /// Keep the latest message of every transient-local topic across cuts: each split file
@@ -220,6 +226,7 @@ impl Default for RecordOptions {
             end_time_ns: None,
             use_sim_time: false,
             snapshot: None,
+            snapshot_files: false,
             service_introspection: ServiceIntrospection::Off,
             repeat_latched: true,
             repeat_topics: BTreeMap::new(),
@@ -266,6 +273,21 @@ impl RecordOptions {
                 return Err(RecorderError::InvalidOptions(
                     "--max-bag-files, --max-total-size and --max-total-duration do not apply to \
                      snapshots"
+                        .into(),
+                ));
+            }
+        }
+        if self.snapshot_files {
+            if self.snapshot.is_some() {
+                return Err(RecorderError::InvalidOptions(
+                    "rosbag2's snapshot mode and per-topic snapshot buffers are exclusive".into(),
+                ));
+            }
+            if self.max_cache_size == 0 && self.max_cache_duration <= 0 {
+                // ros2bag's record verb refuses it in these words.
+                return Err(RecorderError::InvalidOptions(
+                    "In snapshot mode, either the max_cache_duration or max_cache_size shall not \
+                     be set to zero."
                         .into(),
                 ));
             }

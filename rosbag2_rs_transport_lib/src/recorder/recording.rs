@@ -134,10 +134,12 @@ impl Inner {
             }
         });
         let dir = bag_writer.dir().to_path_buf();
-        let cache = Arc::new(MessageCache::new(
-            options.max_cache_size,
-            options.max_cache_duration,
-        ));
+        let (size, duration) = (options.max_cache_size, options.max_cache_duration);
+        let cache = Arc::new(if options.snapshot_files {
+            MessageCache::circular(size, duration)
+        } else {
+            MessageCache::new(size, duration)
+        });
         let writer = CacheWriter::spawn(
             bag_writer,
             cache.clone(),

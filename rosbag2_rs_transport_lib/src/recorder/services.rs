@@ -19,6 +19,7 @@ use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
 use rosbag2_rs_interfaces::ServiceType;
 
+use super::cache::Command;
 use super::schedule::{Schedule, TimeMode};
 use super::{Inner, RecorderError, SnapshotTrigger};
 use rosbag2_rs_middleware::error::Result;
@@ -39,7 +40,15 @@ pub(crate) fn serve_all(inner: &Arc<Inner>) -> Result<Vec<Handle>> {
     services.serve::<SplitBagfile>("~/split_bagfile", reply_split)?;
     serve_recorder_control(&mut services)?;
     services.serve::<Snapshot>("~/snapshot", |i, _| {
-        let success = match i.trigger(&SnapshotTrigger::default(), None) {
+        let queued = if i.options.snapshot_files {
+            // rosbag2's snapshot mode: the ring into the current file, then the next one.
+            let (tx, _) = crossbeam_channel::bounded(1);
+            i.command(Command::Snapshot(tx)).map(Some)
+        } else {
+            i.trigger(&SnapshotTrigger::default(), None)
+                .map(|q| q.map(|_| ()))
+        };
+        let success = match queued {
             Ok(queued) => queued.is_some(),
             Err(e) => {
                 log::warn!("snapshot: {}", crate::error_chain::Chain(&e));

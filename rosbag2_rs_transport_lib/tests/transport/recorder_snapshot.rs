@@ -10,6 +10,7 @@ use std::time::Duration;
 use recorder_support::*;
 use rosbag2_rs_interfaces::rosbag2_interfaces::srv::*;
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::srv::*;
+use rosbag2_rs_storage::Retention;
 use rosbag2_rs_transport_lib::Client;
 use rosbag2_rs_transport_lib::*;
 use rosbag2_rs_transport_lib::{InProcessBus, InProcessNode, RawPublisher};
@@ -644,4 +645,125 @@ fn snapshots_keep_the_latched_state() {
             assert_eq!(payloads_on(&messages, "/a").len(), 3);
         }
     }
+}
+
+/// The closed files of `bag`, in order (the one being written left out).
+fn closed_files(bag: &std::path::Path) -> Vec<PathBuf> {
+    let meta = metadata(bag);
+    meta.files.iter().map(|f| bag.join(&f.path)).collect()
+}
+
+/// rosbag2's snapshot mode: one ring of every topic's messages bounded by the cache's bytes,
+/// each snapshot written into the bag's current file before the next one starts, the last
+/// `max_bag_files` kept; a transient-local message evicted unwritten heads the next snapshot,
+/// and what is buffered at the stop is written too.
+#[test]
+fn rosbag2_snapshot_mode_writes_each_snapshot_into_the_next_file_of_one_bag() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let tf = latched_publisher(&talker, "/tf_static");
+    let a = publisher(&talker, "/a", INT32);
+    let b = publisher(&talker, "/b", INT32);
+    clock.set(S);
+    tf.publish(&string_msg("tf")).unwrap();
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rosbag2_recorder",
+        RecordOptions {
+            snapshot_files: true,
+            // Room for three 100-byte messages, whatever their topics.
+            max_cache_size: 3 * message_cost(100) + 50,
+            max_cache_duration: 0,
+            retention: Retention {
+                max_files: 2,
+                ..Default::default()
+            },
+            ..options(bag.clone(), TopicSelection::all())
+        },
+    );
+    let mut sent_a = Vec::new();
+    for i in 0..5 {
+        clock.set((2 + i) * S);
+        sent_a.push(payload(100, i as u64));
+        a.publish(sent_a.last().unwrap()).unwrap();
+    }
+    clock.set(7 * S);
+    b.publish(&payload(100, 99)).unwrap();
+    assert_eq!(recorder.snapshot().unwrap(), Some(bag.clone()));
+    let first_file = closed_files(&bag)[0].clone();
+    let first = read_all(std::slice::from_ref(&first_file));
+    assert_eq!(
+        &*first[0].topic, "/tf_static",
+        "the evicted latched state first"
+    );
+    assert_eq!(first[0].recv_timestamp, S, "at its own time");
+    assert_eq!(
+        payloads_on(&first, "/a"),
+        sent_a[3..],
+        "the newest, whatever the topic"
+    );
+    assert_eq!(payloads_on(&first, "/b").len(), 1);
+    assert_eq!(first.len(), 4);
+    // Nothing buffered since: no new file.
+    assert_eq!(recorder.snapshot().unwrap(), None);
+    clock.set(8 * S);
+    a.publish(&payload(100, 5)).unwrap();
+    assert!(recorder.snapshot().unwrap().is_some());
+    clock.set(9 * S);
+    a.publish(&payload(100, 6)).unwrap();
+    let summary = recorder.stop().unwrap();
+    let files = closed_files(&bag);
+    assert_eq!(
+        files.len(),
+        2,
+        "--max-bag-files 2: the first snapshot deleted"
+    );
+    assert!(!first_file.exists() && !files.contains(&first_file));
+    for (file, (seed, at)) in files.iter().zip([(5, 8 * S), (6, 9 * S)]) {
+        let messages = read_all(std::slice::from_ref(file));
+        assert_eq!(&*messages[0].topic, "/tf_static", "{}", file.display());
+        assert_eq!(payloads_on(&messages, "/a"), [payload(100, seed)]);
+        assert_eq!(messages.last().unwrap().recv_timestamp, at);
+    }
+    let a = summary.topics.iter().find(|t| t.topic == "/a").unwrap();
+    // Written: what the bag keeps (not the deleted first snapshot's two).
+    assert_eq!((a.received, a.written, a.evicted, a.dropped), (7, 2, 3, 0));
+}
+
+/// rosbag2's snapshot mode bounded by time: the ring spans at most `max_cache_duration` of
+/// receive time back from its newest message, over every topic.
+#[test]
+fn rosbag2_snapshot_mode_keeps_the_last_cache_duration_of_every_topic() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bus, clock) = virtual_bus();
+    let talker = bus.node("talker", "/").unwrap();
+    let a = publisher(&talker, "/a", STRING);
+    let b = publisher(&talker, "/b", STRING);
+    let bag = dir.path().join("bag");
+    let recorder = start(
+        &bus,
+        "rosbag2_recorder",
+        RecordOptions {
+            snapshot_files: true,
+            max_cache_size: 0,
+            max_cache_duration: 2 * S,
+            ..options(bag.clone(), TopicSelection::all())
+        },
+    );
+    for i in 1..=10 {
+        clock.set(i * S);
+        a.publish(&string_msg(&format!("a{i}"))).unwrap();
+        if i == 1 {
+            b.publish(&string_msg("b1")).unwrap();
+        }
+    }
+    recorder.snapshot().unwrap().unwrap();
+    let times: Vec<i64> = read_all(&closed_files(&bag)[..1])
+        .iter()
+        .map(|m| m.recv_timestamp / S)
+        .collect();
+    assert_eq!(times, [8, 9, 10], "the quiet /b evicted with the old /a");
+    recorder.stop().unwrap();
 }
