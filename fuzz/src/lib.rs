@@ -131,8 +131,11 @@ pub fn string_cdr(text: &str) -> Vec<u8> {
 }
 
 /// Writes a bag of three `std_msgs/msg/String` messages on `/chatter` in `storage` at `uri`
-/// (a new directory), as the seeds and the `doctor_metadata` target use.
+/// (a new directory), as the seeds and the `doctor_metadata` target use: its one file named
+/// `bag_0.<extension>` (older rosbag2's name: the writer's own carries the local time, and the
+/// seeds' `metadata.yaml` must name the file the target puts beside it).
 pub fn write_small_bag(uri: &Path, storage: WriterOptions) {
+    let storage_extension = storage.storage.extension();
     let mut w = BagWriter::create(BagWriterOptions {
         uri: uri.to_path_buf(),
         storage,
@@ -146,7 +149,13 @@ pub fn write_small_bag(uri: &Path, storage: WriterOptions) {
         let msg = SerializedMessage::new(topic.clone(), 1_000 + i, string_cdr(&format!("hi {i}")));
         w.write(&msg).expect("write a message");
     }
-    w.close().expect("close the bag");
+    let mut metadata = w.close().expect("close the bag");
+    let fixed = format!("bag_0{}", storage_extension);
+    let written = uri.join(&metadata.relative_file_paths[0]);
+    std::fs::rename(written, uri.join(&fixed)).expect("rename the storage file");
+    metadata.relative_file_paths = vec![fixed.clone()];
+    metadata.files[0].path = fixed;
+    metadata.write_to_dir(uri).expect("rewrite metadata.yaml");
 }
 
 /// The storage files of the bag the `doctor_metadata` target puts beside its `metadata.yaml`:

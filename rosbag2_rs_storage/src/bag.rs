@@ -51,14 +51,12 @@ pub fn split_index_key(path: &Path) -> (String, u64) {
     }
 }
 
-/// The prefix and index of a file named as rosbag2 Lyrical names split files,
-/// `{index}_{prefix}_{YYYY_MM_DD-HH_MM_SS}` (`SequentialWriter::format_storage_uri`).
-fn lyrical_split_key(stem: &str) -> Option<(String, u64)> {
-    const TIMESTAMP: &[u8] = b"dddd_dd_dd-dd_dd_dd";
-    let (index, rest) = stem.split_once('_')?;
-    let (prefix, timestamp) =
-        rest.split_at_checked(rest.len().checked_sub(TIMESTAMP.len() + 1)?)?;
-    let timestamp = timestamp.strip_prefix('_')?;
+/// The shape of the local time rosbag2 puts in names: `YYYY_MM_DD-HH_MM_SS`, `d` a digit.
+const TIMESTAMP: &[u8] = b"dddd_dd_dd-dd_dd_dd";
+
+/// `name` without a trailing `_YYYY_MM_DD-HH_MM_SS`, if it ends so.
+fn without_timestamp(name: &str) -> Option<&str> {
+    let (rest, timestamp) = name.split_at_checked(name.len().checked_sub(TIMESTAMP.len())?)?;
     let shaped = timestamp.bytes().zip(TIMESTAMP).all(|(c, want)| {
         if *want == b'd' {
             c.is_ascii_digit()
@@ -66,10 +64,37 @@ fn lyrical_split_key(stem: &str) -> Option<(String, u64)> {
             c == *want
         }
     });
-    if !shaped || prefix.is_empty() || !index.bytes().all(|c| c.is_ascii_digit()) {
+    rest.strip_suffix('_').filter(|_| shaped)
+}
+
+/// The prefix and index of a file named as rosbag2 Lyrical names split files,
+/// `{index}_{prefix}_{YYYY_MM_DD-HH_MM_SS}` (`SequentialWriter::format_storage_uri`).
+fn lyrical_split_key(stem: &str) -> Option<(String, u64)> {
+    let (index, rest) = stem.split_once('_')?;
+    let prefix = without_timestamp(rest)?;
+    if index.is_empty() || !index.bytes().all(|c| c.is_ascii_digit()) {
         return None;
     }
     Some((prefix.to_string(), index.parse().ok()?))
+}
+
+/// The name (without extension) rosbag2 Lyrical gives the `index`-th file of the bag in `dir`
+/// (`SequentialWriter::format_storage_uri`): `{index}_{prefix}_{stamp}`, the prefix being the
+/// directory's name without the time rosbag2's default name ends with
+/// (`rosbag2_2026_12_07-10_00_00` gives `rosbag2`), `stamp` the local time the file is opened
+/// ([`local_stamp`]).
+pub fn split_file_stem(dir: &Path, index: u64, stamp: &str) -> String {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "rosbag2".into());
+    let prefix = without_timestamp(&name).unwrap_or(&name);
+    format!("{index}_{prefix}_{stamp}")
+}
+
+/// The local time now as rosbag2 writes it in names: `YYYY_MM_DD-HH_MM_SS`.
+pub fn local_stamp() -> String {
+    chrono::Local::now().format("%Y_%m_%d-%H_%M_%S").to_string()
 }
 
 /// Whether `path` is named like a storage file: `.mcap`, `.db3`, or either compressed (`.zstd`).
@@ -278,6 +303,33 @@ impl Bag {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_files_are_named_as_rosbag2_lyrical_names_them() {
+        let stamp = "2026_12_07-10_00_01";
+        // rosbag2's default bag name loses its time; any other name is kept whole.
+        let default = Path::new("/x/rosbag2_2026_12_07-10_00_00");
+        assert_eq!(
+            split_file_stem(default, 0, stamp),
+            "0_rosbag2_2026_12_07-10_00_01"
+        );
+        assert_eq!(
+            split_file_stem(Path::new("runs/my_bag_2"), 12, stamp),
+            "12_my_bag_2_2026_12_07-10_00_01"
+        );
+        assert_eq!(
+            split_file_stem(Path::new("a_2026_12_07-10_00"), 3, stamp),
+            "3_a_2026_12_07-10_00_2026_12_07-10_00_01",
+            "not a whole time: kept"
+        );
+        let named = Path::new("12_my_bag_2_2026_12_07-10_00_01.mcap");
+        assert_eq!(split_index_key(named), ("my_bag_2".into(), 12));
+        let shaped = local_stamp();
+        assert!(
+            without_timestamp(&format!("x_{shaped}")) == Some("x"),
+            "{shaped}"
+        );
+    }
 
     #[test]
     fn split_files_sort_numerically() {

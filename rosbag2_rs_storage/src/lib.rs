@@ -88,7 +88,7 @@ pub mod timing;
 mod writer;
 mod yaml;
 
-pub use bag::{storage_files_in, Bag};
+pub use bag::{local_stamp, split_file_stem, split_index_key, storage_files_in, Bag};
 pub use compression::{BagCompression, CompressionFormat, CompressionMode, CompressionOptions};
 pub use disk::free_space;
 pub use error::{Result, StorageError};

@@ -1,9 +1,10 @@
 //! The bag writer: creates a bag directory, writes topics and messages through a storage
 //! plugin, splits files by size, duration or on demand, and keeps `metadata.yaml` correct after
-//! every split and at close.
+//! every split and at close. Files are named as rosbag2 Lyrical names them,
+//! `{index}_{prefix}_{YYYY_MM_DD-HH_MM_SS}` ([`crate::split_file_stem`]: `0_my_bag_2026_12_07-10_00_00.mcap`).
 //!
 //! With [`BagWriterOptions::compression`] it compresses the bag as rosbag2 does: in file mode
-//! each closed file is compressed in the background (`bag_0.mcap` becomes `bag_0.mcap.zstd`;
+//! each closed file is compressed in the background (`0_bag_<time>.mcap` becomes `0_bag_<time>.mcap.zstd`;
 //! the uncompressed file is removed once `metadata.yaml` names the compressed one, and close
 //! waits for every file); in message mode every message's data is compressed before it is
 //! stored, in write order. `metadata.yaml` then carries `compression_format` and
@@ -294,14 +295,11 @@ impl BagWriter {
 
     fn open_next_file(&mut self) -> Result<()> {
         let dir = &self.options.uri;
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "bag".into());
-        // Numbered by files opened, not files listed: retention deletes the oldest.
+        // Named as rosbag2 Lyrical names them, numbered by files opened, not files listed:
+        // retention deletes the oldest.
         let relative = format!(
-            "{name}_{}{}",
-            self.files_opened,
+            "{}{}",
+            crate::bag::split_file_stem(dir, self.files_opened as u64, &crate::bag::local_stamp()),
             self.options.storage.storage.extension()
         );
         self.files_opened += 1;

@@ -89,3 +89,13 @@ def memory_kib(pid, field='VmHWM'):
         if line.startswith(f'{field}:'):
             return int(line.split()[1])
     raise AssertionError(f'no {field} for process {pid}')
+
+
+def split_files(bag, pattern='*.mcap'):
+    """The storage files of a bag directory in split order: by the index rosbag2 Lyrical (and
+    our writer) puts first (`{index}_{prefix}_{time}.mcap`), or older rosbag2 puts last
+    (`{prefix}_{index}.mcap`)."""
+    def index(path):
+        first, last = path.name.split('_', 1)[0], path.name.split('.')[0].rsplit('_', 1)[-1]
+        return int(first) if first.isdigit() else int(last)
+    return sorted(pathlib.Path(bag).glob(pattern), key=index)

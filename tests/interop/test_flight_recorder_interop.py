@@ -14,7 +14,7 @@ from cyclonedds.pub import DataWriter
 from cyclonedds.topic import Topic
 from mcap.reader import make_reader
 
-from conftest import CYCLONE
+from conftest import CYCLONE, split_files
 from ros_dds import LATCHED, RELIABLE, ServiceClient, String, Time, only_in_private_network, refuse_real_interfaces
 from test_recorder_interop import Recorder, paced, read_bag, wait_matched
 
@@ -126,7 +126,7 @@ def test_a_retained_split_bag_is_read_by_rosbags_and_each_file_by_mcap(tmp_path,
     code, err = rec.stop()
     assert code == 0, err
     assert err.count('retention: deleted') >= 5, err[-2000:]
-    files = sorted(bag.glob('*.mcap'), key=lambda p: int(p.stem.rsplit('_', 1)[1]))
+    files = split_files(bag)
     assert len(files) == 3, files
     messages = read_bag(bag)
     numbers = [int(String.deserialize(raw).data.split()[0]) for t, _, raw in messages if t == '/chatter']

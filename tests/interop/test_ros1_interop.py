@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from conftest import TARGET
+from conftest import TARGET, split_files
 from ros_dds import only_in_private_network
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
@@ -92,7 +92,7 @@ def test_ros1_to_mcap_to_ros1_is_byte_exact_and_rosbag_accepts_it(cli, golden, t
 
 def mcap_messages(bag_dir, decode=True):
     out = []
-    for file in sorted(pathlib.Path(bag_dir).glob('*.mcap')):
+    for file in split_files(bag_dir):
         with open(file, 'rb') as f:
             reader = make_reader(f, decoder_factories=[DecoderFactory()])
             if decode:

@@ -83,6 +83,13 @@ pub fn write_bag(opts: BagWriterOptions, msgs: &[SerializedMessage]) -> BagMetad
     w.close().unwrap()
 }
 
+/// The `index`-th storage file of the bag in `dir`, as its `metadata.yaml` names it (files are
+/// named with the local time they were opened, as rosbag2 Lyrical names them).
+pub fn bag_file(dir: &Path, index: usize) -> std::path::PathBuf {
+    let metadata = rosbag2_rs_storage::BagMetadata::read_from_dir(dir).unwrap();
+    dir.join(&metadata.relative_file_paths[index])
+}
+
 /// Every message of the bag at `path`, in order.
 pub fn read_all(path: &Path) -> Vec<SerializedMessage> {
     SequentialReader::open(path)

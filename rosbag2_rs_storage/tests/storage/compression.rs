@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rosbag2_rs_storage::*;
 
-use crate::bags::compression;
+use crate::bags::{bag_file, compression};
 
 const STORAGES: [StorageId; 2] = [StorageId::Mcap, StorageId::Sqlite3];
 const MODES: [CompressionMode; 2] = [CompressionMode::File, CompressionMode::Message];
@@ -129,7 +129,7 @@ fn message_mode_stores_one_zstd_frame_per_message() {
         compression(CompressionMode::Message, 2),
         0,
     );
-    let mut raw = storage::open_reader(&dir.join("bag_0.mcap"), storage::OpenMode::Strict).unwrap();
+    let mut raw = storage::open_reader(&bag_file(&dir, 0), storage::OpenMode::Strict).unwrap();
     let want = messages(400);
     let mut n = 0;
     while let Some(m) = raw.read_next().unwrap() {
@@ -147,7 +147,10 @@ fn file_mode_single_compressed_file_and_reindex() {
     for storage in STORAGES {
         let dir = tmp.path().join(format!("{storage:?}"));
         write(&dir, storage, compression(CompressionMode::File, 0), 0);
-        let file = dir.join(format!("{storage:?}_0{}.zstd", storage.extension()));
+        let file = bag_file(&dir, 0);
+        assert!(file
+            .to_string_lossy()
+            .ends_with(&format!("{}.zstd", storage.extension())));
         assert!(file.is_file(), "{}", file.display());
         assert_eq!(StorageId::detect(&file).unwrap(), storage);
         // The compressed file alone opens as a bag.
@@ -208,10 +211,11 @@ fn corrupted_message_is_an_error_naming_file_and_topic() {
     m.compression_mode = "MESSAGE".into();
     m.compression_format = "zstd".into();
     m.write_to_dir(&dir).unwrap();
+    let file = bag_file(&dir, 0).display().to_string();
     let mut reader = SequentialReader::open(&dir).unwrap();
     let err = reader.read_next().unwrap_err().to_string();
     assert!(
-        err.contains("bag_0.mcap") && err.contains("/chatter") && err.contains("zstd"),
+        err.contains(&file) && err.contains("/chatter") && err.contains("zstd"),
         "{err}"
     );
 }
@@ -275,12 +279,13 @@ fn a_compressed_file_beside_its_original_is_ignored_by_reindex() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("bag");
     write(&dir, StorageId::Mcap, CompressionOptions::default(), 0);
-    let original = dir.join("bag_0.mcap");
-    compression::zstd::compress_file(&original, &dir.join("bag_0.mcap.zstd")).unwrap();
+    let original = bag_file(&dir, 0);
+    let name = original.file_name().unwrap().to_string_lossy().into_owned();
+    compression::zstd::compress_file(&original, &dir.join(format!("{name}.zstd"))).unwrap();
     std::fs::remove_file(dir.join("metadata.yaml")).unwrap();
     reindex(&dir).unwrap();
     let m = BagMetadata::read_from_dir(&dir).unwrap();
-    assert_eq!(m.relative_file_paths, vec!["bag_0.mcap"]);
+    assert_eq!(m.relative_file_paths, vec![name]);
     assert_same(&read(&dir), &messages(400));
 }
 
@@ -304,8 +309,14 @@ fn split_events_name_the_compressed_file() {
     writer.split().unwrap();
     writer.close().unwrap();
     let events = events.lock().unwrap();
-    assert_eq!(events[0].closed_file, dir.join("bag_0.mcap.zstd"));
-    assert_eq!(events[0].opened_file, dir.join("bag_1.mcap"));
+    assert_eq!(events[0].closed_file, bag_file(&dir, 0));
+    assert!(events[0]
+        .closed_file
+        .to_string_lossy()
+        .ends_with(".mcap.zstd"));
+    // Opened uncompressed, compressed at close.
+    let opened = format!("{}.zstd", events[0].opened_file.display());
+    assert_eq!(opened, bag_file(&dir, 1).display().to_string());
     assert!(events[0].closed_file.is_file());
 }
 

@@ -170,11 +170,12 @@ fn reindex_reports_empty_and_unreadable_files_and_recovers_the_rest() {
         let bag = write_bag(dir.path(), storage, None, 2);
         let ext = storage.extension();
         // The recorder had just created the next split file when the power went.
-        let name = storage_files(&bag)[0]
+        let first = storage_files(&bag)[0]
             .file_name()
             .unwrap()
             .to_string_lossy()
-            .replace(&format!("_0{ext}"), &format!("_2{ext}"));
+            .into_owned();
+        let name = format!("2_{}", first.strip_prefix("0_").unwrap());
         let empty = bag.join(&name);
         std::fs::write(&empty, b"").unwrap();
         let garbage = bag.join(format!("garbage_3{ext}"));

@@ -84,7 +84,7 @@ fn single_storage_file_opens_without_metadata() {
         let dir = tempfile::tempdir().unwrap();
         let bag = dir.path().join("bag");
         write_bag(options(&bag, storage), &messages(50, 10));
-        let file = bag.join(format!("bag_0{}", storage.extension()));
+        let file = bag_file(&bag, 0);
         assert_eq!(read_all(&file).len(), 50);
         std::fs::remove_file(bag.join("metadata.yaml")).unwrap();
         let reader = SequentialReader::open(&bag).unwrap();
@@ -378,7 +378,7 @@ fn invalid_writer_options_are_clear_errors() {
 fn single_file_bag(dir: &Path, storage: StorageId, n: usize) -> (PathBuf, PathBuf) {
     let bag = dir.join("bag");
     write_bag(options(&bag, storage), &messages(n, 0));
-    let file = bag.join(format!("bag_0{}", storage.extension()));
+    let file = bag_file(&bag, 0);
     (bag, file)
 }
 
@@ -394,7 +394,7 @@ fn truncated_mcap_is_a_clear_error_and_reindex_recovers_complete_chunks() {
             .expect("truncated must fail")
             .to_string();
         assert!(
-            err.contains("bag_0.mcap")
+            err.contains(&*file.to_string_lossy())
                 && (err.contains("truncated") || err.contains("not an MCAP")),
             "cut {cut}: {err}"
         );
@@ -491,7 +491,7 @@ fn truncated_sqlite_is_a_clear_error() {
     std::fs::write(&file, &full[..full.len() / 2]).unwrap();
     let result = SequentialReader::open(&bag).and_then(|r| r.collect::<Result<Vec<_>>>());
     let err = result.expect_err("truncated sqlite must fail").to_string();
-    assert!(err.contains("bag_0.db3"), "{err}");
+    assert!(err.contains(&*file.to_string_lossy()), "{err}");
 }
 
 #[test]
@@ -548,7 +548,7 @@ fn strict_open_of_summaryless_but_complete_mcap_works() {
     let mut opts = options(&bag, StorageId::Mcap);
     opts.storage.preset = StoragePreset::Fastwrite;
     write_bag(opts, &messages(300, 0));
-    let file = bag.join("bag_0.mcap");
+    let file = bag_file(&bag, 0);
     assert!(!McapReader::needs_repair(&file).unwrap());
     let r = McapReader::open(&file, OpenMode::Strict).unwrap();
     assert_eq!(r.topics().iter().map(|t| t.message_count).sum::<u64>(), 300);
@@ -566,7 +566,7 @@ mod damaged_files_never_panic {
             let mut opts = options(&bag, StorageId::Mcap);
             opts.storage.chunk_size = 1024;
             write_bag(opts, &messages(300, 0));
-            std::fs::read(bag.join("bag_0.mcap")).unwrap()
+            std::fs::read(bag_file(&bag, 0)).unwrap()
         })
     }
 
@@ -629,6 +629,7 @@ fn twelve_split_files_are_read_and_reindexed_in_split_order_under_either_naming(
             w.write(m).unwrap();
         }
         w.close().unwrap();
+        let written: Vec<PathBuf> = (0..12).map(|i| bag_file(&bag, i)).collect();
         std::fs::remove_file(bag.join("metadata.yaml")).unwrap();
         let mut expected = Vec::new();
         for i in 0..12 {
@@ -638,7 +639,7 @@ fn twelve_split_files_are_read_and_reindexed_in_split_order_under_either_naming(
             } else {
                 format!("my_bag_{i}.mcap")
             };
-            std::fs::rename(bag.join(format!("my_bag_{i}.mcap")), bag.join(&name)).unwrap();
+            std::fs::rename(&written[i], bag.join(&name)).unwrap();
             expected.push(name);
         }
         let read: Vec<i64> = read_all(&bag).iter().map(|m| m.recv_timestamp).collect();

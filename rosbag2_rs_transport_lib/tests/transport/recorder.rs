@@ -423,12 +423,17 @@ fn splits_by_duration_and_on_the_service_and_announces_each_split() {
         .map(|d| from_cdr(d).unwrap())
         .collect();
     assert_eq!(events.len(), 4);
+    // Files named as rosbag2 Lyrical names them: `{index}_{prefix}_{local time}.mcap`.
+    let named = |path: &str, index: usize| {
+        let name = std::path::Path::new(path)
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        name.starts_with(&format!("{index}_bag_")) && name.ends_with(".mcap")
+    };
     for (i, e) in events.iter().enumerate() {
-        assert!(e.closed_file.ends_with(&format!("bag_{i}.mcap")), "{e:?}");
-        assert!(
-            e.opened_file.ends_with(&format!("bag_{}.mcap", i + 1)),
-            "{e:?}"
-        );
+        assert!(named(&e.closed_file, i), "{e:?}");
+        assert!(named(&e.opened_file, i + 1), "{e:?}");
         assert_eq!(e.node_name, "/rosbag2_recorder");
     }
 }
