@@ -97,7 +97,7 @@ pub use formats::{uncompressed_name, UnknownName};
 pub use message::{SerializedMessage, TopicMetadata};
 pub use metadata::{BagMetadata, FileInformation, TopicInformation, METADATA_FILENAME};
 pub use qos::QosProfile;
-pub use reader::SequentialReader;
+pub use reader::{InputBag, SequentialReader};
 pub use recover::{FileRecovery, Loss, RecoveryAction};
 pub use reindex::{reindex, reindex_to, ReindexReport};
 pub use storage::mcap_extras::{

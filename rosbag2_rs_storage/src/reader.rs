@@ -18,11 +18,37 @@ use crate::storage::{open_reader_with, OpenMode, StorageConfig, StorageReader, U
 use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_codec::MessageDefinitionCache;
 
+/// One bag to read, and how: what rosbag2's storage options of an input bag say about reading
+/// it (`convert --input-options`).
+#[derive(Debug, Clone, Default)]
+pub struct InputBag {
+    /// The bag: a directory or a single file.
+    pub path: PathBuf,
+    /// What its storage configuration file sets for reading (`storage_config_uri`).
+    pub config: StorageConfig,
+    /// Only its messages received at or after this time (ns; `start_time_ns`).
+    pub start: Option<i64>,
+    /// Only its messages received at or before this time (ns; `end_time_ns`).
+    pub end: Option<i64>,
+}
+
+impl From<PathBuf> for InputBag {
+    fn from(path: PathBuf) -> Self {
+        Self {
+            path,
+            ..Self::default()
+        }
+    }
+}
+
 /// Reads bags message by message in receive-time order. Ties are broken by the order the bags
 /// were given and, within a bag, by file order.
 pub struct SequentialReader {
     bags: Vec<Bag>,
     sources: Vec<Box<dyn StorageReader>>,
+    /// Per source: the receive-time window of its bag (inclusive), and whether a message past
+    /// its end was read (the source is done until the next seek).
+    windows: Vec<(i64, i64, bool)>,
     heads: Vec<Option<SerializedMessage>>,
     heap: BinaryHeap<Reverse<(i64, usize)>>,
     primed: bool,
@@ -45,50 +71,84 @@ impl SequentialReader {
     /// [`open_many`](Self::open_many) with what a storage configuration file sets for reading
     /// (`--storage-config-file`: SQLite3's `read: pragmas`).
     pub fn open_many_with(paths: &[PathBuf], config: &StorageConfig) -> Result<Self> {
-        if paths.is_empty() {
+        let inputs: Vec<InputBag> = paths
+            .iter()
+            .map(|path| InputBag {
+                path: path.clone(),
+                config: config.clone(),
+                ..InputBag::default()
+            })
+            .collect();
+        Self::open_inputs(&inputs)
+    }
+
+    /// Opens several bags, each read as its [`InputBag`] says, to be read merged in time order.
+    pub fn open_inputs(inputs: &[InputBag]) -> Result<Self> {
+        if inputs.is_empty() {
             return Err(StorageError::InvalidArgument("no bag given".into()));
         }
         let mut bags = Vec::new();
         let mut sources: Vec<Box<dyn StorageReader>> = Vec::new();
+        let mut windows = Vec::new();
         let mut topics: Vec<TopicInformation> = Vec::new();
         let mut definitions: Vec<MessageDefinition> = Vec::new();
-        for path in paths {
+        for input in inputs {
+            let path = &input.path;
             let mut bag = Bag::locate(path)?;
             let first = sources.len();
+            let window = (
+                input.start.unwrap_or(i64::MIN),
+                input.end.unwrap_or(i64::MAX),
+                false,
+            );
             for file in &bag.files {
-                let source = open_reader_with(file, OpenMode::Strict, config)?;
+                let mut source = open_reader_with(file, OpenMode::Strict, &input.config)?;
+                if let Some(start) = input.start {
+                    source.seek(start)?;
+                }
                 sources.push(match bag.compression {
                     Some(c) if c.mode == CompressionMode::Message => {
                         Box::new(DecompressingReader::new(source, c.format))
                     }
                     _ => source,
                 });
+                windows.push(window);
             }
             bag.metadata_from_files(&sources[first..]);
             let file_topics = sources[first..].iter().flat_map(|s| s.topics().iter());
+            // This bag's topics, each once (from its metadata, else from its first file).
+            let mut own: Vec<&TopicInformation> = Vec::new();
             for topic in bag
                 .metadata
                 .topics_with_message_count
                 .iter()
                 .chain(file_topics)
             {
-                match topics
+                if !own
                     .iter()
-                    .position(|t| t.topic_metadata.name == topic.topic_metadata.name)
+                    .any(|t| t.topic_metadata.name == topic.topic_metadata.name)
                 {
+                    own.push(topic);
+                }
+            }
+            for topic in own {
+                let name = &topic.topic_metadata.name;
+                match topics.iter_mut().find(|t| t.topic_metadata.name == *name) {
                     None => topics.push(topic.clone()),
-                    Some(i)
-                        if topics[i].topic_metadata.type_name != topic.topic_metadata.type_name =>
-                    {
+                    Some(t) if t.topic_metadata.type_name != topic.topic_metadata.type_name => {
                         return Err(StorageError::InvalidArgument(format!(
-                            "topic '{}' has type '{}' in one bag and '{}' in {}",
-                            topic.topic_metadata.name,
-                            topics[i].topic_metadata.type_name,
+                            "topic '{name}' has type '{}' in one bag and '{}' in {}",
+                            t.topic_metadata.type_name,
                             topic.topic_metadata.type_name,
                             path.display()
                         )));
                     }
-                    Some(_) => {}
+                    // In several bags: their offered QoS profiles concatenated, as rosbag2's
+                    // rewriter gathers them.
+                    Some(t) => t
+                        .topic_metadata
+                        .offered_qos_profiles
+                        .extend(topic.topic_metadata.offered_qos_profiles.iter().cloned()),
                 }
             }
             for source in &sources[first..] {
@@ -112,6 +172,7 @@ impl SequentialReader {
         Ok(Self {
             bags,
             sources,
+            windows,
             heads,
             heap: BinaryHeap::new(),
             primed: false,
@@ -207,10 +268,12 @@ impl SequentialReader {
         Ok(())
     }
 
-    /// Repositions every file so that the next message is the first with receive time `>= time_ns`.
+    /// Repositions every file so that the next message is the first with receive time `>= time_ns`
+    /// (and within its bag's window).
     pub fn seek(&mut self, time_ns: i64) -> Result<()> {
-        for source in &mut self.sources {
-            source.seek(time_ns)?;
+        for (source, (start, _, ended)) in self.sources.iter_mut().zip(&mut self.windows) {
+            source.seek(time_ns.max(*start))?;
+            *ended = false;
         }
         self.heap.clear();
         self.heads.iter_mut().for_each(|h| *h = None);
@@ -218,8 +281,27 @@ impl SequentialReader {
         Ok(())
     }
 
+    /// Source `i`'s next message within its bag's window.
+    fn next_of(&mut self, i: usize) -> Result<Option<SerializedMessage>> {
+        let (start, end, ended) = &mut self.windows[i];
+        if *ended {
+            return Ok(None);
+        }
+        while let Some(m) = self.sources[i].read_next()? {
+            if m.recv_timestamp > *end {
+                // As rosbag2's rewriter closes an input at its first message past the end.
+                *ended = true;
+                break;
+            }
+            if m.recv_timestamp >= *start {
+                return Ok(Some(m));
+            }
+        }
+        Ok(None)
+    }
+
     fn pull(&mut self, i: usize) -> Result<()> {
-        if let Some(m) = self.sources[i].read_next()? {
+        if let Some(m) = self.next_of(i)? {
             self.heap.push(Reverse((m.recv_timestamp, i)));
             self.heads[i] = Some(m);
         }
@@ -229,7 +311,7 @@ impl SequentialReader {
     /// The next message in receive-time order, or `None` at the end.
     pub fn read_next(&mut self) -> Result<Option<SerializedMessage>> {
         if self.sources.len() == 1 {
-            let m = self.sources[0].read_next()?;
+            let m = self.next_of(0)?;
             self.current_source = Some(0);
             return Ok(m);
         }

@@ -316,7 +316,7 @@ fn main() {
     let _ = std::fs::remove_dir_all(&out);
     let start = Instant::now();
     convert(&ConvertOptions {
-        inputs: vec![mixed.clone()],
+        inputs: vec![mixed.clone().into()],
         output: BagWriterOptions {
             uri: out.clone(),
             ..Default::default()

@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let metadata = convert(&ConvertOptions {
-        inputs: vec![input.into()],
+        inputs: vec![std::path::PathBuf::from(input).into()],
         output: options,
         ..Default::default()
     })?;

@@ -4,7 +4,6 @@
 //! output is compressed as [`BagWriterOptions::compression`] says.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::expr::Expr;
@@ -13,17 +12,18 @@ use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_codec::MessageDefinitionCache;
 use rosbag2_rs_storage::storage::{create_writer, StorageId, StorageWriter};
 use rosbag2_rs_storage::BagMetadata;
-use rosbag2_rs_storage::SequentialReader;
 use rosbag2_rs_storage::TopicFilter;
-use rosbag2_rs_storage::{BagWriter, BagWriterOptions};
+use rosbag2_rs_storage::{BagWriter, BagWriterOptions, Retention};
+use rosbag2_rs_storage::{InputBag, SequentialReader};
 use rosbag2_rs_storage::{Result, StorageError};
 use rosbag2_rs_storage::{SerializedMessage, TopicMetadata};
 
 /// What to convert.
 #[derive(Debug, Clone, Default)]
 pub struct ConvertOptions {
-    /// Input bags, merged in receive-time order.
-    pub inputs: Vec<PathBuf>,
+    /// Input bags, merged in receive-time order, each read within its own window and storage
+    /// configuration (`--input-options`; a path converts `into()` a bag read whole).
+    pub inputs: Vec<InputBag>,
     /// The output bag.
     pub output: BagWriterOptions,
     /// Topics to keep.
@@ -36,6 +36,9 @@ pub struct ConvertOptions {
     pub skip_unknown: bool,
     /// Definitions for inputs that store none (`--typestore`, bags recorded before Iron).
     pub typestore: Option<rosbag2_rs_codec::Typestore>,
+    /// The output's closed files kept as it is split (rosbag2's `max_bag_files` of an output
+    /// bag: the oldest are deleted); none by default.
+    pub retention: Retention,
 }
 
 /// Message-level selection and rewriting for [`convert_filtered`] (`convert --where`,
@@ -123,11 +126,11 @@ pub fn convert(options: &ConvertOptions) -> Result<BagMetadata> {
 
 /// The latest message of each of `topics` received before `start`.
 fn last_before(
-    inputs: &[PathBuf],
+    inputs: &[InputBag],
     topics: &[String],
     start: i64,
 ) -> Result<Vec<SerializedMessage>> {
-    let mut reader = SequentialReader::open_many(inputs)?;
+    let mut reader = SequentialReader::open_inputs(inputs)?;
     reader.set_filter(&TopicFilter::topics(topics.iter().cloned()))?;
     let mut last: HashMap<String, SerializedMessage> = HashMap::new();
     while let Some(message) = reader.read_next()? {
@@ -150,7 +153,7 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
             )));
         }
     }
-    let mut reader = SequentialReader::open_many(&options.inputs)?;
+    let mut reader = SequentialReader::open_inputs(&options.inputs)?;
     if !reader
         .topics()
         .iter()
@@ -243,7 +246,7 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
         }
     }
     keep_extras(&options.inputs, &mut output)?;
-    let mut writer = Output::create(output)?;
+    let mut writer = Output::create(output, options.retention)?;
     let mut created = std::collections::HashSet::new();
     loop {
         let message = match earlier.next() {
@@ -310,10 +313,11 @@ pub fn convert_filtered(options: &ConvertOptions, filters: &ConvertFilters) -> R
 /// writer writes its own) into an MCAP output, before those the options add; duplicates (a
 /// record repeated in every file of a split bag) are kept once. Another storage cannot hold
 /// them: a warning says what is left out.
-fn keep_extras(inputs: &[PathBuf], output: &mut BagWriterOptions) -> Result<()> {
+fn keep_extras(inputs: &[InputBag], output: &mut BagWriterOptions) -> Result<()> {
     let (mut attachments, mut records) = (Vec::new(), Vec::new());
     for input in inputs {
-        for (_, extras) in rosbag2_rs_storage::storage::mcap_extras::bag_extras(input, false)? {
+        for (_, extras) in rosbag2_rs_storage::storage::mcap_extras::bag_extras(&input.path, false)?
+        {
             for a in &extras.attachments {
                 if !attachments.contains(a) {
                     attachments.push(a.clone());
@@ -389,16 +393,21 @@ enum Output {
 }
 
 impl Output {
-    fn create(options: BagWriterOptions) -> Result<Self> {
+    fn create(options: BagWriterOptions, retention: Retention) -> Result<Self> {
         if options.storage.storage != StorageId::Rosbag1 {
-            return BagWriter::create(options).map(|w| Self::Rosbag2(Box::new(w)));
+            let mut writer = BagWriter::create(options)?;
+            writer.set_retention(retention);
+            return Ok(Self::Rosbag2(Box::new(writer)));
         }
         if options.compression.mode != rosbag2_rs_storage::compression::CompressionMode::None {
             return Err(StorageError::InvalidArgument(
                 "a ROS 1 bag cannot be compressed in rosbag2's file or message mode".into(),
             ));
         }
-        if options.max_bagfile_size != 0 || options.max_bagfile_duration != 0 {
+        if options.max_bagfile_size != 0
+            || options.max_bagfile_duration != 0
+            || retention.is_active()
+        {
             return Err(StorageError::InvalidArgument(
                 "a ROS 1 bag is one file: splitting is not supported".into(),
             ));

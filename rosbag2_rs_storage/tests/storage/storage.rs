@@ -649,3 +649,61 @@ fn twelve_split_files_are_read_and_reindexed_in_split_order_under_either_naming(
         assert_eq!(report.metadata.relative_file_paths, expected);
     }
 }
+
+/// Each bag read within its own receive-time window (`convert --input-options`' `start_time_ns`
+/// and `end_time_ns`), merged in time order, also after a seek; and a topic in several bags
+/// offers the QoS profiles of all (rosbag2's rewriter concatenates them).
+#[test]
+fn each_input_is_read_within_its_own_window() {
+    for storage in STORAGES {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        // 2 000 messages a step apart, from 0 (a) and from 500 ns (b).
+        write_bag(options(&a, storage), &messages(2000, 0));
+        write_bag(options(&b, storage), &messages(2000, 500));
+        let step = messages(2, 0)[1].recv_timestamp;
+        let inputs = [
+            InputBag {
+                start: Some(100 * step),
+                end: Some(200 * step),
+                ..a.clone().into()
+            },
+            InputBag {
+                start: Some(150 * step),
+                ..b.clone().into()
+            },
+        ];
+        let in_window = |m: &SerializedMessage, input: &InputBag| {
+            m.recv_timestamp >= input.start.unwrap_or(i64::MIN)
+                && m.recv_timestamp <= input.end.unwrap_or(i64::MAX)
+        };
+        let mut expected: Vec<i64> = messages(2000, 0)
+            .iter()
+            .filter(|m| in_window(m, &inputs[0]))
+            .chain(
+                messages(2000, 500)
+                    .iter()
+                    .filter(|m| in_window(m, &inputs[1])),
+            )
+            .map(|m| m.recv_timestamp)
+            .collect();
+        expected.sort_unstable();
+        let mut reader = SequentialReader::open_inputs(&inputs).unwrap();
+        let times = |r: &mut SequentialReader| -> Vec<i64> {
+            r.map(|m| m.unwrap().recv_timestamp).collect()
+        };
+        assert_eq!(times(&mut reader), expected, "{storage:?}");
+        reader.seek(180 * step).unwrap();
+        let after: Vec<i64> = expected
+            .iter()
+            .copied()
+            .filter(|t| *t >= 180 * step)
+            .collect();
+        assert_eq!(times(&mut reader), after, "{storage:?}: after a seek");
+        let map = reader
+            .topics()
+            .iter()
+            .find(|t| t.topic_metadata.name == "/map");
+        assert_eq!(map.unwrap().topic_metadata.offered_qos_profiles.len(), 2);
+    }
+}

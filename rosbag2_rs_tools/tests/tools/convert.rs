@@ -14,7 +14,7 @@ fn convert_merges_filters_and_cuts_time() {
     write_bag(options(&a, StorageId::Sqlite3), &messages(1000, 0));
     let out = dir.path().join("out");
     let meta = convert(&ConvertOptions {
-        inputs: vec![a],
+        inputs: vec![a.into()],
         output: options(&out, StorageId::Mcap),
         filter: TopicFilter::from_parts(vec![], None, vec!["/odd".into()], None).unwrap(),
         start: Some(100_000_000),
@@ -68,7 +68,7 @@ fn convert_decompresses_and_recompresses() {
     write_bag(opts, &messages(400, 0));
     let file_mode = tmp.path().join("file_mode");
     convert(&ConvertOptions {
-        inputs: vec![source.clone()],
+        inputs: vec![source.clone().into()],
         output: BagWriterOptions {
             uri: file_mode.clone(),
             compression: compression(CompressionMode::File, 2),
@@ -79,7 +79,7 @@ fn convert_decompresses_and_recompresses() {
     .unwrap();
     let plain = tmp.path().join("plain");
     convert(&ConvertOptions {
-        inputs: vec![file_mode.clone()],
+        inputs: vec![file_mode.clone().into()],
         output: BagWriterOptions {
             uri: plain.clone(),
             ..Default::default()
@@ -101,7 +101,7 @@ fn convert_decompresses_and_recompresses() {
         );
     }
     let err = convert(&ConvertOptions {
-        inputs: vec![plain],
+        inputs: vec![plain.into()],
         output: BagWriterOptions {
             uri: tmp.path().join("x.bag"),
             storage: WriterOptions {

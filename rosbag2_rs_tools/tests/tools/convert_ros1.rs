@@ -54,7 +54,7 @@ fn convert_refuses_unconvertible_topics_unless_told_to_skip_them() {
     w.write(b, 2, &[0, 0, 0, 0]).unwrap();
     w.finish().unwrap();
     let mut options = ConvertOptions {
-        inputs: vec![path],
+        inputs: vec![path.into()],
         output: BagWriterOptions {
             uri: dir.path().join("out"),
             ..Default::default()
@@ -82,7 +82,7 @@ fn convert_refuses_contradictory_ranges_and_empty_selections() {
     let path = dir.path().join("a.bag");
     write_bag(&path, 10);
     let base = ConvertOptions {
-        inputs: vec![path],
+        inputs: vec![path.into()],
         output: BagWriterOptions {
             uri: dir.path().join("out"),
             ..Default::default()

@@ -385,7 +385,7 @@ fn an_attachment_failing_its_crc_is_reported() {
 
 fn to_ros1(bag: &Path, out: &Path) {
     convert(&ConvertOptions {
-        inputs: vec![bag.to_path_buf()],
+        inputs: vec![bag.to_path_buf().into()],
         output: BagWriterOptions {
             uri: out.to_path_buf(),
             storage: WriterOptions {

@@ -101,7 +101,7 @@ fn where_keeps_what_the_predicate_selects_and_other_topics_whole() {
     let out = dir.path().join("out");
     convert_filtered(
         &ConvertOptions {
-            inputs: vec![bag],
+            inputs: vec![bag.into()],
             output: BagWriterOptions {
                 uri: out.clone(),
                 ..Default::default()
@@ -136,7 +136,7 @@ fn where_errors_are_typed_and_write_nothing() {
         let out = dir.path().join("never");
         let err = convert_filtered(
             &ConvertOptions {
-                inputs: vec![bag.clone()],
+                inputs: vec![bag.clone().into()],
                 output: BagWriterOptions {
                     uri: out.clone(),
                     ..Default::default()
@@ -163,7 +163,7 @@ fn last_before_start_at_its_own_time_and_renamed_topics_and_types() {
     let start = START + 1_050_000_000; // between messages 10 and 11
     convert_filtered(
         &ConvertOptions {
-            inputs: vec![bag],
+            inputs: vec![bag.into()],
             output: BagWriterOptions {
                 uri: out.clone(),
                 ..Default::default()
@@ -254,7 +254,7 @@ fn images_export_to_png_with_an_index() {
     let (bag, pixels) = write_images(dir.path());
     let out = dir.path().join("frames");
     let options = ExportOptions {
-        inputs: vec![bag],
+        inputs: vec![bag.into()],
         topic: "/cam".into(),
         output: out.clone(),
         ..Default::default()
@@ -289,7 +289,7 @@ fn topics_export_to_csv_with_field_selection() {
     let bag = write_things(dir.path());
     let out = dir.path().join("csv");
     export(&ExportOptions {
-        inputs: vec![bag.clone()],
+        inputs: vec![bag.clone().into()],
         topic: "/thing".into(),
         output: out.clone(),
         kind: ExportKind::Csv,
@@ -303,7 +303,7 @@ fn topics_export_to_csv_with_field_selection() {
     assert_eq!(lines[3], format!("{},0.5,n2", START + 200_000_000));
     assert_eq!(lines.len(), 31);
     let err = export(&ExportOptions {
-        inputs: vec![bag],
+        inputs: vec![bag.into()],
         topic: "/thing".into(),
         output: dir.path().join("img"),
         kind: ExportKind::Images,

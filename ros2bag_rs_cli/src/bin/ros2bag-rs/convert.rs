@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use rosbag2_rs_storage::StorageId;
+use rosbag2_rs_storage::{InputBag, StorageId};
 use rosbag2_rs_tools::flags::{InputArgs, TopicArgs, WriterArgs};
 use rosbag2_rs_tools::{ConvertFilters, ConvertOptions};
 
@@ -18,7 +18,8 @@ pub struct ConvertArgs {
     #[command(flatten)]
     input: InputArgs,
     /// More input bags from a YAML file, as rosbag2 Lyrical's `convert --input-options` reads
-    /// it: `input_bags: [{uri: ..., storage_id: ...}]`.
+    /// it: `input_bags: [{uri: ..., storage_id: ..., storage_config_uri: ..., start_time_ns:
+    /// ..., end_time_ns: ...}]` (rosbag2 refuses it together with -i; taken here, after them).
     #[arg(long, value_name = "FILE.yaml")]
     input_options: Option<PathBuf>,
     /// Output bag directory, or .bag file for rosbag_v2 (must not exist); or, as for
@@ -64,13 +65,41 @@ pub struct ConvertArgs {
 }
 
 impl ConvertArgs {
-    /// The input bags: the positional and `-i` ones, then those of `--input-options`.
-    fn inputs(&self) -> Result<Vec<PathBuf>> {
+    /// The input bags: the positional and `-i` ones, then those of `--input-options` (each with
+    /// its window and reading settings).
+    fn inputs(&self) -> Result<Vec<InputBag>> {
         let more = match &self.input_options {
             Some(file) => convert_yaml::read_inputs(file)?,
             None => Vec::new(),
         };
-        Ok(self.input.resolve_with(None, &more)?)
+        let checked: Vec<(PathBuf, Option<StorageId>)> = more
+            .iter()
+            .map(|(bag, id)| (bag.path.clone(), *id))
+            .collect();
+        let paths = self.input.resolve_with(None, &checked)?;
+        let given = paths.len() - more.len();
+        Ok(paths
+            .into_iter()
+            .take(given)
+            .map(InputBag::from)
+            .chain(more.into_iter().map(|(bag, _)| bag))
+            .collect())
+    }
+
+    /// The input bags' paths, for what reads them whole (a RealSense recording, the time range
+    /// of `--start`/`--end`, the progress): an input read in part is refused by `what`.
+    fn input_paths(&self, what: &str) -> Result<Vec<PathBuf>> {
+        self.inputs()?
+            .into_iter()
+            .map(|bag| {
+                anyhow::ensure!(
+                    bag.start.is_none() && bag.end.is_none(),
+                    "{}: start_time_ns and end_time_ns of --input-options do not apply to {what}",
+                    bag.path.display()
+                );
+                Ok(bag.path)
+            })
+            .collect()
     }
 }
 
@@ -98,7 +127,8 @@ fn convert_options_file(args: &ConvertArgs) -> Result<()> {
     let inputs = args.inputs()?;
     for mut options in convert_yaml::read(&args.output, &inputs)? {
         options.typestore = args.typestore;
-        let progress = progress::ConvertProgress::start(&options.inputs, &options.output.uri);
+        let paths: Vec<PathBuf> = options.inputs.iter().map(|b| b.path.clone()).collect();
+        let progress = progress::ConvertProgress::start(&paths, &options.output.uri);
         let metadata = rosbag2_rs_tools::convert(&options);
         drop(progress);
         let metadata = metadata?;
@@ -122,16 +152,17 @@ fn convert_one(args: ConvertArgs) -> Result<()> {
     // unless its own topics are asked for (--raw, or a ROS 1 bag as output).
     let to_ros1 = options.output.storage.storage == StorageId::Rosbag1;
     let metadata = match options.inputs.as_slice() {
-        [input] if !raw && !to_ros1 && realsense_bag_rs::is_recording(input) => {
+        [input] if !raw && !to_ros1 && realsense_bag_rs::is_recording(&input.path) => {
             anyhow::ensure!(
                 !filtered,
                 "--where, --last-per-topic-before-start and --rename apply to the recording's \
                  own topics: add --raw"
             );
-            realsense_bag_rs::bridge::convert(input, options.output)?
+            realsense_bag_rs::bridge::convert(&input.path, options.output)?
         }
         _ => {
-            let progress = progress::ConvertProgress::start(&options.inputs, &options.output.uri);
+            let paths: Vec<PathBuf> = options.inputs.iter().map(|b| b.path.clone()).collect();
+            let progress = progress::ConvertProgress::start(&paths, &options.output.uri);
             let metadata = rosbag2_rs_tools::convert_filtered(&options, &filters);
             drop(progress);
             metadata?
@@ -164,7 +195,7 @@ fn convert_to_realsense(args: ConvertArgs) -> Result<()> {
          (PNG, zstd) and has no chunks",
         args.output.display()
     );
-    let inputs = args.inputs()?;
+    let inputs = args.input_paths("a RealSense output")?;
     let recording = match inputs.as_slice() {
         [input] if realsense_bag_rs::is_recording(input) => Some(input.clone()),
         _ => None,
@@ -249,7 +280,14 @@ fn convert_filters(args: &ConvertArgs) -> Result<ConvertFilters> {
 
 fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
     let inputs = args.inputs()?;
-    let (start, end) = time_range(&inputs, &args.start, &args.end)?;
+    let (start, end) = match (&args.start, &args.end) {
+        (None, None) => (None, None),
+        _ => time_range(
+            &args.input_paths("--start and --end")?,
+            &args.start,
+            &args.end,
+        )?,
+    };
     Ok(ConvertOptions {
         output: args.writer.options(args.output.clone())?,
         filter: args.topics.filter()?,
@@ -258,5 +296,6 @@ fn convert_options(args: ConvertArgs) -> Result<ConvertOptions> {
         skip_unknown: args.skip_unknown,
         typestore: args.typestore,
         inputs,
+        ..ConvertOptions::default()
     })
 }

@@ -3,7 +3,7 @@
 //! `output_bags`, a list of storage and record options (`uri` required; `storage_id`,
 //! `all_topics`, `all_services`, `all_actions` (or `all`: the three), `topics`, `topic_types`,
 //! `services` (event topics, as rosbag2 lists them, or service names), `actions`, `regex`,
-//! `exclude_*` (`exclude`: `exclude_regex`), `include_hidden_topics`, `max_bagfile_size`,
+//! `exclude_*` (`exclude`: `exclude_regex`), `include_hidden_topics`, `max_bagfile_size`, `max_bag_files`,
 //! `max_bagfile_duration`, `storage_preset_profile`, `compression_mode`, `compression_format`,
 //! `compression_queue_size`, `compression_threads`, `compression_threads_priority`, `start_time_ns`,
 //! `end_time_ns`, `custom_data`, ...). Each entry becomes one conversion of the same inputs.
@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use rosbag2_rs_interfaces::action_msgs::action_interface;
+use rosbag2_rs_storage::storage::StorageConfig;
 use rosbag2_rs_storage::{
-    is_hidden, BagWriterOptions, CompressionFormat, CompressionMode, NameRegex, SequentialReader,
-    StorageId, StoragePreset, TopicFilter,
+    is_hidden, Bag, BagWriterOptions, CompressionFormat, CompressionMode, InputBag, NameRegex,
+    Retention, SequentialReader, StorageId, StoragePreset, TopicFilter,
 };
 use rosbag2_rs_tools::flags::WriterArgs;
 use rosbag2_rs_tools::ConvertOptions;
@@ -228,28 +229,67 @@ fn bag_entries(path: &Path, list: &'static str) -> Result<Vec<(Yaml, String)>> {
         .map(|(index, yaml)| {
             let uri = Entry { yaml, index, list }
                 .string("uri")?
-                .with_context(|| format!("{}: every bag of {list} needs a uri", path.display()))?;
+                .with_context(|| {
+                    // rosbag2's words (rosbag2_py's bag_rewrite).
+                    format!(
+                        "{}: {list}[{index}]: StorageOptions must specify a non-empty 'uri'",
+                        path.display()
+                    )
+                })?;
             Ok((yaml.clone(), uri))
         })
         .collect()
 }
 
 /// The input bags of an `--input-options` file (rosbag2 Lyrical): `input_bags`, a list of
-/// storage options of which `uri` (required) and `storage_id` are used.
-pub fn read_inputs(path: &Path) -> Result<Vec<(PathBuf, Option<StorageId>)>> {
+/// storage options of which `uri` (required), `storage_id` (checked against the bag),
+/// `storage_config_uri` (its reading settings: SQLite3 `read: pragmas`), `start_time_ns` and
+/// `end_time_ns` (positive: the bag is read from and up to that receive time, as rosbag2's
+/// rewriter seeks to the one and closes the bag past the other) are used, as rosbag2 uses them.
+pub fn read_inputs(path: &Path) -> Result<Vec<(InputBag, Option<StorageId>)>> {
     let list = "input_bags";
     bag_entries(path, list)?
         .iter()
         .enumerate()
         .map(|(index, (yaml, uri))| {
-            let storage_id = Entry { yaml, index, list }.name("storage_id", StorageId::parse)?;
-            Ok((PathBuf::from(uri), storage_id))
+            let entry = Entry { yaml, index, list };
+            let storage_id = entry.name("storage_id", StorageId::parse)?;
+            let path = PathBuf::from(uri);
+            let config = match entry.string("storage_config_uri")? {
+                Some(file) => {
+                    let storage = match storage_id {
+                        Some(id) => id,
+                        None => StorageId::detect(&Bag::locate(&path)?.files[0])?,
+                    };
+                    StorageConfig::load(Path::new(&file), storage)
+                        .with_context(|| entry.context("storage_config_uri"))?
+                }
+                None => StorageConfig::default(),
+            };
+            let (start, end) = (
+                entry.integer("start_time_ns")?.filter(|t| *t > 0),
+                entry.integer("end_time_ns")?.filter(|t| *t > 0),
+            );
+            if let (Some(start), Some(end)) = (start, end) {
+                anyhow::ensure!(
+                    start <= end,
+                    "{}: {start} is after end_time_ns {end}",
+                    entry.context("start_time_ns")
+                );
+            }
+            let bag = InputBag {
+                path,
+                config,
+                start,
+                end,
+            };
+            Ok((bag, storage_id))
         })
         .collect()
 }
 
 /// The conversions an options file describes, each reading `inputs`.
-pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
+pub fn read(path: &Path, inputs: &[InputBag]) -> Result<Vec<ConvertOptions>> {
     let mut known_topics: Option<Vec<(String, String)>> = None;
     let mut out = Vec::new();
     for (index, (yaml, uri)) in bag_entries(path, "output_bags")?.iter().enumerate() {
@@ -275,7 +315,7 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
         let known = match &known_topics {
             Some(known) => known,
             None => {
-                let reader = SequentialReader::open_many(inputs)?;
+                let reader = SequentialReader::open_inputs(inputs)?;
                 known_topics.insert(
                     reader
                         .topics()
@@ -349,6 +389,15 @@ pub fn read(path: &Path, inputs: &[PathBuf]) -> Result<Vec<ConvertOptions>> {
             end: entry.integer("end_time_ns")?.filter(|t| *t > 0),
             skip_unknown: false,
             typestore: None,
+            retention: Retention {
+                max_files: match entry.integer("max_bag_files")? {
+                    Some(n) => u64::try_from(n).map_err(|_| {
+                        anyhow::anyhow!("{}: {n} is negative", entry.context("max_bag_files"))
+                    })?,
+                    None => 0,
+                },
+                ..Retention::default()
+            },
         });
     }
     anyhow::ensure!(!out.is_empty(), "{}: output_bags is empty", path.display());
@@ -400,7 +449,7 @@ mod tests {
         writer.close().unwrap();
         let file = dir.path().join("out.yaml");
         std::fs::write(&file, yaml).unwrap();
-        read(&file, &[bag])
+        read(&file, &[bag.into()])
     }
 
     #[test]
@@ -473,7 +522,7 @@ mod tests {
         for (yaml, expected) in [
             (
                 "output_bags:\n- topics: [/a]\n",
-                "every bag of output_bags needs a uri",
+                "output_bags[0]: StorageOptions must specify a non-empty 'uri'",
             ),
             ("output_bags:\n- uri: x\n", "selects no topic"),
             (
@@ -511,16 +560,28 @@ mod tests {
             std::fs::write(&file, yaml).unwrap();
             read_inputs(&file).map_err(|e| format!("{e:#}"))
         };
+        let bags = read(
+            "input_bags:\n- uri: a\n  storage_id: mcap\n  start_time_ns: 0\n  end_time_ns: 9\n\
+             - uri: b\n  max_cache_size: 0\n  start_time_ns: 5\n",
+        )
+        .unwrap();
+        let seen: Vec<_> = bags
+            .iter()
+            .map(|(bag, id)| (bag.path.to_str().unwrap(), *id, bag.start, bag.end))
+            .collect();
+        // Not positive: not set, as rosbag2's rewriter reads them.
         assert_eq!(
-            read("input_bags:\n- uri: a\n  storage_id: mcap\n- uri: b\n  max_cache_size: 0\n"),
-            Ok(vec![
-                (PathBuf::from("a"), Some(StorageId::Mcap)),
-                (PathBuf::from("b"), None)
-            ])
+            seen,
+            [
+                ("a", Some(StorageId::Mcap), None, Some(9)),
+                ("b", None, Some(5), None)
+            ]
         );
+        let reversed = read("input_bags:\n- uri: a\n  start_time_ns: 9\n  end_time_ns: 5\n");
+        assert!(reversed.unwrap_err().contains("after end_time_ns 5"));
         let no_uri = read("input_bags:\n- storage_id: mcap\n").unwrap_err();
         assert!(
-            no_uri.contains("every bag of input_bags needs a uri"),
+            no_uri.contains("input_bags[0]: StorageOptions must specify a non-empty 'uri'"),
             "{no_uri}"
         );
         let no_list = read("output_bags: []\n").unwrap_err();
