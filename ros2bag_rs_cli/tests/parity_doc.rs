@@ -60,8 +60,13 @@ fn refusal(verb: &str, flag: &str) -> Option<String> {
 
 /// `(verb, flag)` for every flag of a "same", "different" or "ours" row of the verbs' tables.
 fn listed_flags() -> Vec<(String, String)> {
+    flags_of(rows())
+}
+
+/// `(verb, flag)` for every flag in the first cell of `rows`.
+fn flags_of(rows: Vec<(String, String, String)>) -> Vec<(String, String)> {
     let mut flags = Vec::new();
-    for (verb, first, _) in rows() {
+    for (verb, first, _) in rows {
         for code in code_spans(&first) {
             for spelling in code.split('/') {
                 let flag = spelling.split_whitespace().next().unwrap_or_default();
@@ -190,4 +195,64 @@ fn the_node_parameter_tables_of_the_document_are_the_nodes_tables() {
             );
         }
     }
+}
+
+/// The text of every test source of the repository but this file: Rust files under a `tests`
+/// directory or with a `#[cfg(test)]` module, the Python interop tests and the test scripts.
+fn test_sources() -> Vec<(std::path::PathBuf, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !(name.starts_with('.') || name == "target") {
+                    walk(&path, out);
+                }
+                continue;
+            }
+            let in_tests = path.components().any(|c| c.as_os_str() == "tests");
+            let wanted = match path.extension().and_then(|e| e.to_str()) {
+                Some("py") => name.starts_with("test_") || in_tests,
+                Some("sh") => true,
+                Some("rs") => name != "parity_doc.rs",
+                _ => false,
+            };
+            if let (true, Ok(text)) = (wanted, std::fs::read_to_string(&path)) {
+                let rust_test = in_tests || text.contains("#[cfg(test)]");
+                if path.extension().is_some_and(|e| e != "rs") || rust_test {
+                    out.push((path, text));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        &mut out,
+    );
+    out
+}
+
+/// A "same" row is a claim that the flag does here what it does in rosbag2: every spelling of
+/// every flag of such a row is run by some test (quoted in a test source), so that the claim is
+/// checked by a run and not only by the document.
+#[test]
+fn every_flag_of_a_same_row_is_run_by_a_test() {
+    let same = rows()
+        .into_iter()
+        .filter(|(_, _, rest)| rest.starts_with("same"))
+        .collect();
+    let sources = test_sources();
+    assert!(sources.len() > 50, "{} test sources found", sources.len());
+    let unrun: Vec<String> = flags_of(same)
+        .into_iter()
+        .filter(|(_, flag)| {
+            let (double, single) = (format!("\"{flag}\""), format!("'{flag}'"));
+            !sources
+                .iter()
+                .any(|(_, text)| text.contains(&double) || text.contains(&single))
+        })
+        .map(|(verb, flag)| format!("{verb} {flag}"))
+        .collect();
+    assert!(unrun.is_empty(), "\"same\" flags no test runs: {unrun:?}");
 }

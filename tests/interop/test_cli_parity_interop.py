@@ -67,7 +67,8 @@ def test_burst_into_a_recorder_started_just_before_records_every_message(tmp_pat
     out = tmp_path / 'recorded'
     recorder = start(binary('recorder'), '--disable-keyboard-controls', '-a', '-o', out, domain=32)
     try:
-        burst = subprocess.run([str(binary('ros2bag-rs')), 'burst', str(tmp_path / 'bag')],
+        burst = subprocess.run([str(binary('ros2bag-rs')), 'burst', '--input', str(tmp_path / 'bag'),
+                                '--num-messages', '400'],
                                capture_output=True, text=True, timeout=60,
                                env={**os.environ, **CYCLONE, 'ROS_DOMAIN_ID': '32'})
         assert burst.returncode == 0 and 'panicked' not in burst.stderr, burst.stderr

@@ -140,3 +140,40 @@ fn command_line_limits_are_validated() {
     let existing = dir.path().to_str().unwrap();
     assert!(err(&["-a", "-o", existing]).contains("already exists"));
 }
+
+/// `--all` (Kilted: topics, services and actions), `-f/--serialization-format` (`cdr`, the only
+/// format a ROS 2 middleware hands over), `--stats_max_publishing_rate`, and
+/// `--static-topics-path` read from rosbag2's own test resource (rosbag2_transport
+/// `test/resources/static_topics_list.yaml`, Lyrical).
+#[test]
+fn all_serialization_format_and_static_topics_as_rosbag2_reads_them() {
+    let o = parse(&["--all"]).unwrap();
+    let s = &o.selection;
+    assert!(s.all && s.all_services && s.all_actions);
+    for flag in ["-f", "--serialization-format"] {
+        parse(&["-a", flag, "cdr"]).unwrap();
+        let err = parse(&["-a", flag, "sensor_msgs_py"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("cdr"), "{flag}: {err}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("static_topics_list.yaml");
+    std::fs::write(
+        &path,
+        "static_topics_and_types_list:\n  - [/topic_name1, test_msgs/msg/Strings]\n  \
+         - [/topic_name2, test_msgs/msg/Strings]\n  - [/topic_name3, test_msgs/msg/Strings]",
+    )
+    .unwrap();
+    // Lyrical's spelling, with underscores, and ours.
+    for flag in ["--stats_max_publishing_rate", "--stats-max-publishing-rate"] {
+        let o = parse(&["-a", flag, "5"]).unwrap();
+        assert_eq!(o.stats_max_publishing_rate, 5.0, "{flag}");
+    }
+    let o = parse(&["--static-topics-path", path.to_str().unwrap()]).unwrap();
+    let expected: Vec<(String, String)> = (1..=3)
+        .map(|i| (format!("/topic_name{i}"), "test_msgs/msg/Strings".into()))
+        .collect();
+    assert_eq!(o.selection.static_topics, expected);
+}

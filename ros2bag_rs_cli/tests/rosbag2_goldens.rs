@@ -1,8 +1,9 @@
-//! rosbag2's own `convert` tests, run through `ros2bag-rs convert` on their own resources: the
-//! cases of rosbag2_transport's `test_rewrite.cpp` and rosbag2_py's `test_convert.py` (Lyrical
-//! 0.33.3), each written as the options files `ros2 bag convert` reads, on the `rewriter_a` and
-//! `rewriter_b` bags of both storages (copied unchanged, see
-//! `rosbag2_rs_storage/tests/data/rosbag2/README.md`), with rosbag2's expected results.
+//! rosbag2's own tests and golden behaviour, run through `ros2bag-rs` on rosbag2's resources
+//! (copied unchanged, see `rosbag2_rs_storage/tests/data/rosbag2/README.md`): the `convert` cases
+//! of rosbag2_transport's `test_rewrite.cpp` and rosbag2_py's `test_convert.py` (Lyrical 0.33.3),
+//! each written as the options files `ros2 bag convert` reads, on the `rewriter_a` and
+//! `rewriter_b` bags of both storages, with rosbag2's expected results; and `info`'s
+//! `--topic-name` and `--verbose` as rosbag2_py's `Info` prints them.
 //!
 //! `rewriter_a`: `a_empty` (test_msgs/Empty, 100 messages, 2 offered QoS profiles),
 //! `b_basictypes` (test_msgs/BasicTypes, 50); `rewriter_b`: `a_empty` (25, 1 profile),
@@ -22,18 +23,23 @@ fn resource(storage: &str, bag: &str) -> PathBuf {
         .join(bag)
 }
 
-/// Runs `ros2bag-rs convert ARGS`; its stderr on failure.
-fn convert(args: &[&str]) -> Result<(), String> {
+/// Runs `ros2bag-rs VERB ARGS`; its stdout, or its stderr on failure.
+fn run(verb: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_ros2bag-rs"))
-        .arg("convert")
+        .arg(verb)
         .args(args)
         .output()
         .unwrap();
     if out.status.success() {
-        Ok(())
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(String::from_utf8_lossy(&out.stderr).into_owned())
     }
+}
+
+/// Runs `ros2bag-rs convert ARGS`; its stderr on failure.
+fn convert(args: &[&str]) -> Result<(), String> {
+    run("convert", args).map(drop)
 }
 
 /// Writes `text` to `dir/name` and returns its path as a string.
@@ -90,7 +96,8 @@ fn test_merge() {
         );
         let options = file(dir.path(), "out.yaml", &options);
         let (a, b) = (input(storage, "rewriter_a"), input(storage, "rewriter_b"));
-        convert(&["-i", &a, "-i", &b, "-o", &options]).unwrap();
+        // The long spellings of `ros2 bag convert`'s flags.
+        convert(&["--input", &a, "--input", &b, "--output-options", &options]).unwrap();
         let (total, topics) = counts(&out);
         assert_eq!((total, topics.len()), (100 + 50 + 50 + 25, 3), "{storage}");
         // The offered QoS profiles of a topic in both inputs are concatenated.
@@ -290,5 +297,94 @@ fn input_storage_config_uri_applies_to_reading() {
                 assert!(err.contains("rewriter_a_0.db3"), "{err}");
             }
         }
+    }
+}
+
+/// rosbag2_py's `Info::print_output_topic_name_only`: the topic names, sorted by name, without
+/// the service event topics (and action topics) of the bag.
+#[test]
+fn info_topic_name_prints_only_the_topic_names() {
+    let bag = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rosbag2_rs_storage/tests/data/rosbag2/bag_with_topics_and_service_events.mcap");
+    let bag = bag.to_str().unwrap();
+    let reader = SequentialReader::open(Path::new(bag)).unwrap();
+    let all: Vec<&str> = reader
+        .topics()
+        .iter()
+        .map(|t| t.topic_metadata.name.as_str())
+        .collect();
+    assert!(
+        all.iter().any(|t| t.ends_with("/_service_event")),
+        "{all:?}"
+    );
+    for flag in ["--topic-name", "-t"] {
+        let out = run("info", &[flag, bag]).unwrap();
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["/events/write_split", "/test_topic1", "/test_topic2"],
+            "{flag}"
+        );
+    }
+}
+
+/// rosbag2_py's verbose topic line: `Topic: | Type: | Count: | Size Contribution: |
+/// Serialization Format:`, the size being the topic's payload bytes as `format_file_size` writes
+/// them (whole bytes, else one decimal of KiB, MiB, ...).
+#[test]
+fn info_verbose_gives_each_topics_size_contribution() {
+    fn format_file_size(bytes: u64) -> String {
+        let (mut size, mut unit) = (bytes as f64, 0);
+        while size >= 1024.0 && unit < 4 {
+            size /= 1024.0;
+            unit += 1;
+        }
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+        match unit {
+            0 => format!("{size:.0} B"),
+            _ => format!("{size:.1} {}", units[unit]),
+        }
+    }
+    for storage in STORAGES {
+        let bag = resource(storage, "rewriter_b");
+        let mut sizes = std::collections::BTreeMap::<String, (u64, u64)>::new();
+        for message in SequentialReader::open(&bag).unwrap() {
+            let message = message.unwrap();
+            let entry = sizes.entry(message.topic.to_string()).or_default();
+            *entry = (entry.0 + 1, entry.1 + message.data.len() as u64);
+        }
+        let types = [
+            ("a_empty", "test_msgs/msg/Empty"),
+            ("c_strings", "test_msgs/msg/Strings"),
+        ];
+        for flag in ["--verbose", "-v"] {
+            let out = run("info", &[flag, bag.to_str().unwrap()]).unwrap();
+            for (topic, type_name) in types {
+                let (count, bytes) = sizes[topic];
+                let line = format!(
+                    "Topic: {topic} | Type: {type_name} | Count: {count} | Size Contribution: {} \
+                     | Serialization Format: cdr",
+                    format_file_size(bytes)
+                );
+                assert!(
+                    out.contains(&line),
+                    "{storage} {flag}: no '{line}' in\n{out}"
+                );
+            }
+        }
+    }
+}
+
+/// rosbag2_py's `generate_sorted_idx`: `--sort name|type|count`, each ascending (`rewriter_a`:
+/// `a_empty` test_msgs/msg/Empty 100, `b_basictypes` test_msgs/msg/BasicTypes 50).
+#[test]
+fn info_sort_orders_topics_as_rosbag2_does() {
+    let bag = input("mcap", "rewriter_a");
+    for (sort, expected) in [
+        ("name", ["a_empty", "b_basictypes"]),
+        ("type", ["b_basictypes", "a_empty"]),
+        ("count", ["b_basictypes", "a_empty"]),
+    ] {
+        let out = run("info", &["-t", "--sort", sort, &bag]).unwrap();
+        assert_eq!(out.lines().collect::<Vec<_>>(), expected, "--sort {sort}");
     }
 }
