@@ -74,6 +74,9 @@ struct CacheState {
     latched: HashSet<Arc<str>>,
     /// Circular mode: the newest evicted message of each of those topics, for the next snapshot.
     evicted_latched: HashMap<Arc<str>, SerializedMessage>,
+    /// Circular mode: what the snapshots queued took out of the ring, for the writer (the
+    /// commands' positions count these).
+    taken: VecDeque<SerializedMessage>,
 }
 
 /// The producer side of the cache.
@@ -145,9 +148,6 @@ impl MessageCache {
                 break;
             };
             state.bytes = state.bytes.saturating_sub(message_cost(evicted.data.len()));
-            for (position, _) in &mut state.commands {
-                *position = position.saturating_sub(1);
-            }
             *state.evicted.entry(evicted.topic.clone()).or_default() += 1;
             if state.latched.contains(&evicted.topic) {
                 state.evicted_latched.insert(evicted.topic.clone(), evicted);
@@ -231,14 +231,17 @@ impl MessageCache {
     }
 
     /// Queues a command for the writer thread, behind every message pushed before it (circular
-    /// mode: a snapshot behind them, any other command behind the last snapshot queued).
+    /// mode: behind the messages of the snapshots queued; a snapshot takes the ring's messages
+    /// at once, after the latched ones evicted before them, so that later ones cannot evict
+    /// them, and they no longer count against the ring's bounds).
     pub fn command(&self, command: Command) {
         let mut state = self.state.lock();
-        let position = match command {
-            Command::Split(_) | Command::Flush(_) if self.circular => {
-                state.commands.last().map_or(0, |(position, _)| *position)
-            }
-            _ => state.primary.len(),
+        if self.circular && matches!(command, Command::Snapshot(_)) {
+            Self::take_ring(&mut state);
+        }
+        let position = match self.circular {
+            true => state.taken.len(),
+            false => state.primary.len(),
         };
         state.commands.push((position, command));
         drop(state);
@@ -259,7 +262,10 @@ impl MessageCache {
     /// (written or dropped).
     fn release(&self, bytes: u64, count: u64) {
         let mut state = self.state.lock();
-        state.bytes = state.bytes.saturating_sub(bytes);
+        if !self.circular {
+            // (A ring's messages leave its bound when they are taken.)
+            state.bytes = state.bytes.saturating_sub(bytes);
+        }
         state.finished += count;
         drop(state);
         if self.write_through() {
@@ -272,50 +278,52 @@ impl MessageCache {
         self.ready.notify_one();
     }
 
+    /// Circular mode: moves the ring's messages, after the latched ones evicted before them,
+    /// to those taken for the writer.
+    fn take_ring(state: &mut CacheState) {
+        let mut latched: Vec<SerializedMessage> =
+            state.evicted_latched.drain().map(|(_, m)| m).collect();
+        latched.sort_by_key(|m| m.recv_timestamp);
+        state.taken.extend(latched);
+        state.bytes = 0;
+        state.taken.extend(state.primary.drain(..));
+    }
+
     /// Waits for data, a command or closing (or a second) and takes the primary buffer (its
     /// bytes stay counted until released) with the commands queued among its messages. In
-    /// circular mode takes only what the snapshots queued ask for (all once closed), after the
-    /// latched messages evicted before them, and the per-topic eviction counts.
-    fn take(
-        &self,
-        spare: &mut VecDeque<SerializedMessage>,
-    ) -> (Vec<(usize, Command)>, bool, HashMap<Arc<str>, u64>) {
+    /// circular mode takes what the snapshots queued took out of the ring (and the ring itself
+    /// once closed), so that the ring keeps buffering up to its bounds while a snapshot is
+    /// written (as rosbag2's double buffer).
+    fn take(&self, spare: &mut VecDeque<SerializedMessage>) -> Taken {
         let mut state = self.state.lock();
         let idle = state.commands.is_empty() && (self.circular || state.primary.is_empty());
         if idle && !state.closed {
             self.ready.wait_for(&mut state, Duration::from_secs(1));
         }
-        let mut commands = mem::take(&mut state.commands);
         if !self.circular {
             mem::swap(&mut state.primary, spare);
-        } else if state.closed
-            || commands
-                .iter()
-                .any(|(_, c)| matches!(c, Command::Snapshot(_)))
-        {
-            let mut latched: Vec<SerializedMessage> =
-                state.evicted_latched.drain().map(|(_, m)| m).collect();
-            latched.sort_by_key(|m| m.recv_timestamp);
-            state.bytes += latched
-                .iter()
-                .map(|m| message_cost(m.data.len()))
-                .sum::<u64>();
-            for (position, _) in &mut commands {
-                *position += latched.len();
+        } else {
+            if state.closed {
+                Self::take_ring(&mut state);
             }
-            let upto = if state.closed {
-                state.primary.len()
-            } else {
-                commands
-                    .last()
-                    .map_or(0, |(position, _)| *position - latched.len())
-            };
-            spare.extend(latched);
-            spare.extend(state.primary.drain(..upto));
+            mem::swap(&mut state.taken, spare);
         }
-        let done = state.closed && state.commands.is_empty();
-        (commands, done, mem::take(&mut state.evicted))
+        Taken {
+            commands: mem::take(&mut state.commands),
+            done: state.closed,
+            evicted: mem::take(&mut state.evicted),
+        }
     }
+}
+
+/// What the writer takes from the cache in one round.
+struct Taken {
+    /// The commands queued, each with its position among the messages taken.
+    commands: Vec<(usize, Command)>,
+    /// The cache is closed: this is the last round.
+    done: bool,
+    /// Circular mode: messages the ring evicted per topic since the last round.
+    evicted: HashMap<Arc<str>, u64>,
 }
 
 /// The consumer side: the thread that writes the cache's buffers to the bag.
@@ -408,7 +416,11 @@ impl WriterLoop {
     fn run(mut self) -> (Option<BagMetadata>, Option<RecorderError>) {
         let mut batch = VecDeque::new();
         loop {
-            let (commands, done, evicted) = self.cache.take(&mut batch);
+            let Taken {
+                commands,
+                done,
+                evicted,
+            } = self.cache.take(&mut batch);
             self.count_evicted(evicted);
             let started = Instant::now();
             let messages = batch.make_contiguous();
@@ -698,6 +710,46 @@ mod tests {
         cache.state.lock().failed = Some(Arc::new(RecorderError::WriterStopped("test writer")));
         cache.push(message(1), &counters);
         assert_eq!(dropped(), 4);
+    }
+
+    /// rosbag2's snapshot mode: the ring evicts its oldest messages at its bound, hands over
+    /// only what a snapshot asks for, and keeps buffering up to its bound while the snapshot is
+    /// written (the messages taken no longer count against it).
+    #[test]
+    fn a_ring_evicts_the_oldest_and_keeps_its_bound_while_a_snapshot_is_written() {
+        let cache = MessageCache::circular(message_cost(100) * 3, 0);
+        let counters = TopicCounters::default();
+        let numbered = |n: u8| SerializedMessage::new(Arc::from("/t"), n.into(), vec![n; 100]);
+        for n in 0..5 {
+            cache.push(numbered(n), &counters);
+        }
+        let mut batch = VecDeque::new();
+        let taken = cache.take(&mut batch);
+        assert!(
+            batch.is_empty() && taken.commands.is_empty(),
+            "no snapshot asked for"
+        );
+        assert_eq!(taken.evicted[&Arc::from("/t")], 2);
+        let (reply, _) = crossbeam_channel::bounded(1);
+        cache.command(Command::Snapshot(reply));
+        cache.push(numbered(5), &counters);
+        let taken = cache.take(&mut batch);
+        let first: Vec<i64> = batch.iter().map(|m| m.recv_timestamp).collect();
+        assert_eq!(first, [2, 3, 4], "the newest three, before the snapshot");
+        assert_eq!(taken.commands[0].0, 3);
+        // Not yet written: the ring still fills to its bound (three), evicting nothing else.
+        for n in 6..8 {
+            cache.push(numbered(n), &counters);
+        }
+        let ring: Vec<i64> = cache
+            .state
+            .lock()
+            .primary
+            .iter()
+            .map(|m| m.recv_timestamp)
+            .collect();
+        assert_eq!(ring, [5, 6, 7]);
+        assert_eq!(counters.dropped.load(Ordering::Relaxed), 0);
     }
 
     /// Empty and 4-byte samples cost memory as they are buffered: a flood of them fills the

@@ -1135,7 +1135,7 @@ impl Inner {
                 let cache = self
                     .with_recording(|r| r.cache.clone())
                     .ok_or_else(|| RecorderError::NotAvailable("the recorder is stopped".into()))?;
-                if self.options.snapshot_files && self.keeps_latched(&plan) {
+                if self.options.snapshot_files && self.keeps_latched(plan) {
                     cache.keep_latched(name.clone());
                 }
                 let counters = counters.clone();
@@ -1152,7 +1152,7 @@ impl Inner {
                 })
             }
             Sink::Snapshots { buffers, .. } => {
-                let ring = buffers.add_topic(name, counters.clone(), self.keeps_latched(&plan));
+                let ring = buffers.add_topic(name, counters.clone(), self.keeps_latched(plan));
                 let counters = counters.clone();
                 Box::new(move |m: ReceivedMessage, recv_timestamp, send_timestamp| {
                     TopicCounters::add(&counters.received, 1);
