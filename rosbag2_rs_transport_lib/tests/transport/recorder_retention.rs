@@ -103,14 +103,7 @@ fn storage_files(bag: &Path) -> Vec<String> {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".mcap"))
         .collect();
-    files.sort_by_key(|n| {
-        n.trim_end_matches(".mcap")
-            .rsplit('_')
-            .next()
-            .unwrap()
-            .parse::<u32>()
-            .unwrap()
-    });
+    files.sort_by_key(|n| rosbag2_rs_storage::split_index_key(Path::new(n)));
     files
 }
 
