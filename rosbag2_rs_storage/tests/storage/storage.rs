@@ -632,14 +632,14 @@ fn twelve_split_files_are_read_and_reindexed_in_split_order_under_either_naming(
         let written: Vec<PathBuf> = (0..12).map(|i| bag_file(&bag, i)).collect();
         std::fs::remove_file(bag.join("metadata.yaml")).unwrap();
         let mut expected = Vec::new();
-        for i in 0..12 {
+        for (i, file) in written.iter().enumerate() {
             // Local times that sort against the index (a clock set back between splits).
             let name = if lyrical {
                 format!("{i}_my_bag_2026_12_07-10_{:02}_00.mcap", 59 - i)
             } else {
                 format!("my_bag_{i}.mcap")
             };
-            std::fs::rename(&written[i], bag.join(&name)).unwrap();
+            std::fs::rename(file, bag.join(&name)).unwrap();
             expected.push(name);
         }
         let read: Vec<i64> = read_all(&bag).iter().map(|m| m.recv_timestamp).collect();

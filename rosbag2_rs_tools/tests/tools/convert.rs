@@ -19,8 +19,7 @@ fn convert_merges_filters_and_cuts_time() {
         filter: TopicFilter::from_parts(vec![], None, vec!["/odd".into()], None).unwrap(),
         start: Some(100_000_000),
         end: Some(199_000_000),
-        skip_unknown: false,
-        typestore: None,
+        ..Default::default()
     })
     .unwrap();
     // 75 in range, and the transient-local /map's last message from before the start (97 ms),

@@ -254,7 +254,7 @@ fn images_export_to_png_with_an_index() {
     let (bag, pixels) = write_images(dir.path());
     let out = dir.path().join("frames");
     let options = ExportOptions {
-        inputs: vec![bag.into()],
+        inputs: vec![bag],
         topic: "/cam".into(),
         output: out.clone(),
         ..Default::default()
@@ -289,7 +289,7 @@ fn topics_export_to_csv_with_field_selection() {
     let bag = write_things(dir.path());
     let out = dir.path().join("csv");
     export(&ExportOptions {
-        inputs: vec![bag.clone().into()],
+        inputs: vec![bag.clone()],
         topic: "/thing".into(),
         output: out.clone(),
         kind: ExportKind::Csv,
@@ -303,7 +303,7 @@ fn topics_export_to_csv_with_field_selection() {
     assert_eq!(lines[3], format!("{},0.5,n2", START + 200_000_000));
     assert_eq!(lines.len(), 31);
     let err = export(&ExportOptions {
-        inputs: vec![bag.into()],
+        inputs: vec![bag],
         topic: "/thing".into(),
         output: dir.path().join("img"),
         kind: ExportKind::Images,
