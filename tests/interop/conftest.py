@@ -96,6 +96,7 @@ def split_files(bag, pattern='*.mcap'):
     our writer) puts first (`{index}_{prefix}_{time}.mcap`), or older rosbag2 puts last
     (`{prefix}_{index}.mcap`)."""
     def index(path):
-        first, last = path.name.split('_', 1)[0], path.name.split('.')[0].rsplit('_', 1)[-1]
-        return int(first) if first.isdigit() else int(last)
+        stem = path.name.split('.')[0]
+        first, last = stem.split('_', 1)[0], stem.rsplit('_', 1)[-1]
+        return int(first) if first.isdigit() else int(last) if last.isdigit() else 0
     return sorted(pathlib.Path(bag).glob(pattern), key=index)
