@@ -116,6 +116,15 @@ impl SequentialReader {
             }
             bag.metadata_from_files(&sources[first..]);
             let file_topics = sources[first..].iter().flat_map(|s| s.topics().iter());
+            let conflict = |earlier: &TopicInformation, topic: &TopicInformation| {
+                StorageError::InvalidArgument(format!(
+                    "topic '{}' has type '{}' in one bag and '{}' in {}",
+                    topic.topic_metadata.name,
+                    earlier.topic_metadata.type_name,
+                    topic.topic_metadata.type_name,
+                    path.display()
+                ))
+            };
             // This bag's topics, each once (from its metadata, else from its first file).
             let mut own: Vec<&TopicInformation> = Vec::new();
             for topic in bag
@@ -124,11 +133,15 @@ impl SequentialReader {
                 .iter()
                 .chain(file_topics)
             {
-                if !own
+                match own
                     .iter()
-                    .any(|t| t.topic_metadata.name == topic.topic_metadata.name)
+                    .find(|t| t.topic_metadata.name == topic.topic_metadata.name)
                 {
-                    own.push(topic);
+                    None => own.push(topic),
+                    Some(t) if t.topic_metadata.type_name != topic.topic_metadata.type_name => {
+                        return Err(conflict(t, topic));
+                    }
+                    Some(_) => {}
                 }
             }
             for topic in own {
@@ -136,12 +149,7 @@ impl SequentialReader {
                 match topics.iter_mut().find(|t| t.topic_metadata.name == *name) {
                     None => topics.push(topic.clone()),
                     Some(t) if t.topic_metadata.type_name != topic.topic_metadata.type_name => {
-                        return Err(StorageError::InvalidArgument(format!(
-                            "topic '{name}' has type '{}' in one bag and '{}' in {}",
-                            t.topic_metadata.type_name,
-                            topic.topic_metadata.type_name,
-                            path.display()
-                        )));
+                        return Err(conflict(t, topic));
                     }
                     // In several bags: their offered QoS profiles concatenated, as rosbag2's
                     // rewriter gathers them.
