@@ -109,10 +109,12 @@ class Ros:
             self.node.destroy_client(client)
 
     def close(self):
+        # The spinning thread ends before the node goes: destroying a node whose entities are in
+        # the executor's wait set crashed rclpy (a segmentation fault in a Jazzy run).
         self.executor.shutdown()
+        self.thread.join(timeout=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
-        self.thread.join(timeout=5)
 
 
 @pytest.fixture

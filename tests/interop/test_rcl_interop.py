@@ -97,10 +97,11 @@ class Ros:
             self.node.destroy_client(client)
 
     def close(self):
+        # The spinning thread ends before the node goes (see test_fastdds_interop.Ros.close).
         self.executor.shutdown()
+        self.thread.join(timeout=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
-        self.thread.join(timeout=5)
 
 
 @pytest.fixture
