@@ -53,12 +53,7 @@ macro_rules! query_service {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
         pub struct $service;
 
-        #[doc = concat!("`", $type_name, "_Request`: no fields; one placeholder byte.")]
-        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-        pub struct $request {
-            /// Placeholder rosidl generates for types without fields; always 0.
-            pub structure_needs_at_least_one_member: u8,
-        }
+        empty_request!($request, $type_name);
 
         #[doc = concat!("`", $type_name, "_Response`.")]
         #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -68,5 +63,17 @@ macro_rules! query_service {
         }
 
         impl_service!($service, $request, $response, $type_name);
+    };
+}
+
+/// The request of a service without request fields: one placeholder byte, as rosidl makes it.
+macro_rules! empty_request {
+    ($request:ident, $type_name:literal) => {
+        #[doc = concat!("`", $type_name, "_Request`: no fields; one placeholder byte.")]
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct $request {
+            /// Placeholder rosidl generates for types without fields; always 0.
+            pub structure_needs_at_least_one_member: u8,
+        }
     };
 }

@@ -499,12 +499,7 @@ macro_rules! outcome_service {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
         pub struct $service;
 
-        #[doc = concat!("`", $type_name, "_Request`: no fields; one placeholder byte.")]
-        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-        pub struct $request {
-            /// Placeholder rosidl generates for types without fields; always 0.
-            pub structure_needs_at_least_one_member: u8,
-        }
+        empty_request!($request, $type_name);
 
         outcome_response!($response, concat!("`", $type_name, "_Response`."));
 

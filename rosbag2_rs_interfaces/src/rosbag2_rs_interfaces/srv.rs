@@ -241,12 +241,10 @@ impl_service!(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GetSubscribedTopics;
 
-/// `rosbag2_rs_interfaces/srv/GetSubscribedTopics_Request`: no fields; one placeholder byte.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct GetSubscribedTopicsRequest {
-    /// Placeholder rosidl generates for types without fields; always 0.
-    pub structure_needs_at_least_one_member: u8,
-}
+empty_request!(
+    GetSubscribedTopicsRequest,
+    "rosbag2_rs_interfaces/srv/GetSubscribedTopics"
+);
 
 /// `rosbag2_rs_interfaces/srv/GetSubscribedTopics_Response`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
