@@ -60,6 +60,17 @@ fn counts(uri: &Path) -> (u64, Vec<(String, u64)>) {
     (metadata.message_count, topics)
 }
 
+/// One output bag `dir/name` in `storage` with the further keys `keys` (YAML lines under the
+/// entry), in the options file `dir/out.yaml`: the bag's path and the file's.
+fn output(dir: &Path, name: &str, storage: &str, keys: &str) -> (PathBuf, String) {
+    let out = dir.join(name);
+    let text = format!(
+        "output_bags:\n- uri: {}\n  storage_id: {storage}\n{keys}",
+        out.display()
+    );
+    (out, file(dir, "out.yaml", &text))
+}
+
 fn input(storage: &str, bag: &str) -> String {
     resource(storage, bag).display().to_string()
 }
@@ -68,12 +79,7 @@ fn input(storage: &str, bag: &str) -> String {
 fn test_noop_rewrite() {
     for storage in STORAGES {
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("unchanged");
-        let options = format!(
-            "output_bags:\n- uri: {}\n  storage_id: {storage}\n  all_topics: true\n",
-            out.display()
-        );
-        let options = file(dir.path(), "out.yaml", &options);
+        let (out, options) = output(dir.path(), "unchanged", storage, "  all_topics: true\n");
         convert(&["-i", &input(storage, "rewriter_a"), "-o", &options]).unwrap();
         let (total, topics) = counts(&out);
         assert_eq!((total, topics.len()), (100 + 50, 2), "{storage}");
@@ -89,12 +95,7 @@ fn test_noop_rewrite() {
 fn test_merge() {
     for storage in STORAGES {
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("merged");
-        let options = format!(
-            "output_bags:\n- uri: {}\n  storage_id: {storage}\n  all_topics: true\n",
-            out.display()
-        );
-        let options = file(dir.path(), "out.yaml", &options);
+        let (out, options) = output(dir.path(), "merged", storage, "  all_topics: true\n");
         let (a, b) = (input(storage, "rewriter_a"), input(storage, "rewriter_b"));
         // The long spellings of `ros2 bag convert`'s flags.
         convert(&["--input", &a, "--input", &b, "--output-options", &options]).unwrap();
@@ -130,13 +131,8 @@ fn test_filter_split() {
 fn test_compress() {
     for storage in STORAGES {
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("compressed");
-        let options = format!(
-            "output_bags:\n- uri: {}\n  storage_id: {storage}\n  all_topics: true\n  \
-             compression_mode: file\n  compression_format: zstd\n",
-            out.display()
-        );
-        let options = file(dir.path(), "out.yaml", &options);
+        let keys = "  all_topics: true\n  compression_mode: file\n  compression_format: zstd\n";
+        let (out, options) = output(dir.path(), "compressed", storage, keys);
         convert(&["-i", &input(storage, "rewriter_a"), "-o", &options]).unwrap();
         let metadata = BagMetadata::read_from_dir(&out).unwrap();
         let first = out.join(&metadata.relative_file_paths[0]);
@@ -166,19 +162,14 @@ fn test_cut_single_topic_with_start_and_end_time() {
             "{start} {end}"
         );
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("cut_window");
         let inputs = format!(
             "input_bags:\n- uri: {}\n  storage_id: {storage}\n  start_time_ns: {start}\n  \
              end_time_ns: {end}\n",
             a.display()
         );
         let inputs = file(dir.path(), "in.yaml", &inputs);
-        let options = format!(
-            "output_bags:\n- uri: {}\n  storage_id: {storage}\n  all_topics: false\n  \
-             topics: [a_empty]\n",
-            out.display()
-        );
-        let options = file(dir.path(), "out.yaml", &options);
+        let keys = "  all_topics: false\n  topics: [a_empty]\n";
+        let (out, options) = output(dir.path(), "cut_window", storage, keys);
         convert(&["--input-options", &inputs, "-o", &options]).unwrap();
         assert_eq!(counts(&out), (expected, vec![("a_empty".into(), expected)]));
     }
@@ -217,19 +208,14 @@ fn test_basic_convert() {
 fn test_input_options_yaml() {
     let storage = "mcap";
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("converted_from_input_yaml");
     let inputs = format!(
         "input_bags:\n- uri: {}\n  storage_id: {storage}\n- uri: {}\n  storage_id: {storage}\n",
         input(storage, "rewriter_a"),
         input(storage, "rewriter_b")
     );
     let inputs = file(dir.path(), "input_options.yml", &inputs);
-    let options = format!(
-        "output_bags:\n- uri: {}\n  storage_id: {storage}\n  all_topics: true\n  \
-         all_services: true\n",
-        out.display()
-    );
-    let options = file(dir.path(), "out.yml", &options);
+    let keys = "  all_topics: true\n  all_services: true\n";
+    let (out, options) = output(dir.path(), "converted_from_input_yaml", storage, keys);
     convert(&["--input-options", &inputs, "-o", &options]).unwrap();
     assert_eq!(counts(&out).0, 225);
     let bad = file(
@@ -249,13 +235,9 @@ fn test_input_options_yaml() {
 #[test]
 fn output_max_bag_files_keeps_the_last_files() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("kept");
-    let options = format!(
-        "output_bags:\n- uri: {}\n  storage_id: mcap\n  all_topics: true\n  \
-         storage_preset_profile: fastwrite\n  max_bagfile_size: 1\n  max_bag_files: 2\n",
-        out.display()
-    );
-    let options = file(dir.path(), "out.yaml", &options);
+    let keys = "  all_topics: true\n  storage_preset_profile: fastwrite\n  \
+                max_bagfile_size: 1\n  max_bag_files: 2\n";
+    let (out, options) = output(dir.path(), "kept", "mcap", keys);
     convert(&["-i", &input("mcap", "rewriter_a"), "-o", &options]).unwrap();
     let metadata = BagMetadata::read_from_dir(&out).unwrap();
     assert_eq!(metadata.relative_file_paths.len(), 2);

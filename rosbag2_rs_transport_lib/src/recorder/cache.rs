@@ -239,9 +239,10 @@ impl MessageCache {
         if self.circular && matches!(command, Command::Snapshot(_)) {
             Self::take_ring(&mut state);
         }
-        let position = match self.circular {
-            true => state.taken.len(),
-            false => state.primary.len(),
+        let position = if self.circular {
+            state.taken.len()
+        } else {
+            state.primary.len()
         };
         state.commands.push((position, command));
         drop(state);

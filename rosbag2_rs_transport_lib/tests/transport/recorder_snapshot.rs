@@ -647,6 +647,28 @@ fn snapshots_keep_the_latched_state() {
     }
 }
 
+/// A recorder of every topic in rosbag2's snapshot mode: a ring of `max_cache_size` bytes and
+/// `max_cache_duration` ns (0: no bound), at most `max_files` files kept (0: all).
+fn ring_recorder(
+    bus: &InProcessBus,
+    bag: &std::path::Path,
+    max_cache_size: u64,
+    max_cache_duration: i64,
+    max_files: u64,
+) -> Recorder {
+    let options = RecordOptions {
+        snapshot_files: true,
+        max_cache_size,
+        max_cache_duration,
+        retention: Retention {
+            max_files,
+            ..Default::default()
+        },
+        ..options(bag.to_path_buf(), TopicSelection::all())
+    };
+    start(bus, "rosbag2_recorder", options)
+}
+
 /// The closed files of `bag`, in order (the one being written left out).
 fn closed_files(bag: &std::path::Path) -> Vec<PathBuf> {
     let meta = metadata(bag);
@@ -668,21 +690,8 @@ fn rosbag2_snapshot_mode_writes_each_snapshot_into_the_next_file_of_one_bag() {
     clock.set(S);
     tf.publish(&string_msg("tf")).unwrap();
     let bag = dir.path().join("bag");
-    let recorder = start(
-        &bus,
-        "rosbag2_recorder",
-        RecordOptions {
-            snapshot_files: true,
-            // Room for three 100-byte messages, whatever their topics.
-            max_cache_size: 3 * message_cost(100) + 50,
-            max_cache_duration: 0,
-            retention: Retention {
-                max_files: 2,
-                ..Default::default()
-            },
-            ..options(bag.clone(), TopicSelection::all())
-        },
-    );
+    // Room for three 100-byte messages, whatever their topics; two files kept.
+    let recorder = ring_recorder(&bus, &bag, 3 * message_cost(100) + 50, 0, 2);
     let mut sent_a = Vec::new();
     for i in 0..5 {
         clock.set((2 + i) * S);
@@ -742,16 +751,7 @@ fn rosbag2_snapshot_mode_keeps_the_last_cache_duration_of_every_topic() {
     let a = publisher(&talker, "/a", STRING);
     let b = publisher(&talker, "/b", STRING);
     let bag = dir.path().join("bag");
-    let recorder = start(
-        &bus,
-        "rosbag2_recorder",
-        RecordOptions {
-            snapshot_files: true,
-            max_cache_size: 0,
-            max_cache_duration: 2 * S,
-            ..options(bag.clone(), TopicSelection::all())
-        },
-    );
+    let recorder = ring_recorder(&bus, &bag, 0, 2 * S, 0);
     for i in 1..=10 {
         clock.set(i * S);
         a.publish(&string_msg(&format!("a{i}"))).unwrap();
