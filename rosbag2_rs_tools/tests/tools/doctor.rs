@@ -178,7 +178,7 @@ fn rosbag2s_loose_bags_have_remarks_and_no_damage() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../rosbag2_rs_storage/tests/data/rosbag2");
     for (name, messages, remarks) in [
         (
-            "mcap_convert_a",
+            "rewriter/mcap/rewriter_a",
             150,
             &[
                 (ProblemKind::Time, "the file's index gives the time range"),
@@ -212,7 +212,7 @@ fn rosbag2s_loose_bags_have_remarks_and_no_damage() {
             ],
         ),
         (
-            "sqlite3_convert_a",
+            "rewriter/sqlite3/rewriter_a",
             150,
             &[
                 (
