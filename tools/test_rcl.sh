@@ -107,3 +107,11 @@ unshare --net -- bash -c 'ip link set lo up && ip link set lo multicast on && ip
   "$ros2/bin/python" -m pytest -q tests/interop/test_rcl_interop.py tests/interop/test_fastdds_interop.py \
   --deselect 'tests/interop/test_fastdds_interop.py::test_fresh_rclpy_clients_are_all_answered_while_playing[rcl]' \
   "${@:2}"
+
+# The soak (tests/soak/soak.py, issue 51) of the installed recorder on rcl and the default rmw,
+# against rclpy publishers of this ROS 2, for ROSBAG2_RS_SOAK_SECONDS (0, the default: none).
+soak_seconds=${ROSBAG2_RS_SOAK_SECONDS:-0}
+if [ "$soak_seconds" != 0 ]; then
+  "$root/.venv/bin/python" tests/soak/soak.py --backend rcl --recorder "$bin/recorder" \
+    --publisher-python "$ros2/bin/python" --duration "$soak_seconds" --consume
+fi

@@ -8,7 +8,7 @@ use crate::compression::file_mode::uncompressed_name;
 use crate::compression::{BagCompression, CompressionFormat, CompressionMode};
 use crate::error::{Result, StorageError};
 use crate::formats::StorageId;
-use crate::metadata::{BagMetadata, FileInformation, METADATA_FILENAME};
+use crate::metadata::{BagMetadata, FileInformation, FILE_BEING_WRITTEN_KEY, METADATA_FILENAME};
 use crate::storage::plugin::StorageReader;
 
 /// A bag on disk: where its files are and what its metadata says.
@@ -134,6 +134,31 @@ pub fn storage_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// In a bag being written (or whose writer was stopped), the closed files newer than those its
+/// `metadata.yaml` lists (the writer rewrites it at a share of the splits only): every newer
+/// storage file but the newest, which is the one being written.
+fn closed_files_not_yet_listed(dir: &Path, listed: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let newest_listed = listed.iter().map(|f| split_index_key(f)).max();
+    let mut newer: Vec<PathBuf> = storage_files_in(dir)?
+        .into_iter()
+        .filter(|f| {
+            newest_listed
+                .as_ref()
+                .is_none_or(|n| split_index_key(f) > *n)
+        })
+        .collect();
+    newer.pop();
+    if !newer.is_empty() {
+        log::info!(
+            "{}: being written (or its writer was stopped): also reading {} closed files it \
+             does not list yet",
+            dir.join(METADATA_FILENAME).display(),
+            newer.len()
+        );
+    }
+    Ok(newer)
+}
+
 /// Builds bag metadata from opened storage files (what `reindex` writes). Compressed files
 /// (`.zstd`) make it a file-mode compressed bag, listed as rosbag2 lists one: the compressed
 /// names in `relative_file_paths`, the uncompressed ones in `files`.
@@ -248,6 +273,9 @@ impl Bag {
                     path.join(METADATA_FILENAME).display()
                 ),
             }
+        }
+        if metadata.custom_data.contains_key(FILE_BEING_WRITTEN_KEY) {
+            files.extend(closed_files_not_yet_listed(path, &files)?);
         }
         if files.is_empty() && !metadata.relative_file_paths.is_empty() {
             return Err(StorageError::corrupt(

@@ -95,7 +95,9 @@ pub use error::{Result, StorageError};
 pub use filter::{is_hidden, NameRegex, TopicFilter};
 pub use formats::{uncompressed_name, UnknownName};
 pub use message::{SerializedMessage, TopicMetadata};
-pub use metadata::{BagMetadata, FileInformation, TopicInformation, METADATA_FILENAME};
+pub use metadata::{
+    BagMetadata, FileInformation, TopicInformation, FILE_BEING_WRITTEN_KEY, METADATA_FILENAME,
+};
 pub use qos::QosProfile;
 pub use reader::{InputBag, SequentialReader};
 pub use recover::{FileRecovery, Loss, RecoveryAction};
@@ -108,4 +110,4 @@ pub use storage::{
     OpenMode, StorageConfig, StorageId, StoragePreset, StorageReader, StorageWriter,
     UnreadableTopic, WriterOptions,
 };
-pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, FILE_BEING_WRITTEN_KEY};
+pub use writer::{BagWriter, BagWriterOptions, Retention, SplitEvent, METADATA_REWRITE_SHARE};

@@ -38,6 +38,9 @@ pub struct FileInformation {
     pub message_count: u64,
 }
 
+/// The `custom_data` key that names the file being written, while the bag is open.
+pub const FILE_BEING_WRITTEN_KEY: &str = "rosbag2_rs.file_being_written";
+
 /// The content of `metadata.yaml`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BagMetadata {

@@ -25,7 +25,12 @@
 //!
 //! From the first split on, `metadata.yaml` lists the closed files only and names the file
 //! being written in `custom_data` under [`FILE_BEING_WRITTEN_KEY`]; the key is gone once the
-//! bag is closed.
+//! bag is closed. It is rewritten at a split once at least 1/[`METADATA_REWRITE_SHARE`] of the
+//! closed files are new since it was last written: at every split in a bag of up to that many
+//! files, and at a cost that does not grow with the bag in a longer one (hours of 1 s splits);
+//! a reader of the open bag finds the newest files from their names
+//! ([`Bag::locate`](crate::Bag::locate)). Each storage file embeds the metadata of itself alone
+//! (rosbag2 embeds the whole bag's, which grows every file of a long recording).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -36,7 +41,7 @@ use crate::compression::message_mode::MessageCompressor;
 use crate::compression::{CompressionMode, CompressionOptions};
 use crate::error::{Result, StorageError};
 use crate::message::{SerializedMessage, TopicMetadata};
-use crate::metadata::{BagMetadata, FileInformation, TopicInformation};
+use crate::metadata::{BagMetadata, FileInformation, TopicInformation, FILE_BEING_WRITTEN_KEY};
 use crate::storage::{create_writer, StorageId, StorageWriter, WriterOptions};
 use rosbag2_rs_codec::MessageDefinition;
 use rosbag2_rs_codec::MessageDefinitionCache;
@@ -60,9 +65,6 @@ pub struct BagWriterOptions {
     pub attachments: Vec<crate::storage::mcap_extras::Attachment>,
 }
 
-/// The `custom_data` key that names the file being written, while the bag is open.
-pub const FILE_BEING_WRITTEN_KEY: &str = "rosbag2_rs.file_being_written";
-
 /// Bounds on a bag's closed files, enforced after each split and at close by deleting the
 /// oldest ones (the file being written is never deleted). Zero: no bound.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -82,6 +84,10 @@ impl Retention {
         self.max_files > 0 || self.max_total_size > 0 || self.max_total_duration > 0
     }
 }
+
+/// At a split, `metadata.yaml` is rewritten once `files / METADATA_REWRITE_SHARE` splits have
+/// passed since it was last written (at every split while the bag has fewer files).
+pub const METADATA_REWRITE_SHARE: usize = 64;
 
 /// How often (in bytes written) free space is checked at most.
 const FREE_SPACE_CHECK_BYTES: u64 = 1 << 20;
@@ -133,6 +139,8 @@ pub struct BagWriter {
     latest: Vec<VecDeque<SerializedMessage>>,
     /// Files opened so far (the next file's number).
     files_opened: usize,
+    /// Splits since `metadata.yaml` was last written.
+    splits_since_metadata: usize,
 }
 
 impl BagWriter {
@@ -218,6 +226,7 @@ impl BagWriter {
             repeat_depth: Vec::new(),
             latest: Vec::new(),
             files_opened: 0,
+            splits_since_metadata: 0,
         };
         writer.open_next_file()?;
         Ok(writer)
@@ -348,8 +357,36 @@ impl BagWriter {
         live
     }
 
-    fn write_live_metadata(&self) -> Result<()> {
+    fn write_live_metadata(&mut self) -> Result<()> {
+        self.splits_since_metadata = 0;
         self.live_metadata().write_to_dir(&self.options.uri)
+    }
+
+    /// The current file as a bag of its own, for the metadata embedded in it: its own counts
+    /// and time span, the bag's topics, compression and custom data.
+    fn file_metadata(&self) -> BagMetadata {
+        let m = &self.metadata;
+        let mut own = BagMetadata {
+            storage_identifier: m.storage_identifier.clone(),
+            relative_file_paths: vec![self.file.path.clone()],
+            files: vec![self.file.clone()],
+            topics_with_message_count: m
+                .topics_with_message_count
+                .iter()
+                .zip(&self.file_topic_counts)
+                .map(|(t, &message_count)| TopicInformation {
+                    topic_metadata: t.topic_metadata.clone(),
+                    message_count,
+                })
+                .collect(),
+            compression_format: m.compression_format.clone(),
+            compression_mode: m.compression_mode.clone(),
+            custom_data: m.custom_data.clone(),
+            ros_distro: m.ros_distro.clone(),
+            ..Default::default()
+        };
+        own.recompute_totals_from_files();
+        own
     }
 
     /// Deletes the oldest closed file: `metadata.yaml` first stops naming it, then it goes.
@@ -630,11 +667,11 @@ impl BagWriter {
             return Ok(None);
         };
         self.refresh_custom_data();
+        storage.update_metadata(&self.file_metadata())?;
         self.metadata.files.push(self.file.clone());
         self.closed_topic_counts
             .push_back(std::mem::take(&mut self.file_topic_counts));
         self.metadata.recompute_totals_from_files();
-        storage.update_metadata(&self.metadata)?;
         let path = storage.path().to_path_buf();
         storage.finish()?;
         let mut result = Ok(());
@@ -642,8 +679,14 @@ impl BagWriter {
             result = compressor.submit(path.clone());
         }
         let compressed = self.collect_compressed(wait);
-        self.update_bag_size();
-        self.metadata.write_to_dir(&self.options.uri)?;
+        if wait || self.retention.max_total_size > 0 {
+            self.update_bag_size();
+        }
+        // At a split, the caller writes the metadata when it is due; a compressed file's name
+        // goes in at once, before the uncompressed file goes.
+        if wait || !compressed.is_empty() {
+            self.write_live_metadata()?;
+        }
         // The metadata now names the compressed files: the uncompressed ones can go.
         let mut failed = Vec::new();
         for done in compressed {
@@ -731,7 +774,10 @@ impl BagWriter {
         self.open_next_file()?;
         self.repeat_latest()?;
         self.enforce_retention()?;
-        self.write_live_metadata()?;
+        self.splits_since_metadata += 1;
+        if self.splits_since_metadata * METADATA_REWRITE_SHARE >= self.metadata.files.len() {
+            self.write_live_metadata()?;
+        }
         let closed_file = match &self.file_compressor {
             Some(compressor) => compressor.target_of(&closed_file),
             None => closed_file,

@@ -99,6 +99,18 @@ fn push_indent(out: &mut String, indent: usize) {
     out.extend(std::iter::repeat_n(' ', indent));
 }
 
+/// A name such as a file or topic name (`12_rosbag2_2026_12_07-10_00_01.mcap`, `/tf_static`):
+/// letters, digits, `_`, `.`, `-` and `/` only, with a `_` or `/` in it (no number, boolean
+/// or null of YAML's core schema has either) and not starting with `-` or `.`. It reads back
+/// as itself, without the parse [`quote_if_needed`] otherwise takes (a `metadata.yaml` names
+/// thousands of files).
+fn is_plain_name(s: &str) -> bool {
+    s.contains(['_', '/'])
+        && !s.starts_with(['-', '.'])
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-/".contains(&b))
+}
+
 fn scalar_text(node: &Node) -> String {
     match node {
         Node::Str(s) => quote_if_needed(s),
@@ -112,6 +124,9 @@ fn scalar_text(node: &Node) -> String {
 
 /// Returns `s` as a plain scalar when it reads back as the same string, else double-quoted.
 fn quote_if_needed(s: &str) -> String {
+    if is_plain_name(s) {
+        return s.to_string();
+    }
     let plain_ok = !s.is_empty()
         && !s.starts_with(|c: char| c.is_whitespace() || "-?:,[]{}#&*!|>'\"%@`~".contains(c))
         && !s.ends_with(char::is_whitespace)
@@ -201,6 +216,31 @@ mod tests {
             let doc = emit(&Node::map([("k", Node::str(s))]));
             let parsed = yaml_rust2::YamlLoader::load_from_str(&doc).unwrap();
             assert_eq!(get_str(&parsed[0], "k").as_deref(), Some(s), "doc: {doc}");
+        }
+    }
+
+    /// What the fast path takes as a plain name reads back as itself.
+    #[test]
+    fn plain_names_read_back_as_themselves() {
+        for s in [
+            "12_rosbag2_2026_12_07-10_00_01.mcap",
+            "/tf_static",
+            "1_000",
+            "0x1_f",
+            "1.5_e3",
+            "_",
+            "/",
+            "1/2",
+            "true_",
+            "null/",
+            ".inf_",
+        ] {
+            assert!(is_plain_name(s) || s.starts_with('.'), "{s}");
+            let parsed = yaml_rust2::YamlLoader::load_from_str(&emit(&Node::str(s))).unwrap();
+            assert_eq!(parsed[0].as_str(), Some(s), "{s}");
+        }
+        for s in ["123", "true", "-x_", ".x_", "a b_", "a:_", "#_"] {
+            assert!(!is_plain_name(s), "{s}");
         }
     }
 

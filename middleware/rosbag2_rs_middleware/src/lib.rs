@@ -29,6 +29,7 @@ pub use rosbag2_rs_storage::{qos, QosProfile};
 pub mod error;
 pub mod guard;
 pub mod inprocess;
+pub mod loss;
 pub mod names;
 pub mod on_graph;
 pub mod ros_arguments;

@@ -516,6 +516,8 @@ pub struct RclMiddleware {
     /// Descriptions of types that may not be installed (see
     /// [`Middleware::register_type_description`]).
     descriptions: Mutex<std::collections::HashMap<String, TypeDescription>>,
+    /// Messages lost on the way per topic (fully qualified), as the subscriptions count them.
+    lost: Mutex<std::collections::HashMap<String, Arc<std::sync::atomic::AtomicU64>>>,
     rmw: String,
 }
 
@@ -566,8 +568,18 @@ impl RclMiddleware {
             thread: Some(thread),
             types: typesupport::TypeSupports::default(),
             descriptions: Mutex::default(),
+            lost: Mutex::default(),
             rmw,
         })
+    }
+
+    /// The count of messages lost on `topic` (fully qualified) its subscriptions add to.
+    fn lost_counter(&self, topic: &str) -> Arc<std::sync::atomic::AtomicU64> {
+        self.lost
+            .lock()
+            .entry(topic.to_string())
+            .or_default()
+            .clone()
     }
 
     /// The rmw rcl runs on (`rmw_get_implementation_identifier`: `rmw_fastrtps_cpp`, ...).
@@ -592,7 +604,14 @@ impl RclMiddleware {
         let subscribed = match dynamic::unverified(&self.rmw) {
             Some(refused) => Err(refused),
             None => dynamic::message_type(&self.types, type_name, &description).and_then(|ts| {
-                subscription::Subscription::new(self.node.clone(), ts, topic, qos, callback)
+                subscription::Subscription::new(
+                    self.node.clone(),
+                    ts,
+                    topic,
+                    qos,
+                    callback,
+                    self.lost_counter(topic),
+                )
             }),
         };
         #[cfg(not(rosbag2_rs_rcl_dynamic))]
@@ -669,7 +688,14 @@ impl Middleware for RclMiddleware {
             Err(missing @ TransportError::TypeSupportMissing { .. }) => {
                 self.subscribe_described(missing, type_name, &name, qos, callback)?
             }
-            ts => subscription::Subscription::new(self.node.clone(), ts?, &name, qos, callback)?,
+            ts => subscription::Subscription::new(
+                self.node.clone(),
+                ts?,
+                &name,
+                qos,
+                callback,
+                self.lost_counter(&name),
+            )?,
         };
         Ok(Handle::new(
             self.executor.register(Entity::Subscription(sub)),
@@ -715,5 +741,12 @@ impl Middleware for RclMiddleware {
         self.descriptions
             .lock()
             .insert(type_name.to_string(), description.clone());
+    }
+
+    fn lost_messages(&self, topic: &str) -> u64 {
+        self.lost
+            .lock()
+            .get(topic)
+            .map_or(0, |n| n.load(std::sync::atomic::Ordering::Relaxed))
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::builtin_interfaces::Time;
+use crate::builtin_interfaces::{Duration, Time};
 
 /// `rosbag2_rs_interfaces/msg/TopicRecordStatistics`: one recorded topic's totals since its
 /// recording started.
@@ -23,6 +23,8 @@ pub struct TopicRecordStatistics {
     pub throttled: u64,
     /// Samples too short for their CDR encapsulation header: no message, never recorded.
     pub malformed: u64,
+    /// Times the topic went silent while its publishers were still on the graph.
+    pub silences: u64,
 }
 
 /// `rosbag2_rs_interfaces/msg/RecordStatistics`: what a recorder has recorded so far, per topic
@@ -35,6 +37,13 @@ pub struct RecordStatistics {
     pub node_name: String,
     /// The bag being recorded (empty while stopped; snapshot mode: the snapshots' prefix).
     pub uri: String,
+    /// How long the oldest message waiting to be written has waited (zero while the writer
+    /// keeps up).
+    pub writer_lag: Duration,
+    /// What the messages waiting to be written cost in memory, bytes.
+    pub bytes_waiting: u64,
+    /// Times the writer fell behind by more than the recorder's bound since recording started.
+    pub writer_stalls: u64,
     /// Every recorded topic.
     pub topics: Vec<TopicRecordStatistics>,
 }

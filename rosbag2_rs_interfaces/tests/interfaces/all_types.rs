@@ -132,6 +132,7 @@ fn every_type_matches_rosbags_and_round_trips() {
         lost_in_transport: i + 4,
         throttled: i + 5,
         malformed: i + 6,
+        silences: i + 7,
     };
     c.message(topic_stat(1));
     c.message(rs_msg::RecordStatistics {
@@ -141,7 +142,13 @@ fn every_type_matches_rosbags_and_round_trips() {
         },
         node_name: s(2),
         uri: s(3),
-        topics: vec![topic_stat(4), topic_stat(5)],
+        writer_lag: Duration {
+            sec: 4,
+            nanosec: 40,
+        },
+        bytes_waiting: 5,
+        writer_stalls: 6,
+        topics: vec![topic_stat(7), topic_stat(8)],
     });
     c.service::<srv::Burst>(
         srv::BurstRequest { num_messages: 1 },
@@ -651,4 +658,35 @@ fn rosbag2_interfaces_holds_only_rosbag2s_own() {
     }
     names.sort_unstable();
     assert_eq!(names, LYRICAL);
+}
+
+/// The codec bundles every interface of ours, as this package installs it: a recorder records
+/// its own statistics (and a service's events) with their definitions where no ROS 2 is sourced.
+#[test]
+fn the_codec_bundles_every_interface_of_ours() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bundled = crate_dir.join("../rosbag2_rs_codec/msgs/rosbag2_rs_interfaces");
+    for kind in ["msg", "srv"] {
+        let names = |dir: &Path| {
+            let mut names: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort_unstable();
+            names
+        };
+        let ours = names(&crate_dir.join(kind));
+        assert_eq!(
+            ours,
+            names(&bundled.join(kind)),
+            "{kind}/: the codec's bundled files"
+        );
+        for file in ours {
+            assert_eq!(
+                std::fs::read_to_string(crate_dir.join(kind).join(&file)).unwrap(),
+                std::fs::read_to_string(bundled.join(kind).join(&file)).unwrap(),
+                "{kind}/{file:?}: the codec's bundled copy differs"
+            );
+        }
+    }
 }

@@ -229,6 +229,53 @@ fn splits_by_size_duration_and_on_demand_keep_metadata_correct() {
     }
 }
 
+/// Hours of 1 s splits: `metadata.yaml` is rewritten at every split up to
+/// `METADATA_REWRITE_SHARE` files, then at a share of the splits (its cost stays flat per
+/// split), while a reader of the open bag still finds every closed file; each file embeds the
+/// metadata of itself alone, so that files do not grow with the bag.
+#[test]
+fn a_long_bag_rewrites_its_metadata_at_a_share_of_its_splits() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("bag");
+    let mut w = BagWriter::create(options(&bag, StorageId::Mcap)).unwrap();
+    for t in topics() {
+        w.create_topic(&t, None).unwrap();
+    }
+    let (mut rewrites, mut listed) = (0, 0);
+    for (closed, m) in messages(160, 0).iter().enumerate() {
+        w.write(m).unwrap();
+        assert!(w.split().unwrap());
+        let on_disk = BagMetadata::read_from_dir(&bag).unwrap();
+        let now_listed = on_disk.files.len();
+        if now_listed != listed {
+            rewrites += 1;
+            listed = now_listed;
+        }
+        let closed = closed + 1;
+        if closed <= METADATA_REWRITE_SHARE {
+            assert_eq!(listed, closed);
+        }
+        assert!(
+            closed - listed <= closed / METADATA_REWRITE_SHARE,
+            "{closed}: {listed}"
+        );
+        assert_eq!(
+            Bag::locate(&bag).unwrap().files.len(),
+            closed,
+            "after {closed} splits"
+        );
+    }
+    assert!(rewrites < 120, "{rewrites} rewrites in 160 splits");
+    w.close().unwrap();
+    assert_eq!(BagMetadata::read_from_dir(&bag).unwrap().files.len(), 161);
+    for index in [0, 159] {
+        let reader = McapReader::open(&bag_file(&bag, index), OpenMode::Strict).unwrap();
+        let own = reader.embedded_metadata().unwrap();
+        assert_eq!(own.relative_file_paths.len(), 1, "{index}");
+        assert_eq!((own.files.len(), own.message_count), (1, 1), "{index}");
+    }
+}
+
 #[test]
 fn the_custom_data_source_is_asked_at_every_split_and_at_close() {
     let dir = tempfile::tempdir().unwrap();

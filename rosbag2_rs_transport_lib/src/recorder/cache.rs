@@ -77,6 +77,17 @@ struct CacheState {
     /// Circular mode: what the snapshots queued took out of the ring, for the writer (the
     /// commands' positions count these).
     taken: VecDeque<SerializedMessage>,
+    /// The receive time of the first message of the batch the writer is writing.
+    writing_since: Option<i64>,
+}
+
+/// What waits to be written, as the recorder's watch thread sees it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Backlog {
+    /// How long the oldest message not yet written has waited, ns (0: nothing waits).
+    pub lag_ns: i64,
+    /// What the messages not yet written cost ([`message_cost`]).
+    pub bytes: u64,
 }
 
 /// The producer side of the cache.
@@ -230,6 +241,22 @@ impl MessageCache {
         true
     }
 
+    /// The writer's backlog at `now` (the recorder's clock): the oldest message not yet written,
+    /// taken by the writer or waiting in the primary buffer; `None` in rosbag2's snapshot mode,
+    /// whose ring holds its messages by design.
+    pub fn backlog(&self, now: i64) -> Option<Backlog> {
+        if self.circular {
+            return None;
+        }
+        let state = self.state.lock();
+        let waiting = state.primary.front().map(|m| m.recv_timestamp);
+        let oldest = state.writing_since.into_iter().chain(waiting).min();
+        Some(Backlog {
+            lag_ns: oldest.map_or(0, |t| now.saturating_sub(t).max(0)),
+            bytes: state.bytes,
+        })
+    }
+
     /// Queues a command for the writer thread, behind every message pushed before it (circular
     /// mode: behind the messages of the snapshots queued; a snapshot takes the ring's messages
     /// at once, after the latched ones evicted before them, so that later ones cannot evict
@@ -297,12 +324,15 @@ impl MessageCache {
     /// written (as rosbag2's double buffer).
     fn take(&self, spare: &mut VecDeque<SerializedMessage>) -> Taken {
         let mut state = self.state.lock();
+        // The previous batch is written.
+        state.writing_since = None;
         let idle = state.commands.is_empty() && (self.circular || state.primary.is_empty());
         if idle && !state.closed {
             self.ready.wait_for(&mut state, Duration::from_secs(1));
         }
         if !self.circular {
             mem::swap(&mut state.primary, spare);
+            state.writing_since = spare.front().map(|m| m.recv_timestamp);
         } else {
             if state.closed {
                 Self::take_ring(&mut state);
@@ -711,6 +741,42 @@ mod tests {
         cache.state.lock().failed = Some(Arc::new(RecorderError::WriterStopped("test writer")));
         cache.push(message(1), &counters);
         assert_eq!(dropped(), 4);
+    }
+
+    /// The backlog is the age of the oldest message not yet written, whether the writer holds
+    /// it or it waits in the primary buffer, and nothing once the writer is back for more.
+    #[test]
+    fn the_backlog_is_the_age_of_the_oldest_message_not_yet_written() {
+        let cache = MessageCache::new(1 << 20, 0);
+        let counters = TopicCounters::default();
+        let at = |t| SerializedMessage::new(Arc::from("/t"), t, vec![0u8; 10]);
+        let backlog = |now| cache.backlog(now).unwrap();
+        assert_eq!(backlog(5), Backlog::default());
+        cache.push(at(100), &counters);
+        assert_eq!(backlog(150).lag_ns, 50);
+        let mut batch = VecDeque::new();
+        cache.take(&mut batch);
+        cache.push(at(200), &counters);
+        assert_eq!(
+            backlog(1_000).lag_ns,
+            900,
+            "the writer still holds the message of 100"
+        );
+        assert_eq!(backlog(1_000).bytes, 2 * message_cost(10));
+        cache.release(message_cost(10), 1);
+        batch.clear();
+        cache.take(&mut batch);
+        assert_eq!(
+            backlog(1_000).lag_ns,
+            800,
+            "now it holds the message of 200"
+        );
+        cache.release(message_cost(10), 1);
+        cache.close();
+        batch.clear();
+        cache.take(&mut batch);
+        assert_eq!(backlog(1_000), Backlog::default());
+        assert_eq!(MessageCache::circular(100, 0).backlog(0), None);
     }
 
     /// rosbag2's snapshot mode: the ring evicts its oldest messages at its bound, hands over

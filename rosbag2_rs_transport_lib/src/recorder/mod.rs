@@ -24,6 +24,7 @@
 mod cache;
 mod discovery;
 mod error;
+mod lag;
 mod loss_events;
 mod memory;
 mod options;
@@ -697,6 +698,7 @@ fn spawn_watch(inner: Arc<Inner>, mut events: Events) -> Result<(Sender<()>, Joi
         .name("rosbag2_watch".into())
         .spawn(move || {
             let mut silence = silence::SilenceWatch::default();
+            let mut lag = lag::LagWatch::default();
             let mut next_silence_check = std::time::Instant::now();
             loop {
                 crossbeam_channel::select! {
@@ -714,12 +716,15 @@ fn spawn_watch(inner: Arc<Inner>, mut events: Events) -> Result<(Sender<()>, Joi
                 if let Some(losses) = &mut events.losses {
                     losses.publish_due(&topics, lost);
                 }
+                let backlog = inner.watch_lag(&mut lag, now);
                 if let Some(statistics) = &mut events.statistics {
                     let uri = inner.uri();
                     let from = statistics::Snapshot {
                         now,
                         uri: uri.as_deref(),
                         topics: &topics,
+                        backlog,
+                        writer_stalls: lag.stalls(),
                     };
                     statistics.publish_due(from, lost);
                 }
@@ -867,6 +872,29 @@ impl Inner {
                 None => {}
             }
         }
+    }
+
+    /// Looks at the writer's backlog at `now` (see [`lag`]): a warning when the writer falls
+    /// behind, a note when it has caught up. Returns the backlog (none while no bag is open or
+    /// in rosbag2's snapshot mode).
+    fn watch_lag(&self, watch: &mut lag::LagWatch, now: i64) -> cache::Backlog {
+        let Some(backlog) = self.with_recording(|r| r.cache.backlog(now)).flatten() else {
+            return cache::Backlog::default();
+        };
+        match watch.observe(backlog, now) {
+            Some(lag::LagEvent::Behind(b)) => log::warn!(
+                "the bag writer is {:.1} s behind: {:.1} MB wait to be written (a slow or \
+                 stalled disk?)",
+                b.lag_ns as f64 / 1e9,
+                b.bytes as f64 / 1e6
+            ),
+            Some(lag::LagEvent::CaughtUp { after_ns }) => log::info!(
+                "the bag writer has caught up ({:.1} s after it fell behind)",
+                after_ns as f64 / 1e9
+            ),
+            None => {}
+        }
+        backlog
     }
 
     /// Whether `topic` has a publisher on the graph now.

@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use rosbag2_rs_interfaces::builtin_interfaces::Time;
+use rosbag2_rs_interfaces::builtin_interfaces::{self, Time};
 use rosbag2_rs_interfaces::rosbag2_rs_interfaces::msg::{RecordStatistics, TopicRecordStatistics};
 
 use rosbag2_rs_storage::QosProfile;
 
+use super::cache::Backlog;
 use super::error::Result;
 use super::rated_publisher::RatedPublisher;
 use super::stats::RecordedTopic;
@@ -34,6 +35,10 @@ pub(super) struct Snapshot<'a> {
     pub uri: Option<&'a std::path::Path>,
     /// The recorded topics.
     pub topics: &'a [RecordedTopic],
+    /// What waits to be written.
+    pub backlog: Backlog,
+    /// Times the writer fell behind so far.
+    pub writer_stalls: u64,
 }
 
 impl Statistics {
@@ -73,6 +78,9 @@ impl Statistics {
                 .uri
                 .map(|u| u.display().to_string())
                 .unwrap_or_default(),
+            writer_lag: builtin_interfaces::Duration::from_nanos(from.backlog.lag_ns),
+            bytes_waiting: from.backlog.bytes,
+            writer_stalls: from.writer_stalls,
             topics: from
                 .topics
                 .iter()
@@ -94,5 +102,6 @@ fn topic_statistics(topic: &RecordedTopic, lost_in_transport: u64) -> TopicRecor
         lost_in_transport,
         throttled: load(&c.throttled),
         malformed: load(&c.malformed),
+        silences: load(&c.silences),
     }
 }

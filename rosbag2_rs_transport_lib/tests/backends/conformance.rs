@@ -27,11 +27,15 @@ struct Backend {
     /// Whether the send time a publisher gives reaches the subscriber (rcl has no call to set
     /// it: the rmw stamps the publication itself).
     sets_send_time: bool,
+    /// Whether it counts messages lost on the way ([`Middleware::lost_messages`]: rcl from the
+    /// rmw's publication sequence numbers, Zenoh from rmw_zenoh's attachments).
+    counts_losses: bool,
 }
 
 const INPROCESS: Backend = Backend {
     node: inprocess,
     sets_send_time: true,
+    counts_losses: false,
 };
 
 thread_local! {
@@ -46,6 +50,7 @@ fn inprocess(name: &str, namespace: &str, _domain: u16) -> Box<dyn Middleware> {
 const CYCLONE: Backend = Backend {
     node: cyclone,
     sets_send_time: true,
+    counts_losses: false,
 };
 
 fn dds_config(domain_id: u16) -> DdsConfig {
@@ -72,6 +77,7 @@ const FASTDDS: Backend = Backend {
         Box::new(FastDdsMiddleware::with_config(name, namespace, config).unwrap())
     },
     sets_send_time: true,
+    counts_losses: false,
 };
 
 #[cfg(feature = "zenoh")]
@@ -81,6 +87,7 @@ const ZENOH: Backend = Backend {
         Box::new(zenoh::ZenohMiddleware::with_config(name, namespace, config).unwrap())
     },
     sets_send_time: true,
+    counts_losses: true,
 };
 
 /// rcl nodes take their domain from `ROS_DOMAIN_ID`, and the rmw's shared-memory ports are
@@ -89,6 +96,7 @@ const ZENOH: Backend = Backend {
 const RCL: Backend = Backend {
     node: |name, namespace, _domain| Box::new(RclMiddleware::new(name, namespace).unwrap()),
     sets_send_time: false,
+    counts_losses: true,
 };
 
 #[cfg(rosbag2_rs_rcl)]
@@ -124,6 +132,11 @@ macro_rules! suite {
                 let _setup = $setup;
                 super::graph_shows_remote_publishers_with_type_and_qos(&$backend);
             }
+            #[test]
+            fn what_a_shallow_reader_misses_is_counted_lost() {
+                let _setup = $setup;
+                super::what_a_shallow_reader_misses_is_counted_lost(&$backend);
+            }
         }
     };
 }
@@ -154,6 +167,7 @@ fn zenoh_suite() {
     services_answer_every_client_even_fresh_ones(&ZENOH);
     the_graph_names_an_endpoints_node(&ZENOH);
     graph_shows_remote_publishers_with_type_and_qos(&ZENOH);
+    what_a_shallow_reader_misses_is_counted_lost(&ZENOH);
 }
 
 /// DDS pads payloads to 4 bytes and counts the padding in the header's options, so a received
@@ -208,6 +222,56 @@ fn messages_small_and_large_arrive_byte_for_byte(backend: &Backend) {
     if backend.sets_send_time {
         let send = got[0].send_timestamp.unwrap();
         assert!((send - 1_700_000_000_123_456_789).abs() <= 1, "{send}");
+    }
+}
+
+/// A burst to a reader that keeps one message: every message is delivered or, on a backend that
+/// counts losses, counted lost (issue 51: nothing lost without a word); the last one arrives.
+/// Losses count from the first message of a publisher the reader received (what a publisher
+/// sent before may predate the subscription), so one goes first.
+fn what_a_shallow_reader_misses_is_counted_lost(backend: &Backend) {
+    const BURST: u32 = 2000;
+    let talker = (backend.node)("talker", "/", 16);
+    let listener = (backend.node)("listener", "/", 16);
+    let (got, cb) = collector();
+    let shallow = QosProfile {
+        depth: 1,
+        ..QosProfile::default()
+    };
+    let _sub = listener
+        .create_subscription("/burst", "std_msgs/msg/String", &shallow, cb)
+        .unwrap();
+    let publisher = talker
+        .create_publisher("/burst", "std_msgs/msg/String", &QosProfile::default())
+        .unwrap();
+    eventually("the subscription to be matched", || {
+        publisher.subscription_count() > 0
+    });
+    eventually("the listener to discover the publisher", || {
+        publishes(listener.as_ref(), "/burst")
+    });
+    let last = cdr(&[4, 0, 0, 0, b'e', b'n', b'd', 0]);
+    publisher.publish_at(&last, 0).unwrap();
+    eventually("the first message", || !got.lock().unwrap().is_empty());
+    for i in 0..BURST - 2 {
+        let text = format!("{i:07}\0");
+        let mut payload = (text.len() as u32).to_le_bytes().to_vec();
+        payload.extend_from_slice(text.as_bytes());
+        publisher.publish_at(&cdr(&payload), 0).unwrap();
+    }
+    publisher.publish_at(&last, 0).unwrap();
+    let received = || got.lock().unwrap().len() as u64;
+    eventually("the last message", || {
+        got.lock()
+            .unwrap()
+            .last()
+            .is_some_and(|m| m.data[..last.len()] == last[..])
+    });
+    let lost = listener.lost_messages("/burst");
+    if backend.counts_losses {
+        assert_eq!(received() + lost, u64::from(BURST), "{lost} lost");
+    } else {
+        assert_eq!(lost, 0);
     }
 }
 

@@ -1,6 +1,9 @@
 //! Subscriptions of serialized messages: `rcl_take_serialized_message` into a byte array that
 //! becomes the message's `Bytes` as it is (no copy), with the message info's source and
-//! received timestamps.
+//! received timestamps. Gaps in each publisher's `publication_sequence_number` (where the rmw
+//! gives it: rmw_fastrtps, rmw_cyclonedds, rmw_zenoh) count as messages lost on the way: a
+//! keep-last writer that overwrote what the reader had not yet acknowledged, a reader cache that
+//! overflowed.
 //!
 //! A take that rmw reports as taken but that holds no message (fewer bytes than a CDR
 //! encapsulation header) is skipped and counted: rmw_fastrtps on Jazzy, reading a Cyclone DDS
@@ -15,6 +18,8 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use rosbag2_rs_middleware::Bytes;
 use rosbag2_rs_middleware::QosProfile;
+
+use rosbag2_rs_middleware::loss::LossTracker;
 
 use super::entity::NodeEntity;
 use super::ffi::{self, SerializedBuffer};
@@ -81,6 +86,10 @@ pub(crate) struct Subscription {
     last_recv: AtomicI64,
     /// Takes that held no message (see the module's doc).
     empty_takes: AtomicU64,
+    /// The sequence numbers seen per publisher.
+    loss: Mutex<LossTracker>,
+    /// Messages lost on the topic, shared with the node's other subscriptions of it.
+    lost: Arc<AtomicU64>,
     _type_support: MessageType,
 }
 
@@ -91,6 +100,7 @@ impl Subscription {
         topic: &str,
         qos_profile: &QosProfile,
         callback: MessageCallback,
+        lost: Arc<AtomicU64>,
     ) -> Result<Self> {
         let name = ffi::cstring(topic)?;
         // SAFETY: returns the default options by value.
@@ -116,6 +126,8 @@ impl Subscription {
             callback: Mutex::new(callback),
             last_recv: AtomicI64::new(i64::MIN),
             empty_takes: AtomicU64::new(0),
+            loss: Mutex::new(LossTracker::default()),
+            lost,
             _type_support: type_support,
         })
     }
@@ -174,6 +186,8 @@ impl Subscription {
             info.source_timestamp,
             buffer.as_ref().len()
         );
+        let publisher_gid = super::service::gid16(&info.publisher_gid.data);
+        self.count_lost(publisher_gid, info.publication_sequence_number);
         if rosbag2_rs_middleware::too_short_for_encapsulation(buffer.as_ref()) {
             if self.empty_takes.fetch_add(1, Ordering::Relaxed) == 0 {
                 log::warn!(
@@ -201,8 +215,36 @@ impl Subscription {
             data: Bytes::from_owner(buffer),
             recv_timestamp,
             send_timestamp: (info.source_timestamp > 0).then_some(info.source_timestamp),
-            publisher_gid: Some(super::service::gid16(&info.publisher_gid.data)),
+            publisher_gid: Some(publisher_gid),
         })
+    }
+
+    /// Counts the messages of `publisher` skipped before the one numbered `sequence_number` (0:
+    /// the rmw gives no numbers), warning at the 1st, 2nd, 4th, ... gap.
+    fn count_lost(&self, publisher: [u8; 16], sequence_number: u64) {
+        if sequence_number == 0 {
+            return;
+        }
+        let mut loss = self.loss.lock();
+        let lost = loss.record(
+            publisher,
+            i64::try_from(sequence_number).unwrap_or(i64::MAX),
+        );
+        if lost == 0 {
+            return;
+        }
+        let total = self
+            .lost
+            .fetch_add(lost, Ordering::Relaxed)
+            .saturating_add(lost);
+        if loss.warn_of_gap() {
+            log::warn!(
+                "topic '{}': {lost} messages lost on the way (a gap in a publisher's sequence \
+                 numbers); {total} in {} gaps so far (warned at gaps 1, 2, 4, 8, ...)",
+                self.topic,
+                loss.gaps()
+            );
+        }
     }
 }
 
