@@ -469,10 +469,12 @@ def run(args):
         failures.append(f'a file of {biggest} bytes: more than --max-bag-size {args.max_bag_size} and one frame')
     if longest_still > args.split_seconds:
         failures.append(f'the bag did not grow for {longest_still:.2f} s while publishers sent')
-    # One statistics period of the fastest topic, and a margin for the stamp's lead.
+    # A statistics message is counted against the bag at its own receive time, a little after
+    # its stamp: a quarter second of the fastest topic is the margin (an hour on Cyclone DDS
+    # needed 41 messages, 0.04 s).
     if bag.statistics_seen == 0:
         failures.append('no live statistics in the bag')
-    elif bag.statistics_gap > IMU_HZ * 0.05 + 5:
+    elif bag.statistics_gap > IMU_HZ * 0.25:
         failures.append(f'the live statistics disagree with the bag by {bag.statistics_gap} messages')
     if bag.writer_lag_s > args.split_seconds or bag.writer_stalls:
         failures.append(f'the writer fell behind: {bag.writer_lag_s:.2f} s at most, {bag.writer_stalls} stalls')
