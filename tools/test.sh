@@ -12,8 +12,10 @@ export CARGO_TERM_COLOR=never
 # Incremental caches only help rebuilds of an edited tree, and take gigabytes.
 export CARGO_INCREMENTAL=0
 
-# Each step's banner says how much disk is left (a CI machine's disk is small).
-step() { printf '\n== %s == (%s free)\n' "$*" "$(df -h --output=avail "$root" | tail -n 1 | tr -d ' ')"; }
+# Each step's banner says how much disk is left (a CI machine's disk is small) and the minutes
+# since the start (CI's cold run must stay under 70).
+step() { printf '\n== %s == (%s free, %d min %02d s)\n' "$*" "$(df -h --output=avail "$root" | tail -n 1 | tr -d ' ')" \
+  $((SECONDS / 60)) $((SECONDS % 60)); }
 # Removes a target directory that no later step uses, when the disk is short (under 30 GiB free):
 # a developer's machine keeps it for the next run, a small CI disk gets it back.
 prune() {
@@ -230,3 +232,5 @@ step "Fast DDS 2.9 (Debian's libfastrtps-dev): Rust DDS suite"
   links 'libfastrtps\.so\.2\.9' "$(dds_test_exe "${deb[@]}")"
   cargo test -q "${deb[@]}" --test backends
 )
+
+step "all checks passed"

@@ -160,13 +160,20 @@ fn ours_read(dir: &Path, n: usize, size: usize) -> Row {
     }
 }
 
-fn raw_mcap_read(path: &Path, n: usize, size: usize) -> Row {
+/// The raw crate's `MessageStream` over a memory map, checking chunk CRCs with `crc` (it checks
+/// none by default).
+fn raw_mcap_read(path: &Path, n: usize, size: usize, crc: bool) -> Row {
     let file = File::open(path).unwrap();
     // SAFETY: the benchmark wrote this file and nothing changes it while it is mapped.
     let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+    let options = if crc {
+        mcap::read::Options::ValidateChunkCrcs.into()
+    } else {
+        Default::default()
+    };
     let count = || {
         let (mut k, mut bytes) = (0usize, 0u64);
-        for m in mcap::MessageStream::new(&map).unwrap() {
+        for m in mcap::MessageStream::new_with_options(&map, options).unwrap() {
             k += 1;
             bytes += m.unwrap().data.len() as u64;
         }
@@ -178,7 +185,10 @@ fn raw_mcap_read(path: &Path, n: usize, size: usize) -> Row {
     let seconds = start.elapsed().as_secs_f64();
     assert_eq!(k, n);
     Row {
-        what: format!("read {n} x {size} B: raw mcap crate MessageStream (file order), from cache"),
+        what: format!(
+            "read {n} x {size} B: raw mcap crate MessageStream (file order){}, from cache",
+            if crc { ", chunk CRCs checked" } else { "" }
+        ),
         seconds,
         messages: k,
         bytes,
@@ -221,8 +231,9 @@ fn run_case(root: &Path, n: usize, size: usize, py: Option<&str>) {
     let base_write = raw_mcap_write(&raw, n, size);
     base_write.print(None);
     ours_write(&ours, n, size).print(Some(base_write.seconds));
-    let base_read = raw_mcap_read(&raw, n, size);
+    let base_read = raw_mcap_read(&raw, n, size, false);
     base_read.print(None);
+    raw_mcap_read(&raw, n, size, true).print(Some(base_read.seconds));
     ours_read(&ours, n, size).print(Some(base_read.seconds));
     if let Some(py) = py {
         let _ = std::fs::remove_dir_all(&theirs);

@@ -159,18 +159,14 @@ impl BagMetadata {
                 ])
             })
             .collect();
-        let files = self
-            .files
-            .iter()
-            .map(|f| {
-                Node::map([
-                    ("path", Node::str(&f.path)),
-                    ("starting_time", since_epoch(f.starting_time)),
-                    ("duration", ns(f.duration)),
-                    ("message_count", Node::Int(f.message_count.into())),
-                ])
-            })
-            .collect();
+        let file = |f: &FileInformation| {
+            Node::map([
+                ("path", Node::str(&f.path)),
+                ("starting_time", since_epoch(f.starting_time)),
+                ("duration", ns(f.duration)),
+                ("message_count", Node::Int(f.message_count.into())),
+            ])
+        };
         let custom_data = if self.custom_data.is_empty() {
             Node::Null
         } else {
@@ -180,7 +176,7 @@ impl BagMetadata {
                     .map(|(k, v)| (k.clone(), Node::str(v))),
             )
         };
-        let info = Node::map([
+        let head = Node::map([
             ("version", Node::Int(METADATA_VERSION.into())),
             ("storage_identifier", Node::str(&self.storage_identifier)),
             ("duration", ns(self.duration)),
@@ -189,15 +185,22 @@ impl BagMetadata {
             ("topics_with_message_count", Node::Seq(topics)),
             ("compression_format", Node::str(&self.compression_format)),
             ("compression_mode", Node::str(&self.compression_mode)),
-            (
-                "relative_file_paths",
-                Node::Seq(self.relative_file_paths.iter().map(Node::str).collect()),
-            ),
-            ("files", Node::Seq(files)),
+        ]);
+        let tail = Node::map([
             ("custom_data", custom_data),
             ("ros_distro", Node::str(&self.ros_distro)),
         ]);
-        yaml::emit(&Node::map([("rosbag2_bagfile_information", info)]))
+        // The file lists are emitted entry by entry: a bag of thousands of files never has
+        // them all as YAML nodes at once, and the text is sized once (about 200 bytes a file),
+        // so the peak memory of a rewrite is that of the text.
+        let mut out = String::with_capacity(4096 + 200 * self.files.len());
+        out.push_str("rosbag2_bagfile_information:\n");
+        yaml::emit_entries(&head, 2, &mut out);
+        let paths = self.relative_file_paths.iter().map(Node::str);
+        yaml::emit_key_seq("relative_file_paths", paths, 2, &mut out);
+        yaml::emit_key_seq("files", self.files.iter().map(file), 2, &mut out);
+        yaml::emit_entries(&tail, 2, &mut out);
+        out
     }
 
     /// Parses `metadata.yaml` text of any version from 1 to 9. `origin` names the source in errors.
@@ -382,9 +385,22 @@ mod tests {
             text.contains("        offered_qos_profiles:\n          - history: keep_last\n"),
             "{text}"
         );
+        assert!(
+            text.contains(
+                "  compression_mode: \"\"\n  relative_file_paths:\n    - bag_0.mcap\n  files:\n    \
+                 - path: bag_0.mcap\n      starting_time:\n        nanoseconds_since_epoch: 5\n      \
+                 duration:\n        nanoseconds: 10\n      message_count: 3\n  custom_data:\n"
+            ),
+            "{text}"
+        );
         assert_eq!(
             BagMetadata::from_yaml_str(&text, Path::new("m")).unwrap(),
             m
+        );
+        let empty = BagMetadata::default().to_yaml_string();
+        assert!(
+            empty.contains("\n  relative_file_paths: []\n  files: []\n  custom_data: ~\n"),
+            "{empty}"
         );
     }
 

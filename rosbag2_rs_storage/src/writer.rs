@@ -120,7 +120,10 @@ pub struct BagWriter {
     file_compressor: Option<FileCompressor>,
     /// Messages per topic (by index) in the current file.
     file_topic_counts: Vec<u64>,
-    /// Messages per topic in each closed file, oldest first (parallel to `metadata.files`).
+    /// Under retention, messages per topic in each closed file, oldest first (parallel to
+    /// `metadata.files`; empty for files closed before retention was set): what deleting a file
+    /// takes from the topics' counts. Not kept otherwise (a long bag of many topics would hold
+    /// a count per topic per file for nothing).
     closed_topic_counts: VecDeque<Vec<u64>>,
     /// Earliest receive time of the current file's own messages (not the repeated ones).
     split_start: Option<i64>,
@@ -232,9 +235,19 @@ impl BagWriter {
         Ok(writer)
     }
 
-    /// Deletes the oldest closed files after each split to stay within `retention`.
+    /// Deletes the oldest closed files after each split to stay within `retention`. Set it
+    /// before the first split: the topics' message counts keep the messages of files closed
+    /// before it when those are deleted.
     pub fn set_retention(&mut self, retention: Retention) {
         self.retention = retention;
+        if !retention.is_active() {
+            self.closed_topic_counts.clear();
+            return;
+        }
+        let untracked = self.metadata.files.len() - self.closed_topic_counts.len();
+        for _ in 0..untracked {
+            self.closed_topic_counts.push_front(Vec::new());
+        }
     }
 
     /// Keeps at least `bytes` free on the bag's file system (0: no check): when less is free,
@@ -669,8 +682,10 @@ impl BagWriter {
         self.refresh_custom_data();
         storage.update_metadata(&self.file_metadata())?;
         self.metadata.files.push(self.file.clone());
-        self.closed_topic_counts
-            .push_back(std::mem::take(&mut self.file_topic_counts));
+        let counts = std::mem::take(&mut self.file_topic_counts);
+        if self.retention.is_active() {
+            self.closed_topic_counts.push_back(counts);
+        }
         self.metadata.recompute_totals_from_files();
         let path = storage.path().to_path_buf();
         storage.finish()?;
@@ -825,5 +840,56 @@ impl Drop for BagWriter {
                 log::error!("closing bag {} failed: {e}", self.options.uri.display());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes one `/chatter` message per file into `files` files (the last one open).
+    fn bag(dir: &Path, retention: Retention, files: i64) -> BagWriter {
+        let mut w = BagWriter::create(BagWriterOptions {
+            uri: dir.to_path_buf(),
+            storage: WriterOptions {
+                storage: StorageId::Mcap,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .unwrap();
+        w.set_retention(retention);
+        w.create_topic(&TopicMetadata::new("/chatter", "std_msgs/msg/String"), None)
+            .unwrap();
+        let topic: Arc<str> = Arc::from("/chatter");
+        for i in 0..files {
+            if i > 0 {
+                assert!(w.split().unwrap());
+            }
+            let m = SerializedMessage::new(topic.clone(), i * 1_000, vec![0, 1, 0, 0]);
+            w.write(&m).unwrap();
+        }
+        w
+    }
+
+    #[test]
+    fn per_file_topic_counts_are_kept_under_retention_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = bag(&dir.path().join("all"), Retention::default(), 100);
+        assert!(w.closed_topic_counts.is_empty());
+        assert_eq!(
+            w.close().unwrap().topics_with_message_count[0].message_count,
+            100
+        );
+
+        let retention = Retention {
+            max_files: 3,
+            ..Default::default()
+        };
+        let w = bag(&dir.path().join("last"), retention, 100);
+        assert_eq!(w.closed_topic_counts.len(), 2);
+        let kept = w.close().unwrap();
+        assert_eq!(kept.files.len(), 3);
+        assert_eq!(kept.topics_with_message_count[0].message_count, 3);
     }
 }

@@ -58,21 +58,50 @@ fn emit_map(entries: &[(String, Node)], indent: usize, out: &mut String) {
     }
 }
 
+/// Emits the entries of `map` (a [`Node::Map`]; anything else emits nothing) at `indent`, as
+/// the value of a key already written: a document can be emitted in parts.
+pub fn emit_entries(map: &Node, indent: usize, out: &mut String) {
+    if let Node::Map(entries) = map {
+        emit_map(entries, indent, out);
+    }
+}
+
+/// Emits `key:` at `indent` and the block sequence of `items`, each item built as it is written:
+/// a sequence of thousands of entries (a long bag's files) is never held as a whole.
+pub fn emit_key_seq(key: &str, items: impl Iterator<Item = Node>, indent: usize, out: &mut String) {
+    push_indent(out, indent);
+    out.push_str(&quote_if_needed(key));
+    out.push(':');
+    let mut items = items.peekable();
+    if items.peek().is_none() {
+        out.push_str(" []\n");
+        return;
+    }
+    out.push('\n');
+    for item in items {
+        emit_seq_item(&item, indent + 2, out);
+    }
+}
+
 fn emit_seq(items: &[Node], indent: usize, out: &mut String) {
     for item in items {
-        push_indent(out, indent);
-        out.push_str("- ");
-        match item {
-            Node::Map(entries) if !entries.is_empty() => emit_map(entries, indent + 2, out),
-            Node::Seq(inner) if !inner.is_empty() => {
-                out.pop();
-                out.push('\n');
-                emit_seq(inner, indent + 2, out);
-            }
-            scalar => {
-                out.push_str(&scalar_text(scalar));
-                out.push('\n');
-            }
+        emit_seq_item(item, indent, out);
+    }
+}
+
+fn emit_seq_item(item: &Node, indent: usize, out: &mut String) {
+    push_indent(out, indent);
+    out.push_str("- ");
+    match item {
+        Node::Map(entries) if !entries.is_empty() => emit_map(entries, indent + 2, out),
+        Node::Seq(inner) if !inner.is_empty() => {
+            out.pop();
+            out.push('\n');
+            emit_seq(inner, indent + 2, out);
+        }
+        scalar => {
+            out.push_str(&scalar_text(scalar));
+            out.push('\n');
         }
     }
 }

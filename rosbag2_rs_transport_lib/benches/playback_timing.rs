@@ -83,22 +83,34 @@ struct Row {
     p99: i64,
     max: i64,
     n: usize,
+    /// The median of the messages' signed offsets from the first one's schedule.
+    offset: i64,
+    /// The median distance from that median offset: the spacing's own error, whatever the
+    /// first message did.
+    spread_p50: i64,
 }
 
 fn errors(arrived: &[i64], times: &[i64], rate: f64) -> Row {
     let first = arrived[0];
-    let mut err: Vec<i64> = arrived
+    let mut offsets: Vec<i64> = arrived
         .iter()
         .zip(times)
-        .map(|(a, t)| (a - first - ((t - times[0]) as f64 / rate) as i64).abs())
+        .map(|(a, t)| a - first - ((t - times[0]) as f64 / rate) as i64)
         .collect();
+    let mut err: Vec<i64> = offsets.iter().map(|o| o.abs()).collect();
     err.sort_unstable();
-    let q = |p: f64| err[((err.len() as f64 - 1.0) * p).round() as usize];
+    let q = |v: &[i64], p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize];
+    offsets.sort_unstable();
+    let offset = q(&offsets, 0.5);
+    let mut spread: Vec<i64> = offsets.iter().map(|o| (o - offset).abs()).collect();
+    spread.sort_unstable();
     Row {
-        p50: q(0.5),
-        p99: q(0.99),
+        p50: q(&err, 0.5),
+        p99: q(&err, 0.99),
         max: *err.last().unwrap(),
         n: err.len(),
+        offset,
+        spread_p50: q(&spread, 0.5),
     }
 }
 
@@ -319,6 +331,8 @@ fn sim_time(
         p99: q(0.99),
         max: *late.last().unwrap(),
         n: late.len(),
+        offset: 0,
+        spread_p50: 0,
     };
     (row, arrived.len())
 }
@@ -339,8 +353,8 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     println!("publish-time error against the bag's schedule, in-process, {seconds} s per row (µs)");
     println!(
-        "{:<8} {:<6} {:<22} {:>8} {:>8} {:>9} {:>7}",
-        "rate", "bag", "player", "p50", "p99", "max", "msgs"
+        "{:<8} {:<6} {:<22} {:>8} {:>8} {:>9} {:>7} {:>14} {:>14}",
+        "rate", "bag", "player", "p50", "p99", "max", "msgs", "median offset", "p50 around it"
     );
     for hz in [1_000i64, 10_000] {
         let count = (seconds * hz as f64) as usize;
@@ -357,14 +371,16 @@ fn main() {
                 ("condvar loop (rosbag2)", condvar_loop(&bag, rate)),
             ] {
                 println!(
-                    "{:<8} {:<6} {:<22} {:>8} {:>8} {:>9} {:>7}",
+                    "{:<8} {:<6} {:<22} {:>8} {:>8} {:>9} {:>7} {:>14} {:>14}",
                     rate,
                     format!("{}k", hz / 1000),
                     name,
                     us(row.p50),
                     us(row.p99),
                     us(row.max),
-                    row.n
+                    row.n,
+                    us(row.offset),
+                    us(row.spread_p50)
                 );
             }
         }

@@ -10,16 +10,19 @@ every 30 s. Each message carries its sequence number and publish time (the heade
 or the string's first 30 characters). The recorder also records its own live statistics
 (`--statistics-rate 1`).
 
-Reported per topic: published, recorded (distinct), reported lost by the recorder (its exit
-summary: dropped + lost on the way), unreported loss, duplicates, the largest gap between two
-recorded messages and the largest publish-to-receive delay; per run: the largest file against
+Reported per topic: published, missed at the start (published before the recorder's reader had
+matched the publisher: not the recorder's to know, allowed for the first second), recorded
+(distinct), reported lost by the recorder (its exit summary: dropped + lost on the way),
+unreported loss, duplicates, the largest gap between two recorded messages and the largest
+publish-to-receive delay; per run: the largest file against
 `--max-bag-size`, the longest time the bag did not grow while publishers sent, the recorder's CPU
 per recorded MB and RSS every `--sample-every` seconds with their least-squares slopes per hour,
-the live statistics' largest disagreement with the bag, and `metadata.yaml` against the files.
+the live statistics' largest disagreement with the bag, and the UDP datagrams its network
+namespace dropped at full socket receive buffers (where a UDP middleware's losses begin).
 
-Exit status 1 when anything was lost unreported, a file is larger than the limit plus one camera
-frame, the bag stalled longer than one split interval, the live statistics disagree with the bag,
-or the recorder failed. Slopes are reported, not judged (a 2-minute run is too short to tell).
+Exit status 1 when anything was lost unreported or missed beyond the first second, a file is
+larger than the limit plus one camera frame, the bag stalled longer than one split interval, the
+live statistics disagree with the bag, or the recorder failed. Slopes are reported, not judged (a 2-minute run is too short to tell).
 
 Run as root; it enters a private network namespace of its own (DDS and Zenoh stay on `lo`):
 
@@ -100,9 +103,10 @@ def templates():
 
 
 class CycloneWriters:
-    """Python `cyclonedds` writers (reliable, keep last 10; latched: transient local)."""
+    """Python `cyclonedds` writers (reliable, keep last `depth`; latched: transient local)."""
 
-    def __init__(self):
+    def __init__(self, depth):
+        self.depth = depth
         from cyclonedds.domain import DomainParticipant
         from ros_dds import refuse_real_interfaces
         refuse_real_interfaces()
@@ -117,7 +121,7 @@ class CycloneWriters:
         import soak_types
         kind = {'sensor_msgs/msg/Image': RawImage, 'sensor_msgs/msg/Imu': soak_types.Imu,
                 'std_msgs/msg/String': String}[ros_type]
-        policies = [Policy.Reliability.Reliable(max_blocking_time=10**9), Policy.History.KeepLast(10)]
+        policies = [Policy.Reliability.Reliable(max_blocking_time=10**9), Policy.History.KeepLast(self.depth)]
         if latched:
             policies.append(Policy.Durability.TransientLocal)
         w = DataWriter(self.dp, Topic(self.dp, 'rt' + name, kind), qos=Qos(*policies))
@@ -137,9 +141,10 @@ class CycloneWriters:
 
 
 class ZenohWriters:
-    """rmw_zenoh-format publishers (reliable, keep last 10; latched: transient local)."""
+    """rmw_zenoh-format publishers (reliable, keep last `depth`; latched: transient local)."""
 
-    def __init__(self, store):
+    def __init__(self, store, depth):
+        self.depth = depth
         import rmw_zenoh_peer as rz
         from ros_dds import refuse_real_interfaces
         refuse_real_interfaces()
@@ -151,7 +156,7 @@ class ZenohWriters:
         rz = self.rz
         pub = self.node.publisher(name, ros_type, self.store.hash_rihs01(ros_type), reliability=rz.RELIABLE,
                                   durability=rz.TRANSIENT_LOCAL if latched else rz.VOLATILE,
-                                  history=rz.KEEP_LAST, depth=10)
+                                  history=rz.KEEP_LAST, depth=self.depth)
         self.names.append(name)
         return pub.publish
 
@@ -165,10 +170,11 @@ class ZenohWriters:
 
 
 class RclpyWriters:
-    """rclpy publishers on the sourced ROS 2's default rmw (reliable, keep last 10; latched:
-    transient local), publishing serialized bytes."""
+    """rclpy publishers on the sourced ROS 2's default rmw (reliable, keep last `depth`;
+    latched: transient local), publishing serialized bytes."""
 
-    def __init__(self):
+    def __init__(self, depth):
+        self.depth = depth
         import rclpy
         self.rclpy = rclpy
         self.context = rclpy.Context()
@@ -181,7 +187,7 @@ class RclpyWriters:
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         package, kind, type_name = ros_type.split('/')
         msg = getattr(importlib.import_module(f'{package}.{kind}'), type_name)
-        qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+        qos = QoSProfile(depth=self.depth, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE)
         pub = self.node.create_publisher(msg, name, qos)
         self.pubs.append(pub)
@@ -195,11 +201,11 @@ class RclpyWriters:
         self.context.try_shutdown()
 
 
-def publish(backend, seconds):
+def publish(backend, seconds, depth):
     """Publishes the load for `seconds` once every topic has a subscriber; prints `ready` then,
     and each topic's count as JSON at the end."""
     cdr, store = templates()
-    endpoints = {'cyclone': CycloneWriters, 'zenoh': lambda: ZenohWriters(store), 'rcl': RclpyWriters}[backend]()
+    endpoints = {'cyclone': CycloneWriters, 'zenoh': lambda d: ZenohWriters(store, d), 'rcl': RclpyWriters}[backend](depth)
     plan = topics()
     writers = [endpoints.writer(name, ros_type, latched) for name, ros_type, _, latched in plan]
     deadline = time.monotonic() + 60
@@ -272,6 +278,15 @@ class Tally:
         if self.last_log is not None:
             self.max_gap_ns = max(self.max_gap_ns, log_time - self.last_log)
         self.last_log = log_time if self.last_log is None else max(self.last_log, log_time)
+
+    def missed_at_start(self):
+        """How many messages were published before the first one recorded."""
+        first = self.seen.find(1)
+        return first if first >= 0 else 0
+
+    def missing(self, sent):
+        """The numbers below `sent` not recorded."""
+        return [i for i in range(sent) if i >= len(self.seen) or not self.seen[i]]
 
 
 class Bag:
@@ -353,6 +368,14 @@ def proc_sample(pid):
     return cpu, rss
 
 
+def udp_receive_buffer_drops():
+    """Datagrams this network namespace dropped because a socket's receive buffer was full
+    (`RcvbufErrors` of /proc/net/snmp): losses of a UDP middleware that happen before any reader."""
+    with open('/proc/net/snmp') as f:
+        udp = [line.split() for line in f if line.startswith('Udp:')]
+    return int(udp[1][udp[0].index('RcvbufErrors')])
+
+
 def slope_per_hour(points):
     """Least-squares slope of (seconds, value) points, per hour."""
     if len(points) < 3:
@@ -400,8 +423,10 @@ def run(args):
         recorder = subprocess.Popen(record, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                     env=recorder_env(args.backend))
     publisher = subprocess.Popen([args.publisher_python, __file__, 'publish', '--backend', args.backend,
+                                  '--publisher-depth', str(args.publisher_depth),
                                   '--duration', str(args.duration)], stdout=subprocess.PIPE, text=True)
     failures, samples = [], []
+    udp_drops0 = udp_receive_buffer_drops()
     try:
         if publisher.stdout.readline().strip() != 'ready':
             raise SystemExit('the publisher did not start (see above)')
@@ -441,6 +466,7 @@ def run(args):
         if recorder.returncode != 0:
             failures.append(f'the recorder exited with {recorder.returncode}')
         bag.read_closed(all_closed=True)
+        udp_drops = udp_receive_buffer_drops() - udp_drops0
     finally:
         for p in (publisher, recorder):
             if p.poll() is None:
@@ -450,16 +476,24 @@ def run(args):
     log = log_path.read_text()
     summary = exit_summary(log)
     rows, limit = [], args.max_bag_size + CAMERA_BYTES + 4096
-    for name, ros_type, _, latched in topics():
+    for name, ros_type, rate, latched in topics():
         t = bag.tallies[name]
         reported, silences = summary.get(name, (0, 0))
         sent = published[name]
-        unreported = sent - t.distinct - reported
-        rows.append({'topic': name, 'published': sent, 'recorded': t.distinct, 'reported_lost': reported,
-                     'unreported_lost': unreported, 'repeats': t.duplicates, 'silences': silences,
-                     'max_gap_s': round(t.max_gap_ns / 1e9, 3), 'max_delay_s': round(t.max_delay_ns / 1e9, 3)})
-        if unreported:
-            failures.append(f'{name}: {unreported} messages lost without a report')
+        # What a publisher sent before the recorder's reader matched it (discovery is matched
+        # from both ends independently; the publisher waits for its own end only) is not the
+        # recorder's to know: it is counted apart, and allowed for the first second.
+        at_start = t.missed_at_start()
+        unreported = sent - t.distinct - reported - at_start
+        rows.append({'topic': name, 'published': sent, 'missed_at_start': at_start, 'recorded': t.distinct,
+                     'reported_lost': reported, 'unreported_lost': unreported, 'repeats': t.duplicates,
+                     'silences': silences, 'max_gap_s': round(t.max_gap_ns / 1e9, 3),
+                     'max_delay_s': round(t.max_delay_ns / 1e9, 3)})
+        if unreported > 0:
+            failures.append(f'{name}: {unreported} messages lost without a report (first missing: '
+                            f'{t.missing(sent)[:10]})')
+        if at_start > rate:
+            failures.append(f'{name}: the first {at_start} messages were missed (the recorder joined late)')
         if t.duplicates and not latched:
             failures.append(f'{name}: {t.duplicates} messages recorded twice')
         if silences:
@@ -484,9 +518,11 @@ def run(args):
     report = {
         'backend': args.backend, 'duration_s': args.duration, 'compression': args.compression,
         'split_seconds': args.split_seconds, 'max_bag_size': args.max_bag_size, 'files': len(bag.files),
+        'publisher_depth': args.publisher_depth,
         'largest_file': biggest, 'longest_still_s': round(longest_still, 2),
         'statistics_messages': bag.statistics_seen, 'statistics_max_disagreement': bag.statistics_gap,
         'writer_lag_max_s': round(bag.writer_lag_s, 3), 'writer_stalls': bag.writer_stalls,
+        'udp_receive_buffer_drops': udp_drops,
         'cpu_ms_per_mb_slope_per_h': round(slope_per_hour([(s['t'], s['cpu_ms_per_mb']) for s in steady
                                                             if s['cpu_ms_per_mb'] is not None]), 3),
         'rss_mib_slope_per_h': round(slope_per_hour([(s['t'], s['rss_mib']) for s in steady]), 3),
@@ -504,23 +540,26 @@ def run(args):
 
 
 def print_report(r):
-    print(f"\n{r['backend']}: {r['duration_s']} s, {r['split_seconds']} s splits, --max-bag-size "
+    print(f"\n{r['backend']}: {r['duration_s']} s, publishers keep last {r.get('publisher_depth', 10)}, "
+          f"{r['split_seconds']} s splits, --max-bag-size "
           f"{r['max_bag_size']}, compression {r['compression']}: {r['files']} files, largest {r['largest_file']} "
           f"bytes, bag still at most {r['longest_still_s']} s, live statistics {r['statistics_messages']} "
           f"(largest disagreement {r['statistics_max_disagreement']} messages, writer lag at most "
-          f"{r['writer_lag_max_s']} s, {r['writer_stalls']} stalls)")
+          f"{r['writer_lag_max_s']} s, {r['writer_stalls']} stalls), UDP datagrams dropped by full receive "
+          f"buffers {r.get('udp_receive_buffer_drops', 0)}")
     status = [t for t in r['topics'] if t['topic'].startswith('/soak/status_')]
     shown = [t for t in r['topics'] if not t['topic'].startswith('/soak/status_')]
     if status:
         shown.append({'topic': f'/soak/status_* ({len(status)})',
-                      **{k: sum(t[k] for t in status) for k in ('published', 'recorded', 'reported_lost',
+                      **{k: sum(t[k] for t in status) for k in ('published', 'missed_at_start', 'recorded', 'reported_lost',
                                                                 'unreported_lost', 'repeats', 'silences')},
                       **{k: max(t[k] for t in status) for k in ('max_gap_s', 'max_delay_s')}})
-    print('| topic | published | recorded | reported lost | unreported lost | repeats | silences | largest gap (s) | '
-          'largest delay (s) |')
-    print('|---|---|---|---|---|---|---|---|---|')
+    print('| topic | published | missed at start | recorded | reported lost | unreported lost | repeats | silences | '
+          'largest gap (s) | largest delay (s) |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
     for t in shown:
-        print(f"| {t['topic']} | {t['published']} | {t['recorded']} | {t['reported_lost']} | {t['unreported_lost']} "
+        print(f"| {t['topic']} | {t['published']} | {t.get('missed_at_start', 0)} | {t['recorded']} | {t['reported_lost']} "
+              f"| {t['unreported_lost']} "
               f"| {t['repeats']} | {t['silences']} | {t['max_gap_s']} | {t['max_delay_s']} |")
     print(f"CPU per MB slope {r['cpu_ms_per_mb_slope_per_h']} ms/MB per hour, RSS slope "
           f"{r['rss_mib_slope_per_h']} MiB per hour (after the first minute)")
@@ -564,13 +603,15 @@ def main():
     parser.add_argument('--recorder', type=pathlib.Path,
                         default=pathlib.Path(os.environ.get('CARGO_TARGET_DIR', ROOT / 'target')) / 'release' / 'recorder')
     parser.add_argument('--publisher-python', default=sys.executable)
+    parser.add_argument('--publisher-depth', type=int, default=10,
+                        help="the publishers' keep-last depth (10, ROS 2's default)")
     parser.add_argument('--consume', action='store_true', help='delete each split file once read')
     parser.add_argument('--work', default=None, help='where the bag is written (default: the temporary directory)')
     parser.add_argument('--json')
     parser.add_argument('--svg')
     args = parser.parse_args()
     if args.mode == 'publish':
-        publish(args.backend, args.duration)
+        publish(args.backend, args.duration, args.publisher_depth)
         return
     if sorted(name for _, name in socket.if_nameindex()) != ['lo']:
         # A private network namespace: only `lo`, multicast routed to it.
